@@ -1,0 +1,142 @@
+#include "tessera/config.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tessera/error.h"
+
+namespace tessera {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Reads one object strictly: every key must be consumed by a field reader.
+class ObjectReader {
+ public:
+  ObjectReader(const json& j, std::string path, const std::string& what)
+      : j_(j), path_(std::move(path)), what_(what) {
+    if (!j.is_object()) fail(path_, "expected an object");
+  }
+
+  template <typename T>
+  void field(const char* key, T& out) {
+    auto it = j_.find(key);
+    seen_.push_back(key);
+    if (it == j_.end()) return;
+    const std::string p = path_ + "." + key;
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!it->is_boolean()) fail(p, "expected true or false");
+      out = it->get<bool>();
+    } else if constexpr (std::is_integral_v<T>) {
+      if (!it->is_number_integer()) fail(p, "expected an integer");
+      out = it->get<T>();
+    } else {
+      if (!it->is_number()) fail(p, "expected a number");
+      out = it->get<T>();
+      if (!std::isfinite(double(out))) fail(p, "must be finite");
+    }
+  }
+
+  const json* child(const char* key) {
+    seen_.push_back(key);
+    auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+
+  void finish() const {
+    for (auto it = j_.begin(); it != j_.end(); ++it) {
+      bool known = false;
+      for (const auto& k : seen_) known = known || k == it.key();
+      if (!known) fail(path_ + "." + it.key(), "unknown key");
+    }
+  }
+
+  [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
+    throw Error(what_ + ": " + path + ": " + msg);
+  }
+
+ private:
+  const json& j_;
+  std::string path_;
+  const std::string& what_;
+  std::vector<std::string> seen_;
+};
+
+void range(const std::string& what, const char* key, double v, double lo, double hi) {
+  if (!(v >= lo && v <= hi)) {
+    std::ostringstream os;
+    os << what << ": " << key << " = " << v << " is out of range [" << lo << ", " << hi << "]";
+    throw Error(os.str());
+  }
+}
+
+}  // namespace
+
+void validate_config(const Config& c) {
+  const std::string what = "config";
+  range(what, "frame.width", c.frame.width, 1, 16384);
+  range(what, "frame.height", c.frame.height, 1, 16384);
+  range(what, "frame.threads", c.frame.threads, 0, 1024);
+  range(what, "raster.tile_size", c.raster.tile_size, 8, 1024);
+  if (c.raster.tile_size % 8 != 0) throw Error("config: raster.tile_size must be a multiple of 8");
+  range(what, "raster.guard_band", c.raster.guard_band, 0, 32768);
+}
+
+Config config_from_json_text(const std::string& text, const std::string& what) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(what + ": invalid JSON: " + e.what());
+  }
+  Config c;
+  ObjectReader root(j, "$", what);
+  if (const json* f = root.child("frame")) {
+    ObjectReader r(*f, "frame", what);
+    r.field("width", c.frame.width);
+    r.field("height", c.frame.height);
+    r.field("threads", c.frame.threads);
+    r.finish();
+  }
+  if (const json* f = root.child("raster")) {
+    ObjectReader r(*f, "raster", what);
+    r.field("tile_size", c.raster.tile_size);
+    r.field("cull_backface", c.raster.cull_backface);
+    r.field("guard_band", c.raster.guard_band);
+    r.field("store_depth", c.raster.store_depth);
+    r.finish();
+  }
+  root.finish();
+  try {
+    validate_config(c);
+  } catch (const Error& e) {
+    throw Error(what + ": " + e.what());
+  }
+  return c;
+}
+
+Config load_config(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path.string() + ": cannot open config file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return config_from_json_text(ss.str(), path.string());
+}
+
+std::string config_to_json_text(const Config& c) {
+  nlohmann::ordered_json j;
+  j["frame"]["width"] = c.frame.width;
+  j["frame"]["height"] = c.frame.height;
+  j["frame"]["threads"] = c.frame.threads;
+  j["raster"]["tile_size"] = c.raster.tile_size;
+  j["raster"]["cull_backface"] = c.raster.cull_backface;
+  j["raster"]["guard_band"] = c.raster.guard_band;
+  j["raster"]["store_depth"] = c.raster.store_depth;
+  return j.dump(2);
+}
+
+}  // namespace tessera

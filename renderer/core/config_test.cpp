@@ -1,0 +1,48 @@
+#include "tessera/config.h"
+
+#include <gtest/gtest.h>
+
+#include "tessera/error.h"
+
+namespace tessera {
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    config_from_json_text(text, "cfg.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Config, DefaultsRoundTrip) {
+  const Config d;
+  const Config c = config_from_json_text(config_to_json_text(d), "roundtrip");
+  EXPECT_EQ(c.frame.width, d.frame.width);
+  EXPECT_EQ(c.raster.tile_size, 64);
+  EXPECT_TRUE(c.raster.cull_backface);
+  EXPECT_EQ(config_to_json_text(c), config_to_json_text(d));
+}
+
+TEST(Config, PartialOverridesKeepDefaults) {
+  const Config c = config_from_json_text(R"({"raster": {"tile_size": 32}})", "x");
+  EXPECT_EQ(c.raster.tile_size, 32);
+  EXPECT_EQ(c.frame.width, 1280);
+}
+
+TEST(Config, RejectsBadInputNamingIt) {
+  EXPECT_NE(error_of(R"({"raster": {"tile_sise": 32}})").find("cfg.json: raster.tile_sise: unknown key"), std::string::npos);
+  EXPECT_NE(error_of(R"({"frame": {"width": 0}})").find("frame.width"), std::string::npos);
+  EXPECT_NE(error_of(R"({"frame": {"width": 16385}})").find("out of range"), std::string::npos);
+  EXPECT_NE(error_of(R"({"frame": {"height": -5}})").find("frame.height"), std::string::npos);
+  EXPECT_NE(error_of(R"({"raster": {"tile_size": 20}})").find("multiple of 8"), std::string::npos);
+  EXPECT_NE(error_of(R"({"raster": {"cull_backface": 1}})").find("expected true or false"), std::string::npos);
+  EXPECT_NE(error_of(R"({"frame": {"width": 1.5}})").find("expected an integer"), std::string::npos);
+  EXPECT_NE(error_of(R"({"frame": )").find("invalid JSON"), std::string::npos);
+  EXPECT_NE(error_of(R"([1, 2])").find("expected an object"), std::string::npos);
+  EXPECT_THROW(load_config("/nonexistent/cfg.json"), Error);
+}
+
+}  // namespace
+}  // namespace tessera

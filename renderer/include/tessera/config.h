@@ -1,0 +1,36 @@
+// Configuration: one nested struct with documented defaults (docs/config.md), read from and
+// written to JSON. Unknown keys and out-of-range values are errors, never silently ignored.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace tessera {
+
+struct FrameConfig {
+  int width = 1280;    // pixels, 1..16384
+  int height = 720;    // pixels, 1..16384
+  int threads = 0;     // worker threads; 0 = all hardware threads
+};
+
+struct RasterConfig {
+  int tile_size = 64;          // fixed binning tile edge in pixels: multiple of 8, 8..1024
+  bool cull_backface = true;   // counter-clockwise on screen is front-facing
+  float guard_band = 8192.0f;  // pixels beyond the viewport edge before geometric clipping
+  bool store_depth = true;     // tiles write their D32F depth back to memory
+};
+
+struct Config {
+  FrameConfig frame;
+  RasterConfig raster;
+};
+
+// Parses JSON text; `what` names the source in error messages. Throws tessera::Error.
+Config config_from_json_text(const std::string& text, const std::string& what);
+Config load_config(const std::filesystem::path& path);
+// Full config, every key present, as pretty JSON.
+std::string config_to_json_text(const Config& config);
+// Throws tessera::Error if any field is out of range.
+void validate_config(const Config& config);
+
+}  // namespace tessera

@@ -1,0 +1,46 @@
+// Images: 8-bit RGBA colour (sRGB encoded, as a frame buffer or PNG holds it) and float depth.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+namespace tessera {
+
+// Packed RGBA8, R in the lowest byte (the memory order of VK_FORMAT_R8G8B8A8_*).
+using Rgba8 = uint32_t;
+
+constexpr Rgba8 pack_rgba8(uint8_t r, uint8_t g, uint8_t b, uint8_t a = 255) {
+  return uint32_t(r) | (uint32_t(g) << 8) | (uint32_t(b) << 16) | (uint32_t(a) << 24);
+}
+constexpr uint8_t channel(Rgba8 c, int i) { return uint8_t(c >> (8 * i)); }
+
+struct Image {
+  int width = 0;
+  int height = 0;
+  std::vector<Rgba8> pixels;  // row-major, top row first
+
+  Image() = default;
+  Image(int w, int h, Rgba8 fill = 0) : width(w), height(h), pixels(size_t(w) * size_t(h), fill) {}
+  Rgba8& at(int x, int y) { return pixels[size_t(y) * size_t(width) + size_t(x)]; }
+  Rgba8 at(int x, int y) const { return pixels[size_t(y) * size_t(width) + size_t(x)]; }
+};
+
+// Writes a PNG atomically (temporary file, then rename) so a failed write never destroys an
+// earlier good file. Throws tessera::Error naming the path on failure.
+void write_png(const std::filesystem::path& path, const Image& image);
+// Reads any PNG/JPEG/TGA/BMP stb_image understands, as RGBA8. Throws tessera::Error.
+Image read_image(const std::filesystem::path& path);
+
+// Peak signal-to-noise ratio over R, G, B in dB (infinity when identical). Sizes must match.
+double psnr_rgb(const Image& a, const Image& b);
+
+// sRGB transfer functions on [0, 1].
+float srgb_to_linear(float c);
+float linear_to_srgb(float c);
+// Rounds a linear value in [0,1] (clamped; NaN gives 0) to an sRGB-encoded byte.
+uint8_t encode_srgb8(float linear);
+// Table lookup: decoded linear value of an sRGB-encoded byte.
+float decode_srgb8(uint8_t encoded);
+
+}  // namespace tessera

@@ -1,0 +1,120 @@
+// The scene: meshes, textures, materials, instances, lights and a camera, as loaded from the
+// JSON scene format (docs/scene-format.md) or built by the procedural generators.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "tessera/image.h"
+
+namespace tessera {
+
+// Object-space vertex as fetched by the vertex stage: 32 bytes.
+struct Vertex {
+  glm::vec3 position;
+  glm::vec3 normal;
+  glm::vec2 uv;
+};
+static_assert(sizeof(Vertex) == 32, "vertex fetch accounting assumes 32-byte vertices");
+
+// Indexed triangle list.
+struct Mesh {
+  std::string name;
+  std::vector<Vertex> vertices;
+  std::vector<uint32_t> indices;  // 3 per triangle
+  glm::vec3 bounds_min{0.0f};
+  glm::vec3 bounds_max{0.0f};
+
+  size_t triangle_count() const { return indices.size() / 3; }
+};
+
+// A texture is a full mip chain of sRGB-encoded RGBA8 levels; level 0 is the base image.
+// Levels are built by the loader (box filter in linear space), so every renderer that draws
+// the scene samples the same texels.
+struct Texture {
+  std::string name;
+  std::vector<Image> levels;
+};
+
+struct Material {
+  std::string name;
+  glm::vec3 base_color{0.8f};  // linear RGB, multiplied with the texture
+  int texture = -1;            // index into Scene::textures, -1 for none
+};
+
+struct Instance {
+  uint32_t mesh = 0;
+  uint32_t material = 0;
+  glm::mat4 transform{1.0f};  // object to world
+};
+
+enum class LightType : uint32_t { directional = 0, point = 1 };
+
+struct Light {
+  LightType type = LightType::directional;
+  glm::vec3 direction{0.0f, -1.0f, 0.0f};  // directional: direction the light travels (world)
+  glm::vec3 position{0.0f};                // point: world position
+  glm::vec3 color{1.0f};                   // linear RGB
+  float intensity = 1.0f;                  // point lights fall off as intensity / distance^2
+};
+
+constexpr int kMaxLights = 8;
+
+struct Camera {
+  glm::vec3 position{0.0f, 1.0f, 5.0f};
+  glm::vec3 target{0.0f};
+  glm::vec3 up{0.0f, 1.0f, 0.0f};
+  float fov_y_degrees = 60.0f;
+  float near_plane = 0.1f;
+  float far_plane = 1000.0f;
+};
+
+struct Scene {
+  std::vector<Mesh> meshes;
+  std::vector<Texture> textures;
+  std::vector<Material> materials;
+  std::vector<Instance> instances;
+  std::vector<Light> lights;  // at most kMaxLights
+  Camera camera;
+  std::vector<Camera> cameras;       // optional extra named viewpoints for batch capture
+  glm::vec3 ambient{0.08f};          // linear RGB added to every lit surface before albedo
+  glm::vec3 background{0.0f};        // linear RGB clear colour
+  std::filesystem::path source;      // file the scene came from (empty if generated)
+
+  size_t triangle_count() const;     // over all instances
+};
+
+// Loads a scene JSON file; relative paths inside resolve against its folder.
+// Throws tessera::Error naming the file (and the key or line) on any problem.
+Scene load_scene(const std::filesystem::path& path);
+
+// Loads an OBJ as one mesh (all shapes merged); computes normals when the file has none.
+// Throws tessera::Error on a missing/malformed file or non-finite vertex data.
+Mesh load_obj(const std::filesystem::path& path);
+
+// Builds the mip chain of an sRGB RGBA8 image (box filter in linear space, down to 1x1).
+Texture make_texture(std::string name, Image base);
+Texture load_texture(const std::filesystem::path& path);
+
+// Computes bounds_min/bounds_max.
+void compute_bounds(Mesh& mesh);
+
+// Checks internal consistency (indices in range, finite positions, light count, references),
+// throwing tessera::Error naming `what` and the offending element.
+void validate_scene(const Scene& scene, const std::string& what);
+
+// Camera matrices in Vulkan conventions: right-handed view, clip z in [0, w], and clip y
+// pointing down the framebuffer (NDC y = -1 is the top row). Shared by every renderer.
+struct CameraMatrices {
+  glm::mat4 view;
+  glm::mat4 projection;
+  glm::mat4 view_projection;
+};
+CameraMatrices camera_matrices(const Camera& camera, int width, int height);
+
+}  // namespace tessera

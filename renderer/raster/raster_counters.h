@@ -1,0 +1,56 @@
+// Raster-path counters, declared once. Each tile or chunk counts into its own RasterCounters
+// and the frame sums them, so counting never takes a lock.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tessera {
+
+class Stats;
+
+// X(name, stats key, meaning)
+#define TESSERA_RASTER_COUNTERS(X)                                                                  \
+  X(vertices_shaded, "raster.vs.invocations", "vertex shader invocations (one per vertex per draw)") \
+  X(triangles_in, "raster.triangles.in", "triangles assembled from the index buffers")            \
+  X(culled_frustum, "raster.triangles.culled_frustum", "wholly outside one view-frustum plane")    \
+  X(culled_backface, "raster.triangles.culled_backface", "facing away from the camera")            \
+  X(culled_degenerate, "raster.triangles.culled_degenerate", "zero area after snapping, or no pixel centre in reach") \
+  X(culled_nonfinite, "raster.triangles.culled_nonfinite", "a vertex with NaN or infinite clip coordinates") \
+  X(clipped, "raster.triangles.clipped", "needed geometric clipping (near, far or guard band)")     \
+  X(clip_output, "raster.triangles.clip_output", "triangles produced by the clipper")              \
+  X(setup, "raster.triangles.setup", "triangles set up for rasterization")                         \
+  X(bin_entries, "raster.bins.entries", "triangle-tile pairs in the bin lists")                    \
+  X(tiles_touched, "raster.bins.tiles_nonempty", "tiles with at least one triangle")               \
+  X(quads_covered, "raster.quads.covered", "2x2 quads with at least one covered pixel")             \
+  X(quads_shaded, "raster.quads.shaded", "quads with at least one pixel passing the depth test")    \
+  X(fragments_covered, "raster.fragments.covered", "pixel centres inside a triangle")              \
+  X(depth_passed, "raster.depth.passed", "fragments passing the LESS depth test")                  \
+  X(depth_failed, "raster.depth.failed", "fragments rejected by the depth test")                   \
+  X(fs_invocations, "raster.fs.invocations", "fragment shader invocations including helpers")      \
+  X(fs_helpers, "raster.fs.helper_invocations", "helper invocations (uncovered quad pixels)")      \
+  X(texture_samples, "texture.samples", "filtered texture lookups")                                \
+  X(texel_fetches, "texture.texel_fetches", "RGBA8 texels read by the filters")
+
+struct RasterCounters {
+  enum Id : int {
+#define TESSERA_X(name, key, desc) name,
+    TESSERA_RASTER_COUNTERS(TESSERA_X)
+#undef TESSERA_X
+        count
+  };
+  std::array<uint64_t, count> v{};
+
+  uint64_t& operator[](Id id) { return v[size_t(id)]; }
+  uint64_t operator[](Id id) const { return v[size_t(id)]; }
+  void merge(const RasterCounters& o) {
+    for (size_t i = 0; i < v.size(); ++i) v[i] += o.v[i];
+  }
+  void publish(Stats& stats) const;
+  static const char* key(Id id);
+  static const char* description(Id id);
+};
+
+}  // namespace tessera

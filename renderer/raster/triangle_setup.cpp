@@ -1,0 +1,82 @@
+#include "raster/triangle_setup.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace tessera {
+
+namespace {
+
+// Round to the fixed-point grid (ties to even, as the FPU's default rounding does).
+inline int32_t snap(float window) { return int32_t(std::nearbyint(window * float(kSubpixelOne))); }
+
+// Pixel index range whose centres (p + 0.5) can lie within [lo, hi] fixed-point.
+inline int first_pixel(int32_t lo) { return int((int64_t(lo) - kSubpixelHalf + kSubpixelOne - 1) >> kSubpixelBits); }
+inline int last_pixel(int32_t hi) { return int((int64_t(hi) - kSubpixelHalf) >> kSubpixelBits); }
+
+}  // namespace
+
+SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, const Viewport& vp,
+                           bool cull_backface, int varying_count, uint32_t draw, TriangleSetup& out) {
+  const ClipVertex* v[3] = {&a, &b, &c};
+  const float half_w = 0.5f * float(vp.width);
+  const float half_h = 0.5f * float(vp.height);
+  for (int i = 0; i < 3; ++i) {
+    const glm::vec4& p = v[i]->clip;
+    const float iw = 1.0f / p.w;
+    out.x[i] = snap((p.x * iw + 1.0f) * half_w);
+    out.y[i] = snap((p.y * iw + 1.0f) * half_h);
+    out.z[i] = p.z * iw;
+    out.inv_w[i] = iw;
+  }
+  // In window coordinates (y down) a counter-clockwise triangle has a negative cross product.
+  const int64_t cross = doubled_area(out);
+  if (cross == 0) return SetupResult::culled_degenerate;
+  const bool front = cross < 0;
+  if (!front && cull_backface) return SetupResult::culled_backface;
+  int order[3] = {0, 1, 2};
+  if (cross > 0) std::swap(order[1], order[2]);  // make the interior positive for all edges
+  if (cross > 0) {
+    std::swap(out.x[1], out.x[2]);
+    std::swap(out.y[1], out.y[2]);
+    std::swap(out.z[1], out.z[2]);
+    std::swap(out.inv_w[1], out.inv_w[2]);
+  }
+  for (int i = 0; i < 3; ++i) {
+    const float* src = v[order[i]]->varyings;
+    for (int k = 0; k < varying_count; ++k) out.varyings[i][k] = src[k];
+    for (int k = varying_count; k < kMaxVaryings; ++k) out.varyings[i][k] = 0.0f;
+  }
+  const int32_t lo_x = std::min({out.x[0], out.x[1], out.x[2]});
+  const int32_t hi_x = std::max({out.x[0], out.x[1], out.x[2]});
+  const int32_t lo_y = std::min({out.y[0], out.y[1], out.y[2]});
+  const int32_t hi_y = std::max({out.y[0], out.y[1], out.y[2]});
+  out.min_x = std::max(first_pixel(lo_x), 0);
+  out.max_x = std::min(last_pixel(hi_x), vp.width - 1);
+  out.min_y = std::max(first_pixel(lo_y), 0);
+  out.max_y = std::min(last_pixel(hi_y), vp.height - 1);
+  if (out.min_x > out.max_x || out.min_y > out.max_y) return SetupResult::culled_degenerate;
+  out.draw = draw;
+  // Top-left rule with y down: the gradient (A, B) of an edge function points inside, so a
+  // left edge has A > 0 and a top edge (horizontal, interior below) has A == 0 and B > 0.
+  out.top_left = 0;
+  for (int i = 0; i < 3; ++i) {
+    const int j = (i + 1) % 3;
+    const int64_t ea = int64_t(out.y[j]) - out.y[i];
+    const int64_t eb = int64_t(out.x[i]) - out.x[j];
+    if (ea > 0 || (ea == 0 && eb > 0)) out.top_left |= 1u << i;
+  }
+  return SetupResult::ok;
+}
+
+void edge_functions(const TriangleSetup& t, EdgeFunction e[3]) {
+  for (int i = 0; i < 3; ++i) {
+    const int j = (i + 1) % 3;
+    e[i].a = int64_t(t.y[j]) - t.y[i];
+    e[i].b = int64_t(t.x[i]) - t.x[j];
+    e[i].c = -(e[i].a * t.x[i] + e[i].b * t.y[i]) - ((t.top_left >> i) & 1u ? 0 : 1);
+  }
+}
+
+}  // namespace tessera

@@ -1,0 +1,124 @@
+// `tessera bench raster`: frame time of Tessera and of the Vulkan reference on the system
+// driver (lavapipe here), same scenes, same camera, same resolution, in one run.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "files.h"
+#include "tessera/error.h"
+#include "tessera/renderer.h"
+#include "vkref/reference_renderer.h"
+
+namespace tessera::cli {
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string peer_label(const std::string& device) {
+  return device.find("llvmpipe") != std::string::npos ? "lavapipe" : device;
+}
+
+std::vector<std::filesystem::path> default_scenes() {
+  const std::filesystem::path root = TESSERA_SOURCE_DIR;
+  return {root / "assets/default.json", root / "assets/bench/objects.json", root / "assets/bench/terrain_1m.json",
+          root / "assets/bench/instances_1m.json"};
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, BenchArgs& args) {
+  CLI::App* cmd = app.add_subcommand("bench", "Benchmarks against peers in the same run (ratios)");
+  cmd->add_option("suite", args.suite, "Suite: raster")->required()->check(CLI::IsMember({"raster"}));
+  cmd->add_option("--json", args.json, "Write results as JSON");
+  cmd->add_option("--scene", args.scenes, "Scene(s) to run instead of the built-in benchmark set");
+  cmd->add_option("--width", args.width, "Frame width")->check(CLI::Range(1, 16384));
+  cmd->add_option("--height", args.height, "Frame height")->check(CLI::Range(1, 16384));
+  cmd->add_option("--repetitions", args.repetitions, "Timed repetitions (median is reported)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--warmup", args.warmup, "Untimed warm-up frames")->check(CLI::Range(0, 100));
+  cmd->add_option("--threads", args.threads, "Tessera worker threads, 0 = all");
+}
+
+int run_bench(const BenchArgs& args) {
+  const std::vector<std::filesystem::path> scenes = args.scenes.empty() ? default_scenes() : args.scenes;
+  Config config;
+  config.frame.width = args.width;
+  config.frame.height = args.height;
+  config.frame.threads = args.threads;
+  Renderer renderer(config);
+
+  std::unique_ptr<vkref::ReferenceRenderer> peer;
+  std::string peer_error;
+  try {
+    peer = vkref::ReferenceRenderer::create();
+  } catch (const Error& e) {
+    peer_error = e.what();
+    std::cerr << "tessera bench: no Vulkan peer (" << peer_error << "); reporting Tessera alone\n";
+  }
+  const std::string peer_name = peer ? peer_label(peer->device_name()) : "none";
+  if (peer) std::printf("peer device: %s\n", peer->device_name().c_str());
+
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  std::printf("%-22s %10s %12s %12s %8s %8s\n", "scene", "triangles", "tessera ms", (peer_name + " ms").c_str(), "ratio",
+              "PSNR dB");
+  for (const auto& path : scenes) {
+    const Scene scene = load_scene(path);
+    std::vector<double> times;
+    Frame frame;
+    for (int i = 0; i < args.warmup + args.repetitions; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      frame = renderer.render(scene, scene.camera);
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (i >= args.warmup) times.push_back(ms);
+    }
+    const double tessera_ms = median(times);
+    nlohmann::ordered_json r;
+    r["name"] = path.stem().string();
+    r["metric"] = "frame_ms";
+    r["tessera"] = tessera_ms;
+    r["peer"] = peer_name;
+    double peer_ms = 0.0, psnr = 0.0;
+    if (peer) {
+      peer->upload(scene);
+      vkref::ReferenceOptions opt{args.width, args.height, config.raster.cull_backface};
+      std::vector<double> peer_times;
+      // Same warm-up and repetitions as Tessera; render_timed does one more untimed submit.
+      peer_ms = peer->render_timed(scene.camera, opt, args.repetitions, &peer_times);
+      psnr = psnr_rgb(frame.color, peer->render(scene.camera, opt));
+      r["peer_value"] = peer_ms;
+      r["ratio"] = tessera_ms / peer_ms;
+      r["psnr_db"] = std::isfinite(psnr) ? nlohmann::ordered_json(psnr) : nlohmann::ordered_json("inf");
+      r["peer_samples_ms"] = peer_times;
+    } else {
+      r["peer_value"] = nullptr;
+      r["ratio"] = nullptr;
+    }
+    r["samples_ms"] = times;
+    r["triangles"] = frame.stats.get_u64("frame.triangles");
+    r["width"] = args.width;
+    r["height"] = args.height;
+    r["threads"] = frame.stats.get_u64("frame.threads");
+    results.push_back(r);
+    std::printf("%-22s %10llu %12.2f %12.2f %8.3f %8.2f\n", path.stem().string().c_str(),
+                (unsigned long long)frame.stats.get_u64("frame.triangles"), tessera_ms, peer_ms,
+                peer ? tessera_ms / peer_ms : 0.0, psnr);
+    std::fflush(stdout);
+  }
+  nlohmann::ordered_json doc;
+  doc["suite"] = "raster";
+  doc["results"] = results;
+  if (!peer_error.empty()) doc["peer_error"] = peer_error;
+  if (!args.json.empty()) write_text_file(args.json, doc.dump(2) + "\n");
+  return 0;
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,41 @@
+// The `tessera` command-line tool: offline capture (render) and benchmarks (bench).
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "tessera/config.h"
+#include "tessera/error.h"
+
+int main(int argc, char** argv) {
+  using namespace tessera::cli;
+  CLI::App app{"Tessera: a software GPU that renders through modelled hardware units and reports what they did"};
+  app.require_subcommand(1);
+  RenderArgs render_args;
+  BenchArgs bench_args;
+  add_render_command(app, render_args);
+  add_bench_command(app, bench_args);
+  CLI::App* config_cmd = app.add_subcommand("config", "Print the full default configuration as JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    if (app.got_subcommand("render")) return run_render(render_args);
+    if (app.got_subcommand("bench")) return run_bench(bench_args);
+    if (config_cmd->parsed()) {
+      std::cout << tessera::config_to_json_text(tessera::Config{}) << "\n";
+      return 0;
+    }
+  } catch (const tessera::Error& e) {
+    std::cerr << "tessera: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "tessera: unexpected error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

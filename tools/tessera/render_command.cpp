@@ -1,0 +1,148 @@
+// `tessera render`: offline capture of one view or a batch of views to PNG + stats JSON.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include <glm/gtc/constants.hpp>
+
+#include "commands.h"
+#include "files.h"
+#include "progress.h"
+#include "summary.h"
+#include "tessera/error.h"
+#include "tessera/renderer.h"
+
+namespace tessera::cli {
+
+namespace {
+
+bool parse_floats(const std::string& text, std::vector<float>& out) {
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      size_t used = 0;
+      const float v = std::stof(item, &used);
+      if (used != item.size() || !std::isfinite(v)) return false;
+      out.push_back(v);
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Camera parse_camera(const std::string& spec, const Scene& scene) {
+  if (!spec.empty() && spec.find(',') == std::string::npos) {
+    size_t used = 0;
+    unsigned long index = 0;
+    try {
+      index = std::stoul(spec, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != spec.size()) throw Error("--camera " + spec + ": expected an index into the scene's cameras or px,py,pz,tx,ty,tz[,fov]");
+    if (index >= scene.cameras.size()) {
+      throw Error("--camera " + spec + ": the scene has " + std::to_string(scene.cameras.size()) + " extra cameras");
+    }
+    return scene.cameras[index];
+  }
+  std::vector<float> v;
+  if (!parse_floats(spec, v) || (v.size() != 6 && v.size() != 7)) {
+    throw Error("--camera " + spec + ": expected px,py,pz,tx,ty,tz[,fov_degrees] (finite numbers)");
+  }
+  Camera cam = scene.camera;
+  cam.position = {v[0], v[1], v[2]};
+  cam.target = {v[3], v[4], v[5]};
+  if (v.size() == 7) cam.fov_y_degrees = v[6];
+  if (!(cam.fov_y_degrees > 0.0f && cam.fov_y_degrees < 180.0f)) throw Error("--camera " + spec + ": fov must be in (0, 180)");
+  if (glm::length(cam.position - cam.target) <= 0.0f) throw Error("--camera " + spec + ": position equals target");
+  return cam;
+}
+
+// Turntable: N views around the camera's target, about the up axis, at the same height.
+std::vector<Camera> orbit_cameras(const Camera& base, int frames) {
+  std::vector<Camera> cams;
+  const glm::vec3 up = glm::normalize(base.up);
+  const glm::vec3 offset = base.position - base.target;
+  const float height = glm::dot(offset, up);
+  const glm::vec3 radial = offset - up * height;
+  const glm::vec3 side = glm::cross(up, radial);
+  for (int i = 0; i < frames; ++i) {
+    const float a = glm::two_pi<float>() * float(i) / float(frames);
+    Camera c = base;
+    c.position = base.target + up * height + radial * std::cos(a) + side * std::sin(a);
+    cams.push_back(c);
+  }
+  return cams;
+}
+
+}  // namespace
+
+void add_render_command(CLI::App& app, RenderArgs& args) {
+  CLI::App* cmd = app.add_subcommand("render", "Render a scene to PNG and write per-unit statistics (offline capture)");
+  cmd->add_option("scene", args.scene, "Scene JSON file (docs/scene-format.md)")->required();
+  cmd->add_option("-o,--output", args.output, "Output PNG (batches insert _NNNN before the extension)");
+  cmd->add_option("--stats", args.stats, "Statistics JSON (docs/stats.md)");
+  cmd->add_option("--config", args.config, "Config JSON (docs/config.md); flags below override it");
+  cmd->add_option("--width", args.width, "Frame width in pixels (1..16384)");
+  cmd->add_option("--height", args.height, "Frame height in pixels (1..16384)");
+  cmd->add_option("--threads", args.threads, "Worker threads, 0 = all (results never depend on it)");
+  cmd->add_option("--tile-size", args.tile_size, "Fixed binning tile size in pixels (multiple of 8)");
+  cmd->add_option("--camera", args.cameras,
+                  "View: index into the scene's \"cameras\", or px,py,pz,tx,ty,tz[,fov]; repeat for a batch");
+  cmd->add_flag("--all-cameras", args.all_cameras, "Batch: the scene camera, then every entry of \"cameras\"");
+  cmd->add_option("--orbit", args.orbit, "Batch: N turntable frames around the camera target")->check(CLI::Range(0, 100000));
+  cmd->add_flag("-q,--quiet", args.quiet, "No summary");
+}
+
+int run_render(const RenderArgs& args) {
+  Config config = args.config.empty() ? Config{} : load_config(args.config);
+  if (args.width) config.frame.width = *args.width;
+  if (args.height) config.frame.height = *args.height;
+  if (args.threads) config.frame.threads = *args.threads;
+  if (args.tile_size) config.raster.tile_size = *args.tile_size;
+  validate_config(config);
+
+  const Scene scene = load_scene(args.scene);
+
+  std::vector<Camera> views;
+  for (const std::string& spec : args.cameras) views.push_back(parse_camera(spec, scene));
+  if (args.all_cameras) {
+    views.push_back(scene.camera);
+    views.insert(views.end(), scene.cameras.begin(), scene.cameras.end());
+  }
+  if (args.orbit > 0) {
+    const std::vector<Camera> orbit = orbit_cameras(views.empty() ? scene.camera : views.front(), args.orbit);
+    if (!views.empty()) views.erase(views.begin());
+    views.insert(views.begin(), orbit.begin(), orbit.end());
+  }
+  if (views.empty()) views.push_back(scene.camera);
+  const bool batch = views.size() > 1;
+
+  const std::filesystem::path output =
+      args.output.empty() ? std::filesystem::path("out") / (args.scene.stem().string() + ".png") : args.output;
+
+  Renderer renderer(config);
+  ProgressBar progress("render", views.size());
+  for (size_t i = 0; i < views.size(); ++i) {
+    Frame frame = renderer.render(scene, views[i]);
+    frame.stats.set("frame.scene", args.scene.string());
+    frame.stats.set("frame.index", uint64_t(i));
+    const std::filesystem::path png = batch ? numbered(output, i) : output;
+    write_png(png, frame.color);
+    if (!args.stats.empty()) {
+      write_text_file(batch ? numbered(args.stats, i) : args.stats, frame.stats.to_json_text() + "\n");
+    }
+    if (batch) progress.update(i + 1);
+    if (!args.quiet && (!batch || i + 1 == views.size())) {
+      std::cout << "wrote " << png.string();
+      if (!args.stats.empty()) std::cout << " and " << (batch ? numbered(args.stats, i) : args.stats).string();
+      std::cout << (batch ? " (last of the batch)" : "") << "\n" << frame_summary(frame.stats);
+    }
+  }
+  return 0;
+}
+
+}  // namespace tessera::cli

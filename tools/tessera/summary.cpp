@@ -1,0 +1,58 @@
+#include "summary.h"
+
+#include <cstdio>
+
+namespace tessera::cli {
+
+namespace {
+
+double num(const Stats& s, const char* key) { return s.has(key) ? s.get_number(key) : 0.0; }
+
+std::string line(const char* fmt, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof(buf), fmt, args...);
+  return buf;
+}
+
+double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
+
+}  // namespace
+
+std::string frame_summary(const Stats& s) {
+  std::string out;
+  out += line("frame    %.0fx%.0f, %.0f draws, %.0f triangles, %.0f tiles of %.0f px, %.0f threads, %.1f ms "
+              "(vertex %.1f, primitive %.1f, tile %.1f)\n",
+              num(s, "frame.width"), num(s, "frame.height"), num(s, "frame.draws"), num(s, "frame.triangles"),
+              num(s, "frame.tiles"), num(s, "frame.tile_size"), num(s, "frame.threads"), num(s, "frame.time_ms.total"),
+              num(s, "frame.time_ms.vertex"), num(s, "frame.time_ms.primitive"), num(s, "frame.time_ms.tile"));
+  const double in = num(s, "raster.triangles.in");
+  const double culled = num(s, "raster.triangles.culled_frustum") + num(s, "raster.triangles.culled_backface") +
+                        num(s, "raster.triangles.culled_degenerate") + num(s, "raster.triangles.culled_nonfinite");
+  out += line("raster   %.0f VS, %.0f triangles in, %.0f culled (%.1f%%), %.0f clipped, %.0f set up, %.2f tiles per triangle\n",
+              num(s, "raster.vs.invocations"), in, culled, in > 0 ? 100.0 * culled / in : 0.0,
+              num(s, "raster.triangles.clipped"), num(s, "raster.triangles.setup"),
+              num(s, "raster.triangles.setup") > 0 ? num(s, "raster.bins.entries") / num(s, "raster.triangles.setup") : 0.0);
+  const double covered = num(s, "raster.fragments.covered");
+  out += line("         %.0f fragments covered, %.0f passed depth (%.1f%%), %.0f FS invocations (%.1f%% helpers)\n", covered,
+              num(s, "raster.depth.passed"), covered > 0 ? 100.0 * num(s, "raster.depth.passed") / covered : 0.0,
+              num(s, "raster.fs.invocations"),
+              num(s, "raster.fs.invocations") > 0 ? 100.0 * num(s, "raster.fs.helper_invocations") / num(s, "raster.fs.invocations")
+                                                  : 0.0);
+  out += line("texture  %.0f samples, %.0f texels fetched\n", num(s, "texture.samples"), num(s, "texture.texel_fetches"));
+  out += line("memory   read %.1f MiB, written %.1f MiB:", mib(num(s, "memory.total.read_bytes")),
+              mib(num(s, "memory.total.written_bytes")));
+  for (const auto& [name, value] : s.values()) {
+    const std::string prefix = "memory.";
+    if (name.rfind(prefix, 0) != 0 || name.rfind("memory.total.", 0) == 0) continue;
+    if (name.size() > 11 && name.compare(name.size() - 11, 11, ".read_bytes") == 0) {
+      const std::string client = name.substr(prefix.size(), name.size() - prefix.size() - 11);
+      const double r = num(s, name.c_str());
+      const double w = num(s, (prefix + client + ".written_bytes").c_str());
+      if (r > 0 || w > 0) out += line(" %s r%.1f/w%.1f", client.c_str(), mib(r), mib(w));
+    }
+  }
+  out += "\n";
+  return out;
+}
+
+}  // namespace tessera::cli
