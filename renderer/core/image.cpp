@@ -1,0 +1,183 @@
+#include "tessera/image.h"
+
+#include <stb_image.h>
+#include <stb_image_write.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include "tessera/error.h"
+
+namespace tessera {
+
+// stb reads and writes bytes in R, G, B, A order; Rgba8 keeps R in the lowest byte, so the
+// pixel vector already is that byte stream on a little-endian host.
+static_assert(std::endian::native == std::endian::little,
+              "Rgba8 pixel vectors are handed to stb as RGBA byte streams");
+
+namespace {
+
+// Largest image edge read_image accepts: the largest frame the renderer produces.
+constexpr int kMaxImageSide = 16384;
+
+// Temporary name next to the target, so the final rename stays within one file system and is
+// atomic. Process id and thread id keep concurrent writers of the same target apart.
+std::filesystem::path temporary_path_for(const std::filesystem::path& path) {
+  const size_t thread_hash = std::hash<std::thread::id>{}(std::this_thread::get_id());
+  std::string name = "." + path.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+                     std::to_string(thread_hash % 1000000007u);
+  return path.parent_path() / name;
+}
+
+// Linear value at which the encoded byte steps from k-1 to k: the decoded midpoint between
+// the two codes, (k - 0.5) / 255 in the sRGB domain. Computed in double so comparing a float
+// against it rounds exactly as the standard formula evaluated exactly would.
+const std::array<double, 256>& srgb_step_thresholds() {
+  static const std::array<double, 256> table = [] {
+    std::array<double, 256> t{};
+    t[0] = 0.0;
+    for (int k = 1; k < 256; ++k) {
+      const double s = (double(k) - 0.5) / 255.0;
+      t[size_t(k)] = s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4);
+    }
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+void write_png(const std::filesystem::path& path, const Image& image) {
+  if (path.empty()) throw Error("write_png: empty output path");
+  if (image.width <= 0 || image.height <= 0 ||
+      image.pixels.size() != size_t(image.width) * size_t(image.height)) {
+    throw Error(path.string() + ": cannot write PNG: image is " + std::to_string(image.width) +
+                "x" + std::to_string(image.height) + " with " +
+                std::to_string(image.pixels.size()) + " pixels");
+  }
+  if (image.width > std::numeric_limits<int>::max() / 4) {
+    throw Error(path.string() + ": cannot write PNG: image too wide");
+  }
+  std::error_code ec;
+  const std::filesystem::path parent = path.parent_path();
+  if (!parent.empty()) {
+    std::filesystem::create_directories(parent, ec);
+    if (ec) {
+      throw Error(path.string() + ": cannot create folder " + parent.string() + ": " +
+                  ec.message());
+    }
+  }
+  const std::filesystem::path tmp = temporary_path_for(path);
+  errno = 0;
+  const int ok = stbi_write_png(tmp.c_str(), image.width, image.height, 4, image.pixels.data(),
+                                image.width * 4);
+  const int write_errno = errno;
+  if (!ok) {
+    std::filesystem::remove(tmp, ec);
+    throw Error(path.string() + ": cannot write PNG" +
+                (write_errno ? std::string(": ") + std::strerror(write_errno) : std::string()));
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw Error(path.string() + ": cannot replace file with the new PNG: " + ec.message());
+  }
+}
+
+Image read_image(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw Error(path.string() + ": image file not found");
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(path.string() + ": cannot read image: is a folder");
+  }
+  int w = 0, h = 0, channels = 0;
+  // Read the header first, so a file claiming absurd dimensions is refused before decoding.
+  if (!stbi_info(path.c_str(), &w, &h, &channels)) {
+    const char* reason = stbi_failure_reason();
+    throw Error(path.string() + ": cannot read image: " + (reason ? reason : "unknown reason"));
+  }
+  if (w > kMaxImageSide || h > kMaxImageSide) {
+    throw Error(path.string() + ": cannot read image: " + std::to_string(w) + "x" +
+                std::to_string(h) + " exceeds " + std::to_string(kMaxImageSide) + " per side");
+  }
+  stbi_uc* data = stbi_load(path.c_str(), &w, &h, &channels, 4);
+  if (!data) {
+    const char* reason = stbi_failure_reason();
+    throw Error(path.string() + ": cannot read image: " + (reason ? reason : "unknown reason"));
+  }
+  Image image;
+  try {
+    image = Image(w, h);
+  } catch (...) {
+    stbi_image_free(data);
+    throw;
+  }
+  std::memcpy(image.pixels.data(), data, image.pixels.size() * sizeof(Rgba8));
+  stbi_image_free(data);
+  return image;
+}
+
+double psnr_rgb(const Image& a, const Image& b) {
+  if (a.width != b.width || a.height != b.height) {
+    throw Error("psnr_rgb: image sizes differ (" + std::to_string(a.width) + "x" +
+                std::to_string(a.height) + " vs " + std::to_string(b.width) + "x" +
+                std::to_string(b.height) + ")");
+  }
+  if (a.pixels.size() != b.pixels.size()) throw Error("psnr_rgb: pixel counts differ");
+  // Integer sum of squared differences: exact, and independent of summation order.
+  uint64_t sse = 0;
+  for (size_t i = 0; i < a.pixels.size(); ++i) {
+    for (int c = 0; c < 3; ++c) {
+      const int d = int(channel(a.pixels[i], c)) - int(channel(b.pixels[i], c));
+      sse += uint64_t(d * d);
+    }
+  }
+  if (sse == 0) return std::numeric_limits<double>::infinity();
+  const double mse = double(sse) / (3.0 * double(a.pixels.size()));
+  return 10.0 * std::log10(255.0 * 255.0 / mse);
+}
+
+float srgb_to_linear(float c) {
+  const double s = c;
+  return float(s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4));
+}
+
+float linear_to_srgb(float c) {
+  const double l = c;
+  return float(l <= 0.0031308 ? l * 12.92 : 1.055 * std::pow(l, 1.0 / 2.4) - 0.055);
+}
+
+uint8_t encode_srgb8(float linear) {
+  if (!(linear > 0.0f)) return 0;  // also catches NaN
+  if (linear >= 1.0f) return 255;
+  // The code is the number of step thresholds at or below the value: a binary search over
+  // the 255 steps instead of a pow per pixel, with the same rounding as the exact formula.
+  const std::array<double, 256>& t = srgb_step_thresholds();
+  const auto it = std::upper_bound(t.begin() + 1, t.end(), double(linear));
+  return uint8_t(it - (t.begin() + 1));
+}
+
+float decode_srgb8(uint8_t encoded) {
+  static const std::array<float, 256> table = [] {
+    std::array<float, 256> t{};
+    for (int i = 0; i < 256; ++i) {
+      const double s = double(i) / 255.0;
+      t[size_t(i)] = float(s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4));
+    }
+    return t;
+  }();
+  return table[encoded];
+}
+
+}  // namespace tessera

@@ -1,0 +1,290 @@
+// Wavefront OBJ loading: tinyobjloader parses and triangulates; Tessera merges all shapes into
+// one indexed mesh. tinyobjloader quietly turns unparsable numbers into 0 and only warns about
+// out-of-range indices, so a line-level check runs first and rejects what it would let by.
+#include <tiny_obj_loader.h>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "tessera/error.h"
+#include "tessera/scene.h"
+
+namespace tessera {
+
+namespace {
+
+[[noreturn]] void fail_at(const std::string& file, size_t line, const std::string& msg) {
+  throw Error(file + ":" + std::to_string(line) + ": " + msg);
+}
+
+std::vector<std::string_view> split_whitespace(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    const size_t start = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
+    if (i > start) out.push_back(s.substr(start, i - start));
+  }
+  return out;
+}
+
+// A float the vertex stage can hold: parses completely and is finite as a float.
+bool parse_finite(std::string_view token, double& value, bool& non_finite) {
+  non_finite = false;
+  if (!token.empty() && token[0] == '+') token.remove_prefix(1);
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (ec == std::errc::result_out_of_range) {
+    non_finite = true;
+    return false;
+  }
+  if (ec != std::errc() || end != token.data() + token.size()) return false;
+  if (!std::isfinite(value) || std::fabs(value) > double(std::numeric_limits<float>::max())) {
+    non_finite = true;
+    return false;
+  }
+  return true;
+}
+
+bool parse_index(std::string_view token, int64_t& value) {
+  if (token.empty()) return false;
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+  return ec == std::errc() && end == token.data() + token.size() && value != 0 &&
+         value > -(int64_t(1) << 31) && value < (int64_t(1) << 31);
+}
+
+// Checks every vertex and face line. Numbers must parse and be finite; faces need 3+ corners
+// whose indices refer to existing elements (negative indices count back from the elements
+// read so far; positive ones may refer anywhere in the file).
+void check_obj_text(std::string_view text, const std::string& file) {
+  const char* kinds[3] = {"position", "uv", "normal"};
+  int64_t counts[3] = {0, 0, 0};
+  int64_t max_index[3] = {0, 0, 0};
+  size_t max_index_line[3] = {0, 0, 0};
+  size_t line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::vector<std::string_view> tok = split_whitespace(line);
+    if (tok.empty() || tok[0][0] == '#') continue;
+    const std::string_view key = tok[0];
+
+    if (key == "v" || key == "vt" || key == "vn") {
+      const int kind = key == "v" ? 0 : (key == "vt" ? 1 : 2);
+      const size_t n = tok.size() - 1;
+      // v: x y z [w] or x y z r g b; vt: u [v [w]]; vn: x y z.
+      const bool count_ok =
+          kind == 0 ? (n >= 3 && n <= 7) : (kind == 1 ? (n >= 1 && n <= 3) : n == 3);
+      if (!count_ok) {
+        fail_at(file, line_no,
+                std::string("malformed '") + std::string(key) + "' line (" + std::to_string(n) +
+                    " numbers)");
+      }
+      for (size_t i = 1; i < tok.size(); ++i) {
+        double v = 0.0;
+        bool non_finite = false;
+        if (!parse_finite(tok[i], v, non_finite)) {
+          fail_at(file, line_no,
+                  std::string(non_finite ? "non-finite " : "malformed number in ") + kinds[kind] +
+                      " '" + std::string(tok[i]) + "'");
+        }
+      }
+      ++counts[kind];
+    } else if (key == "f") {
+      if (tok.size() < 4) {
+        fail_at(file, line_no,
+                "face with " + std::to_string(tok.size() - 1) + " corners (at least 3 needed)");
+      }
+      for (size_t i = 1; i < tok.size(); ++i) {
+        // Corner forms: v, v/t, v//n, v/t/n.
+        std::string_view parts[3];
+        int nparts = 0;
+        std::string_view rest = tok[i];
+        bool too_many = false;
+        while (true) {
+          const size_t slash = rest.find('/');
+          if (nparts == 3) {
+            too_many = true;
+            break;
+          }
+          parts[nparts++] = rest.substr(0, slash);
+          if (slash == std::string_view::npos) break;
+          rest.remove_prefix(slash + 1);
+        }
+        const bool shape_ok = !too_many && !parts[0].empty() &&
+                              (nparts != 2 || !parts[1].empty()) &&
+                              (nparts != 3 || !parts[2].empty());
+        if (!shape_ok)
+          fail_at(file, line_no, "malformed face corner '" + std::string(tok[i]) + "'");
+        for (int p = 0; p < nparts; ++p) {
+          if (parts[p].empty()) continue;  // v//n
+          const int kind = p;              // position, uv, normal in corner order
+          int64_t idx = 0;
+          if (!parse_index(parts[p], idx)) {
+            fail_at(file, line_no, "malformed index in face corner '" + std::string(tok[i]) + "'");
+          }
+          if (idx < 0) {
+            if (-idx > counts[kind]) {
+              fail_at(file, line_no,
+                      "relative " + std::string(kinds[kind]) + " index " + std::to_string(idx) +
+                          " reaches before the first " + kinds[kind]);
+            }
+          } else if (idx > max_index[kind]) {
+            max_index[kind] = idx;
+            max_index_line[kind] = line_no;
+          }
+        }
+      }
+    }
+  }
+  for (int kind = 0; kind < 3; ++kind) {
+    if (max_index[kind] > counts[kind]) {
+      fail_at(file, max_index_line[kind],
+              std::string(kinds[kind]) + " index " + std::to_string(max_index[kind]) +
+                  " is out of range (the file has " + std::to_string(counts[kind]) + " " +
+                  kinds[kind] + "s)");
+    }
+  }
+}
+
+// One output vertex per distinct (position, normal, uv) index triple.
+struct CornerKey {
+  int position, normal, uv;
+  bool operator==(const CornerKey&) const = default;
+};
+struct CornerKeyHash {
+  size_t operator()(const CornerKey& k) const {
+    uint64_t h = uint64_t(uint32_t(k.position)) * 0x9e3779b97f4a7c15ull;
+    h ^= (uint64_t(uint32_t(k.normal)) + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
+    h ^= (uint64_t(uint32_t(k.uv)) + 0x8cb92ba72f3d8dd7ull) * 0x94d049bb133111ebull;
+    return size_t(h ^ (h >> 31));
+  }
+};
+
+}  // namespace
+
+Mesh load_obj(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw Error(file + ": OBJ file not found");
+  if (std::filesystem::is_directory(path, ec)) throw Error(file + ": is a folder, not an OBJ file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(file + ": cannot open OBJ file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+
+  check_obj_text(text, file);
+
+  tinyobj::attrib_t attrib;
+  std::vector<tinyobj::shape_t> shapes;
+  std::vector<tinyobj::material_t> materials;
+  std::string warn, err;
+  std::istringstream obj_stream(text);
+  // No material reader: Tessera takes materials from the scene file, never from .mtl files.
+  if (!tinyobj::LoadObj(&attrib, &shapes, &materials, &warn, &err, &obj_stream, nullptr,
+                        /*triangulate=*/true)) {
+    throw Error(file + ": cannot parse OBJ: " + (err.empty() ? warn : err));
+  }
+
+  const size_t num_positions = attrib.vertices.size() / 3;
+  const size_t num_normals = attrib.normals.size() / 3;
+  const size_t num_uvs = attrib.texcoords.size() / 2;
+
+  Mesh mesh;
+  mesh.name = path.stem().string();
+  std::vector<int> position_of_vertex;  // source position index of each output vertex
+  std::unordered_map<CornerKey, uint32_t, CornerKeyHash> vertex_of_corner;
+
+  auto corner = [&](const tinyobj::index_t& idx) -> uint32_t {
+    if (idx.vertex_index < 0 || size_t(idx.vertex_index) >= num_positions ||
+        size_t(idx.normal_index + 1) > num_normals || size_t(idx.texcoord_index + 1) > num_uvs) {
+      throw Error(file + ": face index out of range");
+    }
+    const CornerKey key{idx.vertex_index, idx.normal_index, idx.texcoord_index};
+    auto [it, inserted] = vertex_of_corner.try_emplace(key, uint32_t(mesh.vertices.size()));
+    if (inserted) {
+      if (mesh.vertices.size() >= size_t(std::numeric_limits<uint32_t>::max())) {
+        throw Error(file + ": too many vertices for 32-bit indices");
+      }
+      Vertex v{};
+      const float* p = &attrib.vertices[size_t(key.position) * 3];
+      v.position = glm::vec3(p[0], p[1], p[2]);
+      if (key.normal >= 0) {
+        const float* n = &attrib.normals[size_t(key.normal) * 3];
+        v.normal = glm::vec3(n[0], n[1], n[2]);
+      }
+      if (key.uv >= 0) {
+        const float* t = &attrib.texcoords[size_t(key.uv) * 2];
+        v.uv = glm::vec2(t[0], t[1]);
+      }
+      mesh.vertices.push_back(v);
+      position_of_vertex.push_back(key.position);
+    }
+    return it->second;
+  };
+
+  for (const tinyobj::shape_t& shape : shapes) {
+    size_t offset = 0;
+    for (const unsigned char fv : shape.mesh.num_face_vertices) {
+      if (offset + fv > shape.mesh.indices.size()) throw Error(file + ": truncated face list");
+      // Triangulation already happened; a fan keeps any face it left whole.
+      for (size_t k = 1; k + 1 < fv; ++k) {
+        const uint32_t a = corner(shape.mesh.indices[offset]);
+        const uint32_t b = corner(shape.mesh.indices[offset + k]);
+        const uint32_t c = corner(shape.mesh.indices[offset + k + 1]);
+        mesh.indices.insert(mesh.indices.end(), {a, b, c});
+      }
+      offset += fv;
+    }
+  }
+  if (mesh.indices.empty()) throw Error(file + ": OBJ file has no triangles");
+
+  // Smooth normals for corners the file gave none (or a zero one): the sum of the cross
+  // products of the triangles around each position is their area-weighted average direction.
+  // Summed per position, not per output vertex, so uv seams do not split the shading.
+  bool need_smooth = false;
+  for (Vertex& v : mesh.vertices) {
+    const float len = glm::length(v.normal);
+    if (len > 0.0f && std::isfinite(len)) {
+      v.normal /= len;
+    } else {
+      v.normal = glm::vec3(0.0f);
+      need_smooth = true;
+    }
+  }
+  if (need_smooth) {
+    std::vector<glm::vec3> accumulated(num_positions, glm::vec3(0.0f));
+    for (size_t t = 0; t < mesh.indices.size(); t += 3) {
+      const uint32_t i0 = mesh.indices[t], i1 = mesh.indices[t + 1], i2 = mesh.indices[t + 2];
+      const glm::vec3 p0 = mesh.vertices[i0].position;
+      const glm::vec3 n =
+          glm::cross(mesh.vertices[i1].position - p0, mesh.vertices[i2].position - p0);
+      for (const uint32_t i : {i0, i1, i2}) accumulated[size_t(position_of_vertex[i])] += n;
+    }
+    for (size_t i = 0; i < mesh.vertices.size(); ++i) {
+      Vertex& v = mesh.vertices[i];
+      if (v.normal != glm::vec3(0.0f)) continue;
+      const glm::vec3 n = accumulated[size_t(position_of_vertex[i])];
+      const float len = glm::length(n);
+      // Only degenerate triangles touch this position: any unit vector is as good as another.
+      v.normal = (len > 0.0f && std::isfinite(len)) ? n / len : glm::vec3(0.0f, 1.0f, 0.0f);
+    }
+  }
+  compute_bounds(mesh);
+  return mesh;
+}
+
+}  // namespace tessera

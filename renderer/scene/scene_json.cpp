@@ -1,0 +1,483 @@
+// The scene JSON format (docs/scene-format.md): strict reading, name references, generators.
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <glm/gtc/matrix_transform.hpp>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+
+#include "scene/strict_json.h"
+#include "tessera/error.h"
+#include "tessera/procedural.h"
+#include "tessera/scene.h"
+
+namespace tessera {
+
+namespace {
+
+using strict_json::as_array;
+using strict_json::join;
+using strict_json::Json;
+using strict_json::ObjectReader;
+using strict_json::Range;
+using strict_json::Where;
+
+// Bounds that separate plausible scenes from absurd input: world coordinates and sizes in
+// world units, colours in linear RGB.
+constexpr double kMaxCoordinate = 1e6;
+const Range kCoordinate{-kMaxCoordinate, kMaxCoordinate};
+const Range kSize{0.0, kMaxCoordinate, true};
+const Range kUnit{0.0, 1.0};
+const Range kUvScale{0.0, 1e4, true};
+const Range kIntensity{0.0, 1e6};
+constexpr int64_t kMaxResolution = kMaxGeneratorResolution;
+// Triangles stored over all meshes (instancing does not count): two meshes at the largest
+// generator resolution, about 2 GiB of vertices and indices. Beyond that a scene file is far
+// more likely a typo than a plan, and failing early beats running out of memory.
+constexpr uint64_t kMaxStoredTriangles = uint64_t(1) << 26;
+
+// Names declared in one list ("meshes", "textures", "materials") and the index of each.
+class NameTable {
+ public:
+  explicit NameTable(const char* list) : list_(list) {}
+
+  void add(const std::string& name, size_t index, const Where& where) {
+    if (name.empty()) where.fail("name must not be empty");
+    const auto [it, inserted] = index_.try_emplace(name, uint32_t(index));
+    if (!inserted) {
+      where.fail("duplicate name \"" + name + "\" (first used by " +
+                 join(list_, size_t(it->second)) + ")");
+    }
+    order_.push_back(name);
+  }
+
+  uint32_t lookup(const std::string& name, const Where& where, const char* kind) const {
+    const auto it = index_.find(name);
+    if (it != index_.end()) return it->second;
+    std::string known;
+    for (size_t i = 0; i < order_.size() && i < 12; ++i) known += (i ? ", " : "") + order_[i];
+    if (order_.size() > 12) known += ", ...";
+    where.fail(std::string("unknown ") + kind + " \"" + name + "\"" +
+               (known.empty() ? std::string(" (none declared)") : " (declared: " + known + ")"));
+  }
+
+ private:
+  const char* list_;
+  std::unordered_map<std::string, uint32_t> index_;
+  std::vector<std::string> order_;
+};
+
+// Reads the document; `base` is the folder relative paths resolve against.
+class SceneReader {
+ public:
+  SceneReader(const std::filesystem::path& path, const std::string& file)
+      : base_(path.parent_path()), file_(file) {}
+
+  Scene read(const Json& doc);
+
+ private:
+  std::filesystem::path resolve(const std::string& relative) const {
+    const std::filesystem::path p(relative);
+    return (p.is_absolute() ? p : base_ / p).lexically_normal();
+  }
+
+  // Runs a generator or loader, putting the JSON path in front of any error it raises.
+  template <typename F>
+  auto at_path(const Where& where, F&& f) -> decltype(f()) {
+    try {
+      return f();
+    } catch (const Error& e) {
+      where.fail(e.what());
+    }
+  }
+
+  // Meshes are read in two steps: every description is checked (and its triangle count
+  // charged to the budget) before any is built, so an absurd scene fails in milliseconds.
+  using MeshBuilder = std::function<Mesh()>;
+  MeshBuilder read_mesh(const Json& j, const std::string& path, size_t index);
+  MeshBuilder read_generated_mesh(ObjectReader& r, const std::string& generator);
+  Texture read_texture(const Json& j, const std::string& path, size_t index);
+  Image read_generated_image(ObjectReader& r, const std::string& generator);
+  Material read_material(const Json& j, const std::string& path, size_t index);
+  Instance read_instance(const Json& j, const std::string& path);
+  std::vector<Instance> read_grid(const Json& j, const std::string& path);
+  Light read_light(const Json& j, const std::string& path);
+  Camera read_camera(const Json& j, const std::string& path, bool allow_name);
+
+  // Counts triangles a mesh will store, failing at `where` past kMaxStoredTriangles.
+  void reserve_triangles(uint64_t triangles, const Where& where) {
+    stored_triangles_ += triangles;
+    if (stored_triangles_ > kMaxStoredTriangles) {
+      where.fail("the scene's meshes would store " + std::to_string(stored_triangles_) +
+                 " triangles, more than the limit of " + std::to_string(kMaxStoredTriangles));
+    }
+  }
+
+  std::filesystem::path base_;
+  const std::string& file_;
+  uint64_t stored_triangles_ = 0;
+  NameTable meshes_{"meshes"};
+  NameTable textures_{"textures"};
+  NameTable materials_{"materials"};
+};
+
+SceneReader::MeshBuilder SceneReader::read_mesh(const Json& j, const std::string& path,
+                                                size_t index) {
+  ObjectReader r(j, file_, path);
+  const std::string name = r.string("name");
+  meshes_.add(name, index, r.at("name"));
+  const bool has_obj = r.has("obj");
+  const bool has_generator = r.has("generator");
+  if (has_obj == has_generator) r.here().fail("needs exactly one of \"obj\" or \"generator\"");
+  MeshBuilder build;
+  if (has_obj) {
+    const std::string obj = r.string("obj");
+    if (obj.empty()) r.at("obj").fail("path must not be empty");
+    build = [this, where = r.at("obj"), file = resolve(obj)] {
+      Mesh mesh = at_path(where, [&] { return load_obj(file); });
+      reserve_triangles(mesh.triangle_count(), where);
+      return mesh;
+    };
+  } else {
+    build = read_generated_mesh(r, r.string("generator"));
+  }
+  r.finish();
+  return [name, build = std::move(build)] {
+    Mesh mesh = build();
+    mesh.name = name;
+    return mesh;
+  };
+}
+
+SceneReader::MeshBuilder SceneReader::read_generated_mesh(ObjectReader& r,
+                                                          const std::string& generator) {
+  const Where where = r.at("generator");
+  if (generator == "terrain") {
+    TerrainParams p;
+    p.size = r.number("size", p.size, kSize);
+    p.resolution = r.integer("resolution", p.resolution, 1, kMaxResolution);
+    p.height = r.number("height", p.height, {0.0, 1e5});
+    p.seed = r.seed("seed", p.seed);
+    p.uv_scale = r.number("uv_scale", p.uv_scale, kUvScale);
+    p.octaves = r.integer("octaves", p.octaves, 1, 12);
+    p.frequency = r.number("frequency", p.frequency, {0.0, 1e4, true});
+    p.flat_radius = r.number("flat_radius", p.flat_radius, {0.0, kMaxCoordinate});
+    r.finish();
+    reserve_triangles(2 * uint64_t(p.resolution) * uint64_t(p.resolution), where);
+    return [this, where, p] { return at_path(where, [&] { return make_terrain(p); }); };
+  }
+  if (generator == "sphere") {
+    const float radius = r.number("radius", 1.0f, kSize);
+    const int segments = r.integer("segments", 32, 3, kMaxResolution);
+    const int rings = r.integer("rings", 16, 2, kMaxResolution);
+    r.finish();
+    reserve_triangles(2 * uint64_t(segments) * uint64_t(rings - 1), where);
+    return [this, where, radius, segments, rings] {
+      return at_path(where, [&] { return make_sphere(radius, segments, rings); });
+    };
+  }
+  if (generator == "box") {
+    const glm::vec3 size = r.vec3_or_scalar("size", glm::vec3(1.0f), kSize);
+    r.finish();
+    reserve_triangles(12, where);
+    return [this, where, size] { return at_path(where, [&] { return make_box(size); }); };
+  }
+  if (generator == "plane") {
+    const glm::vec2 size = r.vec2_or_scalar("size", glm::vec2(1.0f), kSize);
+    const glm::ivec2 cells = r.ivec2_or_scalar("cells", glm::ivec2(1), 1, kMaxResolution);
+    const float uv_scale = r.number("uv_scale", 1.0f, kUvScale);
+    r.finish();
+    reserve_triangles(2 * uint64_t(cells.x) * uint64_t(cells.y), where);
+    return [this, where, size, cells, uv_scale] {
+      return at_path(where, [&] { return make_plane(size, cells, uv_scale); });
+    };
+  }
+  if (generator == "torus") {
+    const float major = r.number("major_radius", 1.0f, kSize);
+    const float minor = r.number("minor_radius", 0.25f, kSize);
+    const int major_segments = r.integer("major_segments", 48, 3, kMaxResolution);
+    const int minor_segments = r.integer("minor_segments", 24, 3, kMaxResolution);
+    r.finish();
+    reserve_triangles(2 * uint64_t(major_segments) * uint64_t(minor_segments), where);
+    return [this, where, major, minor, major_segments, minor_segments] {
+      return at_path(where,
+                     [&] { return make_torus(major, minor, major_segments, minor_segments); });
+    };
+  }
+  where.fail("unknown generator \"" + generator +
+             "\" (expected terrain, sphere, box, plane, torus)");
+}
+
+Texture SceneReader::read_texture(const Json& j, const std::string& path, size_t index) {
+  ObjectReader r(j, file_, path);
+  const std::string name = r.string("name");
+  textures_.add(name, index, r.at("name"));
+  const bool has_path = r.has("path");
+  const bool has_generator = r.has("generator");
+  if (has_path == has_generator) r.here().fail("needs exactly one of \"path\" or \"generator\"");
+  Texture tex;
+  if (has_path) {
+    const std::string image = r.string("path");
+    if (image.empty()) r.at("path").fail("path must not be empty");
+    tex = at_path(r.at("path"), [&] { return load_texture(resolve(image)); });
+  } else {
+    const std::string generator = r.string("generator");
+    Image base = read_generated_image(r, generator);
+    tex = make_texture(name, std::move(base));
+  }
+  r.finish();
+  tex.name = name;
+  return tex;
+}
+
+Image SceneReader::read_generated_image(ObjectReader& r, const std::string& generator) {
+  const Where where = r.at("generator");
+  if (generator == "checker") {
+    CheckerParams p;
+    p.size = r.integer("size", p.size, 1, kMaxTextureSize);
+    p.cells = r.integer("cells", p.cells, 1, p.size);
+    p.color_a = r.vec3("color_a", p.color_a, kUnit);
+    p.color_b = r.vec3("color_b", p.color_b, kUnit);
+    r.finish();
+    return at_path(where, [&] { return make_checker_image(p); });
+  }
+  if (generator == "bricks") {
+    BricksParams p;
+    p.size = r.integer("size", p.size, 4, kMaxTextureSize);
+    p.rows = r.integer("rows", p.rows, 1, p.size / 2);
+    p.columns = r.integer("columns", p.columns, 1, p.size / 2);
+    p.mortar = r.number("mortar", p.mortar, {0.0, 0.5});
+    p.brick_color = r.vec3("brick_color", p.brick_color, kUnit);
+    p.mortar_color = r.vec3("mortar_color", p.mortar_color, kUnit);
+    p.variation = r.number("variation", p.variation, kUnit);
+    p.seed = r.seed("seed", p.seed);
+    r.finish();
+    return at_path(where, [&] { return make_bricks_image(p); });
+  }
+  if (generator == "noise") {
+    NoiseTextureParams p;
+    p.size = r.integer("size", p.size, 1, kMaxTextureSize);
+    p.frequency = r.integer("frequency", p.frequency, 1, 1024);
+    p.octaves = r.integer("octaves", p.octaves, 1, 12);
+    p.color_a = r.vec3("color_a", p.color_a, kUnit);
+    p.color_b = r.vec3("color_b", p.color_b, kUnit);
+    p.seed = r.seed("seed", p.seed);
+    r.finish();
+    return at_path(where, [&] { return make_noise_image(p); });
+  }
+  where.fail("unknown generator \"" + generator + "\" (expected checker, bricks, noise)");
+}
+
+Material SceneReader::read_material(const Json& j, const std::string& path, size_t index) {
+  ObjectReader r(j, file_, path);
+  Material m;
+  m.name = r.string("name");
+  materials_.add(m.name, index, r.at("name"));
+  m.base_color = r.vec3("base_color", m.base_color, kUnit);
+  if (const auto tex = r.optional_string("texture")) {
+    m.texture = int(textures_.lookup(*tex, r.at("texture"), "texture"));
+  }
+  r.finish();
+  return m;
+}
+
+// Object-to-world matrix from translate, rotate_degrees (X, then Y, then Z, about the object
+// origin) and scale: M = T * Rz * Ry * Rx * S.
+glm::mat4 read_transform(ObjectReader& r) {
+  const glm::vec3 translate = r.vec3("translate", glm::vec3(0.0f), kCoordinate);
+  const glm::vec3 degrees = r.vec3("rotate_degrees", glm::vec3(0.0f), {-36000.0, 36000.0});
+  const glm::vec3 scale = r.vec3_or_scalar("scale", glm::vec3(1.0f), kSize);
+  r.finish();
+  glm::mat4 m = glm::translate(glm::mat4(1.0f), translate);
+  m = glm::rotate(m, glm::radians(degrees.z), glm::vec3(0, 0, 1));
+  m = glm::rotate(m, glm::radians(degrees.y), glm::vec3(0, 1, 0));
+  m = glm::rotate(m, glm::radians(degrees.x), glm::vec3(1, 0, 0));
+  return glm::scale(m, scale);
+}
+
+Instance SceneReader::read_instance(const Json& j, const std::string& path) {
+  ObjectReader r(j, file_, path);
+  Instance inst;
+  inst.mesh = meshes_.lookup(r.string("mesh"), r.at("mesh"), "mesh");
+  inst.material = materials_.lookup(r.string("material"), r.at("material"), "material");
+  if (r.has("transform") && r.has("matrix")) {
+    r.here().fail("give either \"transform\" or \"matrix\", not both");
+  }
+  if (const Json* t = r.find("transform")) {
+    ObjectReader tr(*t, file_, join(path, "transform"));
+    inst.transform = read_transform(tr);
+  }
+  if (const Json* mj = r.find("matrix")) {
+    const Where where = r.at("matrix");
+    const auto& values = as_array(*mj, where);
+    if (values.size() != 16) where.fail("expected an array of 16 numbers (column-major)");
+    for (size_t i = 0; i < 16; ++i) {
+      inst.transform[int(i / 4)][int(i % 4)] =
+          float(strict_json::as_number(values[i], {file_, join(where.path, i)}, {-1e7, 1e7}));
+    }
+    if (!(std::fabs(glm::determinant(glm::mat3(inst.transform))) > 1e-30f)) {
+      where.fail("matrix is singular (its 3x3 part has no inverse, so normals are undefined)");
+    }
+  }
+  r.finish();
+  return inst;
+}
+
+std::vector<Instance> SceneReader::read_grid(const Json& j, const std::string& path) {
+  ObjectReader r(j, file_, path);
+  InstanceGridParams p;
+  p.mesh = meshes_.lookup(r.string("mesh"), r.at("mesh"), "mesh");
+  p.material = materials_.lookup(r.string("material"), r.at("material"), "material");
+  p.count = r.ivec3("count", p.count, 1, int64_t(kMaxGridInstances));
+  const uint64_t total = uint64_t(p.count.x) * uint64_t(p.count.y) * uint64_t(p.count.z);
+  if (total > kMaxGridInstances) {
+    r.at("count").fail(std::to_string(total) + " instances, at most " +
+                       std::to_string(kMaxGridInstances) + " per grid");
+  }
+  p.spacing = r.vec3_or_scalar("spacing", p.spacing, kCoordinate);
+  p.origin = r.vec3("origin", p.origin, kCoordinate);
+  p.scale = r.number("scale", p.scale, kSize);
+  p.random_rotation_y = r.boolean("random_rotation_y", p.random_rotation_y);
+  p.scale_jitter = r.number("scale_jitter", p.scale_jitter, {0.0, 0.99});
+  p.position_jitter = r.number("position_jitter", p.position_jitter, {0.0, 0.5});
+  p.seed = r.seed("seed", p.seed);
+  r.finish();
+  return at_path(r.here(), [&] { return make_instance_grid(p); });
+}
+
+Light SceneReader::read_light(const Json& j, const std::string& path) {
+  ObjectReader r(j, file_, path);
+  Light l;
+  const std::string type = r.string("type");
+  if (type == "directional") {
+    l.type = LightType::directional;
+    const glm::vec3 d = r.required_vec3("direction", kCoordinate);
+    if (glm::length(d) == 0.0f) r.at("direction").fail("must not be the zero vector");
+    l.direction = glm::normalize(d);
+  } else if (type == "point") {
+    l.type = LightType::point;
+    l.position = r.required_vec3("position", kCoordinate);
+  } else {
+    r.at("type").fail("unknown light type \"" + type + "\" (expected directional, point)");
+  }
+  l.color = r.vec3("color", l.color, kUnit);
+  l.intensity = r.number("intensity", l.intensity, kIntensity);
+  r.finish();
+  return l;
+}
+
+Camera SceneReader::read_camera(const Json& j, const std::string& path, bool allow_name) {
+  ObjectReader r(j, file_, path);
+  Camera c;
+  if (allow_name) {
+    if (const auto name = r.optional_string("name"); name && name->empty()) {
+      r.at("name").fail("name must not be empty");
+    }
+  }
+  c.position = r.required_vec3("position", kCoordinate);
+  c.target = r.required_vec3("target", kCoordinate);
+  c.up = r.vec3("up", c.up, kCoordinate);
+  c.fov_y_degrees = r.number("fov_y_degrees", c.fov_y_degrees, {0.0, 180.0, true, true});
+  c.near_plane = r.number("near", c.near_plane, {0.0, 1e6, true});
+  c.far_plane = r.number("far", c.far_plane, {0.0, 1e9, true});
+  r.finish();
+  if (!(c.near_plane < c.far_plane)) r.at("far").fail("far must be greater than near");
+  const glm::vec3 forward = c.target - c.position;
+  if (glm::length(forward) == 0.0f) r.at("target").fail("target coincides with position");
+  if (glm::length(c.up) == 0.0f) r.at("up").fail("must not be the zero vector");
+  if (glm::length(glm::cross(glm::normalize(forward), glm::normalize(c.up))) < 1e-6f) {
+    r.at("up").fail("is parallel to the view direction");
+  }
+  return c;
+}
+
+Scene SceneReader::read(const Json& doc) {
+  Scene scene;
+  ObjectReader root(doc, file_, "");
+  root.allow_only({"description", "meshes", "textures", "materials", "instances", "grids", "lights",
+                   "camera", "cameras", "ambient", "background"});
+  if (const Json* d = root.find("description")) strict_json::as_string(*d, root.at("description"));
+
+  if (const Json* list = root.find("meshes")) {
+    const auto& items = as_array(*list, root.at("meshes"));
+    std::vector<MeshBuilder> builders;
+    for (size_t i = 0; i < items.size(); ++i)
+      builders.push_back(read_mesh(items[i], join("meshes", i), i));
+    for (const MeshBuilder& build : builders) scene.meshes.push_back(build());
+  }
+  if (const Json* list = root.find("textures")) {
+    const auto& items = as_array(*list, root.at("textures"));
+    for (size_t i = 0; i < items.size(); ++i) {
+      scene.textures.push_back(read_texture(items[i], join("textures", i), i));
+    }
+  }
+  if (const Json* list = root.find("materials")) {
+    const auto& items = as_array(*list, root.at("materials"));
+    for (size_t i = 0; i < items.size(); ++i) {
+      scene.materials.push_back(read_material(items[i], join("materials", i), i));
+    }
+  }
+  if (const Json* list = root.find("instances")) {
+    const auto& items = as_array(*list, root.at("instances"));
+    for (size_t i = 0; i < items.size(); ++i) {
+      scene.instances.push_back(read_instance(items[i], join("instances", i)));
+    }
+  }
+  if (const Json* list = root.find("grids")) {
+    const auto& items = as_array(*list, root.at("grids"));
+    for (size_t i = 0; i < items.size(); ++i) {
+      std::vector<Instance> grid = read_grid(items[i], join("grids", i));
+      if (scene.instances.size() + grid.size() > kMaxGridInstances) {
+        Where{file_, join("grids", i)}.fail("the scene would exceed " +
+                                            std::to_string(kMaxGridInstances) + " instances");
+      }
+      scene.instances.insert(scene.instances.end(), grid.begin(), grid.end());
+    }
+  }
+  if (const Json* list = root.find("lights")) {
+    const Where where = root.at("lights");
+    const auto& items = as_array(*list, where);
+    if (items.size() > size_t(kMaxLights)) {
+      where.fail(std::to_string(items.size()) + " lights, at most " + std::to_string(kMaxLights));
+    }
+    for (size_t i = 0; i < items.size(); ++i)
+      scene.lights.push_back(read_light(items[i], join("lights", i)));
+  }
+  scene.camera = read_camera(root.require("camera"), "camera", false);
+  if (const Json* list = root.find("cameras")) {
+    const auto& items = as_array(*list, root.at("cameras"));
+    for (size_t i = 0; i < items.size(); ++i) {
+      scene.cameras.push_back(read_camera(items[i], join("cameras", i), true));
+    }
+  }
+  scene.ambient = root.vec3("ambient", scene.ambient, kUnit);
+  scene.background = root.vec3("background", scene.background, kUnit);
+  root.finish();
+  return scene;
+}
+
+}  // namespace
+
+Scene load_scene(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw Error(file + ": scene file not found");
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(file + ": is a folder, not a scene file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(file + ": cannot open scene file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw Error(file + ": cannot read scene file");
+
+  const Json doc = strict_json::parse(text.str(), file);
+  Scene scene = SceneReader(path, file).read(doc);
+  scene.source = path;
+  // The reader checks as it goes; this is the same final gate every scene passes.
+  validate_scene(scene, file);
+  return scene;
+}
+
+}  // namespace tessera
