@@ -1,0 +1,150 @@
+#include "vkref/device_arena.h"
+
+#include <algorithm>
+#include <string>
+
+#include "tessera/error.h"
+
+namespace tessera::vkref {
+
+namespace {
+
+VkDeviceSize align_up(VkDeviceSize value, VkDeviceSize alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+}  // namespace
+
+MemorySlice DeviceArena::allocate(const VkMemoryRequirements& requirements,
+                                  VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred,
+                                  const char* what) {
+  const uint32_t type =
+      context_->find_memory_type(requirements.memoryTypeBits, required, preferred);
+  // Aligning every placement to bufferImageGranularity keeps linear buffers and optimal images
+  // sharing a block from aliasing one granularity page.
+  const VkDeviceSize alignment = std::max<VkDeviceSize>(
+      {requirements.alignment, 16, context_->properties.limits.bufferImageGranularity});
+  if (requirements.size > context_->max_allocation_size) {
+    throw Error(std::string("vkref: ") + what + " needs " + std::to_string(requirements.size) +
+                " bytes, more than the device's maxMemoryAllocationSize (" +
+                std::to_string(context_->max_allocation_size) + ")");
+  }
+  for (Block& block : blocks_) {
+    if (block.type != type) continue;
+    const VkDeviceSize offset = align_up(block.used, alignment);
+    if (offset + requirements.size <= block.size) {
+      block.used = offset + requirements.size;
+      return {block.memory, offset, block.mapped ? block.mapped + offset : nullptr};
+    }
+  }
+  Block block;
+  block.type = type;
+  block.size = std::min(std::max(kBlockBytes, requirements.size), context_->max_allocation_size);
+  VkMemoryAllocateInfo info{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  info.allocationSize = block.size;
+  info.memoryTypeIndex = type;
+  const VkResult result = vkAllocateMemory(context_->device, &info, nullptr, &block.memory);
+  if (result != VK_SUCCESS) {
+    throw Error(std::string("vkref: cannot allocate ") + std::to_string(block.size) +
+                " bytes of device memory for " + what + ": " + vk_result_name(result));
+  }
+  const VkMemoryPropertyFlags flags = context_->memory_properties.memoryTypes[type].propertyFlags;
+  if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+    void* mapped = nullptr;
+    const VkResult map_result =
+        vkMapMemory(context_->device, block.memory, 0, VK_WHOLE_SIZE, 0, &mapped);
+    if (map_result != VK_SUCCESS) {
+      vkFreeMemory(context_->device, block.memory, nullptr);
+      check_vk(map_result, "vkMapMemory");
+    }
+    block.mapped = static_cast<std::byte*>(mapped);
+  }
+  block.used = requirements.size;
+  blocks_.push_back(block);
+  return {block.memory, 0, block.mapped};
+}
+
+void DeviceArena::reset() {
+  for (Block& block : blocks_) {
+    if (block.mapped) vkUnmapMemory(context_->device, block.memory);
+    vkFreeMemory(context_->device, block.memory, nullptr);
+  }
+  blocks_.clear();
+}
+
+VkDeviceSize DeviceArena::bytes_reserved() const {
+  VkDeviceSize total = 0;
+  for (const Block& block : blocks_) total += block.size;
+  return total;
+}
+
+GpuBuffer create_buffer(VulkanContext& context, DeviceArena& arena, VkDeviceSize size,
+                        VkBufferUsageFlags usage, VkMemoryPropertyFlags required,
+                        VkMemoryPropertyFlags preferred, const char* what) {
+  GpuBuffer out;
+  out.size = size;
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = size;
+  info.usage = usage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  check_vk(vkCreateBuffer(context.device, &info, nullptr, &out.buffer), "vkCreateBuffer");
+  try {
+    VkMemoryRequirements requirements{};
+    vkGetBufferMemoryRequirements(context.device, out.buffer, &requirements);
+    out.memory = arena.allocate(requirements, required, preferred, what);
+    check_vk(vkBindBufferMemory(context.device, out.buffer, out.memory.memory, out.memory.offset),
+             "vkBindBufferMemory");
+  } catch (...) {
+    destroy_buffer(context, out);
+    throw;
+  }
+  return out;
+}
+
+GpuImage create_image(VulkanContext& context, DeviceArena& arena, uint32_t width, uint32_t height,
+                      uint32_t levels, VkFormat format, VkImageUsageFlags usage,
+                      VkImageAspectFlags aspect, const char* what) {
+  GpuImage out;
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = format;
+  info.extent = {width, height, 1};
+  info.mipLevels = levels;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = usage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  check_vk(vkCreateImage(context.device, &info, nullptr, &out.image), "vkCreateImage");
+  try {
+    VkMemoryRequirements requirements{};
+    vkGetImageMemoryRequirements(context.device, out.image, &requirements);
+    out.memory = arena.allocate(requirements, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, what);
+    check_vk(vkBindImageMemory(context.device, out.image, out.memory.memory, out.memory.offset),
+             "vkBindImageMemory");
+    VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    view.image = out.image;
+    view.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    view.format = format;
+    view.subresourceRange = {aspect, 0, levels, 0, 1};
+    check_vk(vkCreateImageView(context.device, &view, nullptr, &out.view), "vkCreateImageView");
+  } catch (...) {
+    destroy_image(context, out);
+    throw;
+  }
+  return out;
+}
+
+void destroy_buffer(VulkanContext& context, GpuBuffer& buffer) {
+  if (buffer.buffer != VK_NULL_HANDLE) vkDestroyBuffer(context.device, buffer.buffer, nullptr);
+  buffer = GpuBuffer{};
+}
+
+void destroy_image(VulkanContext& context, GpuImage& image) {
+  if (image.view != VK_NULL_HANDLE) vkDestroyImageView(context.device, image.view, nullptr);
+  if (image.image != VK_NULL_HANDLE) vkDestroyImage(context.device, image.image, nullptr);
+  image = GpuImage{};
+}
+
+}  // namespace tessera::vkref

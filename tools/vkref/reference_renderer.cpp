@@ -1,0 +1,815 @@
+#include "vkref/reference_renderer.h"
+
+#include <vulkan/vulkan.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tessera/error.h"
+#include "vkref/device_arena.h"
+#include "vkref/shader_interface.h"
+#include "vkref/staging_uploader.h"
+#include "vkref/vk_context.h"
+
+
+namespace tessera::vkref {
+
+namespace {
+
+constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_SRGB;  // linear shader output, sRGB bytes
+constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
+
+// SPIR-V compiled by glslc at build time (-mfmt=c), embedded so the binary needs no files.
+constexpr uint32_t kLambertVertSpirv[] =
+#include "lambert.vert.inc"
+    ;
+constexpr uint32_t kLambertFragSpirv[] =
+#include "lambert.frag.inc"
+    ;
+
+// Per-mesh device buffers; empty meshes have none and are skipped when drawing.
+struct MeshBuffers {
+  GpuBuffer vertices;  // tessera::Vertex, 32 bytes each
+  GpuBuffer indices;   // uint32
+  uint32_t index_count = 0;
+};
+
+// The scene state render() needs besides device buffers.
+struct SceneDraws {
+  std::vector<Material> materials;
+  std::vector<Instance> instances;
+  std::vector<Light> lights;
+  glm::vec3 ambient{0.0f};
+  glm::vec3 background{0.0f};
+};
+
+}  // namespace
+
+struct ReferenceRenderer::Impl {
+  ~Impl();
+
+  void init(const DeviceOptions& options);
+  void create_layouts_and_pipelines();
+  void create_frame_resources();
+  VkSampler sampler_for(uint32_t levels);
+  VkDescriptorSet allocate_texture_set(VkDescriptorPool pool, const GpuImage& image,
+                                       uint32_t levels);
+  GpuImage upload_texture(const Texture& texture, DeviceArena& arena, const char* what);
+  void release_scene();
+  void ensure_target(int width, int height);
+  void release_target();
+  void write_frame_uniforms(const Camera& camera, int width, int height);
+  void record(VkCommandBuffer cmd, const ReferenceOptions& options, bool readback);
+
+  VulkanContext context;  // destroyed last
+  std::unique_ptr<DeviceArena> persistent_arena;
+  std::unique_ptr<DeviceArena> scene_arena;
+  std::unique_ptr<DeviceArena> target_arena;
+  std::unique_ptr<StagingUploader> uploader;
+
+  VkDescriptorSetLayout frame_set_layout = VK_NULL_HANDLE;    // set 0: frame block
+  VkDescriptorSetLayout texture_set_layout = VK_NULL_HANDLE;  // set 1: albedo texture
+  VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
+  VkRenderPass render_pass = VK_NULL_HANDLE;
+  std::array<VkPipeline, 2> pipelines{};   // [0] no culling, [1] back-face culling
+  std::map<uint32_t, VkSampler> samplers;  // by mip level count (maxLod = levels - 1)
+
+  VkDescriptorPool persistent_pool = VK_NULL_HANDLE;
+  VkDescriptorSet frame_set = VK_NULL_HANDLE;
+  VkDescriptorSet white_set = VK_NULL_HANDLE;  // 1x1 white texture for untextured materials
+  GpuBuffer frame_uniforms;
+  GpuImage white_texture;
+  VkCommandBuffer frame_cmd = VK_NULL_HANDLE;
+
+  std::vector<MeshBuffers> meshes;
+  std::vector<GpuImage> textures;
+  std::vector<VkDescriptorSet> texture_sets;
+  VkDescriptorPool scene_pool = VK_NULL_HANDLE;
+  SceneDraws draws;
+
+  int target_width = 0;
+  int target_height = 0;
+  GpuImage color;
+  GpuImage depth;
+  VkFramebuffer framebuffer = VK_NULL_HANDLE;
+  GpuBuffer readback;  // width * height RGBA8, host-visible
+};
+
+ReferenceRenderer::Impl::~Impl() {
+  VkDevice device = context.device;
+  if (device == VK_NULL_HANDLE) return;
+  vkDeviceWaitIdle(device);
+  uploader.reset();
+  release_scene();
+  release_target();
+  if (frame_cmd != VK_NULL_HANDLE)
+    vkFreeCommandBuffers(device, context.command_pool, 1, &frame_cmd);
+  destroy_image(context, white_texture);
+  destroy_buffer(context, frame_uniforms);
+  if (persistent_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, persistent_pool, nullptr);
+  for (auto& [levels, sampler] : samplers) vkDestroySampler(device, sampler, nullptr);
+  for (VkPipeline pipeline : pipelines) {
+    if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
+  }
+  if (render_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, render_pass, nullptr);
+  if (pipeline_layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, pipeline_layout, nullptr);
+  if (texture_set_layout != VK_NULL_HANDLE) {
+    vkDestroyDescriptorSetLayout(device, texture_set_layout, nullptr);
+  }
+  if (frame_set_layout != VK_NULL_HANDLE) {
+    vkDestroyDescriptorSetLayout(device, frame_set_layout, nullptr);
+  }
+  target_arena.reset();
+  scene_arena.reset();
+  persistent_arena.reset();
+}
+
+void ReferenceRenderer::Impl::init(const DeviceOptions& options) {
+  ContextOptions context_options;
+  context_options.validation = options.validation;
+  context_options.on_validation_message = options.on_validation_message;
+  context_options.device_name_contains = options.device_name_contains;
+  context.init(context_options);
+  persistent_arena = std::make_unique<DeviceArena>(context);
+  scene_arena = std::make_unique<DeviceArena>(context);
+  target_arena = std::make_unique<DeviceArena>(context);
+  uploader = std::make_unique<StagingUploader>(context, *persistent_arena);
+  create_layouts_and_pipelines();
+  create_frame_resources();
+}
+
+void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
+  VkDevice device = context.device;
+
+  VkDescriptorSetLayoutBinding frame_binding{};
+  frame_binding.binding = 0;
+  frame_binding.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+  frame_binding.descriptorCount = 1;
+  frame_binding.stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+  VkDescriptorSetLayoutCreateInfo frame_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  frame_info.bindingCount = 1;
+  frame_info.pBindings = &frame_binding;
+  check_vk(vkCreateDescriptorSetLayout(device, &frame_info, nullptr, &frame_set_layout),
+           "vkCreateDescriptorSetLayout");
+
+  VkDescriptorSetLayoutBinding texture_binding{};
+  texture_binding.binding = 0;
+  texture_binding.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  texture_binding.descriptorCount = 1;
+  texture_binding.stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
+  VkDescriptorSetLayoutCreateInfo texture_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  texture_info.bindingCount = 1;
+  texture_info.pBindings = &texture_binding;
+  check_vk(vkCreateDescriptorSetLayout(device, &texture_info, nullptr, &texture_set_layout),
+           "vkCreateDescriptorSetLayout");
+
+  const VkDescriptorSetLayout set_layouts[2] = {frame_set_layout, texture_set_layout};
+  VkPushConstantRange push_range{};
+  push_range.stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+  push_range.offset = 0;
+  push_range.size = sizeof(InstancePushConstants);
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.setLayoutCount = 2;
+  layout_info.pSetLayouts = set_layouts;
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &push_range;
+  check_vk(vkCreatePipelineLayout(device, &layout_info, nullptr, &pipeline_layout),
+           "vkCreatePipelineLayout");
+
+  // Render pass: colour cleared to the background and kept for read-back (ending in
+  // TRANSFER_SRC_OPTIMAL), depth cleared to 1.0 and discarded.
+  VkAttachmentDescription attachments[2]{};
+  attachments[0].format = kColorFormat;
+  attachments[0].samples = VK_SAMPLE_COUNT_1_BIT;
+  attachments[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+  attachments[0].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  attachments[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  attachments[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  attachments[0].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  attachments[0].finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  attachments[1].format = kDepthFormat;
+  attachments[1].samples = VK_SAMPLE_COUNT_1_BIT;
+  attachments[1].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+  attachments[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  attachments[1].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  attachments[1].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  attachments[1].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  attachments[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+  VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription subpass{};
+  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpass.colorAttachmentCount = 1;
+  subpass.pColorAttachments = &color_ref;
+  subpass.pDepthStencilAttachment = &depth_ref;
+  VkSubpassDependency dependencies[2]{};
+  // The previous frame's attachment writes and colour read-back finish before this frame
+  // clears the attachments.
+  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
+  dependencies[0].dstSubpass = 0;
+  dependencies[0].srcStageMask =
+      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+      VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  dependencies[0].srcAccessMask =
+      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  dependencies[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+                                 VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+                                 VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+  dependencies[0].dstAccessMask =
+      VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT |
+      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  // Colour writes finish before the read-back copy.
+  dependencies[1].srcSubpass = 0;
+  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
+  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  dependencies[1].dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  dependencies[1].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+  VkRenderPassCreateInfo pass_info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+  pass_info.attachmentCount = 2;
+  pass_info.pAttachments = attachments;
+  pass_info.subpassCount = 1;
+  pass_info.pSubpasses = &subpass;
+  pass_info.dependencyCount = 2;
+  pass_info.pDependencies = dependencies;
+  check_vk(vkCreateRenderPass(device, &pass_info, nullptr, &render_pass), "vkCreateRenderPass");
+
+  const std::vector<uint32_t> vert_code(std::begin(kLambertVertSpirv), std::end(kLambertVertSpirv));
+  const std::vector<uint32_t> frag_code(std::begin(kLambertFragSpirv), std::end(kLambertFragSpirv));
+  VkShaderModule modules[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  const std::vector<uint32_t>* codes[2] = {&vert_code, &frag_code};
+  struct ModuleGuard {
+    VkDevice device;
+    VkShaderModule* modules;
+    ~ModuleGuard() {
+      for (int i = 0; i < 2; ++i) {
+        if (modules[i] != VK_NULL_HANDLE) vkDestroyShaderModule(device, modules[i], nullptr);
+      }
+    }
+  } guard{device, modules};
+  for (int i = 0; i < 2; ++i) {
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = codes[i]->size() * 4;
+    info.pCode = codes[i]->data();
+    check_vk(vkCreateShaderModule(device, &info, nullptr, &modules[i]), "vkCreateShaderModule");
+  }
+  VkPipelineShaderStageCreateInfo stages[2]{};
+  stages[0].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+  stages[0].module = modules[0];
+  stages[0].pName = "main";
+  stages[1].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+  stages[1].module = modules[1];
+  stages[1].pName = "main";
+
+  // tessera::Vertex: position vec3 @0, normal vec3 @12, uv vec2 @24, 32-byte stride.
+  VkVertexInputBindingDescription binding{0, sizeof(Vertex), VK_VERTEX_INPUT_RATE_VERTEX};
+  const VkVertexInputAttributeDescription attributes[3] = {
+      {0, 0, VK_FORMAT_R32G32B32_SFLOAT, uint32_t(offsetof(Vertex, position))},
+      {1, 0, VK_FORMAT_R32G32B32_SFLOAT, uint32_t(offsetof(Vertex, normal))},
+      {2, 0, VK_FORMAT_R32G32_SFLOAT, uint32_t(offsetof(Vertex, uv))},
+  };
+  static_assert(offsetof(Vertex, normal) == 12 && offsetof(Vertex, uv) == 24);
+  VkPipelineVertexInputStateCreateInfo vertex_input{
+      VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+  vertex_input.vertexBindingDescriptionCount = 1;
+  vertex_input.pVertexBindingDescriptions = &binding;
+  vertex_input.vertexAttributeDescriptionCount = 3;
+  vertex_input.pVertexAttributeDescriptions = attributes;
+
+  VkPipelineInputAssemblyStateCreateInfo input_assembly{
+      VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+  input_assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+
+  VkPipelineViewportStateCreateInfo viewport{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+  viewport.viewportCount = 1;  // viewport and scissor are dynamic: (0, 0, W, H), depth 0..1
+  viewport.scissorCount = 1;
+
+  VkPipelineRasterizationStateCreateInfo raster{
+      VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+  raster.polygonMode = VK_POLYGON_MODE_FILL;
+  // Vulkan computes a triangle's area from framebuffer coordinates with a minus sign
+  // (a = -1/2 * sum(x_i * y_i+1 - x_i+1 * y_i)), i.e. orientation as seen with y down. So
+  // COUNTER_CLOCKWISE means counter-clockwise on screen in the final image. camera_matrices
+  // flips y in the projection, so an upright image results and a triangle wound
+  // counter-clockwise in world space and seen from its front is counter-clockwise on screen.
+  raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+  raster.lineWidth = 1.0f;
+
+  VkPipelineMultisampleStateCreateInfo multisample{
+      VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+  multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+
+  VkPipelineDepthStencilStateCreateInfo depth_state{
+      VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+  depth_state.depthTestEnable = VK_TRUE;
+  depth_state.depthWriteEnable = VK_TRUE;
+  depth_state.depthCompareOp = VK_COMPARE_OP_LESS;
+  depth_state.minDepthBounds = 0.0f;
+  depth_state.maxDepthBounds = 1.0f;
+
+  VkPipelineColorBlendAttachmentState blend_attachment{};
+  blend_attachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                                    VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+  VkPipelineColorBlendStateCreateInfo blend{
+      VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+  blend.attachmentCount = 1;
+  blend.pAttachments = &blend_attachment;
+
+  const VkDynamicState dynamic_states[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  VkPipelineDynamicStateCreateInfo dynamic{VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
+  dynamic.dynamicStateCount = 2;
+  dynamic.pDynamicStates = dynamic_states;
+
+  for (int cull = 0; cull < 2; ++cull) {
+    raster.cullMode = cull ? VK_CULL_MODE_BACK_BIT : VK_CULL_MODE_NONE;
+    VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+    info.stageCount = 2;
+    info.pStages = stages;
+    info.pVertexInputState = &vertex_input;
+    info.pInputAssemblyState = &input_assembly;
+    info.pViewportState = &viewport;
+    info.pRasterizationState = &raster;
+    info.pMultisampleState = &multisample;
+    info.pDepthStencilState = &depth_state;
+    info.pColorBlendState = &blend;
+    info.pDynamicState = &dynamic;
+    info.layout = pipeline_layout;
+    info.renderPass = render_pass;
+    info.subpass = 0;
+    check_vk(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &pipelines[cull]),
+             "vkCreateGraphicsPipelines");
+  }
+}
+
+VkSampler ReferenceRenderer::Impl::sampler_for(uint32_t levels) {
+  auto found = samplers.find(levels);
+  if (found != samplers.end()) return found->second;
+  // Trilinear, repeat, no anisotropy: tessera::sample_trilinear's state.
+  VkSamplerCreateInfo info{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+  info.magFilter = VK_FILTER_LINEAR;
+  info.minFilter = VK_FILTER_LINEAR;
+  info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_LINEAR;
+  info.addressModeU = VK_SAMPLER_ADDRESS_MODE_REPEAT;
+  info.addressModeV = VK_SAMPLER_ADDRESS_MODE_REPEAT;
+  info.addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT;
+  info.mipLodBias = 0.0f;
+  info.anisotropyEnable = VK_FALSE;
+  info.maxAnisotropy = 1.0f;
+  info.compareEnable = VK_FALSE;
+  info.minLod = 0.0f;
+  info.maxLod = float(levels - 1);
+  info.borderColor = VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK;
+  info.unnormalizedCoordinates = VK_FALSE;
+  VkSampler sampler = VK_NULL_HANDLE;
+  check_vk(vkCreateSampler(context.device, &info, nullptr, &sampler), "vkCreateSampler");
+  samplers.emplace(levels, sampler);
+  return sampler;
+}
+
+VkDescriptorSet ReferenceRenderer::Impl::allocate_texture_set(VkDescriptorPool pool,
+                                                              const GpuImage& image,
+                                                              uint32_t levels) {
+  VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  info.descriptorPool = pool;
+  info.descriptorSetCount = 1;
+  info.pSetLayouts = &texture_set_layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  check_vk(vkAllocateDescriptorSets(context.device, &info, &set), "vkAllocateDescriptorSets");
+  VkDescriptorImageInfo image_info{sampler_for(levels), image.view,
+                                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  write.dstSet = set;
+  write.dstBinding = 0;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  write.pImageInfo = &image_info;
+  vkUpdateDescriptorSets(context.device, 1, &write, 0, nullptr);
+  return set;
+}
+
+GpuImage ReferenceRenderer::Impl::upload_texture(const Texture& texture, DeviceArena& arena,
+                                                 const char* what) {
+  const uint32_t levels = uint32_t(texture.levels.size());
+  const uint32_t width = uint32_t(texture.levels[0].width);
+  const uint32_t height = uint32_t(texture.levels[0].height);
+  GpuImage image = create_image(context, arena, width, height, levels, kColorFormat,
+                                VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                VK_IMAGE_ASPECT_COLOR_BIT, what);
+  VkImageMemoryBarrier barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.image = image.image;
+  barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, 1};
+  barrier.srcAccessMask = 0;
+  barrier.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+  vkCmdPipelineBarrier(uploader->commands(), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                       VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 1, &barrier);
+  for (uint32_t level = 0; level < levels; ++level) {
+    const Image& src = texture.levels[level];
+    uploader->copy_to_image(image.image, level, uint32_t(src.width), uint32_t(src.height),
+                            src.pixels.data());
+  }
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+  barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+  barrier.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+  vkCmdPipelineBarrier(uploader->commands(), VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0, nullptr, 0, nullptr, 1,
+                       &barrier);
+  return image;
+}
+
+void ReferenceRenderer::Impl::create_frame_resources() {
+  frame_uniforms = create_buffer(
+      context, *persistent_arena, sizeof(FrameUniforms), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0,
+      "the frame uniform buffer");
+
+  const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1},
+                                         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1}};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.maxSets = 2;
+  pool_info.poolSizeCount = 2;
+  pool_info.pPoolSizes = sizes;
+  check_vk(vkCreateDescriptorPool(context.device, &pool_info, nullptr, &persistent_pool),
+           "vkCreateDescriptorPool");
+
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = persistent_pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &frame_set_layout;
+  check_vk(vkAllocateDescriptorSets(context.device, &alloc, &frame_set),
+           "vkAllocateDescriptorSets");
+  VkDescriptorBufferInfo buffer_info{frame_uniforms.buffer, 0, sizeof(FrameUniforms)};
+  VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  write.dstSet = frame_set;
+  write.dstBinding = 0;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+  write.pBufferInfo = &buffer_info;
+  vkUpdateDescriptorSets(context.device, 1, &write, 0, nullptr);
+
+  Texture white;
+  white.name = "vkref white";
+  white.levels.emplace_back(1, 1, pack_rgba8(255, 255, 255, 255));
+  white_texture = upload_texture(white, *persistent_arena, "the white texture");
+  uploader->flush();
+  white_set = allocate_texture_set(persistent_pool, white_texture, 1);
+
+  frame_cmd = context.allocate_command_buffer();
+}
+
+void ReferenceRenderer::Impl::release_scene() {
+  VkDevice device = context.device;
+  for (MeshBuffers& mesh : meshes) {
+    destroy_buffer(context, mesh.vertices);
+    destroy_buffer(context, mesh.indices);
+  }
+  meshes.clear();
+  for (GpuImage& image : textures) destroy_image(context, image);
+  textures.clear();
+  texture_sets.clear();
+  if (scene_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, scene_pool, nullptr);
+  scene_pool = VK_NULL_HANDLE;
+  if (scene_arena) scene_arena->reset();
+  draws = SceneDraws{};
+}
+
+void ReferenceRenderer::Impl::release_target() {
+  if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(context.device, framebuffer, nullptr);
+  framebuffer = VK_NULL_HANDLE;
+  destroy_image(context, color);
+  destroy_image(context, depth);
+  destroy_buffer(context, readback);
+  if (target_arena) target_arena->reset();
+  target_width = 0;
+  target_height = 0;
+}
+
+void ReferenceRenderer::Impl::ensure_target(int width, int height) {
+  const VkPhysicalDeviceLimits& limits = context.properties.limits;
+  const uint32_t max_w = std::min(limits.maxFramebufferWidth, limits.maxImageDimension2D);
+  const uint32_t max_h = std::min(limits.maxFramebufferHeight, limits.maxImageDimension2D);
+  if (width < 1 || height < 1 || uint32_t(width) > max_w || uint32_t(height) > max_h) {
+    throw Error("vkref: frame size " + std::to_string(width) + "x" + std::to_string(height) +
+                " is outside 1x1.." + std::to_string(max_w) + "x" + std::to_string(max_h) +
+                " for this device");
+  }
+  if (width == target_width && height == target_height) return;
+  check_vk(vkDeviceWaitIdle(context.device), "vkDeviceWaitIdle");
+  release_target();
+  color = create_image(context, *target_arena, uint32_t(width), uint32_t(height), 1, kColorFormat,
+                       VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                       VK_IMAGE_ASPECT_COLOR_BIT, "the colour attachment");
+  depth = create_image(context, *target_arena, uint32_t(width), uint32_t(height), 1, kDepthFormat,
+                       VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
+                       "the depth attachment");
+  readback =
+      create_buffer(context, *target_arena, VkDeviceSize(width) * VkDeviceSize(height) * 4,
+                    VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                    VK_MEMORY_PROPERTY_HOST_CACHED_BIT, "the read-back buffer");
+  const VkImageView views[2] = {color.view, depth.view};
+  VkFramebufferCreateInfo info{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+  info.renderPass = render_pass;
+  info.attachmentCount = 2;
+  info.pAttachments = views;
+  info.width = uint32_t(width);
+  info.height = uint32_t(height);
+  info.layers = 1;
+  check_vk(vkCreateFramebuffer(context.device, &info, nullptr, &framebuffer),
+           "vkCreateFramebuffer");
+  target_width = width;
+  target_height = height;
+}
+
+void ReferenceRenderer::Impl::write_frame_uniforms(const Camera& camera, int width, int height) {
+  FrameUniforms u{};
+  u.view_projection = camera_matrices(camera, width, height).view_projection;
+  u.ambient = glm::vec4(draws.ambient, 0.0f);
+  u.light_count = glm::ivec4(int(draws.lights.size()), 0, 0, 0);
+  for (size_t i = 0; i < draws.lights.size(); ++i) {
+    const Light& light = draws.lights[i];
+    u.lights[i].direction = glm::vec4(light.direction, 0.0f);
+    u.lights[i].position = glm::vec4(light.position, 1.0f);
+    u.lights[i].color = glm::vec4(light.color, light.intensity);
+    u.lights[i].type = glm::uvec4(uint32_t(light.type), 0u, 0u, 0u);
+  }
+  std::memcpy(frame_uniforms.memory.mapped, &u, sizeof(u));
+}
+
+void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions& options,
+                                     bool with_readback) {
+  check_vk(vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  check_vk(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
+
+  VkClearValue clears[2]{};
+  // Linear background; the sRGB attachment encodes it like any shader output.
+  clears[0].color = {{draws.background.r, draws.background.g, draws.background.b, 1.0f}};
+  clears[1].depthStencil = {1.0f, 0};
+  VkRenderPassBeginInfo pass{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+  pass.renderPass = render_pass;
+  pass.framebuffer = framebuffer;
+  pass.renderArea = {{0, 0}, {uint32_t(target_width), uint32_t(target_height)}};
+  pass.clearValueCount = 2;
+  pass.pClearValues = clears;
+  vkCmdBeginRenderPass(cmd, &pass, VK_SUBPASS_CONTENTS_INLINE);
+
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines[options.cull_backface ? 1 : 0]);
+  const VkViewport viewport{0.0f, 0.0f, float(target_width), float(target_height), 0.0f, 1.0f};
+  vkCmdSetViewport(cmd, 0, 1, &viewport);
+  const VkRect2D scissor{{0, 0}, {uint32_t(target_width), uint32_t(target_height)}};
+  vkCmdSetScissor(cmd, 0, 1, &scissor);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame_set,
+                          0, nullptr);
+
+  VkDescriptorSet bound_set = VK_NULL_HANDLE;
+  uint32_t bound_mesh = UINT32_MAX;
+  for (const Instance& instance : draws.instances) {
+    const MeshBuffers& mesh = meshes[instance.mesh];
+    if (mesh.index_count == 0) continue;
+    const Material& material = draws.materials[instance.material];
+    const VkDescriptorSet set =
+        material.texture >= 0 ? texture_sets[size_t(material.texture)] : white_set;
+    if (set != bound_set) {
+      vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 1, 1, &set, 0,
+                              nullptr);
+      bound_set = set;
+    }
+    InstancePushConstants push{};
+    push.model = instance.transform;
+    const glm::mat3 normal_matrix = glm::transpose(glm::inverse(glm::mat3(instance.transform)));
+    for (int c = 0; c < 3; ++c) push.normal_matrix[c] = glm::vec4(normal_matrix[c], 0.0f);
+    push.base_color = glm::vec4(material.base_color, material.texture >= 0 ? 1.0f : 0.0f);
+    vkCmdPushConstants(cmd, pipeline_layout,
+                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push),
+                       &push);
+    if (instance.mesh != bound_mesh) {
+      const VkDeviceSize offset = 0;
+      vkCmdBindVertexBuffers(cmd, 0, 1, &mesh.vertices.buffer, &offset);
+      vkCmdBindIndexBuffer(cmd, mesh.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+      bound_mesh = instance.mesh;
+    }
+    vkCmdDrawIndexed(cmd, mesh.index_count, 1, 0, 0, 0);
+  }
+  vkCmdEndRenderPass(cmd);
+
+  if (with_readback) {
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {uint32_t(target_width), uint32_t(target_height), 1};
+    vkCmdCopyImageToBuffer(cmd, color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer,
+                           1, &region);
+    VkBufferMemoryBarrier to_host{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+    to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    to_host.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    to_host.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    to_host.buffer = readback.buffer;
+    to_host.offset = 0;
+    to_host.size = VK_WHOLE_SIZE;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0,
+                         nullptr, 1, &to_host, 0, nullptr);
+  }
+  check_vk(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+}
+
+namespace {
+
+// Throws tessera::Error naming the scene and the element when the scene could make the device
+// read out of bounds or exceeds a device limit.
+void check_scene(const Scene& scene, const VkPhysicalDeviceLimits& limits) {
+  const std::string what =
+      "vkref: scene" + (scene.source.empty() ? std::string() : " " + scene.source.string());
+  if (scene.lights.size() > size_t(kMaxLights)) {
+    throw Error(what + ": " + std::to_string(scene.lights.size()) + " lights, at most " +
+                std::to_string(kMaxLights));
+  }
+  for (size_t m = 0; m < scene.meshes.size(); ++m) {
+    const Mesh& mesh = scene.meshes[m];
+    const std::string name = what + ": mesh " + std::to_string(m) + " '" + mesh.name + "'";
+    if (mesh.indices.size() % 3 != 0) throw Error(name + ": index count is not a multiple of 3");
+    if (mesh.indices.size() > size_t(UINT32_MAX)) throw Error(name + ": too many indices");
+    const size_t vertex_count = mesh.vertices.size();
+    for (size_t i = 0; i < mesh.indices.size(); ++i) {
+      if (mesh.indices[i] >= vertex_count) {
+        throw Error(name + ": index " + std::to_string(i) + " = " +
+                    std::to_string(mesh.indices[i]) + " is out of range (" +
+                    std::to_string(vertex_count) + " vertices)");
+      }
+    }
+  }
+  for (size_t t = 0; t < scene.textures.size(); ++t) {
+    const Texture& texture = scene.textures[t];
+    const std::string name = what + ": texture " + std::to_string(t) + " '" + texture.name + "'";
+    if (texture.levels.empty()) throw Error(name + ": no mip levels");
+    const int w0 = texture.levels[0].width;
+    const int h0 = texture.levels[0].height;
+    if (w0 < 1 || h0 < 1 || uint32_t(w0) > limits.maxImageDimension2D ||
+        uint32_t(h0) > limits.maxImageDimension2D) {
+      throw Error(name + ": size " + std::to_string(w0) + "x" + std::to_string(h0) +
+                  " is outside 1.." + std::to_string(limits.maxImageDimension2D));
+    }
+    const int full_chain = int(std::bit_width(uint32_t(std::max(w0, h0))));
+    if (int(texture.levels.size()) > full_chain) {
+      throw Error(name + ": " + std::to_string(texture.levels.size()) + " mip levels, at most " +
+                  std::to_string(full_chain));
+    }
+    for (size_t l = 0; l < texture.levels.size(); ++l) {
+      const Image& level = texture.levels[l];
+      const int w = std::max(1, w0 >> l);
+      const int h = std::max(1, h0 >> l);
+      if (level.width != w || level.height != h || level.pixels.size() != size_t(w) * size_t(h)) {
+        throw Error(name + ": mip level " + std::to_string(l) + " is " +
+                    std::to_string(level.width) + "x" + std::to_string(level.height) + " with " +
+                    std::to_string(level.pixels.size()) + " pixels, expected " + std::to_string(w) +
+                    "x" + std::to_string(h));
+      }
+    }
+  }
+  for (size_t m = 0; m < scene.materials.size(); ++m) {
+    const int texture = scene.materials[m].texture;
+    if (texture < -1 || texture >= int(scene.textures.size())) {
+      throw Error(what + ": material " + std::to_string(m) + " uses texture " +
+                  std::to_string(texture) + " of " + std::to_string(scene.textures.size()));
+    }
+  }
+  for (size_t i = 0; i < scene.instances.size(); ++i) {
+    const Instance& instance = scene.instances[i];
+    if (instance.mesh >= scene.meshes.size() || instance.material >= scene.materials.size()) {
+      throw Error(what + ": instance " + std::to_string(i) + " uses mesh " +
+                  std::to_string(instance.mesh) + " of " + std::to_string(scene.meshes.size()) +
+                  " and material " + std::to_string(instance.material) + " of " +
+                  std::to_string(scene.materials.size()));
+    }
+  }
+}
+
+}  // namespace
+
+ReferenceRenderer::ReferenceRenderer() : impl_(std::make_unique<Impl>()) {}
+ReferenceRenderer::~ReferenceRenderer() = default;
+
+std::unique_ptr<ReferenceRenderer> ReferenceRenderer::create(const DeviceOptions& options) {
+  std::unique_ptr<ReferenceRenderer> renderer(new ReferenceRenderer());
+  renderer->impl_->init(options);  // on a throw, ~Impl releases whatever was created
+  return renderer;
+}
+
+std::string ReferenceRenderer::device_name() const { return impl_->context.properties.deviceName; }
+
+void ReferenceRenderer::upload(const Scene& scene) {
+  Impl& s = *impl_;
+  check_scene(scene, s.context.properties.limits);
+  check_vk(vkDeviceWaitIdle(s.context.device), "vkDeviceWaitIdle");
+  s.release_scene();
+  try {
+    s.meshes.resize(scene.meshes.size());
+    for (size_t m = 0; m < scene.meshes.size(); ++m) {
+      const Mesh& mesh = scene.meshes[m];
+      MeshBuffers& out = s.meshes[m];
+      if (mesh.indices.empty() || mesh.vertices.empty()) continue;
+      const std::string what = "mesh '" + mesh.name + "'";
+      const VkDeviceSize vertex_bytes = mesh.vertices.size() * sizeof(Vertex);
+      const VkDeviceSize index_bytes = mesh.indices.size() * sizeof(uint32_t);
+      out.vertices =
+          create_buffer(s.context, *s.scene_arena, vertex_bytes,
+                        VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0,
+                        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, what.c_str());
+      out.indices =
+          create_buffer(s.context, *s.scene_arena, index_bytes,
+                        VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0,
+                        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, what.c_str());
+      out.index_count = uint32_t(mesh.indices.size());
+      s.uploader->copy_to_buffer(out.vertices.buffer, 0, mesh.vertices.data(), vertex_bytes);
+      s.uploader->copy_to_buffer(out.indices.buffer, 0, mesh.indices.data(), index_bytes);
+    }
+    // Vertex and index reads wait for the copies.
+    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_INDEX_READ_BIT;
+    vkCmdPipelineBarrier(s.uploader->commands(), VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, 0, 1, &barrier, 0, nullptr, 0,
+                         nullptr);
+
+    for (const Texture& texture : scene.textures) {
+      const std::string what = "texture '" + texture.name + "'";
+      s.textures.push_back(s.upload_texture(texture, *s.scene_arena, what.c_str()));
+    }
+    s.uploader->flush();
+
+    if (!scene.textures.empty()) {
+      const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                      uint32_t(scene.textures.size())};
+      VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+      pool_info.maxSets = uint32_t(scene.textures.size());
+      pool_info.poolSizeCount = 1;
+      pool_info.pPoolSizes = &size;
+      check_vk(vkCreateDescriptorPool(s.context.device, &pool_info, nullptr, &s.scene_pool),
+               "vkCreateDescriptorPool");
+      for (size_t t = 0; t < scene.textures.size(); ++t) {
+        s.texture_sets.push_back(s.allocate_texture_set(s.scene_pool, s.textures[t],
+                                                        uint32_t(scene.textures[t].levels.size())));
+      }
+    }
+  } catch (...) {
+    try {
+      s.uploader->flush();
+    } catch (...) {
+      // The device is unusable; the resources below are still released.
+    }
+    vkDeviceWaitIdle(s.context.device);
+    s.release_scene();
+    throw;
+  }
+  s.draws.materials = scene.materials;
+  s.draws.instances = scene.instances;
+  s.draws.lights = scene.lights;
+  s.draws.ambient = scene.ambient;
+  s.draws.background = scene.background;
+}
+
+Image ReferenceRenderer::render(const Camera& camera, const ReferenceOptions& options) {
+  Impl& s = *impl_;
+  s.ensure_target(options.width, options.height);
+  s.write_frame_uniforms(camera, options.width, options.height);
+  s.record(s.frame_cmd, options, true);
+  s.context.submit_and_wait(s.frame_cmd);
+  Image image(options.width, options.height);
+  std::memcpy(image.pixels.data(), s.readback.memory.mapped, image.pixels.size() * sizeof(Rgba8));
+  return image;
+}
+
+double ReferenceRenderer::render_timed(const Camera& camera, const ReferenceOptions& options,
+                                       int repetitions, std::vector<double>* frame_ms) {
+  if (repetitions < 1) {
+    throw Error("vkref: render_timed needs at least one repetition, got " +
+                std::to_string(repetitions));
+  }
+  Impl& s = *impl_;
+  s.ensure_target(options.width, options.height);
+  s.write_frame_uniforms(camera, options.width, options.height);
+  s.record(s.frame_cmd, options, false);
+  s.context.submit_and_wait(s.frame_cmd);  // warm-up: lazy pipeline compilation, caches
+  std::vector<double> times;
+  times.reserve(size_t(repetitions));
+  for (int i = 0; i < repetitions; ++i) times.push_back(s.context.submit_and_wait(s.frame_cmd));
+  if (frame_ms) *frame_ms = times;
+  std::sort(times.begin(), times.end());
+  const size_t mid = times.size() / 2;
+  return times.size() % 2 ? times[mid] : 0.5 * (times[mid - 1] + times[mid]);
+}
+
+}  // namespace tessera::vkref

@@ -1,0 +1,55 @@
+// Byte layouts shared between the reference renderer and its GLSL programs
+// (shaders/glsl/lambert.vert, lambert.frag). Private to tools/vkref.
+#pragma once
+
+#include <cstddef>
+#include <glm/glm.hpp>
+
+#include "tessera/scene.h"
+
+namespace tessera::vkref {
+
+// One light in the frame block (std140), 64 bytes:
+//   0 direction.xyz  (directional: direction the light travels, world)
+//  16 position.xyz   (point: world position)
+//  32 color.rgb      (linear), color.a = intensity
+//  48 type.x         (tessera::LightType: 0 directional, 1 point)
+struct GpuLight {
+  glm::vec4 direction{0.0f};
+  glm::vec4 position{0.0f};
+  glm::vec4 color{0.0f};
+  glm::uvec4 type{0u};
+};
+static_assert(sizeof(GpuLight) == 64, "std140 struct Light in lambert.frag");
+
+// Frame uniform block (set 0, binding 0, std140), 608 bytes:
+//   0 view_projection (column-major mat4)
+//  64 ambient.rgb (linear)
+//  80 light_count.x
+//  96 lights[kMaxLights]
+struct FrameUniforms {
+  glm::mat4 view_projection{1.0f};
+  glm::vec4 ambient{0.0f};
+  glm::ivec4 light_count{0};
+  GpuLight lights[kMaxLights];
+};
+static_assert(sizeof(FrameUniforms) == 608, "std140 FrameBlock in lambert.frag");
+static_assert(offsetof(FrameUniforms, ambient) == 64);
+static_assert(offsetof(FrameUniforms, light_count) == 80);
+static_assert(offsetof(FrameUniforms, lights) == 96);
+
+// Per-draw push constants (VERTEX | FRAGMENT), 128 bytes, the guaranteed minimum
+// maxPushConstantsSize:
+//   0 model (object to world, column-major mat4)          vertex stage
+//  64 normal_matrix[3] (columns of transpose(inverse(mat3(model))), xyz used)   vertex stage
+// 112 base_color.rgb (linear); base_color.a = 1 when the material is textured   fragment stage
+struct InstancePushConstants {
+  glm::mat4 model{1.0f};
+  glm::vec4 normal_matrix[3];
+  glm::vec4 base_color{0.0f};
+};
+static_assert(sizeof(InstancePushConstants) == 128, "push constant blocks in lambert.vert/.frag");
+static_assert(offsetof(InstancePushConstants, normal_matrix) == 64);
+static_assert(offsetof(InstancePushConstants, base_color) == 112);
+
+}  // namespace tessera::vkref
