@@ -53,6 +53,15 @@ struct LambertFragmentShader {
     glm::vec3 ambient{0.0f};
     int light_count = 0;
     Light lights[kMaxLights];
+    // Per light: -normalize(direction) for directional lights. Derived once per frame by
+    // prepare_lights() instead of per pixel; the value is the formula's l.
+    glm::vec3 to_light[kMaxLights];
+
+    void prepare_lights() {
+      for (int l = 0; l < light_count; ++l) {
+        to_light[l] = lights[l].type == LightType::directional ? -glm::normalize(lights[l].direction) : glm::vec3(0.0f);
+      }
+    }
   };
 
   // Shades the four pixels of a 2x2 quad (order: (0,0), (1,0), (0,1), (1,1)). All four carry
@@ -85,7 +94,7 @@ struct LambertFragmentShader {
         glm::vec3 dir;
         float attenuation = 1.0f;
         if (light.type == LightType::directional) {
-          dir = -glm::normalize(light.direction);
+          dir = u.to_light[l];
         } else {
           const glm::vec3 d = light.position - world;
           const float dist2 = glm::dot(d, d);

@@ -83,6 +83,7 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   fs_common.ambient = scene.ambient;
   fs_common.light_count = int(std::min<size_t>(scene.lights.size(), kMaxLights));
   for (int i = 0; i < fs_common.light_count; ++i) fs_common.lights[i] = scene.lights[size_t(i)];
+  fs_common.prepare_lights();
 
   // Draw list: one draw per instance, in scene order.
   std::vector<Draw> draws;

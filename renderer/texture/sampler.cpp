@@ -7,10 +7,11 @@ namespace tessera {
 
 namespace {
 
-// Repeat addressing for any integer coordinate, including negative ones.
+// Repeat addressing. Coordinates arrive reduced to one period, so a texel index is at most
+// one step outside [0, size): a compare replaces the integer division of a general modulo.
 inline int wrap(int i, int size) {
-  const int m = i % size;
-  return m < 0 ? m + size : m;
+  if (i < 0) return i + size;
+  return i >= size ? i - size : i;
 }
 
 inline glm::vec4 decode(Rgba8 c) {

@@ -65,9 +65,8 @@ TEST_P(Determinism, TileSizeChangesNoPixel) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, Determinism, ::testing::Values("default.json", "bench/objects.json"),
-                         [](const auto& info) {
-                           std::string n = std::filesystem::path(info.param).stem().string();
-                           return n;
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           return std::filesystem::path(p.param).stem().string();
                          });
 
 TEST(Renderer, OddSizesAndTinyFrames) {
