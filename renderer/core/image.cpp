@@ -42,19 +42,6 @@ std::filesystem::path temporary_path_for(const std::filesystem::path& path) {
 // Linear value at which the encoded byte steps from k-1 to k: the decoded midpoint between
 // the two codes, (k - 0.5) / 255 in the sRGB domain. Computed in double so comparing a float
 // against it rounds exactly as the standard formula evaluated exactly would.
-const std::array<double, 256>& srgb_step_thresholds() {
-  static const std::array<double, 256> table = [] {
-    std::array<double, 256> t{};
-    t[0] = 0.0;
-    for (int k = 1; k < 256; ++k) {
-      const double s = (double(k) - 0.5) / 255.0;
-      t[size_t(k)] = s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4);
-    }
-    return t;
-  }();
-  return table;
-}
-
 }  // namespace
 
 void write_png(const std::filesystem::path& path, const Image& image) {
@@ -158,26 +145,33 @@ float linear_to_srgb(float c) {
   return float(l <= 0.0031308 ? l * 12.92 : 1.055 * std::pow(l, 1.0 / 2.4) - 0.055);
 }
 
-uint8_t encode_srgb8(float linear) {
-  if (!(linear > 0.0f)) return 0;  // also catches NaN
-  if (linear >= 1.0f) return 255;
-  // The code is the number of step thresholds at or below the value: a binary search over
-  // the 255 steps instead of a pow per pixel, with the same rounding as the exact formula.
-  const std::array<double, 256>& t = srgb_step_thresholds();
-  const auto it = std::upper_bound(t.begin() + 1, t.end(), double(linear));
-  return uint8_t(it - (t.begin() + 1));
-}
+namespace detail {
 
-float decode_srgb8(uint8_t encoded) {
-  static const std::array<float, 256> table = [] {
-    std::array<float, 256> t{};
-    for (int i = 0; i < 256; ++i) {
-      const double s = double(i) / 255.0;
-      t[size_t(i)] = float(s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4));
-    }
-    return t;
-  }();
-  return table[encoded];
+namespace {
+SrgbTables make_srgb_tables() {
+  SrgbTables t{};
+  for (int i = 0; i < 256; ++i) {
+    const double s = double(i) / 255.0;
+    t.decode[i] = float(s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4));
+  }
+  t.step[0] = 0.0;
+  for (int k = 1; k < 256; ++k) {
+    const double s = (double(k) - 0.5) / 255.0;
+    t.step[k] = s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4);
+  }
+  for (int i = 0; i <= 4096; ++i) {
+    const double linear = double(i) / 4096.0;
+    int code = 0;
+    while (code < 255 && linear >= t.step[code + 1]) ++code;
+    t.bucket[i] = uint8_t(code);
+  }
+  return t;
 }
+}  // namespace
+
+// Built during static initialisation; nothing reads it before main().
+const SrgbTables srgb_tables = make_srgb_tables();
+
+}  // namespace detail
 
 }  // namespace tessera

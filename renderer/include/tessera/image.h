@@ -38,9 +38,29 @@ double psnr_rgb(const Image& a, const Image& b);
 // sRGB transfer functions on [0, 1].
 float srgb_to_linear(float c);
 float linear_to_srgb(float c);
-// Rounds a linear value in [0,1] (clamped; NaN gives 0) to an sRGB-encoded byte.
-uint8_t encode_srgb8(float linear);
-// Table lookup: decoded linear value of an sRGB-encoded byte.
-float decode_srgb8(uint8_t encoded);
+
+namespace detail {
+// Immutable tables for the per-pixel sRGB conversions, built once at program start.
+struct SrgbTables {
+  float decode[256];       // linear value of each encoded byte
+  double step[256];        // step[k], k >= 1: smallest linear value whose rounded code is k
+  uint8_t bucket[4097];    // code of the linear value i / 4096: a start point for encode
+};
+extern const SrgbTables srgb_tables;
+}  // namespace detail
+
+// Rounds a linear value in [0,1] (clamped; NaN gives 0) to the nearest sRGB-encoded byte,
+// exactly as the formula would. Per pixel: one bucket lookup and one or two compares, since
+// no 1/4096-wide bucket holds more than one step.
+inline uint8_t encode_srgb8(float linear) {
+  if (!(linear > 0.0f)) return 0;  // also NaN
+  if (linear >= 1.0f) return 255;
+  const detail::SrgbTables& t = detail::srgb_tables;
+  unsigned code = t.bucket[unsigned(linear * 4096.0f)];
+  while (code < 255 && double(linear) >= t.step[code + 1]) ++code;
+  return uint8_t(code);
+}
+// Decoded linear value of an sRGB-encoded byte.
+inline float decode_srgb8(uint8_t encoded) { return detail::srgb_tables.decode[encoded]; }
 
 }  // namespace tessera
