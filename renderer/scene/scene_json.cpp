@@ -372,8 +372,9 @@ Camera SceneReader::read_camera(const Json& j, const std::string& path, bool all
   ObjectReader r(j, file_, path);
   Camera c;
   if (allow_name) {
-    if (const auto name = r.optional_string("name"); name && name->empty()) {
-      r.at("name").fail("name must not be empty");
+    if (const auto name = r.optional_string("name")) {
+      if (name->empty()) r.at("name").fail("name must not be empty");
+      c.name = *name;
     }
   }
   c.position = r.required_vec3("position", kCoordinate);

@@ -158,6 +158,7 @@ TEST(SceneJson, ReferencesResolveByNameAndGeneratorsGetTheirParameters) {
   EXPECT_EQ(s.lights[1].color, glm::vec3(1.0f));
   ASSERT_EQ(s.cameras.size(), 1u);
   EXPECT_EQ(s.cameras[0].fov_y_degrees, 45.0f);
+  EXPECT_EQ(s.cameras[0].name, "top") << "camera names are kept for --camera NAME";
   EXPECT_EQ(s.ambient, glm::vec3(0.1f, 0.1f, 0.2f));
   EXPECT_EQ(s.background, glm::vec3(0.4f, 0.6f, 0.9f));
 }

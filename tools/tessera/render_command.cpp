@@ -34,7 +34,10 @@ bool parse_floats(const std::string& text, std::vector<float>& out) {
 }
 
 Camera parse_camera(const std::string& spec, const Scene& scene) {
-  if (!spec.empty() && spec.find(',') == std::string::npos) {
+  if (spec.find(',') == std::string::npos) {
+    for (const Camera& c : scene.cameras) {
+      if (!c.name.empty() && c.name == spec) return c;
+    }
     size_t used = 0;
     unsigned long index = 0;
     try {
@@ -42,7 +45,12 @@ Camera parse_camera(const std::string& spec, const Scene& scene) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != spec.size()) throw Error("--camera " + spec + ": expected an index into the scene's cameras or px,py,pz,tx,ty,tz[,fov]");
+    std::string names;
+    for (const Camera& c : scene.cameras) names += (names.empty() ? "" : ", ") + (c.name.empty() ? std::string("(unnamed)") : c.name);
+    if (spec.empty() || used != spec.size()) {
+      throw Error("--camera " + spec + ": not a camera of the scene (" + (names.empty() ? "it has no extra cameras" : names) +
+                  "), an index, or px,py,pz,tx,ty,tz[,fov]");
+    }
     if (index >= scene.cameras.size()) {
       throw Error("--camera " + spec + ": the scene has " + std::to_string(scene.cameras.size()) + " extra cameras");
     }
@@ -91,7 +99,7 @@ void add_render_command(CLI::App& app, RenderArgs& args) {
   cmd->add_option("--threads", args.threads, "Worker threads, 0 = all (results never depend on it)");
   cmd->add_option("--tile-size", args.tile_size, "Fixed binning tile size in pixels (multiple of 8)");
   cmd->add_option("--camera", args.cameras,
-                  "View: index into the scene's \"cameras\", or px,py,pz,tx,ty,tz[,fov]; repeat for a batch");
+                  "View: a name or index from the scene's \"cameras\", or px,py,pz,tx,ty,tz[,fov]; repeat for a batch");
   cmd->add_flag("--all-cameras", args.all_cameras, "Batch: the scene camera, then every entry of \"cameras\"");
   cmd->add_option("--orbit", args.orbit, "Batch: N turntable frames around the camera target")->check(CLI::Range(0, 100000));
   cmd->add_flag("-q,--quiet", args.quiet, "No summary");

@@ -66,6 +66,7 @@ struct Light {
 constexpr int kMaxLights = 8;
 
 struct Camera {
+  std::string name;  // optional; entries of Scene::cameras can be picked by it
   glm::vec3 position{0.0f, 1.0f, 5.0f};
   glm::vec3 target{0.0f};
   glm::vec3 up{0.0f, 1.0f, 0.0f};
