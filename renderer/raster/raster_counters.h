@@ -24,6 +24,9 @@ class Stats;
   X(setup, "raster.triangles.setup", "triangles set up for rasterization")                         \
   X(bin_entries, "raster.bins.entries", "triangle-tile pairs in the bin lists")                    \
   X(tiles_touched, "raster.bins.tiles_nonempty", "tiles with at least one triangle")               \
+  X(blocks_rejected, "raster.blocks.rejected", "8x8 blocks in a triangle's box that no edge test can reach (skipped)") \
+  X(blocks_full, "raster.blocks.full", "8x8 blocks wholly inside a triangle (no per-pixel edge tests)")     \
+  X(blocks_partial, "raster.blocks.partial", "8x8 blocks partly covered (pixel centres tested)")            \
   X(quads_covered, "raster.quads.covered", "2x2 quads with at least one covered pixel")             \
   X(quads_shaded, "raster.quads.shaded", "quads with at least one pixel passing the depth test")    \
   X(fragments_covered, "raster.fragments.covered", "pixel centres inside a triangle")              \
