@@ -138,6 +138,16 @@ TEST(TriangleSetup, SnapsToEighthBitSubpixels) {
   EXPECT_EQ(t.x[2], 9 * 256 + 1);
 }
 
+// A tile buffer with its storage and counters, cleared to black and far depth.
+struct TestTile {
+  TestTile(int w, int h) : color(size_t(w * h), 0), depth(size_t(w * h), 1.0f), buffer{0, 0, w, h, color.data(), depth.data()} {}
+  std::vector<Rgba8> color;
+  std::vector<float> depth;
+  TileBuffer buffer;
+  RasterCounters rc;
+  SamplerCounters sc;
+};
+
 struct FlatShader {
   struct Uniforms {
     glm::vec3 color;
@@ -150,11 +160,8 @@ struct FlatShader {
 TEST(TileRasterizer, DepthTestLessKeepsNearest) {
   // Two overlapping full-tile triangles pairs at depths 0.7 then 0.3 then 0.5: the 0.3 one wins.
   const int w = 16, h = 16;
-  std::vector<Rgba8> color(size_t(w * h), 0);
-  std::vector<float> depth(size_t(w * h), 1.0f);
-  TileBuffer tile{0, 0, w, h, color.data(), depth.data()};
-  RasterCounters rc;
-  SamplerCounters sc;
+  TestTile tt(w, h);
+  auto& [color, depth, tile, rc, sc] = tt;
   const float zs[3] = {0.7f, 0.3f, 0.5f};
   const glm::vec3 colors[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   for (int k = 0; k < 3; ++k) {
@@ -197,11 +204,8 @@ TEST(TileRasterizer, PerspectiveCorrectInterpolation) {
   const float l0 = 1.0f - 2.0f * l12;
   const float expected = (2.0f * l12 / 4.0f) / (l0 + 2.0f * l12 / 4.0f);
   // Read it back through a probe shader that writes the varying as red.
-  std::vector<Rgba8> color(size_t(w * h), 0);
-  std::vector<float> depth(size_t(w * h), 1.0f);
-  TileBuffer tile{0, 0, w, h, color.data(), depth.data()};
-  RasterCounters rc;
-  SamplerCounters sc;
+  TestTile tt(w, h);
+  auto& [color, depth, tile, rc, sc] = tt;
   rasterize_triangle<Probe, 8>(t, Probe::Uniforms{}, tile, rc, sc);
   const float got = decode_srgb8(channel(color[size_t(15 * w + 15)], 0));
   EXPECT_NEAR(got, expected, 0.01f);  // within sRGB 8-bit quantisation
@@ -224,11 +228,8 @@ TEST(TileRasterizer, BlockTraversalMatchesBruteForceCoverage) {
       {glm::vec2{0.2f, 0.1f}, {63.5f, 60.9f}, {60.7f, 63.8f}},
   };
   for (const auto& tri : cases) {
-    std::vector<Rgba8> color(size_t(w * h), 0);
-    std::vector<float> depth(size_t(w * h), 1.0f);
-    TileBuffer tile{0, 0, w, h, color.data(), depth.data()};
-    RasterCounters rc;
-    SamplerCounters sc;
+    TestTile tt(w, h);
+    auto& [color, depth, tile, rc, sc] = tt;
     TriangleSetup t;
     ASSERT_EQ(setup_triangle(at_pixel(tri[0].x, tri[0].y, w, h), at_pixel(tri[1].x, tri[1].y, w, h),
                              at_pixel(tri[2].x, tri[2].y, w, h), Viewport{w, h}, false, 0, 0, t),
@@ -244,11 +245,8 @@ TEST(TileRasterizer, BlockTraversalMatchesBruteForceCoverage) {
 
 TEST(TileRasterizer, BigTriangleAcceptsInteriorBlocksWhole) {
   const int w = 64, h = 64;
-  std::vector<Rgba8> color(size_t(w * h), 0);
-  std::vector<float> depth(size_t(w * h), 1.0f);
-  TileBuffer tile{0, 0, w, h, color.data(), depth.data()};
-  RasterCounters rc;
-  SamplerCounters sc;
+  TestTile tt(w, h);
+  auto& [color, depth, tile, rc, sc] = tt;
   TriangleSetup t;
   ASSERT_EQ(setup_triangle(at_pixel(-100, -100, w, h), at_pixel(-100, 300, w, h), at_pixel(300, -100, w, h), Viewport{w, h},
                            false, 0, 0, t),

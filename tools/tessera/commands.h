@@ -14,6 +14,7 @@ struct RenderArgs {
   std::filesystem::path scene;
   std::filesystem::path output;        // PNG
   std::filesystem::path stats;         // stats JSON (optional)
+  std::filesystem::path csv;           // one row of numeric stats per frame (optional)
   std::filesystem::path config;        // config JSON (optional)
   std::optional<int> width, height, threads, tile_size;
   std::vector<std::string> cameras;    // explicit views: index into the scene's "cameras" or px,py,pz,tx,ty,tz[,fov]

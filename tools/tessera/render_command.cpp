@@ -1,8 +1,10 @@
 // `tessera render`: offline capture of one view or a batch of views to PNG + stats JSON.
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <sstream>
+#include <variant>
 
 #include <glm/gtc/constants.hpp>
 
@@ -86,6 +88,44 @@ std::vector<Camera> orbit_cameras(const Camera& base, int frames) {
   return cams;
 }
 
+// Per-frame series: a header of statistic names from the first frame, then one row per
+// frame, flushed as it is written so an interrupted batch keeps every finished frame.
+class StatsCsv {
+ public:
+  explicit StatsCsv(const std::filesystem::path& path) : path_(path) {
+    std::error_code ec;
+    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+    out_.open(path, std::ios::binary | std::ios::trunc);
+    if (!out_) throw Error(path.string() + ": cannot open for writing");
+  }
+
+  void add(const Stats& stats) {
+    if (columns_.empty()) {
+      for (const auto& [name, value] : stats.values()) {
+        if (!std::holds_alternative<std::string>(value)) columns_.push_back(name);
+      }
+      for (size_t i = 0; i < columns_.size(); ++i) out_ << (i ? "," : "") << columns_[i];
+      out_ << "\n";
+    }
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      if (i) out_ << ',';
+      if (!stats.has(columns_[i])) continue;  // empty cell: not measured in this frame
+      const Stats::Value& v = stats.get(columns_[i]);
+      if (const auto* u = std::get_if<uint64_t>(&v)) out_ << *u;
+      else if (const auto* n = std::get_if<int64_t>(&v)) out_ << *n;
+      else if (const auto* d = std::get_if<double>(&v); d && std::isfinite(*d)) out_ << *d;
+    }
+    out_ << "\n";
+    out_.flush();
+    if (!out_) throw Error(path_.string() + ": write failed");
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::ofstream out_;
+  std::vector<std::string> columns_;
+};
+
 }  // namespace
 
 void add_render_command(CLI::App& app, RenderArgs& args) {
@@ -93,6 +133,7 @@ void add_render_command(CLI::App& app, RenderArgs& args) {
   cmd->add_option("scene", args.scene, "Scene JSON file (docs/scene-format.md)")->required();
   cmd->add_option("-o,--output", args.output, "Output PNG (batches insert _NNNN before the extension)");
   cmd->add_option("--stats", args.stats, "Statistics JSON (docs/stats.md)");
+  cmd->add_option("--csv", args.csv, "Per-frame series: one CSV row of numeric statistics per frame");
   cmd->add_option("--config", args.config, "Config JSON (docs/config.md); flags below override it");
   cmd->add_option("--width", args.width, "Frame width in pixels (1..16384)");
   cmd->add_option("--height", args.height, "Frame height in pixels (1..16384)");
@@ -133,6 +174,8 @@ int run_render(const RenderArgs& args) {
       args.output.empty() ? std::filesystem::path("out") / (args.scene.stem().string() + ".png") : args.output;
 
   Renderer renderer(config);
+  std::optional<StatsCsv> csv;
+  if (!args.csv.empty()) csv.emplace(args.csv);
   ProgressBar progress("render", views.size());
   for (size_t i = 0; i < views.size(); ++i) {
     Frame frame = renderer.render(scene, views[i]);
@@ -143,6 +186,7 @@ int run_render(const RenderArgs& args) {
     if (!args.stats.empty()) {
       write_text_file(batch ? numbered(args.stats, i) : args.stats, frame.stats.to_json_text() + "\n");
     }
+    if (csv) csv->add(frame.stats);
     if (batch) progress.update(i + 1);
     if (!args.quiet && (!batch || i + 1 == views.size())) {
       std::cout << "wrote " << png.string();
