@@ -208,6 +208,22 @@ const char* index_palette_mode_name(IndexPaletteMode mode) {
 
 std::optional<IndexPaletteEncoding> encode_index_palette(const ColorTile& tile, Rgba8 clear_color, IndexBits& bits) {
   if (tile.samples < 2) return std::nullopt;  // 1x has no index bits
+  // No mode holds more than 1 colour at 2x, 3 at 4x, 8 at 8x: most shaded tiles have more, and
+  // are turned away here after a few compares instead of a full palette build.
+  const int cap = tile.samples >= 8 ? 8 : tile.samples >= 4 ? 3 : 1;
+  Rgba8 distinct[8];
+  int count = 0;
+  for (int i = 0; i < kTilePixels * tile.samples; ++i) {
+    const Rgba8 c = tile.color[size_t(i)];
+    int k = 0;
+    while (k < count && distinct[k] != c) ++k;
+    if (k < count) continue;
+    if (count == cap) {
+      bits = IndexBits{};
+      return std::nullopt;
+    }
+    distinct[count++] = c;
+  }
   const Palette palette = tile_palette(tile);
   static constexpr IndexPaletteMode kOrder[] = {IndexPaletteMode::one_colour, IndexPaletteMode::two_colour,
                                                 IndexPaletteMode::method_b,   IndexPaletteMode::method_b_clear,

@@ -34,7 +34,16 @@ const char* plane_codec_name(PlaneCodec codec) {
   return "?";
 }
 
+namespace {
+
+// Palette codec that gives up (returns the raw form) once its size reaches `limit_bits`:
+// colours are only counted until 32 bits each would already exceed what the caller has.
+CompressedPlane compress_palette(const Plane& plane, int limit_bits);
+
+}  // namespace
+
 CompressedPlane compress_plane(const Plane& plane, PlaneCodec codec) {
+  if (codec == PlaneCodec::palette) return compress_palette(plane, kPlaneBits);
   CompressedPlane out;
   out.codec = codec;
   BitWriter w(out.words.data(), kPlaneBits);
@@ -55,18 +64,6 @@ CompressedPlane compress_plane(const Plane& plane, PlaneCodec codec) {
     for (size_t i = 0; i < plane.size() && fits; ++i) {
       for (int k = 0; k < 4 && fits; ++k) fits = w.put(uint64_t(channel_of(plane[i], k) - lo[k]), width[k]);
     }
-  } else if (codec == PlaneCodec::palette) {
-    Rgba8 colors[kTilePixels];
-    int count = 0;
-    for (Rgba8 c : plane) {
-      if (std::find(colors, colors + count, c) == colors + count) colors[count++] = c;
-    }
-    const int index_bits = bits_for(count - 1);
-    fits = w.put(uint64_t(count - 1), 5);
-    for (int i = 0; i < count && fits; ++i) fits = w.put(colors[i], 32);
-    for (size_t i = 0; i < plane.size() && fits; ++i) {
-      fits = w.put(uint64_t(std::find(colors, colors + count, plane[i]) - colors), index_bits);
-    }
   } else {
     return uncompressed(plane);
   }
@@ -76,10 +73,48 @@ CompressedPlane compress_plane(const Plane& plane, PlaneCodec codec) {
 }
 
 CompressedPlane compress_plane_best(const Plane& plane) {
-  const CompressedPlane delta = compress_plane(plane, PlaneCodec::delta);
-  const CompressedPlane palette = compress_plane(plane, PlaneCodec::palette);
-  return palette.bits < delta.bits ? palette : delta;
+  // Delta's size is known from the channel ranges alone, so the palette is tried against it
+  // and only the winner is packed.
+  int lo[4] = {255, 255, 255, 255}, hi[4] = {0, 0, 0, 0};
+  for (Rgba8 c : plane) {
+    for (int k = 0; k < 4; ++k) {
+      lo[k] = std::min(lo[k], channel_of(c, k));
+      hi[k] = std::max(hi[k], channel_of(c, k));
+    }
+  }
+  int delta_bits = 32 + 16;
+  for (int k = 0; k < 4; ++k) delta_bits += kTilePixels * bits_for(hi[k] - lo[k]);
+  const int delta_or_raw = std::min(delta_bits, kPlaneBits);
+  const CompressedPlane palette = compress_palette(plane, delta_or_raw);
+  if (palette.bits < delta_or_raw) return palette;
+  return compress_plane(plane, PlaneCodec::delta);  // raw when delta does not beat 1024 bits
 }
+
+namespace {
+
+CompressedPlane compress_palette(const Plane& plane, int limit_bits) {
+  CompressedPlane out;
+  out.codec = PlaneCodec::palette;
+  Rgba8 colors[kTilePixels];
+  int count = 0;
+  for (Rgba8 c : plane) {
+    if (std::find(colors, colors + count, c) != colors + count) continue;
+    colors[count++] = c;
+    if (5 + 32 * count >= limit_bits) return uncompressed(plane);  // cannot win any more
+  }
+  BitWriter w(out.words.data(), kPlaneBits);
+  const int index_bits = bits_for(count - 1);
+  bool fits = w.put(uint64_t(count - 1), 5);
+  for (int i = 0; i < count && fits; ++i) fits = w.put(colors[i], 32);
+  for (size_t i = 0; i < plane.size() && fits; ++i) {
+    fits = w.put(uint64_t(std::find(colors, colors + count, plane[i]) - colors), index_bits);
+  }
+  if (!fits || w.used() >= std::min(limit_bits, kPlaneBits)) return uncompressed(plane);
+  out.bits = w.used();
+  return out;
+}
+
+}  // namespace
 
 Plane decompress_plane(const CompressedPlane& in) {
   Plane plane{};

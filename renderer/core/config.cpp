@@ -84,6 +84,9 @@ void validate_config(const Config& c) {
   range(what, "raster.tile_size", c.raster.tile_size, 8, 1024);
   if (c.raster.tile_size % 8 != 0) throw Error("config: raster.tile_size must be a multiple of 8");
   range(what, "raster.guard_band", c.raster.guard_band, 0, 32768);
+  if (c.raster.msaa != 1 && c.raster.msaa != 2 && c.raster.msaa != 4 && c.raster.msaa != 8) {
+    throw Error("config: raster.msaa = " + std::to_string(c.raster.msaa) + " is not one of 1, 2, 4, 8");
+  }
 }
 
 Config config_from_json_text(const std::string& text, const std::string& what) {
@@ -100,6 +103,7 @@ Config config_from_json_text(const std::string& text, const std::string& what) {
     r.field("width", c.frame.width);
     r.field("height", c.frame.height);
     r.field("threads", c.frame.threads);
+    r.field("keep_samples", c.frame.keep_samples);
     r.finish();
   }
   if (const json* f = root.child("raster")) {
@@ -108,6 +112,7 @@ Config config_from_json_text(const std::string& text, const std::string& what) {
     r.field("cull_backface", c.raster.cull_backface);
     r.field("guard_band", c.raster.guard_band);
     r.field("store_depth", c.raster.store_depth);
+    r.field("msaa", c.raster.msaa);
     r.finish();
   }
   root.finish();
@@ -132,10 +137,12 @@ std::string config_to_json_text(const Config& c) {
   j["frame"]["width"] = c.frame.width;
   j["frame"]["height"] = c.frame.height;
   j["frame"]["threads"] = c.frame.threads;
+  j["frame"]["keep_samples"] = c.frame.keep_samples;
   j["raster"]["tile_size"] = c.raster.tile_size;
   j["raster"]["cull_backface"] = c.raster.cull_backface;
   j["raster"]["guard_band"] = c.raster.guard_band;
   j["raster"]["store_depth"] = c.raster.store_depth;
+  j["raster"]["msaa"] = c.raster.msaa;
   return j.dump(2);
 }
 

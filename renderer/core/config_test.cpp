@@ -26,8 +26,9 @@ TEST(Config, DefaultsRoundTrip) {
 }
 
 TEST(Config, PartialOverridesKeepDefaults) {
-  const Config c = config_from_json_text(R"({"raster": {"tile_size": 32}})", "x");
+  const Config c = config_from_json_text(R"({"raster": {"tile_size": 32, "msaa": 4}})", "x");
   EXPECT_EQ(c.raster.tile_size, 32);
+  EXPECT_EQ(c.raster.msaa, 4);
   EXPECT_EQ(c.frame.width, 1280);
 }
 
@@ -37,6 +38,8 @@ TEST(Config, RejectsBadInputNamingIt) {
   EXPECT_NE(error_of(R"({"frame": {"width": 16385}})").find("out of range"), std::string::npos);
   EXPECT_NE(error_of(R"({"frame": {"height": -5}})").find("frame.height"), std::string::npos);
   EXPECT_NE(error_of(R"({"raster": {"tile_size": 20}})").find("multiple of 8"), std::string::npos);
+  EXPECT_NE(error_of(R"({"raster": {"msaa": 3}})").find("raster.msaa = 3 is not one of 1, 2, 4, 8"), std::string::npos);
+  EXPECT_NE(error_of(R"({"raster": {"msaa": 16}})").find("raster.msaa"), std::string::npos);
   EXPECT_NE(error_of(R"({"raster": {"cull_backface": 1}})").find("expected true or false"), std::string::npos);
   EXPECT_NE(error_of(R"({"frame": {"width": 1.5}})").find("expected an integer"), std::string::npos);
   EXPECT_NE(error_of(R"({"frame": )").find("invalid JSON"), std::string::npos);

@@ -7,11 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/counter_set.h"
 #include "eu/eu_opcode.h"
 
-namespace tessera {
-class Stats;
-}
 
 namespace tessera::eu {
 
@@ -36,29 +34,23 @@ namespace tessera::eu {
   X(float_to_int, "eu.fma.float_to_int", "float-to-integer floor conversions (scalef's src1)")       \
   X(mux, "eu.fma.mux_uses", "selections through the muxes getexp/getmant/scalef add")
 
-struct EuCounters {
-  enum Id : int {
-#define TESSERA_X(name, key, desc) name,
-    TESSERA_EU_COUNTERS(TESSERA_X)
-#undef TESSERA_X
-        count
-  };
-  std::array<uint64_t, count> v{};
-  std::array<uint64_t, kOpcodeCount> instructions{};  // lane operations per opcode
+TESSERA_DEFINE_COUNTER_IDS(EuCounterIds, TESSERA_EU_COUNTERS);
 
-  uint64_t& operator[](Id id) { return v[size_t(id)]; }
-  uint64_t operator[](Id id) const { return v[size_t(id)]; }
+// Block counters plus lane operations per opcode.
+struct EuCounters : CounterSet<EuCounterIds> {
+  std::array<uint64_t, kOpcodeCount> instructions{};
+
+  using CounterSet<EuCounterIds>::operator[];
   uint64_t& operator[](Opcode op) { return instructions[size_t(op)]; }
   uint64_t operator[](Opcode op) const { return instructions[size_t(op)]; }
   void merge(const EuCounters& o) {
-    for (size_t i = 0; i < v.size(); ++i) v[i] += o.v[i];
+    CounterSet<EuCounterIds>::merge(o);
     for (size_t i = 0; i < instructions.size(); ++i) instructions[i] += o.instructions[i];
   }
   // Writes every counter as a stats key ("eu.fma.rounder", "eu.instructions.getmant", ...).
   void publish(Stats& stats) const;
-  static const char* key(Id id);
+  using CounterSet<EuCounterIds>::key;
   static const char* key(Opcode op);
-  static const char* description(Id id);
 };
 
 }  // namespace tessera::eu

@@ -14,8 +14,10 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "color/color_counters.h"
 #include "geometry/clipper.h"
 #include "raster/raster_counters.h"
+#include "raster/sample_pattern.h"
 #include "raster/tile_rasterizer.h"
 #include "raster/triangle_setup.h"
 #include "shaders/lambert.h"
@@ -55,6 +57,152 @@ size_t find_draw(const std::vector<Draw>& draws, size_t i, Field field) {
   auto it = std::upper_bound(draws.begin(), draws.end(), i,
                              [&](size_t value, const Draw& d) { return value < d.*field; });
   return size_t(it - draws.begin()) - 1;
+}
+
+// Everything the tile stage reads, shared by all tiles of a frame.
+struct TileJob {
+  const std::vector<BinChunk>* chunks;
+  const std::vector<Draw>* draws;
+  TileGrid grid;
+  int width;
+  int height;
+  int samples;
+  bool store_depth;
+  Rgba8 clear_color;
+  Image* color;                // resolved frame
+  std::vector<float>* depth;   // sample 0 of each pixel
+  Frame* frame;                // per-block colour states
+};
+
+// Renders one tile with kSamples samples per pixel into `color`/`depth` scratch of
+// tile_size^2 * kSamples entries, stores it (resolving multisampled colour by a box filter in
+// linear space) and accounts its memory traffic.
+template <int kSamples>
+void render_tile(const TileJob& job, int tile_index, Rgba8* color, float* depth, RasterCounters& rc,
+                 MemoryLedger& ledger, color::ColorCounters* job_color) {
+  const TileGrid& grid = job.grid;
+  TileBuffer tile;
+  tile.x0 = (tile_index % grid.tiles_x) * grid.tile_size;
+  tile.y0 = (tile_index / grid.tiles_x) * grid.tile_size;
+  tile.width = std::min(grid.tile_size, job.width - tile.x0);
+  tile.height = std::min(grid.tile_size, job.height - tile.y0);
+  tile.color = color;
+  tile.depth = depth;
+  const size_t pixels = size_t(tile.width) * size_t(tile.height);
+  std::fill_n(tile.color, pixels * kSamples, job.clear_color);
+  std::fill_n(tile.depth, pixels * kSamples, 1.0f);
+  SamplerCounters sampler;
+  uint64_t entries = 0;
+  for (const BinChunk& chunk : *job.chunks) {
+    const uint32_t begin = chunk.offsets[size_t(tile_index)];
+    const uint32_t end = chunk.offsets[size_t(tile_index) + 1];
+    entries += end - begin;
+    for (uint32_t k = begin; k < end; ++k) {
+      const TriangleSetup& t = chunk.setups[chunk.entries[k]];
+      rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, (*job.draws)[t.draw].fs, tile, rc, sampler);
+    }
+  }
+  if (entries) ++rc[RasterCounters::tiles_touched];
+  rc[RasterCounters::texture_samples] += sampler.samples;
+  rc[RasterCounters::texel_fetches] += sampler.texel_fetches;
+  // Parameter buffer read-back: the tile's list entries and the records they name.
+  ledger.add_read(MemoryClient::parameter, entries * (sizeof(uint32_t) + sizeof(TriangleSetup)));
+  ledger.add_read(MemoryClient::texture, sampler.texel_fetches * sizeof(Rgba8));
+  // Tile store. Depth: every sample when configured. Colour at 1x: the pixels. A multisampled
+  // target goes through the colour unit in 8x4 blocks: each is compressed on store (control
+  // code, index bits, planes) and the resolve reads it back through the decompressor, so the
+  // frame is built from exactly what the colour unit stored.
+  if (job.store_depth) ledger.add_write(MemoryClient::depth, pixels * kSamples * sizeof(float));
+  if constexpr (kSamples == 1) {
+    ledger.add_write(MemoryClient::color, pixels * sizeof(Rgba8));
+  } else {
+    color::ColorCounters before = *job_color;
+    for (int by = 0; by < tile.height; by += color::kTileHeight) {
+      for (int bx = 0; bx < tile.width; bx += color::kTileWidth) {
+        color::ColorTile block;
+        block.samples = kSamples;
+        for (int p = 0; p < color::kTilePixels; ++p) {
+          const int x = bx + p % color::kTileWidth, y = by + p / color::kTileWidth;
+          const bool inside = x < tile.width && y < tile.height;  // blocks past the frame edge hold the clear colour
+          for (int k = 0; k < kSamples; ++k) {
+            block.at(p, k) = inside ? tile.color[(size_t(y) * size_t(tile.width) + size_t(x)) * kSamples + size_t(k)]
+                                    : job.clear_color;
+          }
+        }
+        const color::StoredTile stored = color::store_tile(block, job.clear_color);
+        job_color->add(stored);
+        job.frame->color_states[size_t((tile.y0 + by) / color::kTileHeight) * size_t(job.frame->color_blocks_x) +
+                                size_t((tile.x0 + bx) / color::kTileWidth)] = uint8_t(stored.state);
+        const color::ColorTile loaded = color::load_tile(stored, job.clear_color);
+        for (int p = 0; p < color::kTilePixels; ++p) {
+          const int x = bx + p % color::kTileWidth, y = by + p / color::kTileWidth;
+          if (x >= tile.width || y >= tile.height) continue;
+          for (int k = 0; k < kSamples; ++k) {
+            tile.color[(size_t(y) * size_t(tile.width) + size_t(x)) * kSamples + size_t(k)] = loaded.at(p, k);
+          }
+        }
+      }
+    }
+    // Bytes of this bin tile per client, written on store and read again by the resolve.
+    const uint64_t plane_bytes = (job_color->plane_bits - before.plane_bits + 7) / 8;
+    const uint64_t index_bytes = (job_color->index_bits - before.index_bits + 7) / 8;
+    const uint64_t control_bytes = (job_color->control_bits - before.control_bits + 7) / 8;
+    ledger.add_write(MemoryClient::color, plane_bytes);
+    ledger.add_write(MemoryClient::color_index, index_bytes);
+    ledger.add_write(MemoryClient::color_control, control_bytes);
+    ledger.add_read(MemoryClient::color, plane_bytes);
+    ledger.add_read(MemoryClient::color_index, index_bytes);
+    ledger.add_read(MemoryClient::color_control, control_bytes);
+    ledger.add_write(MemoryClient::color, pixels * sizeof(Rgba8));  // the resolved image
+  }
+  for (int y = 0; y < tile.height; ++y) {
+    for (int x = 0; x < tile.width; ++x) {
+      const size_t src = (size_t(y) * size_t(tile.width) + size_t(x)) * kSamples;
+      const size_t dst = size_t(tile.y0 + y) * size_t(job.width) + size_t(tile.x0 + x);
+      (*job.depth)[dst] = tile.depth[src];
+      if (!job.frame->samples.empty()) {
+        std::copy_n(tile.color + src, kSamples, job.frame->samples.begin() + std::ptrdiff_t(dst * kSamples));
+      }
+      if constexpr (kSamples == 1) {
+        job.color->pixels[dst] = tile.color[src];
+      } else {
+        glm::vec3 sum(0.0f);
+        for (int k = 0; k < kSamples; ++k) {
+          const Rgba8 c = tile.color[src + size_t(k)];
+          sum += glm::vec3(decode_srgb8(channel(c, 0)), decode_srgb8(channel(c, 1)), decode_srgb8(channel(c, 2)));
+        }
+        job.color->pixels[dst] = encode_color(sum * (1.0f / float(kSamples)));
+      }
+    }
+  }
+}
+
+// color.* statistics (docs/stats.md): present when the target is multisampled.
+void publish_color(Stats& s, const color::ColorCounters& cc) {
+  uint64_t tiles = 0;
+#define TESSERA_X(name, code, desc)                                                    \
+  s.set("color.tiles." #name, cc.tiles_by_state[size_t(color::TileState::name)]); \
+  tiles += cc.tiles_by_state[size_t(color::TileState::name)];
+  TESSERA_COLOR_TILE_STATES(TESSERA_X)
+#undef TESSERA_X
+  s.set("color.tiles.total", tiles);
+  const uint64_t stored = (cc.plane_bits + 7) / 8 + (cc.index_bits + 7) / 8 + (cc.control_bits + 7) / 8;
+  s.set("color.bytes.planes", (cc.plane_bits + 7) / 8);
+  s.set("color.bytes.index", (cc.index_bits + 7) / 8);
+  s.set("color.bytes.control", (cc.control_bits + 7) / 8);
+  s.set("color.bytes.total", stored);
+  s.set("color.baseline.uncompressed_bytes", cc.baseline_uncompressed_bits / 8);
+  s.set("color.baseline.planes_only_bytes", cc.baseline_planes_only_bits / 8);
+  s.set("color.ratio.vs_uncompressed",
+        cc.baseline_uncompressed_bits ? double(stored) / double(cc.baseline_uncompressed_bits / 8) : 0.0);
+  s.set("color.ratio.vs_planes_only",
+        cc.baseline_planes_only_bits ? double(stored) / double(cc.baseline_planes_only_bits / 8) : 0.0);
+  for (size_t b = 0; b < color::kBitsHistogramEdges.size(); ++b) {
+    const std::string name = b + 1 < color::kBitsHistogramEdges.size()
+                                 ? "color.bits_per_tile.le_" + std::to_string(color::kBitsHistogramEdges[b])
+                                 : "color.bits_per_tile.more";
+    s.set(name, cc.bits_histogram[b]);
+  }
 }
 
 }  // namespace
@@ -117,8 +265,13 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   frame.color = Image(width, height);
   frame.depth.assign(size_t(width) * size_t(height), 1.0f);
   const TileGrid grid = TileGrid::make(width, height, cfg.raster.tile_size);
+  frame.tile_size = grid.tile_size;
+  frame.tiles_x = grid.tiles_x;
+  frame.tiles_y = grid.tiles_y;
+  frame.tiles.resize(size_t(grid.tile_count()));
   const GuardBand guard = GuardBand::from_pixels(cfg.raster.guard_band, width, height);
-  const Viewport viewport{width, height};
+  const int samples = cfg.raster.msaa;
+  const Viewport viewport{width, height, sample_extent(samples)};
   const bool cull = cfg.raster.cull_backface;
   const Rgba8 clear_color = encode_color(scene.background);
 
@@ -128,6 +281,7 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   std::vector<RasterCounters> chunk_counters(chunk_count);
   std::vector<RasterCounters> tile_counters(size_t(grid.tile_count()));
   std::vector<MemoryLedger> tile_ledgers(size_t(grid.tile_count()));
+  std::vector<color::ColorCounters> tile_color(size_t(grid.tile_count()));
   double vertex_ms = 0, primitive_ms = 0, raster_ms = 0;
 
   arena.execute([&] {
@@ -196,7 +350,7 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
           }
         }
         rc[RasterCounters::setup] += chunk.setups.size();
-        bin_chunk(grid, chunk);
+        bin_chunk(grid, viewport.samples, chunk);
         rc[RasterCounters::bin_entries] += chunk.entries.size();
       }
     });
@@ -204,47 +358,26 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
 
     // Tile stage.
     t0 = Clock::now();
+    if (samples > 1) {
+      frame.color_blocks_x = (width + color::kTileWidth - 1) / color::kTileWidth;
+      frame.color_blocks_y = (height + color::kTileHeight - 1) / color::kTileHeight;
+      frame.color_states.assign(size_t(frame.color_blocks_x) * size_t(frame.color_blocks_y), 0);
+      frame.samples_per_pixel = samples;
+      if (cfg.frame.keep_samples) frame.samples.assign(size_t(width) * size_t(height) * size_t(samples), 0);
+    }
+    const TileJob job{&chunks, &draws, grid, width, height, samples, cfg.raster.store_depth, clear_color, &frame.color,
+                      &frame.depth, &frame};
     tbb::parallel_for(tbb::blocked_range<int>(0, grid.tile_count(), 1), [&](const tbb::blocked_range<int>& r) {
-      std::vector<Rgba8> color(size_t(grid.tile_size) * size_t(grid.tile_size));
+      std::vector<Rgba8> color(size_t(grid.tile_size) * size_t(grid.tile_size) * size_t(samples));
       std::vector<float> depth(color.size());
       for (int tile_index = r.begin(); tile_index < r.end(); ++tile_index) {
         RasterCounters& rc = tile_counters[size_t(tile_index)];
         MemoryLedger& ledger = tile_ledgers[size_t(tile_index)];
-        TileBuffer tile;
-        tile.x0 = (tile_index % grid.tiles_x) * grid.tile_size;
-        tile.y0 = (tile_index / grid.tiles_x) * grid.tile_size;
-        tile.width = std::min(grid.tile_size, width - tile.x0);
-        tile.height = std::min(grid.tile_size, height - tile.y0);
-        tile.color = color.data();
-        tile.depth = depth.data();
-        const size_t pixels = size_t(tile.width) * size_t(tile.height);
-        std::fill_n(tile.color, pixels, clear_color);
-        std::fill_n(tile.depth, pixels, 1.0f);
-        SamplerCounters sampler;
-        uint64_t entries = 0;
-        for (const BinChunk& chunk : chunks) {
-          const uint32_t begin = chunk.offsets[size_t(tile_index)];
-          const uint32_t end = chunk.offsets[size_t(tile_index) + 1];
-          entries += end - begin;
-          for (uint32_t k = begin; k < end; ++k) {
-            const TriangleSetup& t = chunk.setups[chunk.entries[k]];
-            rasterize_triangle<FragmentShader, kVaryings>(t, draws[t.draw].fs, tile, rc, sampler);
-          }
-        }
-        if (entries) ++rc[RasterCounters::tiles_touched];
-        rc[RasterCounters::texture_samples] += sampler.samples;
-        rc[RasterCounters::texel_fetches] += sampler.texel_fetches;
-        // Parameter buffer read-back: the tile's list entries and the records they name.
-        ledger.add_read(MemoryClient::parameter, entries * (sizeof(uint32_t) + sizeof(TriangleSetup)));
-        ledger.add_read(MemoryClient::texture, sampler.texel_fetches * sizeof(Rgba8));
-        // Tile store: colour always, depth when configured.
-        ledger.add_write(MemoryClient::color, pixels * sizeof(Rgba8));
-        if (cfg.raster.store_depth) ledger.add_write(MemoryClient::depth, pixels * sizeof(float));
-        for (int y = 0; y < tile.height; ++y) {
-          const size_t src = size_t(y) * size_t(tile.width);
-          const size_t dst = size_t(tile.y0 + y) * size_t(width) + size_t(tile.x0);
-          std::copy_n(tile.color + src, tile.width, frame.color.pixels.begin() + std::ptrdiff_t(dst));
-          std::copy_n(tile.depth + src, tile.width, frame.depth.begin() + std::ptrdiff_t(dst));
+        switch (samples) {
+          case 2: render_tile<2>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)]); break;
+          case 4: render_tile<4>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)]); break;
+          case 8: render_tile<8>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)]); break;
+          default: render_tile<1>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)]); break;
         }
       }
     });
@@ -256,6 +389,16 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   counters[RasterCounters::vertices_shaded] = total_vertices;
   for (const RasterCounters& c : chunk_counters) counters.merge(c);
   for (const RasterCounters& c : tile_counters) counters.merge(c);
+  // Per-tile workload for tools (Frame::tiles): list lengths from the bin lists, the rest from
+  // each tile's own counters.
+  for (size_t t = 0; t < frame.tiles.size(); ++t) {
+    TileWork& work = frame.tiles[t];
+    uint64_t entries = 0;
+    for (const BinChunk& chunk : chunks) entries += chunk.offsets[t + 1] - chunk.offsets[t];
+    work.bin_entries = uint32_t(entries);
+    work.fragments_covered = uint32_t(tile_counters[t][RasterCounters::fragments_covered]);
+    work.quads_shaded = uint32_t(tile_counters[t][RasterCounters::quads_shaded]);
+  }
   MemoryLedger ledger;
   for (const MemoryLedger& l : tile_ledgers) ledger.merge(l);
   ledger.add_read(MemoryClient::vertex, total_vertices * sizeof(Vertex));
@@ -270,12 +413,18 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   s.set("frame.triangles", uint64_t(total_triangles));
   s.set("frame.tile_size", uint64_t(grid.tile_size));
   s.set("frame.tiles", uint64_t(grid.tile_count()));
+  s.set("frame.msaa", uint64_t(samples));
   s.set("frame.threads", uint64_t(arena.max_concurrency()));
   s.set("frame.time_ms.vertex", vertex_ms);
   s.set("frame.time_ms.primitive", primitive_ms);
   s.set("frame.time_ms.tile", raster_ms);
   s.set("frame.time_ms.total", ms_since(t_start));
   counters.publish(s);
+  if (samples > 1) {
+    color::ColorCounters cc;
+    for (const color::ColorCounters& c : tile_color) cc.merge(c);
+    publish_color(s, cc);
+  }
   ledger.publish(s);
   return frame;
 }

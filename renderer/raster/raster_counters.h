@@ -2,14 +2,9 @@
 // and the frame sums them, so counting never takes a lock.
 #pragma once
 
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <string>
+#include "core/counter_set.h"
 
 namespace tessera {
-
-class Stats;
 
 // X(name, stats key, meaning)
 #define TESSERA_RASTER_COUNTERS(X)                                                                  \
@@ -29,31 +24,16 @@ class Stats;
   X(blocks_partial, "raster.blocks.partial", "8x8 blocks partly covered (pixel centres tested)")            \
   X(quads_covered, "raster.quads.covered", "2x2 quads with at least one covered pixel")             \
   X(quads_shaded, "raster.quads.shaded", "quads with at least one pixel passing the depth test")    \
-  X(fragments_covered, "raster.fragments.covered", "pixel centres inside a triangle")              \
-  X(depth_passed, "raster.depth.passed", "fragments passing the LESS depth test")                  \
-  X(depth_failed, "raster.depth.failed", "fragments rejected by the depth test")                   \
+  X(fragments_covered, "raster.fragments.covered", "pixels with at least one covered sample")              \
+  X(samples_covered, "raster.samples.covered", "covered samples (equals fragments at 1x MSAA)")    \
+  X(depth_passed, "raster.depth.passed", "samples passing the LESS depth test")                    \
+  X(depth_failed, "raster.depth.failed", "samples rejected by the depth test")                     \
   X(fs_invocations, "raster.fs.invocations", "fragment shader invocations including helpers")      \
   X(fs_helpers, "raster.fs.helper_invocations", "helper invocations (uncovered quad pixels)")      \
   X(texture_samples, "texture.samples", "filtered texture lookups")                                \
   X(texel_fetches, "texture.texel_fetches", "RGBA8 texels read by the filters")
 
-struct RasterCounters {
-  enum Id : int {
-#define TESSERA_X(name, key, desc) name,
-    TESSERA_RASTER_COUNTERS(TESSERA_X)
-#undef TESSERA_X
-        count
-  };
-  std::array<uint64_t, count> v{};
-
-  uint64_t& operator[](Id id) { return v[size_t(id)]; }
-  uint64_t operator[](Id id) const { return v[size_t(id)]; }
-  void merge(const RasterCounters& o) {
-    for (size_t i = 0; i < v.size(); ++i) v[i] += o.v[i];
-  }
-  void publish(Stats& stats) const;
-  static const char* key(Id id);
-  static const char* description(Id id);
-};
+TESSERA_DEFINE_COUNTER_IDS(RasterCounterIds, TESSERA_RASTER_COUNTERS);
+using RasterCounters = CounterSet<RasterCounterIds>;
 
 }  // namespace tessera

@@ -10,20 +10,21 @@
 #include <cstdint>
 
 #include "raster/raster_counters.h"
+#include "raster/sample_pattern.h"
 #include "raster/triangle_setup.h"
 #include "tessera/image.h"
 #include "tessera/sampler.h"
 
 namespace tessera {
 
-// On-chip tile buffer: colour (sRGB-encoded RGBA8) and depth for one tile.
+// On-chip tile buffer: colour (sRGB-encoded RGBA8) and depth per sample for one tile.
 struct TileBuffer {
   int x0 = 0;  // viewport position of the tile's top-left pixel
   int y0 = 0;
   int width = 0;  // may be smaller than the tile size at the right and bottom edges
   int height = 0;
-  Rgba8* color = nullptr;  // width * height, row-major
-  float* depth = nullptr;
+  Rgba8* color = nullptr;  // width * height * samples: row-major pixels, samples adjacent
+  float* depth = nullptr;  // same layout
 };
 
 // Encodes a linear colour for the RGBA8 sRGB colour buffer (alpha 1).
@@ -35,9 +36,15 @@ inline Rgba8 encode_color(const glm::vec3& linear) {
 // edge at their extreme corners before any pixel is tested.
 constexpr int kRasterBlock = 8;
 
-template <typename FragmentShader, int kVaryingCount>
+// Rasterizes one triangle into one tile with kSamples samples per pixel (1, 2, 4 or 8 at the
+// Vulkan standard positions). Coverage and depth are per sample; the fragment program runs
+// once per pixel per triangle, at the pixel centre, and its colour goes to every covered
+// sample that passes the depth test. With one sample the only sample is the pixel centre.
+template <typename FragmentShader, int kVaryingCount, int kSamples = 1>
 void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::Uniforms& uniforms, TileBuffer& tile,
                         RasterCounters& counters, SamplerCounters& sampler) {
+  constexpr const auto& offsets = SamplePattern<kSamples>::offsets;
+  constexpr unsigned kAllSamples = (1u << kSamples) - 1;
   const int tx_end = tile.x0 + tile.width;
   const int ty_end = tile.y0 + tile.height;
   const int x_lo = std::max(t.min_x, tile.x0);
@@ -53,7 +60,29 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
   // Barycentric weight of vertex k is the edge function of the edge opposite it, (k+1)%3.
   const float inv_sum = 1.0f / float(-doubled_area(t));
   const int64_t step = int64_t(kSubpixelOne);
-  auto centre = [](int p) { return int64_t(p) * kSubpixelOne + kSubpixelHalf; };
+  // Edge value of each sample and of the pixel centre relative to the pixel's corner.
+  int64_t sample_delta[3][kSamples];
+  int64_t centre_delta[3];
+  for (int i = 0; i < 3; ++i) {
+    for (int k = 0; k < kSamples; ++k) sample_delta[i][k] = e[i].a * offsets[k].x + e[i].b * offsets[k].y;
+    centre_delta[i] = (e[i].a + e[i].b) * kSubpixelHalf;
+  }
+  SampleExtent reach{255, 0, 255, 0};
+  for (const SampleOffset& o : offsets) {
+    reach.min_x = std::min(reach.min_x, o.x);
+    reach.max_x = std::max(reach.max_x, o.x);
+    reach.min_y = std::min(reach.min_y, o.y);
+    reach.max_y = std::max(reach.max_y, o.y);
+  }
+  auto corner = [](int p) { return int64_t(p) * kSubpixelOne; };
+  auto barycentrics = [&](const int64_t v[3], float b[3]) {
+    b[0] = float(v[1] + bias[1]) * inv_sum;
+    b[1] = float(v[2] + bias[2]) * inv_sum;
+    b[2] = float(v[0] + bias[0]) * inv_sum;
+  };
+  auto pixel_index = [&](int px, int py) {
+    return (size_t(py - tile.y0) * size_t(tile.width) + size_t(px - tile.x0)) * kSamples;
+  };
 
   float varyings[4][kVaryingCount];
   glm::vec3 shaded[4];
@@ -68,10 +97,12 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
       bool rejected = false;
       bool full = true;
       for (int i = 0; i < 3; ++i) {
-        // Largest and smallest value of a linear function over the rectangle sit at
-        // opposite corners chosen by the signs of its gradient.
-        const int64_t hi = e[i].at(centre(e[i].a > 0 ? cx1 : cx0), centre(e[i].b > 0 ? cy1 : cy0));
-        const int64_t lo = e[i].at(centre(e[i].a > 0 ? cx0 : cx1), centre(e[i].b > 0 ? cy0 : cy1));
+        // Largest and smallest value of a linear function over the block's samples sit at
+        // opposite corners of their reach, chosen by the signs of its gradient.
+        const int64_t hi = e[i].at(e[i].a > 0 ? corner(cx1) + reach.max_x : corner(cx0) + reach.min_x,
+                                   e[i].b > 0 ? corner(cy1) + reach.max_y : corner(cy0) + reach.min_y);
+        const int64_t lo = e[i].at(e[i].a > 0 ? corner(cx0) + reach.min_x : corner(cx1) + reach.max_x,
+                                   e[i].b > 0 ? corner(cy0) + reach.min_y : corner(cy1) + reach.max_y);
         rejected = rejected || hi < 0;
         full = full && lo >= 0;
       }
@@ -83,52 +114,75 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
 
       for (int qy = cy0 & ~1; qy <= cy1; qy += 2) {
         int64_t row[3];
-        for (int i = 0; i < 3; ++i) row[i] = e[i].at(centre(cx0 & ~1), centre(qy));
+        for (int i = 0; i < 3; ++i) row[i] = e[i].at(corner(cx0 & ~1), corner(qy));
         for (int qx = cx0 & ~1; qx <= cx1; qx += 2) {
-          // Edge values at the four pixel centres: (0,0), (1,0), (0,1), (1,1).
-          int64_t ev[3][4];
+          // Edge values at the four pixel corners: (0,0), (1,0), (0,1), (1,1).
+          int64_t ec[3][4];
           for (int i = 0; i < 3; ++i) {
-            ev[i][0] = row[i];
-            ev[i][1] = row[i] + e[i].a * step;
-            ev[i][2] = row[i] + e[i].b * step;
-            ev[i][3] = row[i] + (e[i].a + e[i].b) * step;
+            ec[i][0] = row[i];
+            ec[i][1] = row[i] + e[i].a * step;
+            ec[i][2] = row[i] + e[i].b * step;
+            ec[i][3] = row[i] + (e[i].a + e[i].b) * step;
             row[i] += 2 * e[i].a * step;
           }
-          unsigned inside = 0;
+          unsigned coverage[4] = {0, 0, 0, 0};  // per pixel, one bit per sample
+          unsigned inside = 0;                  // pixels with any covered sample
           for (int p = 0; p < 4; ++p) {
             const int px = qx + (p & 1);
             const int pyi = qy + (p >> 1);
-            const bool in_rect = px >= cx0 && px <= cx1 && pyi >= cy0 && pyi <= cy1;
-            if (in_rect && (full || (ev[0][p] | ev[1][p] | ev[2][p]) >= 0)) inside |= 1u << p;
+            if (px < cx0 || px > cx1 || pyi < cy0 || pyi > cy1) continue;
+            if (full) {
+              coverage[p] = kAllSamples;
+            } else {
+              for (int k = 0; k < kSamples; ++k) {
+                const int64_t e0 = ec[0][p] + sample_delta[0][k];
+                const int64_t e1 = ec[1][p] + sample_delta[1][k];
+                const int64_t e2 = ec[2][p] + sample_delta[2][k];
+                if ((e0 | e1 | e2) >= 0) {
+                  coverage[p] |= 1u << k;
+                }
+              }
+            }
+            if (coverage[p]) inside |= 1u << p;
           }
           if (!inside) continue;
           ++counters[RasterCounters::quads_covered];
           counters[RasterCounters::fragments_covered] += unsigned(std::popcount(inside));
 
-          float b[4][3];
+          // Early depth per sample.
+          unsigned live_samples[4] = {0, 0, 0, 0};
+          float z[4][kSamples] = {};
+          unsigned covered_samples = 0, passed_samples = 0;
           for (int p = 0; p < 4; ++p) {
-            b[p][0] = float(ev[1][p] + bias[1]) * inv_sum;
-            b[p][1] = float(ev[2][p] + bias[2]) * inv_sum;
-            b[p][2] = float(ev[0][p] + bias[0]) * inv_sum;
+            if (!coverage[p]) continue;
+            const size_t base = pixel_index(qx + (p & 1), qy + (p >> 1));
+            for (int k = 0; k < kSamples; ++k) {
+              if (!(coverage[p] & (1u << k))) continue;
+              const int64_t v[3] = {ec[0][p] + sample_delta[0][k], ec[1][p] + sample_delta[1][k],
+                                    ec[2][p] + sample_delta[2][k]};
+              float b[3];
+              barycentrics(v, b);
+              z[p][k] = b[0] * t.z[0] + b[1] * t.z[1] + b[2] * t.z[2];
+              if (z[p][k] < tile.depth[base + size_t(k)]) live_samples[p] |= 1u << k;
+            }
+            covered_samples += unsigned(std::popcount(coverage[p]));
+            passed_samples += unsigned(std::popcount(live_samples[p]));
           }
+          counters[RasterCounters::samples_covered] += covered_samples;
+          counters[RasterCounters::depth_passed] += passed_samples;
+          counters[RasterCounters::depth_failed] += covered_samples - passed_samples;
           unsigned live = 0;
-          float z[4] = {1.0f, 1.0f, 1.0f, 1.0f};
-          for (int p = 0; p < 4; ++p) {
-            if (!(inside & (1u << p))) continue;
-            z[p] = b[p][0] * t.z[0] + b[p][1] * t.z[1] + b[p][2] * t.z[2];
-            const size_t idx = size_t(qy + (p >> 1) - tile.y0) * size_t(tile.width) + size_t(qx + (p & 1) - tile.x0);
-            if (z[p] < tile.depth[idx]) live |= 1u << p;
-          }
-          const unsigned passed = unsigned(std::popcount(live));
-          counters[RasterCounters::depth_passed] += passed;
-          counters[RasterCounters::depth_failed] += unsigned(std::popcount(inside)) - passed;
+          for (int p = 0; p < 4; ++p) live |= live_samples[p] ? 1u << p : 0u;
           if (!live) continue;
 
-          // Perspective-correct interpolation for all four pixels (helpers included).
+          // Perspective-correct interpolation at the four pixel centres (helpers included).
           for (int p = 0; p < 4; ++p) {
-            const float w0 = b[p][0] * t.inv_w[0];
-            const float w1 = b[p][1] * t.inv_w[1];
-            const float w2 = b[p][2] * t.inv_w[2];
+            const int64_t v[3] = {ec[0][p] + centre_delta[0], ec[1][p] + centre_delta[1], ec[2][p] + centre_delta[2]};
+            float b[3];
+            barycentrics(v, b);
+            const float w0 = b[0] * t.inv_w[0];
+            const float w1 = b[1] * t.inv_w[1];
+            const float w2 = b[2] * t.inv_w[2];
             const float inv = 1.0f / (w0 + w1 + w2);
             const float p0 = w0 * inv, p1 = w1 * inv, p2 = w2 * inv;
             for (int k = 0; k < kVaryingCount; ++k) {
@@ -140,10 +194,14 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
           counters[RasterCounters::fs_invocations] += 4;
           counters[RasterCounters::fs_helpers] += 4 - unsigned(std::popcount(inside));
           for (int p = 0; p < 4; ++p) {
-            if (!(live & (1u << p))) continue;
-            const size_t idx = size_t(qy + (p >> 1) - tile.y0) * size_t(tile.width) + size_t(qx + (p & 1) - tile.x0);
-            tile.depth[idx] = z[p];
-            tile.color[idx] = encode_color(shaded[p]);
+            if (!live_samples[p]) continue;
+            const Rgba8 c = encode_color(shaded[p]);
+            const size_t base = pixel_index(qx + (p & 1), qy + (p >> 1));
+            for (int k = 0; k < kSamples; ++k) {
+              if (!(live_samples[p] & (1u << k))) continue;
+              tile.depth[base + size_t(k)] = z[p][k];
+              tile.color[base + size_t(k)] = c;
+            }
           }
         }
       }

@@ -11,9 +11,12 @@ namespace {
 // Round to the fixed-point grid (ties to even, as the FPU's default rounding does).
 inline int32_t snap(float window) { return int32_t(std::nearbyint(window * float(kSubpixelOne))); }
 
-// Pixel index range whose centres (p + 0.5) can lie within [lo, hi] fixed-point.
-inline int first_pixel(int32_t lo) { return int((int64_t(lo) - kSubpixelHalf + kSubpixelOne - 1) >> kSubpixelBits); }
-inline int last_pixel(int32_t hi) { return int((int64_t(hi) - kSubpixelHalf) >> kSubpixelBits); }
+// Pixel index range with a sample (at offset o from the pixel corner) inside [lo, hi]:
+// the first pixel p with p * 256 + max_offset >= lo, the last with p * 256 + min_offset <= hi.
+inline int first_pixel(int32_t lo, int32_t max_offset) {
+  return int((int64_t(lo) - max_offset + kSubpixelOne - 1) >> kSubpixelBits);
+}
+inline int last_pixel(int32_t hi, int32_t min_offset) { return int((int64_t(hi) - min_offset) >> kSubpixelBits); }
 
 }  // namespace
 
@@ -52,10 +55,10 @@ SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipV
   const int32_t hi_x = std::max({out.x[0], out.x[1], out.x[2]});
   const int32_t lo_y = std::min({out.y[0], out.y[1], out.y[2]});
   const int32_t hi_y = std::max({out.y[0], out.y[1], out.y[2]});
-  out.min_x = std::max(first_pixel(lo_x), 0);
-  out.max_x = std::min(last_pixel(hi_x), vp.width - 1);
-  out.min_y = std::max(first_pixel(lo_y), 0);
-  out.max_y = std::min(last_pixel(hi_y), vp.height - 1);
+  out.min_x = std::max(first_pixel(lo_x, vp.samples.max_x), 0);
+  out.max_x = std::min(last_pixel(hi_x, vp.samples.min_x), vp.width - 1);
+  out.min_y = std::max(first_pixel(lo_y, vp.samples.max_y), 0);
+  out.max_y = std::min(last_pixel(hi_y, vp.samples.min_y), vp.height - 1);
   if (out.min_x > out.max_x || out.min_y > out.max_y) return SetupResult::culled_degenerate;
   out.draw = draw;
   // Top-left rule with y down: the gradient (A, B) of an edge function points inside, so a

@@ -22,7 +22,8 @@ constexpr int kSubpixelHalf = kSubpixelOne / 2;
 //   z         12 B  window depth (z/w) per vertex
 //   inv_w     12 B  1/w per vertex for perspective-correct interpolation
 //   varyings  96 B  8 floats per vertex
-//   min/max   16 B  inclusive pixel bounding box, clamped to the viewport
+//   min/max   16 B  inclusive pixel bounding box (pixels with a sample in reach), clamped
+//                   to the viewport
 //   draw       4 B  index of the draw (instance) for uniforms
 //   top_left   4 B  fill rule: bit i set when edge i is a top or left edge
 struct TriangleSetup {
@@ -39,9 +40,19 @@ static_assert(sizeof(TriangleSetup) == 168, "parameter-buffer accounting assumes
 
 enum class SetupResult { ok, culled_backface, culled_degenerate };
 
+// Reach of a pixel's sample positions in 1/256 pixel from its top-left corner: {128, 128,
+// 128, 128} for single sampling (the pixel centre).
+struct SampleExtent {
+  int32_t min_x = kSubpixelHalf;
+  int32_t max_x = kSubpixelHalf;
+  int32_t min_y = kSubpixelHalf;
+  int32_t max_y = kSubpixelHalf;
+};
+
 struct Viewport {
   int width = 0;
   int height = 0;
+  SampleExtent samples;  // where samples sit inside a pixel (MSAA)
 };
 
 // Sets up a triangle from clip-space vertices (w > 0, inside the guard band).

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "raster/sample_pattern.h"
 #include "raster/tile_rasterizer.h"
 
 namespace tessera {
@@ -140,7 +141,8 @@ TEST(TriangleSetup, SnapsToEighthBitSubpixels) {
 
 // A tile buffer with its storage and counters, cleared to black and far depth.
 struct TestTile {
-  TestTile(int w, int h) : color(size_t(w * h), 0), depth(size_t(w * h), 1.0f), buffer{0, 0, w, h, color.data(), depth.data()} {}
+  TestTile(int w, int h, int samples = 1)
+      : color(size_t(w * h * samples), 0), depth(size_t(w * h * samples), 1.0f), buffer{0, 0, w, h, color.data(), depth.data()} {}
   std::vector<Rgba8> color;
   std::vector<float> depth;
   TileBuffer buffer;
@@ -254,6 +256,70 @@ TEST(TileRasterizer, BigTriangleAcceptsInteriorBlocksWhole) {
   rasterize_triangle<FlatShader, 8>(t, FlatShader::Uniforms{glm::vec3(1.0f)}, tile, rc, sc);
   EXPECT_EQ(rc[RasterCounters::blocks_full], 64u);  // all 8x8 blocks of the tile
   EXPECT_EQ(rc[RasterCounters::fragments_covered], uint64_t(w * h));
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+// Per-sample coverage at 2x, 4x and 8x equals a brute-force test of every sample position of
+// every pixel (the Vulkan standard positions) against the edge functions, including samples
+// whose pixel centre lies outside the triangle; shading writes the pixel colour to exactly
+// the covered samples.
+template <int kSamples>
+void check_msaa_coverage() {
+  const int w = 48, h = 40;
+  uint32_t seed = 777u + kSamples;
+  auto rnd = [&](float lo, float hi) {
+    seed = seed * 1664525u + 1013904223u;
+    return lo + (hi - lo) * float(seed >> 8) / float(1 << 24);
+  };
+  for (int trial = 0; trial < 40; ++trial) {
+    TestTile tt(w, h, kSamples);
+    TriangleSetup t;
+    const glm::vec2 a{rnd(-4, 52), rnd(-4, 44)}, b{rnd(-4, 52), rnd(-4, 44)}, c{rnd(-4, 52), rnd(-4, 44)};
+    const Viewport vp{w, h, sample_extent(kSamples)};
+    if (setup_triangle(at_pixel(a.x, a.y, w, h), at_pixel(b.x, b.y, w, h), at_pixel(c.x, c.y, w, h), vp, false, 0, 0, t) !=
+        SetupResult::ok) {
+      continue;
+    }
+    rasterize_triangle<FlatShader, 8, kSamples>(t, FlatShader::Uniforms{glm::vec3(1.0f)}, tt.buffer, tt.rc, tt.sc);
+    EdgeFunction e[3];
+    edge_functions(t, e);
+    uint64_t expected_samples = 0;
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        for (int k = 0; k < kSamples; ++k) {
+          const SampleOffset o = SamplePattern<kSamples>::offsets[k];
+          const int64_t px = int64_t(x) * kSubpixelOne + o.x, py = int64_t(y) * kSubpixelOne + o.y;
+          const bool in = e[0].at(px, py) >= 0 && e[1].at(px, py) >= 0 && e[2].at(px, py) >= 0;
+          expected_samples += in;
+          ASSERT_EQ(tt.color[size_t((y * w + x) * kSamples + k)] != 0, in)
+              << kSamples << "x trial " << trial << " pixel " << x << "," << y << " sample " << k;
+        }
+      }
+    }
+    EXPECT_EQ(tt.rc[RasterCounters::samples_covered], expected_samples);
+    EXPECT_EQ(tt.rc[RasterCounters::depth_passed], expected_samples);
+  }
+}
+
+TEST(TileRasterizer, MsaaCoverageMatchesBruteForceAt2x) { check_msaa_coverage<2>(); }
+TEST(TileRasterizer, MsaaCoverageMatchesBruteForceAt4x) { check_msaa_coverage<4>(); }
+TEST(TileRasterizer, MsaaCoverageMatchesBruteForceAt8x) { check_msaa_coverage<8>(); }
+
+TEST(TileRasterizer, SamplePatternsAreVulkanStandardLocations) {
+  // VkPhysicalDeviceLimits::standardSampleLocations, in 1/16 pixel: 4x is
+  // (6,2) (14,6) (2,10) (10,14); 8x starts (9,5) (7,11) (13,9) (5,3).
+  EXPECT_EQ(SamplePattern<4>::offsets[0].x, 6 * 16);
+  EXPECT_EQ(SamplePattern<4>::offsets[3].y, 14 * 16);
+  EXPECT_EQ(SamplePattern<8>::offsets[2].x, 13 * 16);
+  EXPECT_EQ(SamplePattern<8>::offsets[7].y, 1 * 16);
+  EXPECT_EQ(sample_extent(1).min_x, 128);
+  EXPECT_EQ(sample_extent(8).min_x, 16);
+  EXPECT_EQ(sample_extent(8).max_y, 240);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ struct BinChunk {
 
 // Fills chunk.offsets/entries from chunk.setups. A tile inside a triangle's bounding box is
 // skipped when one edge function is negative at all four tile corners (the triangle cannot
-// reach it).
-void bin_chunk(const TileGrid& grid, BinChunk& chunk);
+// reach it). `samples` is the reach of the sample positions inside a pixel.
+void bin_chunk(const TileGrid& grid, const SampleExtent& samples, BinChunk& chunk);
 
 }  // namespace tessera

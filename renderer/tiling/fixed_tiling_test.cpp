@@ -33,7 +33,7 @@ TEST(FixedTiling, ListsKeepPrimitiveOrderAndSkipUnreachableTiles) {
                            t),
             SetupResult::ok);
   chunk.setups.push_back(t);
-  bin_chunk(g, chunk);
+  bin_chunk(g, SampleExtent{}, chunk);
   ASSERT_EQ(chunk.offsets.size(), size_t(g.tile_count() + 1));
   // Tile 0 lists both, in primitive order.
   ASSERT_EQ(chunk.offsets[1] - chunk.offsets[0], 2u);

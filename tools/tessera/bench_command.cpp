@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "files.h"
+#include "tessera/color_unit.h"
 #include "tessera/error.h"
 #include "tessera/renderer.h"
 #include "vkref/reference_renderer.h"
@@ -38,7 +39,9 @@ std::vector<std::filesystem::path> default_scenes() {
 
 void add_bench_command(CLI::App& app, BenchArgs& args) {
   CLI::App* cmd = app.add_subcommand("bench", "Benchmarks against peers in the same run (ratios)");
-  cmd->add_option("suite", args.suite, "Suite: raster")->required()->check(CLI::IsMember({"raster"}));
+  cmd->add_option("suite", args.suite, "Suite: raster (frame time vs the Vulkan reference) or color (colour-unit codecs and bandwidth)")
+      ->required()
+      ->check(CLI::IsMember({"raster", "color"}));
   cmd->add_option("--json", args.json, "Write results as JSON");
   cmd->add_option("--scene", args.scenes, "Scene(s) to run instead of the built-in benchmark set");
   cmd->add_option("--width", args.width, "Frame width")->check(CLI::Range(1, 16384));
@@ -46,14 +49,77 @@ void add_bench_command(CLI::App& app, BenchArgs& args) {
   cmd->add_option("--repetitions", args.repetitions, "Timed repetitions (median is reported)")->check(CLI::Range(1, 1000));
   cmd->add_option("--warmup", args.warmup, "Untimed warm-up frames")->check(CLI::Range(0, 100));
   cmd->add_option("--threads", args.threads, "Tessera worker threads, 0 = all");
+  cmd->add_option("--msaa", args.msaa, "raster: samples per pixel for both renderers; color: one sample count instead of 4x and 8x")
+      ->check(CLI::IsMember({1, 2, 4, 8}));
 }
+
+namespace {
+
+// Colour unit: for each scene at 4x and 8x (or --msaa when given), the modelled colour bytes
+// against the uncompressed and planes-only baselines, and codec throughput per core against a
+// raw copy of the same blocks.
+int run_color_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes) {
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  const std::vector<int> sample_counts = args.msaa > 1 ? std::vector<int>{args.msaa} : std::vector<int>{4, 8};
+  std::printf("%-24s %8s %10s %10s %12s %12s %12s\n", "scene", "tiles", "vs raw", "vs planes", "compress/s", "decompress/s",
+              "copy/s");
+  for (const auto& path : scenes) {
+    const Scene scene = load_scene(path);
+    for (int msaa : sample_counts) {
+      Config config;
+      config.frame.width = args.width;
+      config.frame.height = args.height;
+      config.frame.threads = args.threads;
+      config.frame.keep_samples = true;
+      config.raster.msaa = msaa;
+      Renderer renderer(config);
+      const Frame frame = renderer.render(scene, scene.camera);
+      const Rgba8 clear = pack_rgba8(encode_srgb8(scene.background.r), encode_srgb8(scene.background.g),
+                                     encode_srgb8(scene.background.b), 255);
+      const ColorCodecRun run = run_color_codecs(frame, clear, std::max(1, args.repetitions));
+      const std::string name = path.stem().string() + "_" + std::to_string(msaa) + "x";
+      auto add = [&](const char* metric, double value, const char* peer, double peer_value) {
+        nlohmann::ordered_json r;
+        r["name"] = name;
+        r["metric"] = metric;
+        r["tessera"] = value;
+        r["peer"] = peer;
+        r["peer_value"] = peer_value;
+        r["ratio"] = peer_value > 0 ? value / peer_value : 0.0;
+        r["tiles"] = run.tiles;
+        r["width"] = args.width;
+        r["height"] = args.height;
+        r["msaa"] = msaa;
+        results.push_back(r);
+      };
+      add("color_bytes", double(run.stored_bytes), "uncompressed", double(run.uncompressed_bytes));
+      add("color_bytes", double(run.stored_bytes), "planes_only", double(run.planes_only_bytes));
+      add("compress_tiles_per_s", run.compress_tiles_per_s, "raw_copy", run.copy_tiles_per_s);
+      add("decompress_tiles_per_s", run.decompress_tiles_per_s, "raw_copy", run.copy_tiles_per_s);
+      std::printf("%-24s %8llu %10.3f %10.3f %12.3g %12.3g %12.3g\n", name.c_str(), (unsigned long long)run.tiles,
+                  double(run.stored_bytes) / double(run.uncompressed_bytes),
+                  double(run.stored_bytes) / double(run.planes_only_bytes), run.compress_tiles_per_s,
+                  run.decompress_tiles_per_s, run.copy_tiles_per_s);
+      std::fflush(stdout);
+    }
+  }
+  nlohmann::ordered_json doc;
+  doc["suite"] = "color";
+  doc["results"] = results;
+  if (!args.json.empty()) write_text_file(args.json, doc.dump(2) + "\n");
+  return 0;
+}
+
+}  // namespace
 
 int run_bench(const BenchArgs& args) {
   const std::vector<std::filesystem::path> scenes = args.scenes.empty() ? default_scenes() : args.scenes;
+  if (args.suite == "color") return run_color_bench(args, scenes);
   Config config;
   config.frame.width = args.width;
   config.frame.height = args.height;
   config.frame.threads = args.threads;
+  config.raster.msaa = args.msaa;
   Renderer renderer(config);
 
   std::unique_ptr<vkref::ReferenceRenderer> peer;
@@ -89,7 +155,7 @@ int run_bench(const BenchArgs& args) {
     double peer_ms = 0.0, psnr = 0.0;
     if (peer) {
       peer->upload(scene);
-      vkref::ReferenceOptions opt{args.width, args.height, config.raster.cull_backface};
+      vkref::ReferenceOptions opt{args.width, args.height, config.raster.cull_backface, args.msaa};
       std::vector<double> peer_times;
       // Same warm-up and repetitions as Tessera; render_timed does one more untimed submit.
       peer_ms = peer->render_timed(scene.camera, opt, args.repetitions, &peer_times);
@@ -107,6 +173,7 @@ int run_bench(const BenchArgs& args) {
     r["width"] = args.width;
     r["height"] = args.height;
     r["threads"] = frame.stats.get_u64("frame.threads");
+    r["msaa"] = args.msaa;
     results.push_back(r);
     std::printf("%-22s %10llu %12.2f %12.2f %8.3f %8.2f\n", path.stem().string().c_str(),
                 (unsigned long long)frame.stats.get_u64("frame.triangles"), tessera_ms, peer_ms,

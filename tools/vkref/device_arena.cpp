@@ -103,7 +103,7 @@ GpuBuffer create_buffer(VulkanContext& context, DeviceArena& arena, VkDeviceSize
 
 GpuImage create_image(VulkanContext& context, DeviceArena& arena, uint32_t width, uint32_t height,
                       uint32_t levels, VkFormat format, VkImageUsageFlags usage,
-                      VkImageAspectFlags aspect, const char* what) {
+                      VkImageAspectFlags aspect, const char* what, VkSampleCountFlagBits samples) {
   GpuImage out;
   VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
   info.imageType = VK_IMAGE_TYPE_2D;
@@ -111,7 +111,7 @@ GpuImage create_image(VulkanContext& context, DeviceArena& arena, uint32_t width
   info.extent = {width, height, 1};
   info.mipLevels = levels;
   info.arrayLayers = 1;
-  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.samples = samples;
   info.tiling = VK_IMAGE_TILING_OPTIMAL;
   info.usage = usage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;

@@ -63,7 +63,13 @@ struct ReferenceRenderer::Impl {
                                        uint32_t levels);
   GpuImage upload_texture(const Texture& texture, DeviceArena& arena, const char* what);
   void release_scene();
-  void ensure_target(int width, int height);
+  struct PassVariant {
+    VkRenderPass render_pass = VK_NULL_HANDLE;
+    std::array<VkPipeline, 2> pipelines{};  // [0] no culling, [1] back-face culling
+  };
+  // Render pass and pipelines for a sample count, created on first use.
+  const PassVariant& pass_for(int samples);
+  void ensure_target(int width, int height, int samples);
   void release_target();
   void write_frame_uniforms(const Camera& camera, int width, int height);
   void record(VkCommandBuffer cmd, const ReferenceOptions& options, bool readback);
@@ -77,8 +83,9 @@ struct ReferenceRenderer::Impl {
   VkDescriptorSetLayout frame_set_layout = VK_NULL_HANDLE;    // set 0: frame block
   VkDescriptorSetLayout texture_set_layout = VK_NULL_HANDLE;  // set 1: albedo texture
   VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
-  VkRenderPass render_pass = VK_NULL_HANDLE;
-  std::array<VkPipeline, 2> pipelines{};   // [0] no culling, [1] back-face culling
+  std::map<int, PassVariant> passes;       // by samples per pixel
+  VkShaderModule vertex_module = VK_NULL_HANDLE;
+  VkShaderModule fragment_module = VK_NULL_HANDLE;
   std::map<uint32_t, VkSampler> samplers;  // by mip level count (maxLod = levels - 1)
 
   VkDescriptorPool persistent_pool = VK_NULL_HANDLE;
@@ -96,6 +103,8 @@ struct ReferenceRenderer::Impl {
 
   int target_width = 0;
   int target_height = 0;
+  int target_samples = 0;
+  GpuImage msaa_color;  // multisampled colour, resolved into `color` at the end of the pass
   GpuImage color;
   GpuImage depth;
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
@@ -115,10 +124,14 @@ ReferenceRenderer::Impl::~Impl() {
   destroy_buffer(context, frame_uniforms);
   if (persistent_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, persistent_pool, nullptr);
   for (auto& [levels, sampler] : samplers) vkDestroySampler(device, sampler, nullptr);
-  for (VkPipeline pipeline : pipelines) {
-    if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
+  for (auto& [samples, variant] : passes) {
+    for (VkPipeline pipeline : variant.pipelines) {
+      if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
+    }
+    if (variant.render_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, variant.render_pass, nullptr);
   }
-  if (render_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, render_pass, nullptr);
+  if (vertex_module != VK_NULL_HANDLE) vkDestroyShaderModule(device, vertex_module, nullptr);
+  if (fragment_module != VK_NULL_HANDLE) vkDestroyShaderModule(device, fragment_module, nullptr);
   if (pipeline_layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, pipeline_layout, nullptr);
   if (texture_set_layout != VK_NULL_HANDLE) {
     vkDestroyDescriptorSetLayout(device, texture_set_layout, nullptr);
@@ -183,32 +196,61 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
   check_vk(vkCreatePipelineLayout(device, &layout_info, nullptr, &pipeline_layout),
            "vkCreatePipelineLayout");
 
+  const std::vector<uint32_t> vert_code(std::begin(kLambertVertSpirv), std::end(kLambertVertSpirv));
+  const std::vector<uint32_t> frag_code(std::begin(kLambertFragSpirv), std::end(kLambertFragSpirv));
+  VkShaderModule* modules[2] = {&vertex_module, &fragment_module};
+  const std::vector<uint32_t>* codes[2] = {&vert_code, &frag_code};
+  for (int i = 0; i < 2; ++i) {
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = codes[i]->size() * 4;
+    info.pCode = codes[i]->data();
+    check_vk(vkCreateShaderModule(device, &info, nullptr, modules[i]), "vkCreateShaderModule");
+  }
+  pass_for(1);
+}
+
+const ReferenceRenderer::Impl::PassVariant& ReferenceRenderer::Impl::pass_for(int samples) {
+  if (auto found = passes.find(samples); found != passes.end()) return found->second;
+  VkDevice device = context.device;
+  const auto sample_bits = VkSampleCountFlagBits(samples);
+  PassVariant& variant = passes[samples];
   // Render pass: colour cleared to the background and kept for read-back (ending in
-  // TRANSFER_SRC_OPTIMAL), depth cleared to 1.0 and discarded.
-  VkAttachmentDescription attachments[2]{};
+  // TRANSFER_SRC_OPTIMAL), depth cleared to 1.0 and discarded. With MSAA the multisampled
+  // colour is discarded after the subpass resolves it into a third, single-sample attachment
+  // (a box filter over the samples) that is kept for read-back.
+  const bool msaa = samples > 1;
+  VkAttachmentDescription attachments[3]{};
   attachments[0].format = kColorFormat;
-  attachments[0].samples = VK_SAMPLE_COUNT_1_BIT;
+  attachments[0].samples = sample_bits;
   attachments[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-  attachments[0].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  attachments[0].storeOp = msaa ? VK_ATTACHMENT_STORE_OP_DONT_CARE : VK_ATTACHMENT_STORE_OP_STORE;
   attachments[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
   attachments[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
   attachments[0].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  attachments[0].finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  attachments[0].finalLayout =
+      msaa ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
   attachments[1].format = kDepthFormat;
-  attachments[1].samples = VK_SAMPLE_COUNT_1_BIT;
+  attachments[1].samples = sample_bits;
   attachments[1].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
   attachments[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
   attachments[1].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
   attachments[1].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
   attachments[1].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   attachments[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+  attachments[2] = attachments[0];
+  attachments[2].samples = VK_SAMPLE_COUNT_1_BIT;
+  attachments[2].loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  attachments[2].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  attachments[2].finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
   VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkAttachmentReference resolve_ref{2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
   VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
   VkSubpassDescription subpass{};
   subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
   subpass.colorAttachmentCount = 1;
   subpass.pColorAttachments = &color_ref;
   subpass.pDepthStencilAttachment = &depth_ref;
+  if (msaa) subpass.pResolveAttachments = &resolve_ref;
   VkSubpassDependency dependencies[2]{};
   // The previous frame's attachment writes and colour read-back finish before this frame
   // clears the attachments.
@@ -233,41 +275,22 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
   dependencies[1].dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
   dependencies[1].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
   VkRenderPassCreateInfo pass_info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
-  pass_info.attachmentCount = 2;
+  pass_info.attachmentCount = msaa ? 3 : 2;
   pass_info.pAttachments = attachments;
   pass_info.subpassCount = 1;
   pass_info.pSubpasses = &subpass;
   pass_info.dependencyCount = 2;
   pass_info.pDependencies = dependencies;
-  check_vk(vkCreateRenderPass(device, &pass_info, nullptr, &render_pass), "vkCreateRenderPass");
+  check_vk(vkCreateRenderPass(device, &pass_info, nullptr, &variant.render_pass), "vkCreateRenderPass");
 
-  const std::vector<uint32_t> vert_code(std::begin(kLambertVertSpirv), std::end(kLambertVertSpirv));
-  const std::vector<uint32_t> frag_code(std::begin(kLambertFragSpirv), std::end(kLambertFragSpirv));
-  VkShaderModule modules[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
-  const std::vector<uint32_t>* codes[2] = {&vert_code, &frag_code};
-  struct ModuleGuard {
-    VkDevice device;
-    VkShaderModule* modules;
-    ~ModuleGuard() {
-      for (int i = 0; i < 2; ++i) {
-        if (modules[i] != VK_NULL_HANDLE) vkDestroyShaderModule(device, modules[i], nullptr);
-      }
-    }
-  } guard{device, modules};
-  for (int i = 0; i < 2; ++i) {
-    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    info.codeSize = codes[i]->size() * 4;
-    info.pCode = codes[i]->data();
-    check_vk(vkCreateShaderModule(device, &info, nullptr, &modules[i]), "vkCreateShaderModule");
-  }
   VkPipelineShaderStageCreateInfo stages[2]{};
   stages[0].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-  stages[0].module = modules[0];
+  stages[0].module = vertex_module;
   stages[0].pName = "main";
   stages[1].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
-  stages[1].module = modules[1];
+  stages[1].module = fragment_module;
   stages[1].pName = "main";
 
   // tessera::Vertex: position vec3 @0, normal vec3 @12, uv vec2 @24, 32-byte stride.
@@ -306,7 +329,7 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
 
   VkPipelineMultisampleStateCreateInfo multisample{
       VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
-  multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  multisample.rasterizationSamples = sample_bits;  // standard sample locations
 
   VkPipelineDepthStencilStateCreateInfo depth_state{
       VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
@@ -343,11 +366,12 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
     info.pColorBlendState = &blend;
     info.pDynamicState = &dynamic;
     info.layout = pipeline_layout;
-    info.renderPass = render_pass;
+    info.renderPass = variant.render_pass;
     info.subpass = 0;
-    check_vk(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &pipelines[cull]),
+    check_vk(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &variant.pipelines[cull]),
              "vkCreateGraphicsPipelines");
   }
+  return variant;
 }
 
 VkSampler ReferenceRenderer::Impl::sampler_for(uint32_t levels) {
@@ -489,15 +513,17 @@ void ReferenceRenderer::Impl::release_scene() {
 void ReferenceRenderer::Impl::release_target() {
   if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(context.device, framebuffer, nullptr);
   framebuffer = VK_NULL_HANDLE;
+  destroy_image(context, msaa_color);
   destroy_image(context, color);
   destroy_image(context, depth);
   destroy_buffer(context, readback);
   if (target_arena) target_arena->reset();
   target_width = 0;
   target_height = 0;
+  target_samples = 0;
 }
 
-void ReferenceRenderer::Impl::ensure_target(int width, int height) {
+void ReferenceRenderer::Impl::ensure_target(int width, int height, int samples) {
   const VkPhysicalDeviceLimits& limits = context.properties.limits;
   const uint32_t max_w = std::min(limits.maxFramebufferWidth, limits.maxImageDimension2D);
   const uint32_t max_h = std::min(limits.maxFramebufferHeight, limits.maxImageDimension2D);
@@ -506,24 +532,36 @@ void ReferenceRenderer::Impl::ensure_target(int width, int height) {
                 " is outside 1x1.." + std::to_string(max_w) + "x" + std::to_string(max_h) +
                 " for this device");
   }
-  if (width == target_width && height == target_height) return;
+  const VkSampleCountFlags supported = limits.framebufferColorSampleCounts & limits.framebufferDepthSampleCounts;
+  if ((samples != 1 && samples != 2 && samples != 4 && samples != 8) || !(supported & VkSampleCountFlags(samples))) {
+    throw Error("vkref: " + std::to_string(samples) + " samples per pixel are not supported by this device");
+  }
+  if (width == target_width && height == target_height && samples == target_samples) return;
   check_vk(vkDeviceWaitIdle(context.device), "vkDeviceWaitIdle");
   release_target();
+  const VkSampleCountFlagBits sample_bits = VkSampleCountFlagBits(samples);
+  if (samples > 1) {
+    msaa_color = create_image(context, *target_arena, uint32_t(width), uint32_t(height), 1, kColorFormat,
+                              VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                              VK_IMAGE_ASPECT_COLOR_BIT, "the multisampled colour attachment", sample_bits);
+  }
   color = create_image(context, *target_arena, uint32_t(width), uint32_t(height), 1, kColorFormat,
                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                        VK_IMAGE_ASPECT_COLOR_BIT, "the colour attachment");
   depth = create_image(context, *target_arena, uint32_t(width), uint32_t(height), 1, kDepthFormat,
                        VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
-                       "the depth attachment");
+                       "the depth attachment", sample_bits);
   readback =
       create_buffer(context, *target_arena, VkDeviceSize(width) * VkDeviceSize(height) * 4,
                     VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                     VK_MEMORY_PROPERTY_HOST_CACHED_BIT, "the read-back buffer");
-  const VkImageView views[2] = {color.view, depth.view};
+  const VkImageView single_views[2] = {color.view, depth.view};
+  const VkImageView msaa_views[3] = {msaa_color.view, depth.view, color.view};
+  const VkImageView* views = samples > 1 ? msaa_views : single_views;
   VkFramebufferCreateInfo info{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
-  info.renderPass = render_pass;
-  info.attachmentCount = 2;
+  info.renderPass = pass_for(samples).render_pass;
+  info.attachmentCount = samples > 1 ? 3 : 2;
   info.pAttachments = views;
   info.width = uint32_t(width);
   info.height = uint32_t(height);
@@ -532,6 +570,7 @@ void ReferenceRenderer::Impl::ensure_target(int width, int height) {
            "vkCreateFramebuffer");
   target_width = width;
   target_height = height;
+  target_samples = samples;
 }
 
 void ReferenceRenderer::Impl::write_frame_uniforms(const Camera& camera, int width, int height) {
@@ -555,19 +594,20 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   check_vk(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
 
-  VkClearValue clears[2]{};
+  VkClearValue clears[3]{};  // the resolve attachment's entry is unused
   // Linear background; the sRGB attachment encodes it like any shader output.
   clears[0].color = {{draws.background.r, draws.background.g, draws.background.b, 1.0f}};
   clears[1].depthStencil = {1.0f, 0};
   VkRenderPassBeginInfo pass{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-  pass.renderPass = render_pass;
+  const PassVariant& variant = pass_for(target_samples);
+  pass.renderPass = variant.render_pass;
   pass.framebuffer = framebuffer;
   pass.renderArea = {{0, 0}, {uint32_t(target_width), uint32_t(target_height)}};
-  pass.clearValueCount = 2;
+  pass.clearValueCount = target_samples > 1 ? 3 : 2;
   pass.pClearValues = clears;
   vkCmdBeginRenderPass(cmd, &pass, VK_SUBPASS_CONTENTS_INLINE);
 
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines[options.cull_backface ? 1 : 0]);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, variant.pipelines[options.cull_backface ? 1 : 0]);
   const VkViewport viewport{0.0f, 0.0f, float(target_width), float(target_height), 0.0f, 1.0f};
   vkCmdSetViewport(cmd, 0, 1, &viewport);
   const VkRect2D scissor{{0, 0}, {uint32_t(target_width), uint32_t(target_height)}};
@@ -781,9 +821,19 @@ void ReferenceRenderer::upload(const Scene& scene) {
   s.draws.background = scene.background;
 }
 
+std::vector<int> ReferenceRenderer::supported_sample_counts() const {
+  const VkPhysicalDeviceLimits& limits = impl_->context.properties.limits;
+  const VkSampleCountFlags supported = limits.framebufferColorSampleCounts & limits.framebufferDepthSampleCounts;
+  std::vector<int> counts;
+  for (int n : {1, 2, 4, 8}) {
+    if (supported & VkSampleCountFlags(n)) counts.push_back(n);
+  }
+  return counts;
+}
+
 Image ReferenceRenderer::render(const Camera& camera, const ReferenceOptions& options) {
   Impl& s = *impl_;
-  s.ensure_target(options.width, options.height);
+  s.ensure_target(options.width, options.height, options.samples);
   s.write_frame_uniforms(camera, options.width, options.height);
   s.record(s.frame_cmd, options, true);
   s.context.submit_and_wait(s.frame_cmd);
@@ -799,7 +849,7 @@ double ReferenceRenderer::render_timed(const Camera& camera, const ReferenceOpti
                 std::to_string(repetitions));
   }
   Impl& s = *impl_;
-  s.ensure_target(options.width, options.height);
+  s.ensure_target(options.width, options.height, options.samples);
   s.write_frame_uniforms(camera, options.width, options.height);
   s.record(s.frame_cmd, options, false);
   s.context.submit_and_wait(s.frame_cmd);  // warm-up: lazy pipeline compilation, caches

@@ -19,6 +19,7 @@ struct ReferenceOptions {
   int width = 1280;           // pixels, 1..device limit (16384 on lavapipe)
   int height = 720;           // pixels
   bool cull_backface = true;  // counter-clockwise on screen is front-facing
+  int samples = 1;            // MSAA: 1, 2, 4 or 8 at the standard positions, box-resolved
 };
 
 // Device choice and debugging; the defaults suit tests and benchmarks.
@@ -43,6 +44,8 @@ class ReferenceRenderer {
 
   // Device name as the driver reports it, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
   std::string device_name() const;
+  // Sample counts the device renders with colour and depth (e.g. {1, 4} on lavapipe 22.3).
+  std::vector<int> supported_sample_counts() const;
 
   // Copies meshes and textures (every mip level of Texture::levels as given, sRGB) to the
   // device and keeps the materials, instances, lights, ambient and background for render().

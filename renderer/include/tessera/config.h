@@ -11,6 +11,7 @@ struct FrameConfig {
   int width = 1280;    // pixels, 1..16384
   int height = 720;    // pixels, 1..16384
   int threads = 0;     // worker threads; 0 = all hardware threads
+  bool keep_samples = false;  // keep every colour sample of a multisampled frame in Frame::samples
 };
 
 struct RasterConfig {
@@ -18,6 +19,7 @@ struct RasterConfig {
   bool cull_backface = true;   // counter-clockwise on screen is front-facing
   float guard_band = 8192.0f;  // pixels beyond the viewport edge before geometric clipping
   bool store_depth = true;     // tiles write their D32F depth back to memory
+  int msaa = 1;                // samples per pixel: 1, 2, 4 or 8 (Vulkan standard positions)
 };
 
 struct Config {

@@ -17,7 +17,9 @@ class Stats;
   X(parameter, "binned primitive records and per-tile lists (parameter buffer)")   \
   X(texture, "texel fetch")                                                        \
   X(depth, "depth buffer")                                                         \
-  X(color, "colour buffer")
+  X(color, "colour buffer: planes of a multisampled target, or the single-sample image")  \
+  X(color_index, "colour index bits (per-sample plane indices or an index-bit palette)") \
+  X(color_control, "colour control surface (4 bits per 8x4 tile)")
 
 enum class MemoryClient : int {
 #define TESSERA_X(name, desc) name,

@@ -1,7 +1,9 @@
 // The software GPU: renders a scene through the modelled units and reports their statistics.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "tessera/config.h"
 #include "tessera/image.h"
@@ -10,10 +12,32 @@
 
 namespace tessera {
 
+// What one fixed binning tile did in a frame: facts the raster counters already hold, kept per
+// tile so tools can draw workload maps. 12 bytes.
+struct TileWork {
+  uint32_t bin_entries = 0;        // triangles binned to the tile (its list length)
+  uint32_t fragments_covered = 0;  // covered pixel centres
+  uint32_t quads_shaded = 0;       // 2x2 quads with a pixel passing the depth test
+};
+static_assert(sizeof(TileWork) == 12, "TileWork is three 32-bit counters");
+
 struct Frame {
   Image color;               // sRGB-encoded RGBA8, width x height
   std::vector<float> depth;  // D32F per pixel, 1.0 where nothing was drawn
   Stats stats;               // schema in docs/stats.md
+  int tile_size = 0;         // fixed tile edge in pixels
+  int tiles_x = 0;           // tile grid: ceil(width / tile_size) x ceil(height / tile_size)
+  int tiles_y = 0;
+  std::vector<TileWork> tiles;  // row-major over the tile grid, tiles_x * tiles_y entries
+  // Colour-unit control code (tessera/color_state.h) of every 8x4 block of a multisampled
+  // target, row-major over ceil(width / 8) x ceil(height / 4) blocks; empty at 1x.
+  int color_blocks_x = 0;
+  int color_blocks_y = 0;
+  std::vector<uint8_t> color_states;
+  // With frame.keep_samples and MSAA: every colour sample as stored, pixel-major
+  // (width * height * msaa entries, the samples of a pixel adjacent).
+  int samples_per_pixel = 1;
+  std::vector<Rgba8> samples;
 };
 
 class Renderer {

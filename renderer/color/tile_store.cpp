@@ -1,0 +1,125 @@
+#include "color/tile_store.h"
+
+namespace tessera::color {
+
+const char* tile_state_name(TileState state) {
+  const char* name = color_tile_state_name(uint8_t(state));
+  return name ? name : "?";
+}
+
+TileState tile_state_for(IndexPaletteMode mode) {
+  switch (mode) {
+    case IndexPaletteMode::one_colour: return TileState::index_one_colour;
+    case IndexPaletteMode::two_colour: return TileState::index_two_colour;
+    case IndexPaletteMode::method_b: return TileState::index_method_b;
+    case IndexPaletteMode::method_b_clear: return TileState::index_method_b_clear;
+    case IndexPaletteMode::four_colour: return TileState::index_four_colour;
+    case IndexPaletteMode::six_colour: return TileState::index_six_colour;
+    case IndexPaletteMode::eight_colour: return TileState::index_eight_colour;
+  }
+  return TileState::planes_uncompressed;
+}
+
+namespace {
+IndexPaletteMode mode_of(TileState s) {
+  switch (s) {
+    case TileState::index_two_colour: return IndexPaletteMode::two_colour;
+    case TileState::index_method_b: return IndexPaletteMode::method_b;
+    case TileState::index_method_b_clear: return IndexPaletteMode::method_b_clear;
+    case TileState::index_four_colour: return IndexPaletteMode::four_colour;
+    case TileState::index_six_colour: return IndexPaletteMode::six_colour;
+    case TileState::index_eight_colour: return IndexPaletteMode::eight_colour;
+    default: return IndexPaletteMode::one_colour;
+  }
+}
+constexpr int kPlaneTagBits = 2;  // per stored plane in the compressed state: its codec
+}  // namespace
+
+StoredTile store_tile(const ColorTile& tile, Rgba8 clear) {
+  StoredTile out;
+  out.samples = tile.samples;
+  const int index_total = tile_index_bits(tile.samples);
+  const PlanedTile planed = to_planes(tile);
+  out.baseline_uncompressed_bits = tile.samples * kPlaneBits;
+  out.baseline_planes_only_bits = planed.planes_used * kPlaneBits + index_total;
+
+  bool all_clear = true;
+  for (int i = 0; i < kTilePixels * tile.samples && all_clear; ++i) all_clear = tile.color[size_t(i)] == clear;
+  if (all_clear) return out;  // state cleared: the control code alone
+
+  if (const auto enc = encode_index_palette(tile, clear, out.index)) {
+    out.state = tile_state_for(enc->mode);
+    out.index_bits = index_total;  // the tile's index bits are read and written whole
+    return out;
+  }
+
+  // Planes: each used plane with the better of delta and palette (raw when neither helps).
+  out.planes_used = planed.planes_used;
+  int compressed_bits = 0;
+  for (int k = 0; k < planed.planes_used; ++k) {
+    out.planes[size_t(k)] = compress_plane_best(planed.planes[size_t(k)]);
+    compressed_bits += out.planes[size_t(k)].bits + kPlaneTagBits;
+  }
+  BitWriter w(out.index.words.data(), index_total);
+  for (int i = 0; i < kTilePixels * tile.samples; ++i) w.put(planed.index[size_t(i)], index_bits_per_sample(tile.samples));
+  out.index_bits = index_total;
+  if (compressed_bits < planed.planes_used * kPlaneBits) {
+    out.state = TileState::planes_compressed;
+    out.plane_bits = compressed_bits;
+  } else {
+    out.state = TileState::planes_uncompressed;
+    for (int k = 0; k < planed.planes_used; ++k) out.planes[size_t(k)] = compress_plane(planed.planes[size_t(k)], PlaneCodec::uncompressed);
+    out.plane_bits = planed.planes_used * kPlaneBits;
+  }
+  return out;
+}
+
+ColorTile load_tile(const StoredTile& stored, Rgba8 clear) {
+  ColorTile out;
+  out.samples = stored.samples;
+  switch (stored.state) {
+    case TileState::cleared:
+      for (int i = 0; i < kTilePixels * stored.samples; ++i) out.color[size_t(i)] = clear;
+      return out;
+    case TileState::planes_uncompressed:
+    case TileState::planes_compressed: {
+      PlanedTile planed;
+      planed.samples = stored.samples;
+      planed.planes_used = stored.planes_used;
+      for (int k = 0; k < stored.planes_used; ++k) planed.planes[size_t(k)] = decompress_plane(stored.planes[size_t(k)]);
+      BitReader r(stored.index.words.data());
+      for (int i = 0; i < kTilePixels * stored.samples; ++i) {
+        planed.index[size_t(i)] = uint8_t(r.get(index_bits_per_sample(stored.samples)));
+      }
+      return from_planes(planed);
+    }
+    default:
+      return decode_index_palette(mode_of(stored.state), stored.index, stored.samples, clear);
+  }
+}
+
+}  // namespace tessera::color
+
+namespace tessera {
+
+const char* color_tile_state_name(uint8_t code) {
+  switch (code) {
+#define TESSERA_X(name, value, desc) \
+  case value: return #name;
+    TESSERA_COLOR_TILE_STATES(TESSERA_X)
+#undef TESSERA_X
+  }
+  return nullptr;
+}
+
+const char* color_tile_state_description(uint8_t code) {
+  switch (code) {
+#define TESSERA_X(name, value, desc) \
+  case value: return desc;
+    TESSERA_COLOR_TILE_STATES(TESSERA_X)
+#undef TESSERA_X
+  }
+  return nullptr;
+}
+
+}  // namespace tessera
