@@ -15,8 +15,9 @@ struct RenderArgs {
   std::filesystem::path output;        // PNG
   std::filesystem::path stats;         // stats JSON (optional)
   std::filesystem::path csv;           // one row of numeric stats per frame (optional)
+  std::filesystem::path color_state;   // per-tile colour-unit state map (optional, MSAA)
   std::filesystem::path config;        // config JSON (optional)
-  std::optional<int> width, height, threads, tile_size;
+  std::optional<int> width, height, threads, tile_size, msaa;
   std::vector<std::string> cameras;    // explicit views: index into the scene's "cameras" or px,py,pz,tx,ty,tz[,fov]
   bool all_cameras = false;            // the scene camera plus every entry of "cameras"
   int orbit = 0;                       // N turntable frames around the camera target
@@ -35,9 +36,26 @@ struct BenchArgs {
   int repetitions = 5;
   int warmup = 1;
   int threads = 0;
+  int msaa = 1;
 };
 
 void add_bench_command(CLI::App& app, BenchArgs& args);
 int run_bench(const BenchArgs& args);
+
+struct ViewArgs {
+  std::filesystem::path scene;       // default: assets/default.json
+  std::filesystem::path screenshot;  // screenshot mode: frame-buffer PNG (+ .window.png, .stats.json)
+  std::filesystem::path config;      // config JSON (optional)
+  int frames = 1;                    // screenshot mode: frames rendered before the capture
+  int width = 1280;                  // window size
+  int height = 800;
+  float scale = 1.0f;                // frame buffer = window framebuffer x scale
+  std::optional<int> threads, tile_size, msaa;
+  std::string camera;                // start view, as render --camera
+  std::string overlay = "none";      // start overlay: a key of viewer::kOverlays
+};
+
+void add_view_command(CLI::App& app, ViewArgs& args);
+int run_view(const ViewArgs& args);
 
 }  // namespace tessera::cli

@@ -1,4 +1,5 @@
-// The `tessera` command-line tool: offline capture (render) and benchmarks (bench).
+// The `tessera` command-line tool: offline capture (render), the interactive viewer (view) and
+// benchmarks (bench).
 #include <cstdio>
 #include <iostream>
 
@@ -14,8 +15,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   RenderArgs render_args;
   BenchArgs bench_args;
+  ViewArgs view_args;
   add_render_command(app, render_args);
   add_bench_command(app, bench_args);
+  add_view_command(app, view_args);
   CLI::App* config_cmd = app.add_subcommand("config", "Print the full default configuration as JSON");
 
   try {
@@ -26,6 +29,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("render")) return run_render(render_args);
     if (app.got_subcommand("bench")) return run_bench(bench_args);
+    if (app.got_subcommand("view")) return run_view(view_args);
     if (config_cmd->parsed()) {
       std::cout << tessera::config_to_json_text(tessera::Config{}) << "\n";
       return 0;

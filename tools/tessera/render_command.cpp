@@ -8,6 +8,8 @@
 
 #include <glm/gtc/constants.hpp>
 
+#include "camera_spec.h"
+#include "color_state_image.h"
 #include "commands.h"
 #include "files.h"
 #include "progress.h"
@@ -18,58 +20,6 @@
 namespace tessera::cli {
 
 namespace {
-
-bool parse_floats(const std::string& text, std::vector<float>& out) {
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    try {
-      size_t used = 0;
-      const float v = std::stof(item, &used);
-      if (used != item.size() || !std::isfinite(v)) return false;
-      out.push_back(v);
-    } catch (const std::exception&) {
-      return false;
-    }
-  }
-  return true;
-}
-
-Camera parse_camera(const std::string& spec, const Scene& scene) {
-  if (spec.find(',') == std::string::npos) {
-    for (const Camera& c : scene.cameras) {
-      if (!c.name.empty() && c.name == spec) return c;
-    }
-    size_t used = 0;
-    unsigned long index = 0;
-    try {
-      index = std::stoul(spec, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    std::string names;
-    for (const Camera& c : scene.cameras) names += (names.empty() ? "" : ", ") + (c.name.empty() ? std::string("(unnamed)") : c.name);
-    if (spec.empty() || used != spec.size()) {
-      throw Error("--camera " + spec + ": not a camera of the scene (" + (names.empty() ? "it has no extra cameras" : names) +
-                  "), an index, or px,py,pz,tx,ty,tz[,fov]");
-    }
-    if (index >= scene.cameras.size()) {
-      throw Error("--camera " + spec + ": the scene has " + std::to_string(scene.cameras.size()) + " extra cameras");
-    }
-    return scene.cameras[index];
-  }
-  std::vector<float> v;
-  if (!parse_floats(spec, v) || (v.size() != 6 && v.size() != 7)) {
-    throw Error("--camera " + spec + ": expected px,py,pz,tx,ty,tz[,fov_degrees] (finite numbers)");
-  }
-  Camera cam = scene.camera;
-  cam.position = {v[0], v[1], v[2]};
-  cam.target = {v[3], v[4], v[5]};
-  if (v.size() == 7) cam.fov_y_degrees = v[6];
-  if (!(cam.fov_y_degrees > 0.0f && cam.fov_y_degrees < 180.0f)) throw Error("--camera " + spec + ": fov must be in (0, 180)");
-  if (glm::length(cam.position - cam.target) <= 0.0f) throw Error("--camera " + spec + ": position equals target");
-  return cam;
-}
 
 // Turntable: N views around the camera's target, about the up axis, at the same height.
 std::vector<Camera> orbit_cameras(const Camera& base, int frames) {
@@ -133,12 +83,14 @@ void add_render_command(CLI::App& app, RenderArgs& args) {
   cmd->add_option("scene", args.scene, "Scene JSON file (docs/scene-format.md)")->required();
   cmd->add_option("-o,--output", args.output, "Output PNG (batches insert _NNNN before the extension)");
   cmd->add_option("--stats", args.stats, "Statistics JSON (docs/stats.md)");
+  cmd->add_option("--color-state", args.color_state, "Per-tile colour-unit state map with legend (needs --msaa > 1)");
   cmd->add_option("--csv", args.csv, "Per-frame series: one CSV row of numeric statistics per frame");
   cmd->add_option("--config", args.config, "Config JSON (docs/config.md); flags below override it");
   cmd->add_option("--width", args.width, "Frame width in pixels (1..16384)");
   cmd->add_option("--height", args.height, "Frame height in pixels (1..16384)");
   cmd->add_option("--threads", args.threads, "Worker threads, 0 = all (results never depend on it)");
   cmd->add_option("--tile-size", args.tile_size, "Fixed binning tile size in pixels (multiple of 8)");
+  cmd->add_option("--msaa", args.msaa, "Samples per pixel: 1, 2, 4 or 8 (Vulkan standard positions, box resolve)");
   cmd->add_option("--camera", args.cameras,
                   "View: a name or index from the scene's \"cameras\", or px,py,pz,tx,ty,tz[,fov]; repeat for a batch");
   cmd->add_flag("--all-cameras", args.all_cameras, "Batch: the scene camera, then every entry of \"cameras\"");
@@ -152,6 +104,7 @@ int run_render(const RenderArgs& args) {
   if (args.height) config.frame.height = *args.height;
   if (args.threads) config.frame.threads = *args.threads;
   if (args.tile_size) config.raster.tile_size = *args.tile_size;
+  if (args.msaa) config.raster.msaa = *args.msaa;
   validate_config(config);
 
   const Scene scene = load_scene(args.scene);
@@ -183,6 +136,7 @@ int run_render(const RenderArgs& args) {
     frame.stats.set("frame.index", uint64_t(i));
     const std::filesystem::path png = batch ? numbered(output, i) : output;
     write_png(png, frame.color);
+    if (!args.color_state.empty()) write_png(batch ? numbered(args.color_state, i) : args.color_state, color_state_image(frame));
     if (!args.stats.empty()) {
       write_text_file(batch ? numbered(args.stats, i) : args.stats, frame.stats.to_json_text() + "\n");
     }

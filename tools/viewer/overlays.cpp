@@ -1,0 +1,105 @@
+#include "viewer/overlays.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tessera::viewer {
+
+namespace {
+
+constexpr uint8_t kTileAlpha = 185;        // heat map over the frame: the image shows through
+constexpr uint8_t kTileBorderAlpha = 110;  // one-pixel tile outline
+constexpr uint8_t kEmptyTileAlpha = 60;    // tiles with a zero count stay faint
+
+uint32_t tile_value(OverlayKind kind, const TileWork& w) {
+  switch (kind) {
+    case OverlayKind::tile_bin_entries: return w.bin_entries;
+    case OverlayKind::tile_fragments_covered: return w.fragments_covered;
+    case OverlayKind::tile_quads_shaded: return w.quads_shaded;
+    default: return 0;
+  }
+}
+
+Overlay tile_overlay(OverlayKind kind, const Frame& frame, const char* title) {
+  const int width = frame.color.width, height = frame.color.height;
+  Overlay out;
+  out.image = Image(width, height);
+  uint32_t max_value = 0;
+  for (const TileWork& w : frame.tiles) max_value = std::max(max_value, tile_value(kind, w));
+  out.legend = {title, 0.0, double(max_value)};
+  if (frame.tile_size <= 0 || frame.tiles.size() != size_t(frame.tiles_x) * size_t(frame.tiles_y)) return out;
+  for (int ty = 0; ty < frame.tiles_y; ++ty) {
+    for (int tx = 0; tx < frame.tiles_x; ++tx) {
+      const uint32_t v = tile_value(kind, frame.tiles[size_t(ty) * size_t(frame.tiles_x) + size_t(tx)]);
+      const float t = max_value ? float(v) / float(max_value) : 0.0f;
+      const Rgba8 fill = heat_ramp(t, v ? kTileAlpha : kEmptyTileAlpha);
+      const Rgba8 border = pack_rgba8(0, 0, 0, kTileBorderAlpha);
+      const int x0 = tx * frame.tile_size, y0 = ty * frame.tile_size;
+      const int x1 = std::min(x0 + frame.tile_size, width), y1 = std::min(y0 + frame.tile_size, height);
+      for (int y = y0; y < y1; ++y) {
+        for (int x = x0; x < x1; ++x) out.image.at(x, y) = (x == x0 || y == y0) ? border : fill;
+      }
+    }
+  }
+  return out;
+}
+
+Overlay depth_overlay(const Frame& frame, const Camera& camera) {
+  const int width = frame.color.width, height = frame.color.height;
+  Overlay out;
+  out.image = Image(width, height, pack_rgba8(0, 0, 0, 0));
+  // D32F with Vulkan's [0,1] range: d = f (z - n) / (z (f - n)), so z = n f / (f - d (f - n)).
+  const double n = camera.near_plane, f = camera.far_plane;
+  auto view_distance = [&](float d) { return n * f / (f - double(d) * (f - n)); };
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (float d : frame.depth) {
+    if (d < 1.0f) {
+      const double z = view_distance(d);
+      lo = std::min(lo, z);
+      hi = std::max(hi, z);
+    }
+  }
+  if (!(lo <= hi)) {
+    out.legend = {"Depth: view distance (nothing drawn)", 0.0, 0.0};
+    return out;
+  }
+  out.legend = {"Depth: view distance (world units)", lo, hi};
+  const double range = hi > lo ? hi - lo : 1.0;
+  for (size_t i = 0; i < frame.depth.size() && i < out.image.pixels.size(); ++i) {
+    const float d = frame.depth[i];
+    if (d < 1.0f) out.image.pixels[i] = heat_ramp(float((view_distance(d) - lo) / range));
+  }
+  return out;
+}
+
+}  // namespace
+
+Rgba8 heat_ramp(float t, uint8_t alpha) {
+  struct Stop {
+    float t, r, g, b;
+  };
+  static constexpr Stop stops[] = {
+      {0.00f, 0.05f, 0.03f, 0.25f}, {0.35f, 0.55f, 0.10f, 0.55f}, {0.65f, 0.93f, 0.40f, 0.20f}, {1.00f, 0.99f, 0.96f, 0.60f}};
+  t = std::clamp(std::isfinite(t) ? t : 0.0f, 0.0f, 1.0f);
+  size_t i = 0;
+  while (i + 2 < std::size(stops) && t > stops[i + 1].t) ++i;
+  const Stop& a = stops[i];
+  const Stop& b = stops[i + 1];
+  const float u = (t - a.t) / (b.t - a.t);
+  auto mix = [u](float x, float y) { return uint8_t(std::lround(255.0f * (x + (y - x) * u))); };
+  return pack_rgba8(mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b), alpha);
+}
+
+std::optional<Overlay> build_overlay(OverlayKind kind, const Frame& frame, const Camera& camera) {
+  switch (kind) {
+    case OverlayKind::none: return std::nullopt;
+    case OverlayKind::tile_bin_entries: return tile_overlay(kind, frame, "Triangles binned per tile");
+    case OverlayKind::tile_fragments_covered: return tile_overlay(kind, frame, "Fragments covered per tile");
+    case OverlayKind::tile_quads_shaded: return tile_overlay(kind, frame, "Quads shaded per tile");
+    case OverlayKind::depth: return depth_overlay(frame, camera);
+  }
+  return std::nullopt;
+}
+
+}  // namespace tessera::viewer

@@ -1,0 +1,61 @@
+// Overlays drawn over the frame, built from a finished Frame. The list is closed and lives
+// here: a unit that starts producing per-tile or per-pixel data adds its kind to OverlayKind,
+// a row to kOverlays and a case to build_overlay; the viewer's menu and legend follow.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "tessera/image.h"
+#include "tessera/renderer.h"
+#include "tessera/scene.h"
+
+namespace tessera::viewer {
+
+enum class OverlayKind : int {
+  none,
+  tile_bin_entries,        // per fixed tile: triangles binned (Frame::tiles)
+  tile_fragments_covered,  // per fixed tile: covered pixel centres
+  tile_quads_shaded,       // per fixed tile: quads shaded
+  depth,                   // per pixel: view distance from the D32F depth buffer
+};
+
+struct OverlayInfo {
+  OverlayKind kind;
+  const char* key;          // command-line name (tessera view --overlay KEY)
+  const char* name;         // menu label
+  const char* description;  // tooltip: where the numbers come from
+};
+
+inline constexpr std::array<OverlayInfo, 5> kOverlays{{
+    {OverlayKind::none, "none", "None", "The frame alone"},
+    {OverlayKind::tile_bin_entries, "tile-triangles", "Tile workload: triangles binned",
+     "Heat map per fixed binning tile: length of the tile's bin list (raster.bins.entries per tile)"},
+    {OverlayKind::tile_fragments_covered, "tile-fragments", "Tile workload: fragments covered",
+     "Heat map per fixed binning tile: covered pixel centres (raster.fragments.covered per tile)"},
+    {OverlayKind::tile_quads_shaded, "tile-quads", "Tile workload: quads shaded",
+     "Heat map per fixed binning tile: 2x2 quads shaded (raster.quads.shaded per tile)"},
+    {OverlayKind::depth, "depth", "Depth",
+     "Distance along the view axis, from the D32F depth buffer (world units); background left clear"},
+}};
+
+// Colour-ramp legend: the ramp runs from min (left) to max (right).
+struct Legend {
+  std::string title;
+  double min = 0;
+  double max = 0;
+};
+
+struct Overlay {
+  Image image;  // frame size, straight (non-premultiplied) alpha, drawn over the frame
+  Legend legend;
+};
+
+// Heat ramp on t in [0,1]: dark blue, magenta, orange, pale yellow.
+Rgba8 heat_ramp(float t, uint8_t alpha = 255);
+
+// Builds the overlay for a frame rendered with `camera`; nullopt for OverlayKind::none.
+std::optional<Overlay> build_overlay(OverlayKind kind, const Frame& frame, const Camera& camera);
+
+}  // namespace tessera::viewer

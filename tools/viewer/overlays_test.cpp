@@ -1,0 +1,73 @@
+#include "viewer/overlays.h"
+
+#include <gtest/gtest.h>
+
+namespace tessera::viewer {
+namespace {
+
+Frame tiled_frame() {
+  Frame f;
+  f.color = Image(20, 10);
+  f.depth.assign(200, 1.0f);
+  f.tile_size = 8;
+  f.tiles_x = 3;
+  f.tiles_y = 2;
+  f.tiles.resize(6);
+  f.tiles[4].bin_entries = 10;  // tile (1, 1)
+  f.tiles[5].bin_entries = 5;   // tile (2, 1): partial, 4x2 pixels
+  return f;
+}
+
+TEST(Overlays, ListIsIndexedByKind) {
+  for (size_t i = 0; i < kOverlays.size(); ++i) EXPECT_EQ(size_t(kOverlays[i].kind), i);
+  EXPECT_FALSE(build_overlay(OverlayKind::none, tiled_frame(), Camera{}).has_value());
+}
+
+TEST(Overlays, RampEndsAndClamping) {
+  EXPECT_EQ(heat_ramp(-1.0f), heat_ramp(0.0f));
+  EXPECT_EQ(heat_ramp(2.0f), heat_ramp(1.0f));
+  EXPECT_NE(heat_ramp(0.0f), heat_ramp(1.0f));
+  EXPECT_EQ(channel(heat_ramp(0.5f, 77), 3), 77);
+}
+
+TEST(Overlays, TileHeatMapCoversTheFrameWithTheMaximumInTheLegend) {
+  const Frame f = tiled_frame();
+  const auto o = build_overlay(OverlayKind::tile_bin_entries, f, Camera{});
+  ASSERT_TRUE(o.has_value());
+  EXPECT_EQ(o->image.width, 20);
+  EXPECT_EQ(o->image.height, 10);
+  EXPECT_EQ(o->legend.min, 0.0);
+  EXPECT_EQ(o->legend.max, 10.0);
+  const Rgba8 hot = o->image.at(12, 9);   // inside tile (1, 1), off its outline
+  const Rgba8 warm = o->image.at(18, 9);  // inside tile (2, 1)
+  const Rgba8 cold = o->image.at(3, 3);   // tile (0, 0): zero count
+  EXPECT_EQ(hot & 0xffffffu, heat_ramp(1.0f) & 0xffffffu);
+  EXPECT_EQ(warm & 0xffffffu, heat_ramp(0.5f) & 0xffffffu);
+  EXPECT_LT(channel(cold, 3), channel(hot, 3));
+}
+
+TEST(Overlays, DepthLeavesBackgroundClearAndReportsViewDistances) {
+  Frame f = tiled_frame();
+  Camera cam;
+  cam.near_plane = 1.0f;
+  cam.far_plane = 100.0f;
+  // z = n f / (f - d (f - n)): d = 0 is the near plane, d = 0.5 is 100 / 50.5.
+  f.depth[0] = 0.0f;
+  f.depth[1] = 0.5f;
+  const auto o = build_overlay(OverlayKind::depth, f, cam);
+  ASSERT_TRUE(o.has_value());
+  EXPECT_NEAR(o->legend.min, 1.0, 1e-9);
+  EXPECT_NEAR(o->legend.max, 100.0 / 50.5, 1e-9);
+  EXPECT_EQ(o->image.pixels[0], heat_ramp(0.0f));
+  EXPECT_EQ(o->image.pixels[1], heat_ramp(1.0f));
+  EXPECT_EQ(channel(o->image.pixels[2], 3), 0);
+}
+
+TEST(Overlays, DepthOfAnEmptyFrameIsAllClear) {
+  const auto o = build_overlay(OverlayKind::depth, tiled_frame(), Camera{});
+  ASSERT_TRUE(o.has_value());
+  for (Rgba8 p : o->image.pixels) EXPECT_EQ(channel(p, 3), 0);
+}
+
+}  // namespace
+}  // namespace tessera::viewer

@@ -1,0 +1,65 @@
+// The viewer's render thread: owns the tessera::Renderer, renders the latest request, and
+// hands back finished frames. A new request supersedes one still waiting; the frame being
+// rendered runs to completion (the renderer has no cancellation point).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "tessera/config.h"
+#include "tessera/renderer.h"
+#include "tessera/scene.h"
+
+namespace tessera::viewer {
+
+struct RenderRequest {
+  std::shared_ptr<const Scene> scene;
+  Camera camera;
+  Config config;  // frame size, threads and raster settings for this frame
+};
+
+struct RenderResult {
+  uint64_t id = 0;  // the request's id
+  std::shared_ptr<const Frame> frame;  // null when rendering failed
+  std::string error;                   // why it failed (bad config, renderer error)
+  Camera camera;                       // the camera it was rendered with
+};
+
+class RenderWorker {
+ public:
+  RenderWorker();
+  ~RenderWorker();  // finishes the frame in flight, then joins
+  RenderWorker(const RenderWorker&) = delete;
+  RenderWorker& operator=(const RenderWorker&) = delete;
+
+  // Queues a request, replacing any still waiting; returns its id (increasing from 1).
+  uint64_t submit(RenderRequest request);
+  // The newest finished result not yet taken, if any.
+  std::optional<RenderResult> take_result();
+  // True while a request waits or renders.
+  bool busy() const;
+  // Seconds the frame in flight has been rendering (0 when idle).
+  double busy_seconds() const;
+
+ private:
+  void run();
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::optional<RenderRequest> pending_;
+  uint64_t pending_id_ = 0;
+  uint64_t next_id_ = 1;
+  bool rendering_ = false;
+  std::chrono::steady_clock::time_point started_;
+  std::optional<RenderResult> result_;
+  bool stop_ = false;
+  std::thread thread_;  // last member: starts after the state above exists
+};
+
+}  // namespace tessera::viewer

@@ -1,0 +1,633 @@
+#include "viewer/viewer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include "tessera/error.h"
+#include "tessera/image.h"
+#include "tessera/renderer.h"
+#include "viewer/camera_control.h"
+#include "viewer/gl_texture.h"
+#include "viewer/help.h"
+#include "viewer/overlays.h"
+#include "viewer/render_worker.h"
+#include "viewer/stats_panel.h"
+
+namespace tessera::viewer {
+
+namespace {
+
+constexpr float kMinScale = 0.25f, kMaxScale = 2.0f;
+constexpr double kUiFrameSeconds = 1.0 / 60.0;  // event wait: the UI redraws at most this often
+constexpr float kPanelWidth = 330.0f;           // side panels, in ImGui pixels, in windows >= 1030 wide
+constexpr int kCaptureSettleFrames = 2;         // UI frames drawn after the last render before capture
+
+// Side panels take at most 32% of the window width each, so some of the frame shows between.
+float panel_width() { return std::min(kPanelWidth, std::max(240.0f, ImGui::GetIO().DisplaySize.x * 0.32f)); }
+
+// GLFW's description of its last error, or `fallback`.
+std::string glfw_error(const char* fallback) {
+  const char* text = nullptr;
+  glfwGetError(&text);
+  return text ? text : fallback;
+}
+
+void write_text_atomically(const std::filesystem::path& path, const std::string& text) {
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  std::filesystem::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(path.string() + ": cannot open for writing");
+    out << text;
+    out.flush();
+    if (!out) throw Error(path.string() + ": write failed");
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw Error(path.string() + ": cannot write (" + ec.message() + ")");
+}
+
+class Viewer {
+ public:
+  explicit Viewer(const ViewerOptions& options)
+      : options_(options),
+        config_(options.config),
+        scale_(std::clamp(options.resolution_scale, kMinScale, kMaxScale)),
+        overlay_(options.overlay) {
+    set_text(scene_text_, options.scene.string());
+    set_text(shot_text_, options.screenshot.empty() ? std::string("out/view.png") : options.screenshot.string());
+  }
+
+  int run();
+
+ private:
+  bool screenshot_mode() const { return !options_.screenshot.empty(); }
+  static void set_text(char (&buf)[1024], const std::string& text) { std::snprintf(buf, sizeof buf, "%s", text.c_str()); }
+
+  bool open_window();
+  void close_window();
+  bool load(const std::filesystem::path& path, bool initial);
+  void take_results();
+  void handle_input(double dt);
+  void submit_if_needed();
+  void rebuild_overlay();
+  void draw_frame();
+  void draw_controls();
+  void draw_statistics();
+  void draw_series();
+  void draw_legend();
+  void draw_help();
+  void save_screenshot(const std::filesystem::path& png);
+
+  ViewerOptions options_;
+  GLFWwindow* window_ = nullptr;
+  RenderWorker worker_;
+
+  std::shared_ptr<const Scene> scene_;
+  std::filesystem::path scene_path_;
+  Camera camera_;       // current view
+  Camera home_camera_;  // view of a freshly loaded scene (R returns to it)
+  static constexpr int kCommandLineView = -1;
+  int view_index_ = 0;  // 0: scene camera, i: Scene::cameras[i - 1], kCommandLineView: --camera
+  CameraMode mode_ = CameraMode::orbit;
+  float fly_speed_ = 1.0f;  // world units per second
+  Config config_;
+  float scale_ = 1.0f;
+  bool continuous_ = false;
+  bool dirty_ = true;  // the view or settings changed since the last request
+  int requested_width_ = 0, requested_height_ = 0;  // frame size of the last request
+
+  std::unique_ptr<GlTexture> frame_texture_, overlay_texture_;
+  std::shared_ptr<const Frame> frame_;
+  Camera frame_camera_;  // camera the shown frame was rendered with
+  Stats frame_stats_;    // the shown frame's stats plus frame.scene
+  std::vector<StatsNode> stats_tree_;
+  StatsHistory history_;
+  uint64_t frames_done_ = 0;
+
+  OverlayKind overlay_;
+  float overlay_opacity_ = 1.0f;
+  std::optional<Legend> legend_;
+
+  bool show_help_ = false;
+  std::string scene_error_, render_error_, screenshot_message_;
+  char scene_text_[1024] = {};
+  char shot_text_[1024] = {};
+  std::optional<std::filesystem::path> capture_;  // write a screenshot after this UI frame draws
+  int settle_frames_ = -1;                        // screenshot mode: countdown to the capture
+  bool failed_ = false;
+};
+
+bool Viewer::open_window() {
+  if (!glfwInit()) {
+    std::cerr << "tessera: error: view: cannot open a window (" << glfw_error("no display")
+              << "); on a machine without a display run it under xvfb-run\n";
+    return false;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  window_ = glfwCreateWindow(options_.window_width, options_.window_height, "Tessera", nullptr, nullptr);
+  if (!window_) {
+    std::cerr << "tessera: error: view: cannot create an OpenGL 3.3 core window (" << glfw_error("unknown reason") << ")\n";
+    glfwTerminate();
+    return false;
+  }
+  glfwMakeContextCurrent(window_);
+  glfwSwapInterval(screenshot_mode() ? 0 : 1);
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // panel layout is not persisted: every start looks the same
+  // A scripted screenshot ignores the pointer: wherever the X server left it, no hover or drag
+  // changes the picture.
+  if (screenshot_mode()) io.ConfigFlags |= ImGuiConfigFlags_NoMouse;
+  ImGui::StyleColorsDark();
+  ImGui::GetStyle().WindowRounding = 4.0f;
+  ImGui::GetStyle().Colors[ImGuiCol_WindowBg].w = 0.88f;
+  ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+  frame_texture_ = std::make_unique<GlTexture>();
+  overlay_texture_ = std::make_unique<GlTexture>();
+  return true;
+}
+
+void Viewer::close_window() {
+  if (!window_) return;
+  frame_texture_.reset();
+  overlay_texture_.reset();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window_);
+  glfwTerminate();
+  window_ = nullptr;
+}
+
+// Loads a scene; on failure keeps the previous one and records the error for the UI.
+bool Viewer::load(const std::filesystem::path& path, bool initial) {
+  try {
+    auto scene = std::make_shared<Scene>(load_scene(path));
+    Camera camera = scene->camera;
+    view_index_ = 0;
+    if (initial && options_.pick_camera) {
+      camera = options_.pick_camera(*scene);
+      view_index_ = kCommandLineView;
+    }
+    scene_ = std::move(scene);
+    scene_path_ = path;
+    camera_ = home_camera_ = camera;
+    fly_speed_ = std::max(0.01f, camera_distance(camera_) * 0.5f);
+    history_.clear();
+    scene_error_.clear();
+    dirty_ = true;
+    if (window_) glfwSetWindowTitle(window_, ("Tessera: " + path.string()).c_str());
+    return true;
+  } catch (const std::exception& e) {
+    scene_error_ = e.what();
+    return false;
+  }
+}
+
+void Viewer::take_results() {
+  std::optional<RenderResult> result = worker_.take_result();
+  if (!result) return;
+  if (!result->frame) {
+    render_error_ = result->error;
+    if (screenshot_mode()) {
+      std::cerr << "tessera: error: view: " << render_error_ << "\n";
+      failed_ = true;
+    }
+    return;
+  }
+  render_error_.clear();
+  frame_ = result->frame;
+  frame_camera_ = result->camera;
+  frame_stats_ = frame_->stats;
+  frame_stats_.set("frame.scene", scene_path_.string());
+  stats_tree_ = build_stats_tree(frame_stats_);
+  history_.add(frame_stats_);
+  frame_texture_->upload(frame_->color, scale_ >= 1.0f);
+  rebuild_overlay();
+  ++frames_done_;
+  if (screenshot_mode()) {
+    if (frames_done_ < uint64_t(options_.frames)) dirty_ = true;
+    else if (settle_frames_ < 0) settle_frames_ = kCaptureSettleFrames;
+  }
+}
+
+void Viewer::rebuild_overlay() {
+  legend_.reset();
+  if (!frame_) return;
+  std::optional<Overlay> overlay = build_overlay(overlay_, *frame_, frame_camera_);
+  if (!overlay) return;
+  overlay_texture_->upload(overlay->image, true);
+  legend_ = overlay->legend;
+}
+
+void Viewer::handle_input(double dt) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (!io.WantCaptureKeyboard) {
+    if (ImGui::IsKeyPressed(GLFW_KEY_C, false)) mode_ = mode_ == CameraMode::orbit ? CameraMode::fly : CameraMode::orbit;
+    if (ImGui::IsKeyPressed(GLFW_KEY_H, false) || ImGui::IsKeyPressed(GLFW_KEY_F1, false)) show_help_ = !show_help_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) {
+      overlay_ = OverlayKind((int(overlay_) + 1) % int(kOverlays.size()));
+      rebuild_overlay();
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_R, false) && scene_) {
+      camera_ = home_camera_;
+      dirty_ = true;
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) capture_ = std::filesystem::path(shot_text_);
+    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) glfwSetWindowShouldClose(window_, GLFW_TRUE);
+  }
+  if (!scene_) return;
+  CameraInput in;
+  in.dt = float(dt);
+  if (!io.WantCaptureMouse && ImGui::IsMousePosValid()) {
+    in.mouse_dx = io.MouseDelta.x;
+    in.mouse_dy = io.MouseDelta.y;
+    in.left = io.MouseDown[0];
+    in.right = io.MouseDown[1];
+    in.middle = io.MouseDown[2];
+    in.wheel = io.MouseWheel;
+  }
+  if (!io.WantCaptureKeyboard && mode_ == CameraMode::fly) {
+    auto down = [this](int key) { return glfwGetKey(window_, key) == GLFW_PRESS; };
+    in.forward = down(GLFW_KEY_W);
+    in.back = down(GLFW_KEY_S);
+    in.left_key = down(GLFW_KEY_A);
+    in.right_key = down(GLFW_KEY_D);
+    in.down = down(GLFW_KEY_Q);
+    in.up = down(GLFW_KEY_E);
+    in.fast = down(GLFW_KEY_LEFT_SHIFT) || down(GLFW_KEY_RIGHT_SHIFT);
+  }
+  // Mouse deltas are in window coordinates, like DisplaySize.
+  const int view_height = int(io.DisplaySize.y);
+  const bool moved = mode_ == CameraMode::orbit ? apply_orbit(camera_, in, view_height) : apply_fly(camera_, in, fly_speed_);
+  if (moved) dirty_ = true;
+}
+
+void Viewer::submit_if_needed() {
+  if (!scene_ || failed_) return;
+  int fb_w = 0, fb_h = 0;
+  glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+  if (fb_w <= 0 || fb_h <= 0) return;  // minimised
+  Config config = config_;
+  config.frame.width = scaled_size(fb_w, scale_);
+  config.frame.height = scaled_size(fb_h, scale_);
+  // A new window size is requested once, when the worker is free: a resize drag does not
+  // queue a frame per intermediate size.
+  const bool resized = config.frame.width != requested_width_ || config.frame.height != requested_height_;
+  if (continuous_ && !worker_.busy()) dirty_ = true;
+  if (!dirty_ && !(resized && !worker_.busy())) return;
+  if (screenshot_mode() && frames_done_ >= uint64_t(options_.frames)) return;
+  try {
+    validate_config(config);
+  } catch (const std::exception& e) {
+    render_error_ = e.what();
+    requested_width_ = config.frame.width;
+    requested_height_ = config.frame.height;
+    dirty_ = false;
+    return;
+  }
+  worker_.submit({scene_, camera_, config});
+  requested_width_ = config.frame.width;
+  requested_height_ = config.frame.height;
+  dirty_ = false;
+}
+
+void Viewer::draw_frame() {
+  if (!frame_ || frame_texture_->empty()) return;
+  ImDrawList* dl = ImGui::GetBackgroundDrawList();
+  const ImVec2 size = ImGui::GetIO().DisplaySize;
+  dl->AddImage(frame_texture_->imgui_id(), ImVec2(0, 0), size);
+  if (legend_ && !overlay_texture_->empty()) {
+    dl->AddImage(overlay_texture_->imgui_id(), ImVec2(0, 0), size, ImVec2(0, 0), ImVec2(1, 1),
+                 ImGui::GetColorU32(ImVec4(1, 1, 1, overlay_opacity_)));
+  }
+}
+
+void Viewer::draw_controls() {
+  ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(panel_width(), 0), ImGuiCond_FirstUseEver);
+  ImGui::Begin("Tessera");
+  ImGui::PushItemWidth(-ImGui::GetFontSize() * 10.0f);  // room for the config key names
+  // Status line: what is shown and whether a newer frame is on its way.
+  if (worker_.busy()) {
+    static const char spinner[] = "|/-\\";
+    ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "%c rendering... %.2f s", spinner[int(ImGui::GetTime() * 8) % 4],
+                       worker_.busy_seconds());
+  } else if (frame_) {
+    ImGui::TextColored(ImVec4(0.5f, 0.9f, 0.5f, 1.0f), "ready");
+  } else {
+    ImGui::TextDisabled("no frame yet");
+  }
+  if (frame_) {
+    ImGui::SameLine();
+    ImGui::Text("%dx%d, %.1f ms, frame %llu", frame_->color.width, frame_->color.height,
+                frame_stats_.has("frame.time_ms.total") ? frame_stats_.get_number("frame.time_ms.total") : 0.0,
+                static_cast<unsigned long long>(frames_done_));
+  }
+  if (!render_error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "render: %s", render_error_.c_str());
+
+  if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::SetNextItemWidth(-60.0f);
+    const bool enter = ImGui::InputText("##scene", scene_text_, sizeof scene_text_, ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    if (ImGui::Button("Load") || enter) load(scene_text_, false);
+    if (!scene_error_.empty()) {
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", scene_error_.c_str());
+      if (scene_) ImGui::TextDisabled("(still showing %s)", scene_path_.string().c_str());
+      ImGui::PopTextWrapPos();
+    }
+    if (scene_) {
+      ImGui::Text("%zu instances, %zu triangles", scene_->instances.size(), scene_->triangle_count());
+      if (!scene_->cameras.empty()) {
+        auto label = [this](int i) {
+          if (i == kCommandLineView) return std::string("--camera view");
+          if (i == 0) return std::string("scene camera");
+          const Camera& c = scene_->cameras[size_t(i - 1)];
+          return c.name.empty() ? "camera " + std::to_string(i - 1) : c.name;
+        };
+        if (ImGui::BeginCombo("view", label(view_index_).c_str())) {
+          for (int i = 0; i <= int(scene_->cameras.size()); ++i) {
+            if (ImGui::Selectable(label(i).c_str(), i == view_index_)) {
+              view_index_ = i;
+              camera_ = home_camera_ = i == 0 ? scene_->camera : scene_->cameras[size_t(i - 1)];
+              dirty_ = true;
+            }
+          }
+          ImGui::EndCombo();
+        }
+      }
+    }
+  }
+
+  if (ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) {
+    int mode = int(mode_);
+    ImGui::RadioButton("orbit", &mode, int(CameraMode::orbit));
+    ImGui::SameLine();
+    ImGui::RadioButton("fly", &mode, int(CameraMode::fly));
+    ImGui::SameLine();
+    ImGui::TextDisabled("(C toggles)");
+    mode_ = CameraMode(mode);
+    if (mode_ == CameraMode::fly) {
+      ImGui::SliderFloat("speed", &fly_speed_, 0.01f, 1000.0f, "%.2f units/s", ImGuiSliderFlags_Logarithmic);
+    }
+    ImGui::Text("eye %.2f, %.2f, %.2f", double(camera_.position.x), double(camera_.position.y), double(camera_.position.z));
+    ImGui::Text("at  %.2f, %.2f, %.2f", double(camera_.target.x), double(camera_.target.y), double(camera_.target.z));
+    if (ImGui::Button("Reset view (R)") && scene_) {
+      camera_ = home_camera_;
+      dirty_ = true;
+    }
+  }
+
+  if (ImGui::CollapsingHeader("Config", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (ImGui::SliderFloat("resolution scale", &scale_, kMinScale, kMaxScale, "%.2f x window")) {
+      scale_ = std::clamp(scale_, kMinScale, kMaxScale);
+      dirty_ = true;
+      if (frame_) frame_texture_->upload(frame_->color, scale_ >= 1.0f);
+    }
+    const int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
+    if (ImGui::SliderInt("frame.threads", &config_.frame.threads, 0, hardware, config_.frame.threads == 0 ? "0 (all)" : "%d")) {
+      config_.frame.threads = std::clamp(config_.frame.threads, 0, 1024);
+      dirty_ = true;
+    }
+    int tile = config_.raster.tile_size;
+    if (ImGui::InputInt("raster.tile_size", &tile, 8, 64)) {
+      config_.raster.tile_size = std::clamp((tile + 4) / 8 * 8, 8, 1024);
+      dirty_ = true;
+    }
+    if (ImGui::Checkbox("raster.cull_backface", &config_.raster.cull_backface)) dirty_ = true;
+    if (ImGui::DragFloat("raster.guard_band", &config_.raster.guard_band, 16.0f, 0.0f, 32768.0f, "%.0f px",
+                         ImGuiSliderFlags_AlwaysClamp)) {
+      dirty_ = true;
+    }
+    if (ImGui::Checkbox("raster.store_depth", &config_.raster.store_depth)) dirty_ = true;
+    static constexpr int kSampleCounts[] = {1, 2, 4, 8};
+    if (ImGui::BeginCombo("raster.msaa", (std::to_string(config_.raster.msaa) + "x").c_str())) {
+      for (int samples : kSampleCounts) {
+        if (ImGui::Selectable((std::to_string(samples) + "x").c_str(), samples == config_.raster.msaa)) {
+          config_.raster.msaa = samples;
+          dirty_ = true;
+        }
+      }
+      ImGui::EndCombo();
+    }
+    ImGui::Checkbox("render continuously", &continuous_);
+  }
+
+  if (ImGui::CollapsingHeader("Overlay", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const OverlayInfo& current = kOverlays[size_t(overlay_)];
+    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6.0f);
+    if (ImGui::BeginCombo("##overlay", current.name)) {
+      for (const OverlayInfo& info : kOverlays) {
+        if (ImGui::Selectable(info.name, info.kind == overlay_)) {
+          overlay_ = info.kind;
+          rebuild_overlay();
+        }
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", info.description);
+      }
+      ImGui::EndCombo();
+    }
+    ImGui::SameLine();
+    ImGui::TextDisabled("(O cycles)");
+    if (overlay_ != OverlayKind::none) ImGui::SliderFloat("opacity", &overlay_opacity_, 0.0f, 1.0f, "%.2f");
+  }
+
+  if (ImGui::CollapsingHeader("Screenshot")) {
+    ImGui::SetNextItemWidth(-60.0f);
+    ImGui::InputText("##shot", shot_text_, sizeof shot_text_);
+    ImGui::SameLine();
+    if (ImGui::Button("Save")) capture_ = std::filesystem::path(shot_text_);
+    if (!screenshot_message_.empty()) {
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextUnformatted(screenshot_message_.c_str());
+      ImGui::PopTextWrapPos();
+    }
+  }
+  if (ImGui::Button("Help (H)")) show_help_ = !show_help_;
+  ImGui::PopItemWidth();
+  ImGui::End();
+}
+
+void Viewer::draw_statistics() {
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(display.x - panel_width() - 8, 8), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(panel_width(), display.y * 0.62f - 12), ImGuiCond_FirstUseEver);
+  ImGui::Begin("Statistics (last frame)");
+  if (stats_tree_.empty()) ImGui::TextDisabled("No frame rendered yet.");
+  else draw_stats_tree(stats_tree_);
+  ImGui::End();
+}
+
+void Viewer::draw_series() {
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(display.x - panel_width() - 8, display.y * 0.62f + 4), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(panel_width(), display.y * 0.38f - 12), ImGuiCond_FirstUseEver);
+  ImGui::Begin("Per-frame series");
+  draw_stats_history(history_);
+  ImGui::End();
+}
+
+void Viewer::draw_legend() {
+  if (!legend_) return;
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y - 8), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+  ImGui::Begin("Legend", nullptr,
+               ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoMove |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing);
+  ImGui::TextUnformatted(legend_->title.c_str());
+  const float width = 260.0f, height = ImGui::GetFontSize();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  constexpr int kSegments = 32;
+  for (int i = 0; i < kSegments; ++i) {
+    const ImU32 a = heat_ramp(float(i) / kSegments), b = heat_ramp(float(i + 1) / kSegments);
+    const float x0 = p.x + width * float(i) / kSegments, x1 = p.x + width * float(i + 1) / kSegments;
+    dl->AddRectFilledMultiColor(ImVec2(x0, p.y), ImVec2(x1, p.y + height), a, b, b, a);
+  }
+  ImGui::Dummy(ImVec2(width, height));
+  char lo[32], hi[32];
+  std::snprintf(lo, sizeof lo, "%.6g", legend_->min);
+  std::snprintf(hi, sizeof hi, "%.6g", legend_->max);
+  ImGui::TextUnformatted(lo);
+  ImGui::SameLine(width - ImGui::CalcTextSize(hi).x + ImGui::GetStyle().WindowPadding.x);
+  ImGui::TextUnformatted(hi);
+  ImGui::End();
+}
+
+void Viewer::draw_help() {
+  if (!show_help_) return;
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.5f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  ImGui::Begin("Help", &show_help_, ImGuiWindowFlags_AlwaysAutoResize);
+  if (ImGui::BeginTable("controls", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
+    for (const ControlHelp& c : kControlHelp) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(c.input);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(c.action);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::End();
+}
+
+// Writes the frame buffer exactly as rendered, the window as drawn (read back before the
+// buffer swap) and the frame's stats.
+void Viewer::save_screenshot(const std::filesystem::path& png) {
+  if (!frame_) {
+    screenshot_message_ = "nothing rendered yet";
+    return;
+  }
+  const std::filesystem::path window_png = window_screenshot_path(png), stats_json = stats_screenshot_path(png);
+  try {
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+    const Image window = read_window(fb_w, fb_h);
+    std::error_code ec;
+    if (png.has_parent_path()) std::filesystem::create_directories(png.parent_path(), ec);
+    write_png(png, frame_->color);
+    write_png(window_png, window);
+    write_text_atomically(stats_json, frame_stats_.to_json_text() + "\n");
+    screenshot_message_ = "wrote " + png.string() + ", " + window_png.string() + " and " + stats_json.string();
+  } catch (const std::exception& e) {
+    screenshot_message_ = std::string("screenshot failed: ") + e.what();
+    if (screenshot_mode()) failed_ = true;
+  }
+  if (screenshot_mode()) std::cerr << (failed_ ? "tessera: error: view: " : "") << screenshot_message_ << "\n";
+}
+
+int Viewer::run() {
+  if (screenshot_mode()) {
+    // Bad input fails before any window opens, with the file named.
+    if (!load(options_.scene, true)) {
+      std::cerr << "tessera: error: " << scene_error_ << "\n";
+      return 1;
+    }
+  }
+  if (!open_window()) return 1;
+  if (!screenshot_mode()) load(options_.scene, true);
+
+  double last = glfwGetTime();
+  while (!glfwWindowShouldClose(window_)) {
+    glfwWaitEventsTimeout(kUiFrameSeconds);
+    const double now = glfwGetTime();
+    const double dt = now - last;
+    last = now;
+
+    take_results();
+    if (failed_) break;
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    handle_input(dt);
+    submit_if_needed();
+    draw_frame();
+    draw_controls();
+    draw_statistics();
+    draw_series();
+    draw_legend();
+    draw_help();
+    ImGui::Render();
+
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+    glViewport(0, 0, fb_w, fb_h);
+    glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    if (screenshot_mode() && settle_frames_ >= 0 && settle_frames_-- == 0) {
+      save_screenshot(options_.screenshot);
+      break;
+    }
+    if (capture_) {
+      save_screenshot(*capture_);
+      capture_.reset();
+    }
+    glfwSwapBuffers(window_);
+  }
+  close_window();
+  return failed_ ? 1 : 0;
+}
+
+}  // namespace
+
+int scaled_size(int window_pixels, float scale) { return std::max(1, int(std::lround(double(window_pixels) * double(scale)))); }
+
+std::filesystem::path window_screenshot_path(const std::filesystem::path& png) {
+  std::filesystem::path out = png;
+  out.replace_filename(png.stem().string() + ".window" + png.extension().string());
+  return out;
+}
+
+std::filesystem::path stats_screenshot_path(const std::filesystem::path& png) {
+  std::filesystem::path out = png;
+  out.replace_extension(".stats.json");
+  return out;
+}
+
+int run_viewer(const ViewerOptions& options) {
+  Viewer viewer(options);
+  return viewer.run();
+}
+
+}  // namespace tessera::viewer
