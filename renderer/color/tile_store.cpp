@@ -112,6 +112,23 @@ const char* color_tile_state_name(uint8_t code) {
   return nullptr;
 }
 
+uint32_t color_tile_state_swatch(uint8_t code) {
+  auto rgb = [](uint32_t r, uint32_t g, uint32_t b) { return r | g << 8 | b << 16 | 0xff000000u; };
+  switch (ColorTileState(code)) {
+    case ColorTileState::cleared: return rgb(70, 70, 78);
+    case ColorTileState::planes_uncompressed: return rgb(225, 45, 45);
+    case ColorTileState::planes_compressed: return rgb(245, 150, 40);
+    case ColorTileState::index_one_colour: return rgb(150, 235, 130);
+    case ColorTileState::index_two_colour: return rgb(40, 185, 75);
+    case ColorTileState::index_method_b: return rgb(40, 205, 215);
+    case ColorTileState::index_method_b_clear: return rgb(70, 120, 240);
+    case ColorTileState::index_four_colour: return rgb(175, 95, 225);
+    case ColorTileState::index_six_colour: return rgb(235, 95, 185);
+    case ColorTileState::index_eight_colour: return rgb(250, 225, 70);
+  }
+  return rgb(255, 255, 255);
+}
+
 const char* color_tile_state_description(uint8_t code) {
   switch (code) {
 #define TESSERA_X(name, value, desc) \

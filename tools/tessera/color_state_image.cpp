@@ -48,22 +48,6 @@ inline Rgba8 mix(Rgba8 a, Rgba8 b, int b_weight /* of 256 */) {
 
 }  // namespace
 
-Rgba8 color_state_swatch(uint8_t code) {
-  switch (ColorTileState(code)) {
-    case ColorTileState::cleared: return pack_rgba8(70, 70, 78);
-    case ColorTileState::planes_uncompressed: return pack_rgba8(225, 45, 45);
-    case ColorTileState::planes_compressed: return pack_rgba8(245, 150, 40);
-    case ColorTileState::index_one_colour: return pack_rgba8(150, 235, 130);
-    case ColorTileState::index_two_colour: return pack_rgba8(40, 185, 75);
-    case ColorTileState::index_method_b: return pack_rgba8(40, 205, 215);
-    case ColorTileState::index_method_b_clear: return pack_rgba8(70, 120, 240);
-    case ColorTileState::index_four_colour: return pack_rgba8(175, 95, 225);
-    case ColorTileState::index_six_colour: return pack_rgba8(235, 95, 185);
-    case ColorTileState::index_eight_colour: return pack_rgba8(250, 225, 70);
-  }
-  return pack_rgba8(255, 255, 255);
-}
-
 Image color_state_image(const Frame& frame) {
   if (frame.color_states.empty()) {
     throw Error("--color-state needs a multisampled frame (--msaa 2, 4 or 8): the colour unit stores only those");
@@ -86,14 +70,14 @@ Image color_state_image(const Frame& frame) {
       const Rgba8 c = frame.color.at(x, y);
       const int grey = (int(channel(c, 0)) * 54 + int(channel(c, 1)) * 183 + int(channel(c, 2)) * 19) >> 8;
       const uint8_t code = frame.color_states[size_t(y / 4) * size_t(frame.color_blocks_x) + size_t(x / 8)];
-      img.at(x, y) = mix(pack_rgba8(uint8_t(grey), uint8_t(grey), uint8_t(grey)), color_state_swatch(code), 170);
+      img.at(x, y) = mix(pack_rgba8(uint8_t(grey), uint8_t(grey), uint8_t(grey)), color_tile_state_swatch(code), 170);
     }
   }
   // Legend.
   const uint64_t total = frame.color_states.size();
   int y = h + 6;
   for (uint8_t code : shown) {
-    fill_rect(img, 8, y, 8 + 10 * scale, y + 10 * scale, color_state_swatch(code));
+    fill_rect(img, 8, y, 8 + 10 * scale, y + 10 * scale, color_tile_state_swatch(code));
     char line[160];
     std::snprintf(line, sizeof(line), "%-22s %8llu tiles  %5.1f%%", color_tile_state_name(code),
                   (unsigned long long)counts[code], total ? 100.0 * double(counts[code]) / double(total) : 0.0);

@@ -8,9 +8,6 @@
 
 namespace tessera::cli {
 
-// The display colour of a control-surface state (also used for legends elsewhere).
-Rgba8 color_state_swatch(uint8_t code);
-
 // Throws tessera::Error when the frame has no colour states (rendered without MSAA).
 Image color_state_image(const Frame& frame);
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "tessera/color_state.h"
+
 namespace tessera::viewer {
 
 namespace {
@@ -73,6 +75,32 @@ Overlay depth_overlay(const Frame& frame, const Camera& camera) {
   return out;
 }
 
+Overlay color_state_overlay(const Frame& frame) {
+  const int width = frame.color.width, height = frame.color.height;
+  Overlay out;
+  out.image = Image(width, height, pack_rgba8(0, 0, 0, 0));
+  if (frame.color_states.empty()) {
+    out.legend.title = "Colour compression state: none (set raster.msaa to 2, 4 or 8)";
+    return out;
+  }
+  out.legend.title = "Colour compression state per 8x4 tile";
+  uint64_t counts[16] = {};
+  for (uint8_t code : frame.color_states) ++counts[code & 15u];
+  for (int code = 0; code < 16; ++code) {
+    if (counts[code] && color_tile_state_name(uint8_t(code))) {
+      out.legend.categories.push_back({color_tile_state_name(uint8_t(code)), color_tile_state_swatch(uint8_t(code)), counts[code]});
+    }
+  }
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const uint8_t code = frame.color_states[size_t(y / 4) * size_t(frame.color_blocks_x) + size_t(x / 8)];
+      const Rgba8 c = color_tile_state_swatch(code);
+      out.image.at(x, y) = (c & 0x00ffffffu) | (Rgba8(kTileAlpha) << 24);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Rgba8 heat_ramp(float t, uint8_t alpha) {
@@ -98,6 +126,7 @@ std::optional<Overlay> build_overlay(OverlayKind kind, const Frame& frame, const
     case OverlayKind::tile_fragments_covered: return tile_overlay(kind, frame, "Fragments covered per tile");
     case OverlayKind::tile_quads_shaded: return tile_overlay(kind, frame, "Quads shaded per tile");
     case OverlayKind::depth: return depth_overlay(frame, camera);
+    case OverlayKind::color_state: return color_state_overlay(frame);
   }
   return std::nullopt;
 }

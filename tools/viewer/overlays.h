@@ -6,6 +6,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tessera/image.h"
 #include "tessera/renderer.h"
@@ -19,6 +20,7 @@ enum class OverlayKind : int {
   tile_fragments_covered,  // per fixed tile: covered pixel centres
   tile_quads_shaded,       // per fixed tile: quads shaded
   depth,                   // per pixel: view distance from the D32F depth buffer
+  color_state,             // per 8x4 block: colour-unit control-surface state (MSAA frames)
 };
 
 struct OverlayInfo {
@@ -28,7 +30,7 @@ struct OverlayInfo {
   const char* description;  // tooltip: where the numbers come from
 };
 
-inline constexpr std::array<OverlayInfo, 5> kOverlays{{
+inline constexpr std::array<OverlayInfo, 6> kOverlays{{
     {OverlayKind::none, "none", "None", "The frame alone"},
     {OverlayKind::tile_bin_entries, "tile-triangles", "Tile workload: triangles binned",
      "Heat map per fixed binning tile: length of the tile's bin list (raster.bins.entries per tile)"},
@@ -38,13 +40,24 @@ inline constexpr std::array<OverlayInfo, 5> kOverlays{{
      "Heat map per fixed binning tile: 2x2 quads shaded (raster.quads.shaded per tile)"},
     {OverlayKind::depth, "depth", "Depth",
      "Distance along the view axis, from the D32F depth buffer (world units); background left clear"},
+    {OverlayKind::color_state, "color-state", "Colour compression state",
+     "Per 8x4 tile of a multisampled frame: the colour unit's control-surface state (color.tiles.*); needs MSAA"},
 }};
 
-// Colour-ramp legend: the ramp runs from min (left) to max (right).
+// A named colour in a categorical legend, with how many tiles or pixels carry it.
+struct LegendEntry {
+  std::string name;
+  Rgba8 color = 0;
+  uint64_t count = 0;
+};
+
+// Colour-ramp legend from min (left) to max (right), or, when `categories` is not empty, a
+// list of swatches.
 struct Legend {
   std::string title;
   double min = 0;
   double max = 0;
+  std::vector<LegendEntry> categories;
 };
 
 struct Overlay {

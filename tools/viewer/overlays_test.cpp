@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tessera/color_state.h"
+
 namespace tessera::viewer {
 namespace {
 
@@ -67,6 +69,44 @@ TEST(Overlays, DepthOfAnEmptyFrameIsAllClear) {
   const auto o = build_overlay(OverlayKind::depth, tiled_frame(), Camera{});
   ASSERT_TRUE(o.has_value());
   for (Rgba8 p : o->image.pixels) EXPECT_EQ(channel(p, 3), 0);
+}
+
+}  // namespace
+}  // namespace tessera::viewer
+
+namespace tessera::viewer {
+namespace {
+
+TEST(Overlays, ColorStateMapsEveryBlockWithACategoricalLegend) {
+  Frame f;
+  f.color = Image(20, 10);  // 3 x 3 blocks of 8x4, the last column and row partial
+  f.color_blocks_x = 3;
+  f.color_blocks_y = 3;
+  f.color_states.assign(9, uint8_t(ColorTileState::cleared));
+  f.color_states[4] = uint8_t(ColorTileState::index_two_colour);  // block (1, 1)
+  f.color_states[8] = uint8_t(ColorTileState::planes_compressed);  // block (2, 2), partial
+  const auto o = build_overlay(OverlayKind::color_state, f, Camera{});
+  ASSERT_TRUE(o);
+  ASSERT_EQ(o->legend.categories.size(), 3u);
+  uint64_t total = 0;
+  for (const LegendEntry& e : o->legend.categories) total += e.count;
+  EXPECT_EQ(total, 9u);
+  EXPECT_EQ(o->legend.categories[0].name, "cleared");
+  EXPECT_EQ(o->legend.categories[0].count, 7u);
+  // Pixels take their block's swatch (alpha aside).
+  EXPECT_EQ(o->image.at(9, 5) & 0xffffffu, color_tile_state_swatch(uint8_t(ColorTileState::index_two_colour)) & 0xffffffu);
+  EXPECT_EQ(o->image.at(19, 9) & 0xffffffu, color_tile_state_swatch(uint8_t(ColorTileState::planes_compressed)) & 0xffffffu);
+  EXPECT_EQ(o->image.at(0, 0) & 0xffffffu, color_tile_state_swatch(uint8_t(ColorTileState::cleared)) & 0xffffffu);
+}
+
+TEST(Overlays, ColorStateWithoutMsaaSaysWhy) {
+  Frame f;
+  f.color = Image(8, 4);
+  const auto o = build_overlay(OverlayKind::color_state, f, Camera{});
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->legend.categories.empty());
+  EXPECT_NE(o->legend.title.find("msaa"), std::string::npos);
+  for (Rgba8 p : o->image.pixels) EXPECT_EQ(p >> 24, 0u) << "nothing drawn";
 }
 
 }  // namespace

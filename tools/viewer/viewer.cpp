@@ -493,6 +493,21 @@ void Viewer::draw_legend() {
                ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoMove |
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing);
   ImGui::TextUnformatted(legend_->title.c_str());
+  if (!legend_->categories.empty()) {
+    uint64_t total = 0;
+    for (const LegendEntry& e : legend_->categories) total += e.count;
+    for (const LegendEntry& e : legend_->categories) {
+      const float size = ImGui::GetFontSize();
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + size, p.y + size), ImU32(e.color | 0xff000000u));
+      ImGui::Dummy(ImVec2(size, size));
+      ImGui::SameLine();
+      ImGui::Text("%-22s %8llu  %5.1f%%", e.name.c_str(), (unsigned long long)e.count,
+                  total ? 100.0 * double(e.count) / double(total) : 0.0);
+    }
+    ImGui::End();
+    return;
+  }
   const float width = 260.0f, height = ImGui::GetFontSize();
   const ImVec2 p = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();

@@ -28,5 +28,7 @@ enum class ColorTileState : uint8_t {
 // Name of a control code ("cleared", ...), or nullptr for an unused code.
 const char* color_tile_state_name(uint8_t code);
 const char* color_tile_state_description(uint8_t code);
+// Display colour of a state for maps and legends (RGBA8, R in the low byte, alpha 255).
+uint32_t color_tile_state_swatch(uint8_t code);
 
 }  // namespace tessera
