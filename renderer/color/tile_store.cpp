@@ -35,7 +35,7 @@ IndexPaletteMode mode_of(TileState s) {
 constexpr int kPlaneTagBits = 2;  // per stored plane in the compressed state: its codec
 }  // namespace
 
-StoredTile store_tile(const ColorTile& tile, Rgba8 clear) {
+StoredTile store_tile(const ColorTile& tile, Rgba8 clear, bool try_index_palette) {
   StoredTile out;
   out.samples = tile.samples;
   const int index_total = tile_index_bits(tile.samples);
@@ -47,7 +47,7 @@ StoredTile store_tile(const ColorTile& tile, Rgba8 clear) {
   for (int i = 0; i < kTilePixels * tile.samples && all_clear; ++i) all_clear = tile.color[size_t(i)] == clear;
   if (all_clear) return out;  // state cleared: the control code alone
 
-  if (const auto enc = encode_index_palette(tile, clear, out.index)) {
+  if (const auto enc = try_index_palette ? encode_index_palette(tile, clear, out.index) : std::nullopt) {
     out.state = tile_state_for(enc->mode);
     out.index_bits = index_total;  // the tile's index bits are read and written whole
     return out;

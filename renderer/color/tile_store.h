@@ -39,7 +39,8 @@ struct StoredTile {
 };
 
 // Compresses a multisampled tile (samples >= 2). `clear` is the render target's clear colour.
-StoredTile store_tile(const ColorTile& tile, Rgba8 clear);
+// `try_index_palette` is false when the eviction flow found a used plane outside the cache.
+StoredTile store_tile(const ColorTile& tile, Rgba8 clear, bool try_index_palette = true);
 // Rebuilds the samples from the stored form alone.
 ColorTile load_tile(const StoredTile& stored, Rgba8 clear);
 

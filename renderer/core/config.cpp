@@ -84,6 +84,15 @@ void validate_config(const Config& c) {
   range(what, "raster.tile_size", c.raster.tile_size, 8, 1024);
   if (c.raster.tile_size % 8 != 0) throw Error("config: raster.tile_size must be a multiple of 8");
   range(what, "raster.guard_band", c.raster.guard_band, 0, 32768);
+  if (c.color.line_bytes != 64 && c.color.line_bytes != 128) {
+    throw Error("config: color.line_bytes = " + std::to_string(c.color.line_bytes) + " is not 64 or 128");
+  }
+  range(what, "color.ways", c.color.ways, 1, 64);
+  range(what, "color.cache_bytes", c.color.cache_bytes, double(c.color.line_bytes) * c.color.ways, 64.0 * 1024 * 1024);
+  if (c.color.cache_bytes % (c.color.line_bytes * c.color.ways) != 0) {
+    throw Error("config: color.cache_bytes must be a multiple of line_bytes x ways (" +
+                std::to_string(c.color.line_bytes * c.color.ways) + ")");
+  }
   if (c.raster.msaa != 1 && c.raster.msaa != 2 && c.raster.msaa != 4 && c.raster.msaa != 8) {
     throw Error("config: raster.msaa = " + std::to_string(c.raster.msaa) + " is not one of 1, 2, 4, 8");
   }
@@ -115,6 +124,13 @@ Config config_from_json_text(const std::string& text, const std::string& what) {
     r.field("msaa", c.raster.msaa);
     r.finish();
   }
+  if (const json* f = root.child("color")) {
+    ObjectReader r(*f, "color", what);
+    r.field("cache_bytes", c.color.cache_bytes);
+    r.field("line_bytes", c.color.line_bytes);
+    r.field("ways", c.color.ways);
+    r.finish();
+  }
   root.finish();
   try {
     validate_config(c);
@@ -143,6 +159,9 @@ std::string config_to_json_text(const Config& c) {
   j["raster"]["guard_band"] = c.raster.guard_band;
   j["raster"]["store_depth"] = c.raster.store_depth;
   j["raster"]["msaa"] = c.raster.msaa;
+  j["color"]["cache_bytes"] = c.color.cache_bytes;
+  j["color"]["line_bytes"] = c.color.line_bytes;
+  j["color"]["ways"] = c.color.ways;
   return j.dump(2);
 }
 

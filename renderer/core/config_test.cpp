@@ -40,6 +40,10 @@ TEST(Config, RejectsBadInputNamingIt) {
   EXPECT_NE(error_of(R"({"raster": {"tile_size": 20}})").find("multiple of 8"), std::string::npos);
   EXPECT_NE(error_of(R"({"raster": {"msaa": 3}})").find("raster.msaa = 3 is not one of 1, 2, 4, 8"), std::string::npos);
   EXPECT_NE(error_of(R"({"raster": {"msaa": 16}})").find("raster.msaa"), std::string::npos);
+  EXPECT_NE(error_of(R"({"color": {"line_bytes": 32}})").find("color.line_bytes = 32"), std::string::npos);
+  EXPECT_NE(error_of(R"({"color": {"cache_bytes": 1000}})").find("color.cache_bytes"), std::string::npos);
+  EXPECT_NE(error_of(R"({"color": {"ways": 0}})").find("color.ways"), std::string::npos);
+  EXPECT_NE(error_of(R"({"color": {"size": 4096}})").find("color.size: unknown key"), std::string::npos);
   EXPECT_NE(error_of(R"({"raster": {"cull_backface": 1}})").find("expected true or false"), std::string::npos);
   EXPECT_NE(error_of(R"({"frame": {"width": 1.5}})").find("expected an integer"), std::string::npos);
   EXPECT_NE(error_of(R"({"frame": )").find("invalid JSON"), std::string::npos);

@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "color/color_back_end.h"
 #include "color/color_counters.h"
 #include "geometry/clipper.h"
 #include "raster/raster_counters.h"
@@ -72,6 +74,7 @@ struct TileJob {
   Image* color;                // resolved frame
   std::vector<float>* depth;   // sample 0 of each pixel
   Frame* frame;                // per-block colour states
+  color::ColorCacheGeometry color_cache;
 };
 
 // Renders one tile with kSamples samples per pixel into `color`/`depth` scratch of
@@ -79,7 +82,7 @@ struct TileJob {
 // linear space) and accounts its memory traffic.
 template <int kSamples>
 void render_tile(const TileJob& job, int tile_index, Rgba8* color, float* depth, RasterCounters& rc,
-                 MemoryLedger& ledger, color::ColorCounters* job_color) {
+                 MemoryLedger& ledger, color::ColorCounters* job_color, color::ColorTraffic* job_traffic) {
   const TileGrid& grid = job.grid;
   TileBuffer tile;
   tile.x0 = (tile_index % grid.tiles_x) * grid.tile_size;
@@ -93,13 +96,21 @@ void render_tile(const TileJob& job, int tile_index, Rgba8* color, float* depth,
   std::fill_n(tile.depth, pixels * kSamples, 1.0f);
   SamplerCounters sampler;
   uint64_t entries = 0;
+  // With MSAA the colour writes go through the colour unit's cache as they happen.
+  std::optional<color::ColorBackEnd> back_end;
+  if constexpr (kSamples > 1) back_end.emplace(job.color_cache, kSamples, job.clear_color, tile.color, tile.width, tile.height);
   for (const BinChunk& chunk : *job.chunks) {
     const uint32_t begin = chunk.offsets[size_t(tile_index)];
     const uint32_t end = chunk.offsets[size_t(tile_index) + 1];
     entries += end - begin;
     for (uint32_t k = begin; k < end; ++k) {
       const TriangleSetup& t = chunk.setups[chunk.entries[k]];
-      rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, (*job.draws)[t.draw].fs, tile, rc, sampler);
+      if constexpr (kSamples > 1) {
+        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, (*job.draws)[t.draw].fs, tile, rc, sampler,
+                                                                 [&](int x, int y) { back_end->on_quad_written(x, y); });
+      } else {
+        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, (*job.draws)[t.draw].fs, tile, rc, sampler);
+      }
     }
   }
   if (entries) ++rc[RasterCounters::tiles_touched];
@@ -116,43 +127,38 @@ void render_tile(const TileJob& job, int tile_index, Rgba8* color, float* depth,
   if constexpr (kSamples == 1) {
     ledger.add_write(MemoryClient::color, pixels * sizeof(Rgba8));
   } else {
-    color::ColorCounters before = *job_color;
-    for (int by = 0; by < tile.height; by += color::kTileHeight) {
-      for (int bx = 0; bx < tile.width; bx += color::kTileWidth) {
-        color::ColorTile block;
-        block.samples = kSamples;
-        for (int p = 0; p < color::kTilePixels; ++p) {
-          const int x = bx + p % color::kTileWidth, y = by + p / color::kTileWidth;
-          const bool inside = x < tile.width && y < tile.height;  // blocks past the frame edge hold the clear colour
-          for (int k = 0; k < kSamples; ++k) {
-            block.at(p, k) = inside ? tile.color[(size_t(y) * size_t(tile.width) + size_t(x)) * kSamples + size_t(k)]
-                                    : job.clear_color;
-          }
-        }
-        const color::StoredTile stored = color::store_tile(block, job.clear_color);
-        job_color->add(stored);
-        job.frame->color_states[size_t((tile.y0 + by) / color::kTileHeight) * size_t(job.frame->color_blocks_x) +
-                                size_t((tile.x0 + bx) / color::kTileWidth)] = uint8_t(stored.state);
-        const color::ColorTile loaded = color::load_tile(stored, job.clear_color);
-        for (int p = 0; p < color::kTilePixels; ++p) {
-          const int x = bx + p % color::kTileWidth, y = by + p / color::kTileWidth;
-          if (x >= tile.width || y >= tile.height) continue;
-          for (int k = 0; k < kSamples; ++k) {
-            tile.color[(size_t(y) * size_t(tile.width) + size_t(x)) * kSamples + size_t(k)] = loaded.at(p, k);
-          }
+    // End of the bin tile: the cache is flushed through the eviction flow; the resolve then
+    // reads every block in its final stored form through the decompressor.
+    back_end->flush();
+    const color::ColorCounters before = *job_color;
+    for (int b = 0; b < back_end->blocks_x() * back_end->blocks_y(); ++b) {
+      const color::StoredTile& stored = back_end->final_tile(b);
+      job_color->add(stored);
+      const int bx = (b % back_end->blocks_x()) * color::kTileWidth, by = (b / back_end->blocks_x()) * color::kTileHeight;
+      job.frame->color_states[size_t((tile.y0 + by) / color::kTileHeight) * size_t(job.frame->color_blocks_x) +
+                              size_t((tile.x0 + bx) / color::kTileWidth)] = uint8_t(stored.state);
+      const color::ColorTile loaded = color::load_tile(stored, job.clear_color);
+      for (int p = 0; p < color::kTilePixels; ++p) {
+        const int x = bx + p % color::kTileWidth, y = by + p / color::kTileWidth;
+        if (x >= tile.width || y >= tile.height) continue;
+        for (int k = 0; k < kSamples; ++k) {
+          tile.color[(size_t(y) * size_t(tile.width) + size_t(x)) * kSamples + size_t(k)] = loaded.at(p, k);
         }
       }
     }
-    // Bytes of this bin tile per client, written on store and read again by the resolve.
-    const uint64_t plane_bytes = (job_color->plane_bits - before.plane_bits + 7) / 8;
-    const uint64_t index_bytes = (job_color->index_bits - before.index_bits + 7) / 8;
-    const uint64_t control_bytes = (job_color->control_bits - before.control_bits + 7) / 8;
-    ledger.add_write(MemoryClient::color, plane_bytes);
-    ledger.add_write(MemoryClient::color_index, index_bytes);
-    ledger.add_write(MemoryClient::color_control, control_bytes);
-    ledger.add_read(MemoryClient::color, plane_bytes);
-    ledger.add_read(MemoryClient::color_index, index_bytes);
-    ledger.add_read(MemoryClient::color_control, control_bytes);
+    const color::ColorTraffic& traffic = back_end->traffic();
+    job_traffic->merge(traffic);
+    const uint64_t blocks = uint64_t(back_end->blocks_x()) * uint64_t(back_end->blocks_y());
+    auto bytes = [](uint64_t bits) { return (bits + 7) / 8; };
+    // Cache traffic, plus the fast clear of the control surface at frame start, plus the
+    // resolve reading each block's final stored form.
+    ledger.add_write(MemoryClient::color, bytes(traffic.plane_bits_written));
+    ledger.add_read(MemoryClient::color, bytes(traffic.plane_bits_read) + bytes(job_color->plane_bits - before.plane_bits));
+    ledger.add_write(MemoryClient::color_index, bytes(traffic.index_bits_written));
+    ledger.add_read(MemoryClient::color_index, bytes(traffic.index_bits_read) + bytes(job_color->index_bits - before.index_bits));
+    ledger.add_write(MemoryClient::color_control, bytes(traffic.control_bits_written + blocks * color::kControlBits));
+    ledger.add_read(MemoryClient::color_control,
+                    bytes(traffic.control_bits_read + job_color->control_bits - before.control_bits));
     ledger.add_write(MemoryClient::color, pixels * sizeof(Rgba8));  // the resolved image
   }
   for (int y = 0; y < tile.height; ++y) {
@@ -178,7 +184,20 @@ void render_tile(const TileJob& job, int tile_index, Rgba8* color, float* depth,
 }
 
 // color.* statistics (docs/stats.md): present when the target is multisampled.
-void publish_color(Stats& s, const color::ColorCounters& cc) {
+void publish_color(Stats& s, const color::ColorCounters& cc, const color::ColorTraffic& traffic) {
+  s.set("color.cache.accesses", traffic.accesses);
+  s.set("color.cache.hits", traffic.hits);
+  s.set("color.cache.misses", traffic.misses);
+  s.set("color.cache.hit_rate", traffic.accesses ? double(traffic.hits) / double(traffic.accesses) : 0.0);
+  s.set("color.eviction.palette_attempts", traffic.palette_attempts);
+  s.set("color.eviction.palette_stores", traffic.palette_stores);
+  s.set("color.eviction.palette_skipped_planes_not_cached", traffic.palette_skipped);
+  s.set("color.traffic.planes.read_bytes", (traffic.plane_bits_read + 7) / 8);
+  s.set("color.traffic.planes.written_bytes", (traffic.plane_bits_written + 7) / 8);
+  s.set("color.traffic.index.read_bytes", (traffic.index_bits_read + 7) / 8);
+  s.set("color.traffic.index.written_bytes", (traffic.index_bits_written + 7) / 8);
+  s.set("color.traffic.control.read_bytes", (traffic.control_bits_read + 7) / 8);
+  s.set("color.traffic.control.written_bytes", (traffic.control_bits_written + 7) / 8);
   uint64_t tiles = 0;
 #define TESSERA_X(name, code, desc)                                                    \
   s.set("color.tiles." #name, cc.tiles_by_state[size_t(color::TileState::name)]); \
@@ -282,6 +301,7 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   std::vector<RasterCounters> tile_counters(size_t(grid.tile_count()));
   std::vector<MemoryLedger> tile_ledgers(size_t(grid.tile_count()));
   std::vector<color::ColorCounters> tile_color(size_t(grid.tile_count()));
+  std::vector<color::ColorTraffic> tile_traffic(size_t(grid.tile_count()));
   double vertex_ms = 0, primitive_ms = 0, raster_ms = 0;
 
   arena.execute([&] {
@@ -366,7 +386,8 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
       if (cfg.frame.keep_samples) frame.samples.assign(size_t(width) * size_t(height) * size_t(samples), 0);
     }
     const TileJob job{&chunks, &draws, grid, width, height, samples, cfg.raster.store_depth, clear_color, &frame.color,
-                      &frame.depth, &frame};
+                      &frame.depth, &frame,
+                      color::ColorCacheGeometry{cfg.color.cache_bytes, cfg.color.line_bytes, cfg.color.ways}};
     tbb::parallel_for(tbb::blocked_range<int>(0, grid.tile_count(), 1), [&](const tbb::blocked_range<int>& r) {
       std::vector<Rgba8> color(size_t(grid.tile_size) * size_t(grid.tile_size) * size_t(samples));
       std::vector<float> depth(color.size());
@@ -374,10 +395,10 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
         RasterCounters& rc = tile_counters[size_t(tile_index)];
         MemoryLedger& ledger = tile_ledgers[size_t(tile_index)];
         switch (samples) {
-          case 2: render_tile<2>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)]); break;
-          case 4: render_tile<4>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)]); break;
-          case 8: render_tile<8>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)]); break;
-          default: render_tile<1>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)]); break;
+          case 2: render_tile<2>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)], &tile_traffic[size_t(tile_index)]); break;
+          case 4: render_tile<4>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)], &tile_traffic[size_t(tile_index)]); break;
+          case 8: render_tile<8>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)], &tile_traffic[size_t(tile_index)]); break;
+          default: render_tile<1>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)], &tile_traffic[size_t(tile_index)]); break;
         }
       }
     });
@@ -423,7 +444,9 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   if (samples > 1) {
     color::ColorCounters cc;
     for (const color::ColorCounters& c : tile_color) cc.merge(c);
-    publish_color(s, cc);
+    color::ColorTraffic traffic;
+    for (const color::ColorTraffic& t : tile_traffic) traffic.merge(t);
+    publish_color(s, cc, traffic);
   }
   ledger.publish(s);
   return frame;

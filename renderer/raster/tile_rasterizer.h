@@ -36,13 +36,19 @@ inline Rgba8 encode_color(const glm::vec3& linear) {
 // edge at their extreme corners before any pixel is tested.
 constexpr int kRasterBlock = 8;
 
+// Instrumentation hook called with tile-local quad coordinates after a quad's samples are
+// written; the default does nothing and compiles away.
+struct NoQuadHook {
+  void operator()(int, int) const {}
+};
+
 // Rasterizes one triangle into one tile with kSamples samples per pixel (1, 2, 4 or 8 at the
 // Vulkan standard positions). Coverage and depth are per sample; the fragment program runs
 // once per pixel per triangle, at the pixel centre, and its colour goes to every covered
 // sample that passes the depth test. With one sample the only sample is the pixel centre.
-template <typename FragmentShader, int kVaryingCount, int kSamples = 1>
+template <typename FragmentShader, int kVaryingCount, int kSamples = 1, typename QuadHook = NoQuadHook>
 void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::Uniforms& uniforms, TileBuffer& tile,
-                        RasterCounters& counters, SamplerCounters& sampler) {
+                        RasterCounters& counters, SamplerCounters& sampler, QuadHook&& on_quad_written = QuadHook{}) {
   constexpr const auto& offsets = SamplePattern<kSamples>::offsets;
   constexpr unsigned kAllSamples = (1u << kSamples) - 1;
   const int tx_end = tile.x0 + tile.width;
@@ -203,6 +209,7 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
               tile.color[base + size_t(k)] = c;
             }
           }
+          on_quad_written(qx - tile.x0, qy - tile.y0);
         }
       }
     }

@@ -93,6 +93,12 @@ int run_color_bench(const BenchArgs& args, const std::vector<std::filesystem::pa
         results.push_back(r);
       };
       add("color_bytes", double(run.stored_bytes), "uncompressed", double(run.uncompressed_bytes));
+      // The frame's own colour-cache model (config color.*): hit rate and bytes moved.
+      results.back()["cache_hit_rate"] = frame.stats.get_number("color.cache.hit_rate");
+      results.back()["cache_traffic_bytes"] =
+          frame.stats.get_u64("color.traffic.planes.read_bytes") + frame.stats.get_u64("color.traffic.planes.written_bytes") +
+          frame.stats.get_u64("color.traffic.index.read_bytes") + frame.stats.get_u64("color.traffic.index.written_bytes") +
+          frame.stats.get_u64("color.traffic.control.read_bytes") + frame.stats.get_u64("color.traffic.control.written_bytes");
       add("color_bytes", double(run.stored_bytes), "planes_only", double(run.planes_only_bytes));
       add("compress_tiles_per_s", run.compress_tiles_per_s, "raw_copy", run.copy_tiles_per_s);
       add("decompress_tiles_per_s", run.decompress_tiles_per_s, "raw_copy", run.copy_tiles_per_s);

@@ -22,9 +22,17 @@ struct RasterConfig {
   int msaa = 1;                // samples per pixel: 1, 2, 4 or 8 (Vulkan standard positions)
 };
 
+// The colour unit's cache between the raster back end and memory (MSAA targets).
+struct ColorConfig {
+  int cache_bytes = 16384;  // capacity: 256 x 64-byte lines by default
+  int line_bytes = 64;      // 64 (a 4x4 half of a tile's plane) or 128 (a whole plane)
+  int ways = 4;             // associativity, LRU replacement
+};
+
 struct Config {
   FrameConfig frame;
   RasterConfig raster;
+  ColorConfig color;
 };
 
 // Parses JSON text; `what` names the source in error messages. Throws tessera::Error.

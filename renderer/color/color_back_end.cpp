@@ -1,0 +1,191 @@
+#include "color/color_back_end.h"
+
+#include <algorithm>
+
+namespace tessera::color {
+
+void ColorTraffic::merge(const ColorTraffic& o) {
+  plane_bits_read += o.plane_bits_read;
+  plane_bits_written += o.plane_bits_written;
+  index_bits_read += o.index_bits_read;
+  index_bits_written += o.index_bits_written;
+  control_bits_read += o.control_bits_read;
+  control_bits_written += o.control_bits_written;
+  accesses += o.accesses;
+  hits += o.hits;
+  misses += o.misses;
+  palette_attempts += o.palette_attempts;
+  palette_stores += o.palette_stores;
+  palette_skipped += o.palette_skipped;
+}
+
+ColorBackEnd::ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 clear, const Rgba8* buffer, int width,
+                           int height)
+    : geometry_(cache),
+      cache_(cache),
+      samples_(samples),
+      clear_(clear),
+      buffer_(buffer),
+      width_(width),
+      height_(height),
+      blocks_x_((width + kTileWidth - 1) / kTileWidth),
+      blocks_y_((height + kTileHeight - 1) / kTileHeight),
+      halves_(cache.line_bytes < kPlaneBits / 8 ? 2 : 1),
+      memory_(size_t(blocks_x_) * size_t(blocks_y_)),
+      final_(memory_.size()) {}
+
+ColorTile ColorBackEnd::current(int block) const {
+  ColorTile t;
+  t.samples = samples_;
+  const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
+  for (int p = 0; p < kTilePixels; ++p) {
+    const int x = bx + p % kTileWidth, y = by + p / kTileWidth;
+    for (int k = 0; k < samples_; ++k) {
+      // Pixels past the frame edge belong to no triangle: they hold the clear colour.
+      t.at(p, k) = x < width_ && y < height_ ? buffer_[(size_t(y) * size_t(width_) + size_t(x)) * size_t(samples_) + size_t(k)]
+                                             : clear_;
+    }
+  }
+  return t;
+}
+
+void ColorBackEnd::on_quad_written(int qx, int qy) {
+  // Planes in use after the write: the most distinct colours among the quad's pixels.
+  int planes = 1;
+  for (int p = 0; p < 4; ++p) {
+    const int x = qx + (p & 1), y = qy + (p >> 1);
+    if (x >= width_ || y >= height_) continue;
+    const Rgba8* s = buffer_ + (size_t(y) * size_t(width_) + size_t(x)) * size_t(samples_);
+    int distinct = 0;
+    for (int k = 0; k < samples_; ++k) {
+      bool seen = false;
+      for (int j = 0; j < k && !seen; ++j) seen = s[j] == s[k];
+      distinct += !seen;
+    }
+    planes = std::max(planes, distinct);
+  }
+  const int block = (qy / kTileHeight) * blocks_x_ + qx / kTileWidth;
+  const int half = halves_ == 2 ? (qx % kTileWidth) / (kTileWidth / 2) : 0;
+  for (int plane = 0; plane < planes; ++plane) access(block, plane, half);
+}
+
+void ColorBackEnd::access(int block, int plane, int half) {
+  ++traffic_.accesses;
+  const uint64_t k = key(block, plane, half);
+  if (cache_.lookup(k)) {
+    ++traffic_.hits;
+    return;
+  }
+  ++traffic_.misses;
+  // Make room first: the tile owning the set's least recently used line leaves (the eviction
+  // flow sees all its lines, the victim included); then the fill.
+  const uint64_t victim = cache_.victim_for(k);
+  if (victim != ColorCache::kNoLine) evict(victim);
+  fill(block, plane);
+  BlockMemory& m = memory_[size_t(block)];
+  cache_.insert(k);
+  ++m.resident_lines;
+  m.index_on_chip = true;
+}
+
+void ColorBackEnd::fill(int block, int plane) {
+  // Fill flow: the control bits first; then nothing more for a cleared tile, the index bits
+  // alone for a palette in the index bits, or the plane (and the index bits) otherwise.
+  BlockMemory& m = memory_[size_t(block)];
+  traffic_.control_bits_read += kControlBits;
+  if (m.state == TileState::cleared) return;
+  if (!m.index_on_chip) traffic_.index_bits_read += uint64_t(tile_index_bits(samples_));
+  m.index_on_chip = true;
+  if (m.state == TileState::planes_compressed || m.state == TileState::planes_uncompressed) {
+    traffic_.plane_bits_read += uint64_t((m.plane_bits[size_t(plane)] + halves_ - 1) / halves_);
+  }
+}
+
+bool ColorBackEnd::all_used_planes_resident(int block, const ColorTile& tile) const {
+  // A line is needed when its half of the tile uses that plane. A tile still cleared in
+  // memory needs nothing from outside the cache: its untouched parts are the clear colour.
+  if (memory_[size_t(block)].state == TileState::cleared) return true;
+  for (int half = 0; half < halves_; ++half) {
+    int planes = 1;
+    for (int p = 0; p < kTilePixels; ++p) {
+      if (halves_ == 2 && (p % kTileWidth) / (kTileWidth / 2) != half) continue;
+      int distinct = 0;
+      for (int k = 0; k < tile.samples; ++k) {
+        bool seen = false;
+        for (int j = 0; j < k && !seen; ++j) seen = tile.at(p, j) == tile.at(p, k);
+        distinct += !seen;
+      }
+      planes = std::max(planes, distinct);
+    }
+    for (int plane = 0; plane < planes; ++plane) {
+      if (!cache_.contains(key(block, plane, half))) return false;
+    }
+  }
+  return true;
+}
+
+void ColorBackEnd::evict(uint64_t line) {
+  // Eviction flow: the tile holding the displaced line leaves with all its resident lines.
+  const int block = int(line >> 8);
+  BlockMemory& m = memory_[size_t(block)];
+  const ColorTile tile = current(block);
+  const PlanedTile planed = to_planes(tile);
+  // Step 3: the index-bit palette only when every used plane is in the cache.
+  if (all_used_planes_resident(block, tile)) {
+    ++traffic_.palette_attempts;
+    IndexBits bits;
+    if (const auto enc = encode_index_palette(tile, clear_, bits)) {
+      ++traffic_.palette_stores;
+      for (int p = 0; p < kMaxSamples; ++p) {
+        for (int h = 0; h < halves_; ++h) cache_.erase(key(block, p, h));
+      }
+      m.state = tile_state_for(enc->mode);
+      m.resident_lines = 0;
+      m.index_on_chip = false;
+      traffic_.index_bits_written += uint64_t(tile_index_bits(samples_));
+      traffic_.control_bits_written += kControlBits;
+      return;
+    }
+  } else {
+    ++traffic_.palette_skipped;
+  }
+  // Step 4: each resident plane (or half plane) with the best plane codec, or raw.
+  for (int p = 0; p < kMaxSamples; ++p) {
+    for (int h = 0; h < halves_; ++h) {
+      const uint64_t k = key(block, p, h);
+      if (!cache_.contains(k)) continue;
+      cache_.erase(k);
+      --m.resident_lines;
+      const int stored_bits = p < planed.planes_used ? compress_plane_best(planed.planes[size_t(p)]).bits : 0;
+      m.plane_bits[size_t(p)] = stored_bits;
+      traffic_.plane_bits_written += uint64_t((stored_bits + halves_ - 1) / halves_);
+    }
+  }
+  bool any_compressed = false;
+  for (int p = 0; p < planed.planes_used; ++p) any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
+  m.state = any_compressed ? TileState::planes_compressed : TileState::planes_uncompressed;
+  traffic_.control_bits_written += kControlBits;
+  if (m.resident_lines == 0) {
+    traffic_.index_bits_written += uint64_t(tile_index_bits(samples_));  // the tile leaves the chip
+    m.index_on_chip = false;
+  }
+}
+
+void ColorBackEnd::flush() {
+  for (uint64_t line : cache_.resident_lru_order()) {
+    if (cache_.contains(line)) evict(line);  // earlier tile evictions may have taken it
+  }
+  // The stored form each block ends in, from its final samples and its final control state.
+  for (size_t b = 0; b < memory_.size(); ++b) {
+    const ColorTile tile = current(int(b));
+    const BlockMemory& m = memory_[b];
+    StoredTile& out = final_[b];
+    if (m.state == TileState::cleared) {
+      out = store_tile(tile, clear_);  // an untouched block is all clear colour
+    } else {
+      out = store_tile(tile, clear_, m.state != TileState::planes_compressed && m.state != TileState::planes_uncompressed);
+    }
+  }
+}
+
+}  // namespace tessera::color

@@ -1,0 +1,80 @@
+// The colour back end of one bin tile of a multisampled target: raster writes go through the
+// colour cache; misses run the fill flow and evictions the eviction flow of the spec
+// (msaa-compression.md), charging every byte to the planes, index-bit or control-surface
+// client. At the end of the bin tile every resident line is evicted.
+//
+// Model (docs/color.md): lines hold a plane, or a 4x4 half of a plane, of an 8x4 tile. A write
+// touches the lines of every plane its pixels use after the write. Eviction is per tile: when
+// a line is displaced, its tile leaves with all its resident lines. The palette in the index
+// bits is tried only when all used planes of the tile are resident (then no plane data is
+// written); otherwise each resident plane is compressed with the best plane codec and
+// written. Room is made before a fill, so the tile being filled may itself be the one
+// that leaves (its missing line then counts as not resident). A tile's index bits stay on chip while
+// any of its lines is resident and are written when its last line leaves in a plane state.
+// The functional result (what the resolve decodes) is the final stored form of each tile.
+#pragma once
+
+#include <vector>
+
+#include "color/color_cache.h"
+#include "color/color_counters.h"
+#include "color/tile_store.h"
+
+namespace tessera::color {
+
+struct ColorTraffic {
+  uint64_t plane_bits_read = 0, plane_bits_written = 0;
+  uint64_t index_bits_read = 0, index_bits_written = 0;
+  uint64_t control_bits_read = 0, control_bits_written = 0;
+  uint64_t accesses = 0, hits = 0, misses = 0;
+  uint64_t palette_attempts = 0;   // evictions with all used planes resident
+  uint64_t palette_stores = 0;     // ... whose palette fitted the index bits
+  uint64_t palette_skipped = 0;    // evictions with some used plane not resident
+  void merge(const ColorTraffic& o);
+};
+
+class ColorBackEnd {
+ public:
+  // `buffer`: the bin tile's samples, pixel-major (`samples` per pixel), width x height.
+  ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 clear, const Rgba8* buffer, int width, int height);
+
+  // The 2x2 quad at tile pixel (qx, qy) has written its samples into the buffer.
+  void on_quad_written(int qx, int qy);
+  // End of the bin tile: evicts every resident line (LRU first) and fixes each block's final
+  // stored form, which the resolve decodes.
+  void flush();
+
+  int blocks_x() const { return blocks_x_; }
+  int blocks_y() const { return blocks_y_; }
+  const StoredTile& final_tile(int block) const { return final_[size_t(block)]; }
+  const ColorTraffic& traffic() const { return traffic_; }
+
+ private:
+  struct BlockMemory {
+    TileState state = TileState::cleared;  // what the control surface says
+    std::array<int, kMaxSamples> plane_bits{};  // stored size of each plane (plane states)
+    int resident_lines = 0;
+    bool index_on_chip = false;
+  };
+  ColorTile current(int block) const;
+  uint64_t key(int block, int plane, int half) const { return uint64_t(block) << 8 | uint64_t(plane) << 1 | uint64_t(half); }
+  void access(int block, int plane, int half);
+  void fill(int block, int plane);
+  // Evicts the tile holding `line` (a resident line) with all its resident lines.
+  void evict(uint64_t line);
+  bool all_used_planes_resident(int block, const ColorTile& tile) const;
+
+  ColorCacheGeometry geometry_;
+  ColorCache cache_;
+  int samples_;
+  Rgba8 clear_;
+  const Rgba8* buffer_;
+  int width_, height_;
+  int blocks_x_, blocks_y_;
+  int halves_;  // 2 with 64-byte lines, 1 with 128-byte lines
+  std::vector<BlockMemory> memory_;
+  std::vector<StoredTile> final_;
+  ColorTraffic traffic_;
+};
+
+}  // namespace tessera::color

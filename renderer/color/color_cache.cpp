@@ -1,0 +1,85 @@
+#include "color/color_cache.h"
+
+#include <algorithm>
+
+namespace tessera::color {
+
+ColorCache::ColorCache(const ColorCacheGeometry& geometry)
+    : geometry_(geometry), ways_(size_t(std::max(1, geometry.sets())) * size_t(std::max(1, geometry.ways))) {}
+
+size_t ColorCache::set_of(uint64_t key) const {
+  // Mix the key so neighbouring tiles and planes spread over the sets.
+  uint64_t h = key * 0x9e3779b97f4a7c15ull;
+  h ^= h >> 29;
+  return size_t(h % uint64_t(std::max(1, geometry_.sets())));
+}
+
+bool ColorCache::lookup(uint64_t key) {
+  const size_t base = set_of(key) * size_t(geometry_.ways);
+  for (int w = 0; w < geometry_.ways; ++w) {
+    Way& way = ways_[base + size_t(w)];
+    if (way.key == key) {
+      way.last_use = ++clock_;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ColorCache::contains(uint64_t key) const {
+  const size_t base = set_of(key) * size_t(geometry_.ways);
+  for (int w = 0; w < geometry_.ways; ++w) {
+    if (ways_[base + size_t(w)].key == key) return true;
+  }
+  return false;
+}
+
+uint64_t ColorCache::victim_for(uint64_t key) const {
+  const size_t base = set_of(key) * size_t(geometry_.ways);
+  const Way* victim = &ways_[base];
+  for (int w = 0; w < geometry_.ways; ++w) {
+    const Way& way = ways_[base + size_t(w)];
+    if (way.key == kNoLine) return kNoLine;
+    if (way.last_use < victim->last_use) victim = &way;
+  }
+  return victim->key;
+}
+
+uint64_t ColorCache::insert(uint64_t key) {
+  const size_t base = set_of(key) * size_t(geometry_.ways);
+  Way* victim = &ways_[base];
+  for (int w = 0; w < geometry_.ways; ++w) {
+    Way& way = ways_[base + size_t(w)];
+    if (way.key == kNoLine) {
+      victim = &way;
+      break;
+    }
+    if (way.last_use < victim->last_use) victim = &way;
+  }
+  const uint64_t displaced = victim->key;
+  victim->key = key;
+  victim->last_use = ++clock_;
+  return displaced;
+}
+
+void ColorCache::erase(uint64_t key) {
+  const size_t base = set_of(key) * size_t(geometry_.ways);
+  for (int w = 0; w < geometry_.ways; ++w) {
+    Way& way = ways_[base + size_t(w)];
+    if (way.key == key) way = Way{};
+  }
+}
+
+std::vector<uint64_t> ColorCache::resident_lru_order() const {
+  std::vector<const Way*> resident;
+  for (const Way& w : ways_) {
+    if (w.key != kNoLine) resident.push_back(&w);
+  }
+  std::sort(resident.begin(), resident.end(), [](const Way* a, const Way* b) { return a->last_use < b->last_use; });
+  std::vector<uint64_t> keys;
+  keys.reserve(resident.size());
+  for (const Way* w : resident) keys.push_back(w->key);
+  return keys;
+}
+
+}  // namespace tessera::color

@@ -1,0 +1,51 @@
+// The colour cache between the raster back end and memory: set-associative with LRU
+// replacement. A line holds one plane of one 8x4 tile (128 bytes) or one 4x4 half of it
+// (64 bytes); which data a line holds is the caller's key.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tessera::color {
+
+struct ColorCacheGeometry {
+  int size_bytes = 16384;  // capacity
+  int line_bytes = 64;     // 64: half a plane of a tile; 128: a whole plane
+  int ways = 4;            // associativity
+
+  int lines() const { return size_bytes / line_bytes; }
+  int sets() const { return lines() / ways; }
+};
+
+class ColorCache {
+ public:
+  static constexpr uint64_t kNoLine = ~uint64_t(0);
+
+  explicit ColorCache(const ColorCacheGeometry& geometry);
+
+  // Looks the key up; a hit refreshes its LRU position.
+  bool lookup(uint64_t key);
+  bool contains(uint64_t key) const;
+  // The line a new key would displace: the least recently used of a full set, or kNoLine
+  // when its set has a free way.
+  uint64_t victim_for(uint64_t key) const;
+  // Places a key that missed, displacing victim_for(key). Returns the displaced key or kNoLine.
+  uint64_t insert(uint64_t key);
+  // Drops a key if present.
+  void erase(uint64_t key);
+  // Resident keys, least recently used first (for the final flush).
+  std::vector<uint64_t> resident_lru_order() const;
+
+ private:
+  struct Way {
+    uint64_t key = kNoLine;
+    uint64_t last_use = 0;
+  };
+  size_t set_of(uint64_t key) const;
+  ColorCacheGeometry geometry_;
+  std::vector<Way> ways_;  // sets x ways
+  uint64_t clock_ = 0;
+};
+
+}  // namespace tessera::color
