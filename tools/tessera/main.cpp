@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "tessellate_command.h"
 #include "tessera/config.h"
 #include "tessera/error.h"
 
@@ -16,9 +17,11 @@ int main(int argc, char** argv) {
   RenderArgs render_args;
   BenchArgs bench_args;
   ViewArgs view_args;
+  TessellateArgs tessellate_args;
   add_render_command(app, render_args);
   add_bench_command(app, bench_args);
   add_view_command(app, view_args);
+  add_tessellate_command(app, tessellate_args);
   CLI::App* config_cmd = app.add_subcommand("config", "Print the full default configuration as JSON");
 
   try {
@@ -30,6 +33,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("render")) return run_render(render_args);
     if (app.got_subcommand("bench")) return run_bench(bench_args);
     if (app.got_subcommand("view")) return run_view(view_args);
+    if (app.got_subcommand("tessellate")) return run_tessellate(tessellate_args);
     if (config_cmd->parsed()) {
       std::cout << tessera::config_to_json_text(tessera::Config{}) << "\n";
       return 0;
