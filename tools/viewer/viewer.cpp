@@ -429,6 +429,34 @@ void Viewer::draw_controls() {
       }
       ImGui::EndCombo();
     }
+    // Colour cache (used with MSAA). Sizes move in whole sets so the config stays valid.
+    if (config_.raster.msaa > 1) {
+      int kib = config_.color.cache_bytes / 1024;
+      if (ImGui::SliderInt("color.cache KiB", &kib, 1, 1024, "%d KiB", ImGuiSliderFlags_Logarithmic)) {
+        const int set_bytes = config_.color.line_bytes * config_.color.ways;
+        config_.color.cache_bytes = std::max(set_bytes, kib * 1024 / set_bytes * set_bytes);
+        dirty_ = true;
+      }
+      static constexpr int kLineBytes[] = {64, 128};
+      if (ImGui::BeginCombo("color.line_bytes", std::to_string(config_.color.line_bytes).c_str())) {
+        for (int bytes : kLineBytes) {
+          if (ImGui::Selectable(std::to_string(bytes).c_str(), bytes == config_.color.line_bytes)) {
+            config_.color.line_bytes = bytes;
+            const int set_bytes = bytes * config_.color.ways;
+            config_.color.cache_bytes = std::max(set_bytes, config_.color.cache_bytes / set_bytes * set_bytes);
+            dirty_ = true;
+          }
+        }
+        ImGui::EndCombo();
+      }
+      int ways = config_.color.ways;
+      if (ImGui::SliderInt("color.ways", &ways, 1, 16)) {
+        config_.color.ways = ways;
+        const int set_bytes = config_.color.line_bytes * ways;
+        config_.color.cache_bytes = std::max(set_bytes, config_.color.cache_bytes / set_bytes * set_bytes);
+        dirty_ = true;
+      }
+    }
     ImGui::Checkbox("render continuously", &continuous_);
   }
 
