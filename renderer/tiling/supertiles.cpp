@@ -1,0 +1,126 @@
+#include "tiling/supertiles.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+#include <queue>
+
+namespace tessera {
+
+uint32_t primitive_intersection_cost(double alpha, double beta, uint32_t vertex_bytes, uint32_t shader_length,
+                                     uint32_t vertices) {
+  const double pic = (alpha * double(vertex_bytes) + beta * double(shader_length)) * double(vertices);
+  if (!(pic > 0.0)) return 0;
+  return uint32_t(std::min(pic + 0.5, 4294967295.0));
+}
+
+void Picb::add_rect(int x0, int y0, int x1, int y1, int atomic_size, uint32_t pic) {
+  const int tx0 = std::max(0, x0 / atomic_size), ty0 = std::max(0, y0 / atomic_size);
+  const int tx1 = std::min(tiles_x - 1, x1 / atomic_size), ty1 = std::min(tiles_y - 1, y1 / atomic_size);
+  for (int y = ty0; y <= ty1; ++y) {
+    for (int x = tx0; x <= tx1; ++x) add(x, y, pic);
+  }
+}
+
+int supertile_capacity(int tile_buffer_bytes, int atomic_size, int samples, int color_bytes, int depth_bytes) {
+  const long long per_tile = 1LL * atomic_size * atomic_size * samples * (color_bytes + depth_bytes);
+  return int(std::max(1LL, per_tile > 0 ? tile_buffer_bytes / per_tile : 1));
+}
+
+uint64_t SupertileTable::cut_cost(const Picb& picb) const {
+  uint64_t sum = 0;
+  for (int y = 0; y < tiles_y; ++y) {
+    for (int x = 0; x < tiles_x; ++x) {
+      const size_t id = size_t(y) * size_t(tiles_x) + size_t(x);
+      if (x + 1 < tiles_x && owner[id + 1] != owner[id]) sum += std::min(picb.at(x, y), picb.at(x + 1, y));
+      if (y + 1 < tiles_y && owner[id + size_t(tiles_x)] != owner[id]) sum += std::min(picb.at(x, y), picb.at(x, y + 1));
+    }
+  }
+  return sum;
+}
+
+SupertileTable generate_supertiles(const Picb& picb, int capacity) {
+  const int w = picb.tiles_x, h = picb.tiles_y;
+  const size_t n = size_t(w) * size_t(h);
+  constexpr uint32_t kUnassigned = ~0u;
+  SupertileTable stt;
+  stt.tiles_x = w;
+  stt.tiles_y = h;
+  stt.owner.assign(n, kUnassigned);
+  stt.offsets.push_back(0);
+  capacity = std::max(1, capacity);
+
+  // Seeds in order of cost (highest first), ties by id.
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return picb.cost[a] > picb.cost[b]; });
+
+  // Candidate key: cost, then tiles already inside that it touches, then nearness to the seed.
+  struct Candidate {
+    uint32_t cost;
+    int inside;
+    int distance;
+    uint32_t id;
+    bool operator<(const Candidate& o) const {  // priority_queue pops the largest
+      if (cost != o.cost) return cost < o.cost;
+      if (inside != o.inside) return inside < o.inside;
+      if (distance != o.distance) return distance > o.distance;
+      return id > o.id;
+    }
+  };
+  size_t seed_cursor = 0;
+  for (uint32_t s = 0;; ++s) {
+    while (seed_cursor < n && stt.owner[order[seed_cursor]] != kUnassigned) ++seed_cursor;
+    if (seed_cursor == n) break;
+    const uint32_t seed = order[seed_cursor];
+    const int sx = int(seed) % w, sy = int(seed) / w;
+    int size = 0;
+    auto inside_neighbours = [&](int x, int y) {
+      int c = 0;
+      if (x > 0 && stt.owner[size_t(y) * size_t(w) + size_t(x - 1)] == s) ++c;
+      if (x + 1 < w && stt.owner[size_t(y) * size_t(w) + size_t(x + 1)] == s) ++c;
+      if (y > 0 && stt.owner[size_t(y - 1) * size_t(w) + size_t(x)] == s) ++c;
+      if (y + 1 < h && stt.owner[size_t(y + 1) * size_t(w) + size_t(x)] == s) ++c;
+      return c;
+    };
+    std::priority_queue<Candidate> frontier;
+    auto take = [&](uint32_t id) {
+      stt.owner[id] = s;
+      stt.entries.push_back(id);
+      ++size;
+      const int x = int(id) % w, y = int(id) / w;
+      const int nx[4] = {x - 1, x + 1, x, x};
+      const int ny[4] = {y, y, y - 1, y + 1};
+      for (int k = 0; k < 4; ++k) {
+        if (nx[k] < 0 || ny[k] < 0 || nx[k] >= w || ny[k] >= h) continue;
+        const uint32_t nid = uint32_t(ny[k] * w + nx[k]);
+        if (stt.owner[nid] != kUnassigned) continue;
+        // Re-queue with the current count of inside neighbours; stale entries are skipped.
+        frontier.push({picb.cost[nid], inside_neighbours(nx[k], ny[k]), std::abs(nx[k] - sx) + std::abs(ny[k] - sy), nid});
+      }
+    };
+    // A small rectangle first: the seed and, where free, its right, lower and diagonal tiles.
+    take(seed);
+    const int rect[3][2] = {{1, 0}, {0, 1}, {1, 1}};
+    for (const auto& d : rect) {
+      const int x = sx + d[0], y = sy + d[1];
+      if (size >= capacity || x >= w || y >= h) continue;
+      const uint32_t id = uint32_t(y * w + x);
+      if (stt.owner[id] == kUnassigned) take(id);
+    }
+    // Best-first growth from the borders.
+    while (size < capacity && !frontier.empty()) {
+      const Candidate c = frontier.top();
+      frontier.pop();
+      if (stt.owner[c.id] != kUnassigned) continue;
+      const int x = int(c.id) % w, y = int(c.id) / w;
+      if (c.inside != inside_neighbours(x, y)) continue;  // stale: a fresher entry is queued
+      take(c.id);
+    }
+    stt.offsets.push_back(uint32_t(stt.entries.size()));
+  }
+  return stt;
+}
+
+}  // namespace tessera
