@@ -156,7 +156,7 @@ void ColorBackEnd::evict(uint64_t line) {
       if (!cache_.contains(k)) continue;
       cache_.erase(k);
       --m.resident_lines;
-      const int stored_bits = p < planed.planes_used ? compress_plane_best(planed.planes[size_t(p)]).bits : 0;
+      const int stored_bits = p < planed.planes_used ? compressed_plane_bits(planed.planes[size_t(p)]) : 0;
       m.plane_bits[size_t(p)] = stored_bits;
       traffic_.plane_bits_written += uint64_t((stored_bits + halves_ - 1) / halves_);
     }

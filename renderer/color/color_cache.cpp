@@ -9,9 +9,9 @@ ColorCache::ColorCache(const ColorCacheGeometry& geometry)
 
 size_t ColorCache::set_of(uint64_t key) const {
   // Mix the key so neighbouring tiles and planes spread over the sets.
-  uint64_t h = key * 0x9e3779b97f4a7c15ull;
-  h ^= h >> 29;
-  return size_t(h % uint64_t(std::max(1, geometry_.sets())));
+  const uint64_t h = key * 0x9e3779b97f4a7c15ull;
+  // Multiply-shift range reduction of the high bits: no division per access.
+  return size_t(((h >> 32) * uint64_t(std::max(1, geometry_.sets()))) >> 32);
 }
 
 bool ColorCache::lookup(uint64_t key) {

@@ -82,6 +82,7 @@ TEST(ColorRoundTrip, MillionTilesDecodeBitExactly) {
         ASSERT_EQ(decompress_plane(c), planed.planes[size_t(k)]);
       }
       const CompressedPlane best = compress_plane_best(planed.planes[size_t(k)]);
+      ASSERT_EQ(compressed_plane_bits(planed.planes[size_t(k)]), best.bits) << "size-only estimate matches the encoder";
       planed.planes[size_t(k)] = decompress_plane(best);
     }
     ASSERT_EQ(from_planes(planed), tile) << "tile " << tiles;

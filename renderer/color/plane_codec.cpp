@@ -72,6 +72,29 @@ CompressedPlane compress_plane(const Plane& plane, PlaneCodec codec) {
   return out;
 }
 
+int compressed_plane_bits(const Plane& plane) {
+  int lo[4] = {255, 255, 255, 255}, hi[4] = {0, 0, 0, 0};
+  for (Rgba8 c : plane) {
+    for (int k = 0; k < 4; ++k) {
+      lo[k] = std::min(lo[k], channel_of(c, k));
+      hi[k] = std::max(hi[k], channel_of(c, k));
+    }
+  }
+  int delta_bits = 32 + 16;
+  for (int k = 0; k < 4; ++k) delta_bits += kTilePixels * bits_for(hi[k] - lo[k]);
+  const int limit = std::min(delta_bits, kPlaneBits);
+  // Palette: count colours only while the palette could still be smaller.
+  Rgba8 colors[kTilePixels];
+  int count = 0;
+  for (Rgba8 c : plane) {
+    if (std::find(colors, colors + count, c) != colors + count) continue;
+    colors[count++] = c;
+    if (5 + 32 * count >= limit) return limit;
+  }
+  const int palette_bits = 5 + 32 * count + kTilePixels * bits_for(count - 1);
+  return std::min(palette_bits < limit ? palette_bits : limit, kPlaneBits);
+}
+
 CompressedPlane compress_plane_best(const Plane& plane) {
   // Delta's size is known from the channel ranges alone, so the palette is tried against it
   // and only the winner is packed.

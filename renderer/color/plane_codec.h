@@ -28,5 +28,8 @@ CompressedPlane compress_plane(const Plane& plane, PlaneCodec codec);
 // Tries delta and palette and keeps the smaller (uncompressed when neither helps).
 CompressedPlane compress_plane_best(const Plane& plane);
 Plane decompress_plane(const CompressedPlane& compressed);
+// The size compress_plane_best would produce, without packing any bits (for traffic
+// accounting on cache evictions).
+int compressed_plane_bits(const Plane& plane);
 
 }  // namespace tessera::color
