@@ -46,22 +46,27 @@ struct LambertVertexShader {
   }
 };
 
+// Lights and ambient of a frame, shared by every draw's fragment uniforms.
+struct LambertLighting {
+  glm::vec3 ambient{0.0f};
+  int light_count = 0;
+  Light lights[kMaxLights];
+  // Per light: -normalize(direction) for directional lights. Derived once per frame by
+  // prepare() instead of per pixel; the value is the formula's l.
+  glm::vec3 to_light[kMaxLights];
+
+  void prepare() {
+    for (int l = 0; l < light_count; ++l) {
+      to_light[l] = lights[l].type == LightType::directional ? -glm::normalize(lights[l].direction) : glm::vec3(0.0f);
+    }
+  }
+};
+
 struct LambertFragmentShader {
   struct Uniforms {
     glm::vec3 base_color{0.8f};
     const Texture* texture = nullptr;
-    glm::vec3 ambient{0.0f};
-    int light_count = 0;
-    Light lights[kMaxLights];
-    // Per light: -normalize(direction) for directional lights. Derived once per frame by
-    // prepare_lights() instead of per pixel; the value is the formula's l.
-    glm::vec3 to_light[kMaxLights];
-
-    void prepare_lights() {
-      for (int l = 0; l < light_count; ++l) {
-        to_light[l] = lights[l].type == LightType::directional ? -glm::normalize(lights[l].direction) : glm::vec3(0.0f);
-      }
-    }
+    const LambertLighting* lighting = nullptr;  // the frame's, shared by all draws
   };
 
   // Shades the four pixels of a 2x2 quad (order: (0,0), (1,0), (0,1), (1,1)). All four carry
@@ -88,13 +93,14 @@ struct LambertFragmentShader {
       glm::vec3 n(v[3], v[4], v[5]);
       const float len2 = glm::dot(n, n);
       n = len2 > 0.0f ? n * (1.0f / std::sqrt(len2)) : n;
-      glm::vec3 radiance = u.ambient;
-      for (int l = 0; l < u.light_count; ++l) {
-        const Light& light = u.lights[l];
+      const LambertLighting& lit = *u.lighting;
+      glm::vec3 radiance = lit.ambient;
+      for (int l = 0; l < lit.light_count; ++l) {
+        const Light& light = lit.lights[l];
         glm::vec3 dir;
         float attenuation = 1.0f;
         if (light.type == LightType::directional) {
-          dir = u.to_light[l];
+          dir = lit.to_light[l];
         } else {
           const glm::vec3 d = light.position - world;
           const float dist2 = glm::dot(d, d);

@@ -246,11 +246,13 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   tbb::task_arena arena(cfg.frame.threads > 0 ? cfg.frame.threads : tbb::task_arena::automatic);
 
   const CameraMatrices cam = camera_matrices(camera, width, height);
+  shaders::LambertLighting lighting;
+  lighting.ambient = scene.ambient;
+  lighting.light_count = int(std::min<size_t>(scene.lights.size(), kMaxLights));
+  for (int i = 0; i < lighting.light_count; ++i) lighting.lights[i] = scene.lights[size_t(i)];
+  lighting.prepare();
   FragmentShader::Uniforms fs_common;
-  fs_common.ambient = scene.ambient;
-  fs_common.light_count = int(std::min<size_t>(scene.lights.size(), kMaxLights));
-  for (int i = 0; i < fs_common.light_count; ++i) fs_common.lights[i] = scene.lights[size_t(i)];
-  fs_common.prepare_lights();
+  fs_common.lighting = &lighting;
 
   // Draw list: one draw per instance, in scene order.
   std::vector<Draw> draws;
