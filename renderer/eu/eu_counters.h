@@ -32,7 +32,9 @@ namespace tessera::eu {
   X(rounder, "eu.fma.rounder", "round-to-nearest-even steps")                                       \
   X(int_to_float, "eu.fma.int_to_float", "integer-to-float conversions (getexp results)")            \
   X(float_to_int, "eu.fma.float_to_int", "float-to-integer floor conversions (scalef's src1)")       \
-  X(mux, "eu.fma.mux_uses", "selections through the muxes getexp/getmant/scalef add")
+  X(mux, "eu.fma.mux_uses", "selections through the muxes getexp/getmant/scalef add")            \
+  X(branches, "eu.math.branches", "conditional branches evaluated (branchy baseline math only)")   \
+  X(integer_ops, "eu.math.integer_ops", "integer ALU instructions: field extraction/insertion, int<->float (branchy baseline)")
 
 TESSERA_DEFINE_COUNTER_IDS(EuCounterIds, TESSERA_EU_COUNTERS);
 

@@ -11,6 +11,7 @@
 #include "files.h"
 #include "tessera/color_unit.h"
 #include "tessera/error.h"
+#include "tessera/eu_bench.h"
 #include "tessera/renderer.h"
 #include "vkref/reference_renderer.h"
 
@@ -39,9 +40,11 @@ std::vector<std::filesystem::path> default_scenes() {
 
 void add_bench_command(CLI::App& app, BenchArgs& args) {
   CLI::App* cmd = app.add_subcommand("bench", "Benchmarks against peers in the same run (ratios)");
-  cmd->add_option("suite", args.suite, "Suite: raster (frame time vs the Vulkan reference) or color (colour-unit codecs and bandwidth)")
+  cmd->add_option("suite", args.suite,
+                  "Suite: raster (frame time vs the Vulkan reference), color (colour-unit codecs and bandwidth) or eu "
+                  "(branch-free math vs the branchy baseline on the modelled FMA datapath)")
       ->required()
-      ->check(CLI::IsMember({"raster", "color"}));
+      ->check(CLI::IsMember({"raster", "color", "eu"}));
   cmd->add_option("--json", args.json, "Write results as JSON");
   cmd->add_option("--scene", args.scenes, "Scene(s) to run instead of the built-in benchmark set");
   cmd->add_option("--width", args.width, "Frame width")->check(CLI::Range(1, 16384));
@@ -118,7 +121,42 @@ int run_color_bench(const BenchArgs& args, const std::vector<std::filesystem::pa
 
 }  // namespace
 
+// Execution unit: per function and precision, dynamic instructions of the branch-free library
+// against the branchy baseline (ratio below 1 is the saving), accuracy in ULP and model
+// throughput per core.
+int run_eu_bench_suite(const BenchArgs& args) {
+  const int samples = std::max(1000, args.repetitions * 200000);
+  const std::vector<EuFunctionReport> reports = run_eu_bench(samples, 1);
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  std::printf("%-6s %-9s %12s %10s %7s %9s %9s %12s\n", "func", "precision", "branch-free", "branchy", "ratio", "max ulp",
+              "mean ulp", "results/s");
+  for (const EuFunctionReport& r : reports) {
+    nlohmann::ordered_json j;
+    j["name"] = r.name + "_" + r.precision;
+    j["metric"] = "instructions_per_call";
+    j["tessera"] = r.branch_free_instructions_per_call;
+    j["peer"] = "branchy_baseline";
+    j["peer_value"] = r.branchy_instructions_per_call;
+    j["ratio"] = r.branch_free_instructions_per_call / r.branchy_instructions_per_call;
+    j["max_ulp"] = std::isfinite(r.max_ulp) ? nlohmann::ordered_json(r.max_ulp) : nlohmann::ordered_json("inf");
+    j["mean_ulp"] = r.mean_ulp;
+    j["results_per_second"] = r.results_per_second;
+    j["samples"] = samples;
+    results.push_back(j);
+    std::printf("%-6s %-9s %12.1f %10.1f %7.2f %9.2f %9.3f %12.3g\n", r.name.c_str(), r.precision.c_str(),
+                r.branch_free_instructions_per_call, r.branchy_instructions_per_call,
+                r.branch_free_instructions_per_call / r.branchy_instructions_per_call, r.max_ulp, r.mean_ulp,
+                r.results_per_second);
+  }
+  nlohmann::ordered_json doc;
+  doc["suite"] = "eu";
+  doc["results"] = results;
+  if (!args.json.empty()) write_text_file(args.json, doc.dump(2) + "\n");
+  return 0;
+}
+
 int run_bench(const BenchArgs& args) {
+  if (args.suite == "eu") return run_eu_bench_suite(args);
   const std::vector<std::filesystem::path> scenes = args.scenes.empty() ? default_scenes() : args.scenes;
   if (args.suite == "color") return run_color_bench(args, scenes);
   Config config;

@@ -1,0 +1,291 @@
+// The EU math library: special values against IEEE 754 / C99 Annex F (powr for pow), ULP error
+// against MPFR over deterministic inputs, branch-free versus branchy agreement and dynamic
+// instruction counts.
+#include "eu/eu_math.h"
+
+#include <gtest/gtest.h>
+#include <mpfr.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "eu/eu_math_inputs.h"
+#include "tessera/eu_bench.h"
+
+namespace tessera::eu {
+namespace {
+
+template <class T>
+using L = std::numeric_limits<T>;
+
+// Same value including the sign of zero; any NaN matches any NaN.
+template <class T>
+bool same(T a, T b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return a == b && std::signbit(a) == std::signbit(b);
+}
+
+template <class T>
+class EuMath : public ::testing::Test {
+ protected:
+  EuCounters k;
+  static constexpr T inf = L<T>::infinity();
+  static constexpr T nan = L<T>::quiet_NaN();
+  static constexpr T tiny = L<T>::denorm_min();
+};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(EuMath, Precisions);
+
+#define EXPECT_SAME(expected, actual) EXPECT_TRUE(same<TypeParam>((expected), (actual))) \
+    << "expected " << (expected) << " got " << (actual)
+
+TYPED_TEST(EuMath, LogarithmSpecials) {
+  using T = TypeParam;
+  auto& k = this->k;
+  const T inf = this->inf, nan = this->nan;
+  for (T x : {T(0), -T(0)}) {
+    EXPECT_SAME(-inf, math::log2(x, k));
+    EXPECT_SAME(-inf, math::log(x, k));
+  }
+  for (T x : {-inf, T(-1), -this->tiny, nan}) {
+    EXPECT_SAME(nan, math::log2(x, k));
+    EXPECT_SAME(nan, math::log(x, k));
+  }
+  EXPECT_SAME(inf, math::log2(inf, k));
+  EXPECT_SAME(inf, math::log(inf, k));
+  EXPECT_SAME(T(0), math::log2(T(1), k));
+  EXPECT_SAME(T(0), math::log(T(1), k));
+  // Powers of two are exact for log2, subnormals included.
+  const int lo = L<T>::min_exponent - L<T>::digits, hi = L<T>::max_exponent - 1;
+  for (int e = lo; e <= hi; ++e) EXPECT_SAME(T(e), math::log2(std::ldexp(T(1), e), k)) << e;
+}
+
+TYPED_TEST(EuMath, ExponentialSpecials) {
+  using T = TypeParam;
+  auto& k = this->k;
+  const T inf = this->inf, nan = this->nan;
+  EXPECT_SAME(inf, math::exp2(inf, k));
+  EXPECT_SAME(T(0), math::exp2(-inf, k));
+  EXPECT_SAME(nan, math::exp2(nan, k));
+  EXPECT_SAME(inf, math::exp(inf, k));
+  EXPECT_SAME(T(0), math::exp(-inf, k));
+  EXPECT_SAME(nan, math::exp(nan, k));
+  for (T x : {T(0), -T(0), this->tiny, -this->tiny}) {
+    EXPECT_SAME(T(1), math::exp2(x, k));
+    EXPECT_SAME(T(1), math::exp(x, k));
+  }
+  // Overflow, underflow and huge finite arguments saturate.
+  for (T x : {T(1e4), L<T>::max(), T(L<T>::max_exponent)}) {
+    EXPECT_SAME(inf, math::exp2(x, k));
+    EXPECT_SAME(inf, math::exp(x, k));
+  }
+  for (T x : {T(-1e4), -L<T>::max(), T(L<T>::min_exponent - L<T>::digits - 2)}) {
+    EXPECT_SAME(T(0), math::exp2(x, k));
+    EXPECT_SAME(T(0), math::exp(x, k));
+  }
+  // exp2 of integers is exact, into the subnormals.
+  const int lo = L<T>::min_exponent - L<T>::digits, hi = L<T>::max_exponent - 1;
+  for (int e = lo; e <= hi; ++e) EXPECT_SAME(std::ldexp(T(1), e), math::exp2(T(e), k)) << e;
+}
+
+TYPED_TEST(EuMath, RootSpecials) {
+  using T = TypeParam;
+  auto& k = this->k;
+  const T inf = this->inf, nan = this->nan;
+  for (T x : {T(0), -T(0), inf, -inf, nan}) {
+    EXPECT_SAME(std::cbrt(x), math::cbrt(x, k));
+  }
+  for (T x : {T(0), -T(0), inf}) EXPECT_SAME(x, math::sqrt(x, k));
+  for (T x : {-inf, T(-1), -this->tiny, nan}) EXPECT_SAME(nan, math::sqrt(x, k));
+  EXPECT_SAME(T(1), math::sqrt(T(1), k));
+  EXPECT_SAME(T(1), math::cbrt(T(1), k));
+  EXPECT_SAME(T(-1), math::cbrt(T(-1), k));
+  // Exact squares and cubes of powers of two, subnormals included.
+  for (int e = (L<T>::min_exponent - L<T>::digits) / 2; e < L<T>::max_exponent / 2; ++e)
+    EXPECT_SAME(std::ldexp(T(1), e), math::sqrt(std::ldexp(T(1), 2 * e), k)) << e;
+  for (int e = (L<T>::min_exponent - L<T>::digits) / 3; e < L<T>::max_exponent / 3; ++e) {
+    EXPECT_SAME(std::ldexp(T(1), e), math::cbrt(std::ldexp(T(1), 3 * e), k)) << e;
+    EXPECT_SAME(std::ldexp(T(-1), e), math::cbrt(std::ldexp(T(-1), 3 * e), k)) << e;
+  }
+  EXPECT_SAME(T(3), math::sqrt(T(9), k));
+  EXPECT_SAME(T(3), math::cbrt(T(27), k));
+}
+
+TYPED_TEST(EuMath, DivisionSpecials) {
+  using T = TypeParam;
+  auto& k = this->k;
+  const T inf = this->inf, nan = this->nan;
+  const T values[] = {T(0), -T(0), inf, -inf, nan, T(1), T(-3), this->tiny, -L<T>::max(), L<T>::min()};
+  for (T a : values)
+    for (T b : values) EXPECT_SAME(a / b, math::div(a, b, k)) << a << " / " << b;
+  // No spurious intermediate overflow or underflow.
+  EXPECT_SAME(T(2), math::div(L<T>::max(), L<T>::max() / 2, k));
+  EXPECT_SAME(this->tiny, math::div(this->tiny * 4, T(4), k));
+  EXPECT_SAME(L<T>::max(), math::div(L<T>::max() / 4, T(0.25), k));
+}
+
+// IEEE 754-2008 powr special cases.
+TYPED_TEST(EuMath, PowrSpecials) {
+  using T = TypeParam;
+  auto& k = this->k;
+  const T inf = this->inf, nan = this->nan;
+  struct Case { T x, y, expected; };
+  const Case cases[] = {
+      {T(2), T(0), T(1)},      {T(2), -T(0), T(1)},    {T(0), T(0), nan},       {inf, T(0), nan},
+      {T(1), inf, nan},        {T(1), -inf, nan},      {T(1), T(5), T(1)},      {T(0), T(3), T(0)},
+      {-T(0), T(3), T(0)},     {T(0), T(-3), inf},     {T(0), -inf, inf},       {T(0), inf, T(0)},
+      {inf, T(2), inf},        {inf, T(-2), T(0)},     {T(0.5), inf, T(0)},     {T(0.5), -inf, inf},
+      {T(2), inf, inf},        {T(2), -inf, T(0)},     {T(-2), T(2), nan},      {-inf, T(2), nan},
+      {nan, T(0), nan},        {T(1), nan, nan},       {T(2), T(10), T(1024)},  {T(4), T(0.5), T(2)},
+      {T(2), T(1e4), inf},     {T(2), T(-1e4), T(0)},  {L<T>::max(), L<T>::max(), inf},
+  };
+  for (const Case& c : cases) {
+    EXPECT_SAME(c.expected, math::pow(c.x, c.y, k)) << c.x << " ^ " << c.y;
+    EXPECT_SAME(c.expected, baseline::pow(c.x, c.y, k)) << c.x << " ^ " << c.y << " (baseline)";
+  }
+}
+
+// The baseline gives the same results as the branch-free library on special operands.
+TYPED_TEST(EuMath, BaselineAgreesOnSpecials) {
+  using T = TypeParam;
+  uint64_t state = 7;
+  for (int f = 0; f < kMathFunctionCount; ++f)
+    for (int i = 0; i < 400; ++i) {
+      const T x = special_operand<T>(state), y = special_operand<T>(state);
+      EuCounters a, b;
+      const T bf = evaluate(MathFunction(f), false, x, y, a);
+      const T br = evaluate(MathFunction(f), true, x, y, b);
+      EXPECT_TRUE(same(bf, br)) << math_function_name(MathFunction(f)) << "(" << x << ", " << y
+                                << "): " << bf << " vs " << br;
+    }
+}
+
+// ---- accuracy against MPFR -------------------------------------------------------------------
+
+class Mpfr {
+ public:
+  Mpfr() { mpfr_inits2(160, ref_, x_, y_, err_, (mpfr_ptr)nullptr); }
+  ~Mpfr() { mpfr_clears(ref_, x_, y_, err_, (mpfr_ptr)nullptr); }
+
+  // ULP error of result against the correctly computed f(x, y); finite, non-zero references.
+  template <class T>
+  double ulp_error(MathFunction f, T x, T y, T result) {
+    mpfr_set_d(x_, double(x), MPFR_RNDN);
+    mpfr_set_d(y_, double(y), MPFR_RNDN);
+    switch (f) {
+      case MathFunction::log2: mpfr_log2(ref_, x_, MPFR_RNDN); break;
+      case MathFunction::log: mpfr_log(ref_, x_, MPFR_RNDN); break;
+      case MathFunction::exp2: mpfr_exp2(ref_, x_, MPFR_RNDN); break;
+      case MathFunction::exp: mpfr_exp(ref_, x_, MPFR_RNDN); break;
+      case MathFunction::pow: mpfr_pow(ref_, x_, y_, MPFR_RNDN); break;
+      case MathFunction::cbrt: mpfr_cbrt(ref_, x_, MPFR_RNDN); break;
+      case MathFunction::sqrt: mpfr_sqrt(ref_, x_, MPFR_RNDN); break;
+      case MathFunction::div: mpfr_div(ref_, x_, y_, MPFR_RNDN); break;
+    }
+    if (mpfr_zero_p(ref_)) return result == 0 ? 0.0 : HUGE_VAL;
+    // ulp at the reference: 2^(e - digits) with ref = f * 2^e, f in [1/2, 1); fixed below the
+    // smallest normal (subnormal spacing). Beyond the largest finite value the rounded
+    // reference is infinite and only infinity is right.
+    const long e = std::max(long(mpfr_get_exp(ref_)), long(L<T>::min_exponent));
+    if (e > L<T>::max_exponent) return std::isinf(result) ? 0.0 : HUGE_VAL;
+    if (!std::isfinite(result)) {
+      // The rounded reference can still be inf just below 2^max_exponent.
+      return (std::isinf(result) && T(mpfr_get_d(ref_, MPFR_RNDN)) == result) ? 0.0 : HUGE_VAL;
+    }
+    mpfr_sub_d(err_, ref_, double(result), MPFR_RNDN);
+    mpfr_abs(err_, err_, MPFR_RNDN);
+    mpfr_mul_2si(err_, err_, -(e - L<T>::digits), MPFR_RNDN);
+    return mpfr_get_d(err_, MPFR_RNDN);
+  }
+
+ private:
+  mpfr_t ref_, x_, y_, err_;
+};
+
+struct Accuracy {
+  double max_ulp = 0, mean_ulp = 0;
+};
+
+template <class T>
+Accuracy measure(MathFunction f, int samples, bool branchy = false) {
+  Mpfr mpfr;
+  EuCounters k;
+  uint64_t state = 0x5EED0000u + uint64_t(f);
+  Accuracy acc;
+  double sum = 0;
+  for (int i = 0; i < samples; ++i) {
+    const T x = math_operand<T>(f, 0, state, 0), y = math_operand<T>(f, 1, state, 0);
+    const double err = mpfr.ulp_error<T>(f, x, y, evaluate(f, branchy, x, y, k));
+    if (err > acc.max_ulp) acc.max_ulp = err;
+    sum += err;
+  }
+  acc.mean_ulp = sum / samples;
+  return acc;
+}
+
+// Max ULP bounds per function (log2, log, exp2, exp, pow, cbrt, sqrt, div); the inputs are
+// fixed, so these hold deterministically. docs/eu.md has the measured values (sqrt came out
+// correctly rounded on every input tried).
+constexpr double kMaxUlpF[] = {1.5, 1, 1, 1, 2.5, 1, 0.5, 1};
+constexpr double kMaxUlpD[] = {1.5, 1, 1, 1, 2.5, 1, 0.5, 1};
+constexpr int kAccuracySamples = 100000;
+
+TYPED_TEST(EuMath, AccuracyAgainstMpfr) {
+  using T = TypeParam;
+  for (int f = 0; f < kMathFunctionCount; ++f) {
+    const Accuracy a = measure<T>(MathFunction(f), kAccuracySamples);
+    const double bound = sizeof(T) == 4 ? kMaxUlpF[f] : kMaxUlpD[f];
+    std::printf("[ accuracy ] %-5s %s: max %.3f ulp, mean %.4f ulp\n", math_function_name(MathFunction(f)),
+                sizeof(T) == 4 ? "binary32" : "binary64", a.max_ulp, a.mean_ulp);
+    EXPECT_LE(a.max_ulp, bound) << math_function_name(MathFunction(f));
+  }
+}
+
+// The baseline shares the polynomial cores but reduces and reconstructs differently (frexp,
+// integer rounding, ldexp); it meets the same bounds.
+TYPED_TEST(EuMath, BaselineAccuracyAgainstMpfr) {
+  using T = TypeParam;
+  for (int f = 0; f < kMathFunctionCount; ++f) {
+    const Accuracy a = measure<T>(MathFunction(f), kAccuracySamples / 5, true);
+    const double bound = sizeof(T) == 4 ? kMaxUlpF[f] : kMaxUlpD[f];
+    EXPECT_LE(a.max_ulp, bound) << math_function_name(MathFunction(f));
+  }
+}
+
+// ---- dynamic instruction counts --------------------------------------------------------------
+
+TYPED_TEST(EuMath, BranchFreeHasNoBranchesAndFewerInstructions) {
+  using T = TypeParam;
+  for (int f = 0; f < kMathFunctionCount; ++f) {
+    EuCounters free_k, branchy_k;
+    uint64_t state = 99;
+    for (int i = 0; i < 2000; ++i) {
+      const T x = math_operand<T>(MathFunction(f), 0, state, 5);
+      const T y = math_operand<T>(MathFunction(f), 1, state, 5);
+      evaluate(MathFunction(f), false, x, y, free_k);
+      evaluate(MathFunction(f), true, x, y, branchy_k);
+    }
+    EXPECT_EQ(free_k[EuCounters::branches], 0u);
+    EXPECT_EQ(free_k[EuCounters::integer_ops], 0u);
+    EXPECT_GT(branchy_k[EuCounters::branches], 0u);
+    EXPECT_LT(dynamic_instructions(free_k), dynamic_instructions(branchy_k))
+        << math_function_name(MathFunction(f));
+  }
+}
+
+TEST(EuBench, ReportsEveryFunctionInBothPrecisions) {
+  const std::vector<EuFunctionReport> reports = run_eu_bench(500, 1);
+  ASSERT_EQ(reports.size(), size_t(2 * kMathFunctionCount));
+  for (const EuFunctionReport& r : reports) {
+    EXPECT_GT(r.branch_free_instructions_per_call, 0) << r.name;
+    EXPECT_GT(r.branchy_instructions_per_call, 0) << r.name;
+    EXPECT_GT(r.results_per_second, 0) << r.name;
+    EXPECT_TRUE(std::isfinite(r.max_ulp)) << r.name << " " << r.precision;  // specials all right
+    EXPECT_LE(r.mean_ulp, r.max_ulp);
+  }
+}
+
+}  // namespace
+}  // namespace tessera::eu
