@@ -24,6 +24,10 @@ namespace tessera::shaders {
 
 struct LambertVertexShader {
   static constexpr int kVaryings = 8;
+  // Length L of the program for the tiler's PIC, in FMA-datapath instructions: two 4x4
+  // matrix-vector products (16 each: 4 multiplies + 12 fused adds) and one 3x3 (9). Declared
+  // here until the execution unit counts the shaders it runs.
+  static constexpr int kInstructionCount = 41;
 
   struct Uniforms {
     glm::mat4 model{1.0f};

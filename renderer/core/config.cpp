@@ -93,6 +93,10 @@ void validate_config(const Config& c) {
     throw Error("config: color.cache_bytes must be a multiple of line_bytes x ways (" +
                 std::to_string(c.color.line_bytes * c.color.ways) + ")");
   }
+  range(what, "tiling.atomic_size", c.tiling.atomic_size, 8, 256);
+  if (c.tiling.atomic_size % 8 != 0) throw Error("config: tiling.atomic_size must be a multiple of 8");
+  range(what, "tiling.tile_buffer_bytes", c.tiling.tile_buffer_bytes, 1024, 1 << 30);
+  range(what, "tiling.alpha", c.tiling.alpha, 0, 1);
   if (c.raster.msaa != 1 && c.raster.msaa != 2 && c.raster.msaa != 4 && c.raster.msaa != 8) {
     throw Error("config: raster.msaa = " + std::to_string(c.raster.msaa) + " is not one of 1, 2, 4, 8");
   }
@@ -122,6 +126,13 @@ Config config_from_json_text(const std::string& text, const std::string& what) {
     r.field("guard_band", c.raster.guard_band);
     r.field("store_depth", c.raster.store_depth);
     r.field("msaa", c.raster.msaa);
+    r.finish();
+  }
+  if (const json* f = root.child("tiling")) {
+    ObjectReader r(*f, "tiling", what);
+    r.field("atomic_size", c.tiling.atomic_size);
+    r.field("tile_buffer_bytes", c.tiling.tile_buffer_bytes);
+    r.field("alpha", c.tiling.alpha);
     r.finish();
   }
   if (const json* f = root.child("color")) {
@@ -162,6 +173,9 @@ std::string config_to_json_text(const Config& c) {
   j["color"]["cache_bytes"] = c.color.cache_bytes;
   j["color"]["line_bytes"] = c.color.line_bytes;
   j["color"]["ways"] = c.color.ways;
+  j["tiling"]["atomic_size"] = c.tiling.atomic_size;
+  j["tiling"]["tile_buffer_bytes"] = c.tiling.tile_buffer_bytes;
+  j["tiling"]["alpha"] = c.tiling.alpha;
   return j.dump(2);
 }
 

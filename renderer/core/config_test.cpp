@@ -44,6 +44,8 @@ TEST(Config, RejectsBadInputNamingIt) {
   EXPECT_NE(error_of(R"({"color": {"cache_bytes": 1000}})").find("color.cache_bytes"), std::string::npos);
   EXPECT_NE(error_of(R"({"color": {"ways": 0}})").find("color.ways"), std::string::npos);
   EXPECT_NE(error_of(R"({"color": {"size": 4096}})").find("color.size: unknown key"), std::string::npos);
+  EXPECT_NE(error_of(R"({"tiling": {"atomic_size": 12}})").find("tiling.atomic_size"), std::string::npos);
+  EXPECT_NE(error_of(R"({"tiling": {"alpha": 1.5}})").find("tiling.alpha"), std::string::npos);
   EXPECT_NE(error_of(R"({"raster": {"cull_backface": 1}})").find("expected true or false"), std::string::npos);
   EXPECT_NE(error_of(R"({"frame": {"width": 1.5}})").find("expected an integer"), std::string::npos);
   EXPECT_NE(error_of(R"({"frame": )").find("invalid JSON"), std::string::npos);

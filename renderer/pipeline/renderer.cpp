@@ -26,6 +26,7 @@
 #include "tessera/error.h"
 #include "tessera/memory_ledger.h"
 #include "tiling/fixed_tiling.h"
+#include "tiling/supertiles.h"
 
 namespace tessera {
 
@@ -183,6 +184,41 @@ void render_tile(const TileJob& job, int tile_index, Rgba8* color, float* depth,
   }
 }
 
+// tiling.* statistics (docs/stats.md): the PICB and the supertiles generated from it, with
+// square fixed tiles of the same tile-buffer budget for comparison.
+void publish_tiling(Stats& s, const Config& cfg, const Picb& picb, const SupertileTable& stt, uint64_t crossings) {
+  const int capacity = supertile_capacity(cfg.tiling.tile_buffer_bytes, cfg.tiling.atomic_size, cfg.raster.msaa,
+                                          int(sizeof(Rgba8)), int(sizeof(float)));
+  uint64_t max_cost = 0, saturated = 0;
+  for (uint16_t c : picb.cost) {
+    max_cost = std::max<uint64_t>(max_cost, c);
+    saturated += c == 65535;
+  }
+  size_t largest = 0;
+  for (size_t i = 0; i < stt.count(); ++i) largest = std::max(largest, stt.size_of(i));
+  // Square fixed tiles as large as the budget allows, in atomic tiles.
+  const int side = std::max(1, int(std::sqrt(double(capacity))));
+  SupertileTable fixed;
+  fixed.tiles_x = picb.tiles_x;
+  fixed.tiles_y = picb.tiles_y;
+  fixed.owner.resize(picb.cost.size());
+  const int fixed_x = (picb.tiles_x + side - 1) / side;
+  for (int y = 0; y < picb.tiles_y; ++y) {
+    for (int x = 0; x < picb.tiles_x; ++x) fixed.owner[size_t(y * picb.tiles_x + x)] = uint32_t((y / side) * fixed_x + x / side);
+  }
+  s.set("tiling.atomic.size", uint64_t(cfg.tiling.atomic_size));
+  s.set("tiling.atomic.tiles", uint64_t(picb.cost.size()));
+  s.set("tiling.crossings", crossings);
+  s.set("tiling.picb.max", max_cost);
+  s.set("tiling.picb.saturated", saturated);
+  s.set("tiling.supertiles.capacity", uint64_t(capacity));
+  s.set("tiling.supertiles.count", uint64_t(stt.count()));
+  s.set("tiling.supertiles.largest", uint64_t(largest));
+  s.set("tiling.supertiles.cut_cost", stt.cut_cost(picb));
+  s.set("tiling.fixed.side_atomic_tiles", uint64_t(side));
+  s.set("tiling.fixed.cut_cost", fixed.cut_cost(picb));
+}
+
 // color.* statistics (docs/stats.md): present when the target is multisampled.
 void publish_color(Stats& s, const color::ColorCounters& cc, const color::ColorTraffic& traffic) {
   s.set("color.cache.accesses", traffic.accesses);
@@ -304,7 +340,10 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   std::vector<MemoryLedger> tile_ledgers(size_t(grid.tile_count()));
   std::vector<color::ColorCounters> tile_color(size_t(grid.tile_count()));
   std::vector<color::ColorTraffic> tile_traffic(size_t(grid.tile_count()));
-  double vertex_ms = 0, primitive_ms = 0, raster_ms = 0;
+  double vertex_ms = 0, primitive_ms = 0, raster_ms = 0, picb_ms = 0, generation_ms = 0;
+  Picb picb;
+  SupertileTable supertiles;
+  uint64_t crossings = 0;
 
   arena.execute([&] {
     // Vertex stage.
@@ -378,6 +417,39 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
     });
     primitive_ms = ms_since(t0);
 
+    // Adaptive tiling: every set-up triangle adds its draw's PIC to each atomic tile it can
+    // touch (the same reach test as binning). Chunks count in parallel into 32-bit sums that
+    // are added in chunk order and saturated to 16 bits, so the PICB is deterministic.
+    t0 = Clock::now();
+    const TileGrid atomic = TileGrid::make(width, height, cfg.tiling.atomic_size);
+    const uint32_t pic = primitive_intersection_cost(cfg.tiling.alpha, 1.0 - cfg.tiling.alpha, uint32_t(sizeof(Vertex)),
+                                                     uint32_t(VertexShader::kInstructionCount), 3);
+    std::vector<std::vector<uint32_t>> chunk_picb(chunk_count);
+    std::vector<uint64_t> chunk_crossings(chunk_count, 0);
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, chunk_count, 1), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t c = r.begin(); c < r.end(); ++c) {
+        chunk_picb[c].assign(size_t(atomic.tile_count()), 0);
+        for (const TriangleSetup& t : chunks[c].setups) {
+          for_each_tile(atomic, viewport.samples, t, [&](int id) {
+            chunk_picb[c][size_t(id)] += pic;
+            ++chunk_crossings[c];
+          });
+        }
+      }
+    });
+    picb = Picb(atomic.tiles_x, atomic.tiles_y);
+    std::vector<uint64_t> sums(size_t(atomic.tile_count()), 0);
+    for (size_t c = 0; c < chunk_count; ++c) {
+      crossings += chunk_crossings[c];
+      for (size_t i = 0; i < sums.size(); ++i) sums[i] += chunk_picb[c][i];
+    }
+    for (size_t i = 0; i < sums.size(); ++i) picb.cost[i] = uint16_t(std::min<uint64_t>(sums[i], 65535));
+    picb_ms = ms_since(t0);
+    t0 = Clock::now();
+    supertiles = generate_supertiles(picb, supertile_capacity(cfg.tiling.tile_buffer_bytes, cfg.tiling.atomic_size, samples,
+                                                              int(sizeof(Rgba8)), int(sizeof(float))));
+    generation_ms = ms_since(t0);
+
     // Tile stage.
     t0 = Clock::now();
     if (samples > 1) {
@@ -441,7 +513,15 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   s.set("frame.time_ms.vertex", vertex_ms);
   s.set("frame.time_ms.primitive", primitive_ms);
   s.set("frame.time_ms.tile", raster_ms);
+  s.set("frame.time_ms.picb", picb_ms);
+  s.set("frame.time_ms.supertile_generation", generation_ms);
   s.set("frame.time_ms.total", ms_since(t_start));
+  publish_tiling(s, cfg, picb, supertiles, crossings);
+  frame.atomic_size = cfg.tiling.atomic_size;
+  frame.atomic_x = picb.tiles_x;
+  frame.atomic_y = picb.tiles_y;
+  frame.picb = picb.cost;
+  frame.supertile_of = supertiles.owner;
   counters.publish(s);
   if (samples > 1) {
     color::ColorCounters cc;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <vector>
 
 #include "raster/triangle_setup.h"
@@ -30,6 +31,47 @@ struct BinChunk {
   std::vector<uint32_t> offsets;  // tile_count + 1 entries; tile t uses entries[offsets[t]..offsets[t+1])
   std::vector<uint32_t> entries;  // indices into setups, in primitive order within each tile
 };
+
+// Calls visit(tile id) for every tile of `g` the triangle can touch: the tiles of its bounding
+// box, less those where one edge function excludes every sample of the tile's pixels.
+// True when some edge excludes every sample of the pixels in the tile's rectangle.
+inline bool tile_outside(const EdgeFunction e[3], const SampleExtent& s, int x0, int y0, int x1, int y1) {
+  const int64_t px0 = int64_t(x0) * kSubpixelOne + s.min_x;
+  const int64_t py0 = int64_t(y0) * kSubpixelOne + s.min_y;
+  const int64_t px1 = int64_t(x1) * kSubpixelOne + s.max_x;
+  const int64_t py1 = int64_t(y1) * kSubpixelOne + s.max_y;
+  for (int i = 0; i < 3; ++i) {
+    // The corner where the edge function is largest.
+    const int64_t px = e[i].a > 0 ? px1 : px0;
+    const int64_t py = e[i].b > 0 ? py1 : py0;
+    if (e[i].at(px, py) < 0) return true;
+  }
+  return false;
+}
+
+template <typename Visit>
+void for_each_tile(const TileGrid& g, const SampleExtent& samples, const TriangleSetup& t, Visit&& visit) {
+  const int tx0 = t.min_x / g.tile_size;
+  const int tx1 = t.max_x / g.tile_size;
+  const int ty0 = t.min_y / g.tile_size;
+  const int ty1 = t.max_y / g.tile_size;
+  if (tx0 == tx1 && ty0 == ty1) {
+    visit(ty0 * g.tiles_x + tx0);
+    return;
+  }
+  EdgeFunction e[3];
+  edge_functions(t, e);
+  for (int ty = ty0; ty <= ty1; ++ty) {
+    for (int tx = tx0; tx <= tx1; ++tx) {
+      const int x0 = std::max(tx * g.tile_size, t.min_x);
+      const int y0 = std::max(ty * g.tile_size, t.min_y);
+      const int x1 = std::min((tx + 1) * g.tile_size - 1, t.max_x);
+      const int y1 = std::min((ty + 1) * g.tile_size - 1, t.max_y);
+      if (!tile_outside(e, samples, x0, y0, x1, y1)) visit(ty * g.tiles_x + tx);
+    }
+  }
+}
+
 
 // Fills chunk.offsets/entries from chunk.setups. A tile inside a triangle's bounding box is
 // skipped when one edge function is negative at all four tile corners (the triangle cannot

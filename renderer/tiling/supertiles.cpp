@@ -40,7 +40,9 @@ uint64_t SupertileTable::cut_cost(const Picb& picb) const {
   return sum;
 }
 
-SupertileTable generate_supertiles(const Picb& picb, int capacity) {
+namespace {
+
+SupertileTable grow_supertiles(const Picb& picb, int capacity) {
   const int w = picb.tiles_x, h = picb.tiles_y;
   const size_t n = size_t(w) * size_t(h);
   constexpr uint32_t kUnassigned = ~0u;
@@ -121,6 +123,111 @@ SupertileTable generate_supertiles(const Picb& picb, int capacity) {
     stt.offsets.push_back(uint32_t(stt.entries.size()));
   }
   return stt;
+}
+
+
+// Square supertiles of side floor(sqrt(capacity)) atomic tiles: the fixed tiling with the
+// same tile-buffer budget.
+std::vector<uint32_t> square_owners(int w, int h, int capacity, int shrink) {
+  const int side = std::max(1, int(std::sqrt(double(capacity))) - shrink);
+  const int per_row = (w + side - 1) / side;
+  std::vector<uint32_t> owner(size_t(w) * size_t(h));
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) owner[size_t(y * w + x)] = uint32_t((y / side) * per_row + x / side);
+  }
+  return owner;
+}
+
+// Local search on the borders: an atomic tile moves to a neighbouring supertile when that
+// lowers the cut cost and the neighbour has room (and its own supertile keeps a tile).
+// Row-major sweeps, neighbours in a fixed order: deterministic.
+void refine(const Picb& picb, int capacity, std::vector<uint32_t>& owner) {
+  const int w = picb.tiles_x, h = picb.tiles_y;
+  uint32_t count = 0;
+  for (uint32_t o : owner) count = std::max(count, o + 1);
+  std::vector<int> size(count, 0);
+  for (uint32_t o : owner) ++size[o];
+  for (int pass = 0; pass < 8; ++pass) {
+    bool moved = false;
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        const size_t id = size_t(y * w + x);
+        const uint32_t from = owner[id];
+        if (size[from] <= 1) continue;
+        const uint32_t c = picb.cost[id];
+        const int nx[4] = {x - 1, x + 1, x, x};
+        const int ny[4] = {y, y, y - 1, y + 1};
+        int64_t best_delta = 0;
+        uint32_t best_to = from;
+        for (int d = 0; d < 4; ++d) {
+          if (nx[d] < 0 || ny[d] < 0 || nx[d] >= w || ny[d] >= h) continue;
+          const uint32_t to = owner[size_t(ny[d] * w + nx[d])];
+          if (to == from || size[to] >= capacity) continue;
+          // Moving: edges to `from` become cut, edges to `to` stop being cut.
+          int64_t delta = 0;
+          for (int e = 0; e < 4; ++e) {
+            if (nx[e] < 0 || ny[e] < 0 || nx[e] >= w || ny[e] >= h) continue;
+            const size_t nid = size_t(ny[e] * w + nx[e]);
+            const int64_t edge = std::min(c, uint32_t(picb.cost[nid]));
+            if (owner[nid] == from) delta += edge;
+            if (owner[nid] == to) delta -= edge;
+          }
+          if (delta < best_delta) {
+            best_delta = delta;
+            best_to = to;
+          }
+        }
+        if (best_to != from) {
+          owner[id] = best_to;
+          --size[from];
+          ++size[best_to];
+          moved = true;
+        }
+      }
+    }
+    if (!moved) break;
+  }
+}
+
+SupertileTable table_from_owners(int w, int h, const std::vector<uint32_t>& owner) {
+  SupertileTable stt;
+  stt.tiles_x = w;
+  stt.tiles_y = h;
+  uint32_t count = 0;
+  for (uint32_t o : owner) count = std::max(count, o + 1);
+  // Renumber in order of first appearance in the old numbering, dropping empty supertiles.
+  std::vector<uint32_t> size(count, 0);
+  for (uint32_t o : owner) ++size[o];
+  std::vector<uint32_t> renumber(count, 0);
+  uint32_t next = 0;
+  for (uint32_t o = 0; o < count; ++o) renumber[o] = size[o] ? next++ : 0;
+  stt.owner.resize(owner.size());
+  for (size_t i = 0; i < owner.size(); ++i) stt.owner[i] = renumber[owner[i]];
+  stt.offsets.assign(size_t(next) + 1, 0);
+  for (uint32_t o : stt.owner) ++stt.offsets[size_t(o) + 1];
+  for (size_t i = 0; i < next; ++i) stt.offsets[i + 1] += stt.offsets[i];
+  stt.entries.resize(owner.size());
+  std::vector<uint32_t> cursor(stt.offsets.begin(), stt.offsets.end() - 1);
+  for (size_t i = 0; i < owner.size(); ++i) stt.entries[cursor[stt.owner[i]]++] = uint32_t(i);
+  return stt;
+}
+
+}  // namespace
+
+SupertileTable generate_supertiles(const Picb& picb, int capacity) {
+  capacity = std::max(1, capacity);
+  // Candidate A: supertiles grown from the costliest tiles; candidate B: squares of the same
+  // budget. Both are refined on their borders and the lower cut cost is kept (A on a tie), so
+  // the result never cuts more than the fixed tiling of the same budget.
+  SupertileTable grown = grow_supertiles(picb, capacity);
+  std::vector<uint32_t> a = grown.owner;
+  refine(picb, capacity, a);
+  SupertileTable best = table_from_owners(picb.tiles_x, picb.tiles_y, a);
+  uint64_t best_cut = best.cut_cost(picb);
+  std::vector<uint32_t> b = square_owners(picb.tiles_x, picb.tiles_y, capacity, 0);
+  refine(picb, capacity, b);
+  SupertileTable squares = table_from_owners(picb.tiles_x, picb.tiles_y, b);
+  return squares.cut_cost(picb) < best_cut ? squares : best;
 }
 
 }  // namespace tessera

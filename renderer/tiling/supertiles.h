@@ -53,10 +53,13 @@ struct SupertileTable {
   uint64_t cut_cost(const Picb& picb) const;
 };
 
-// Partitions the screen: seeds each supertile at the costliest unassigned atomic tile with a
-// rectangle of up to 2x2, then grows it best-first, always absorbing the costliest unassigned
-// 4-neighbour (ties: the one touching most tiles already inside, then the nearest to the
-// seed, then the lowest id), until `capacity` tiles or no neighbour is left. Deterministic.
+// Partitions the screen into supertiles of at most `capacity` atomic tiles. Candidate A seeds
+// each supertile at the costliest unassigned atomic tile with a rectangle of up to 2x2 and
+// grows it best-first, always absorbing the costliest unassigned 4-neighbour (ties: the one
+// touching most tiles already inside, then the nearest to the seed, then the lowest id).
+// Candidate B is squares of the same budget. Both are refined by moving border tiles to a
+// neighbouring supertile with room when that lowers the cut cost; the lower cut cost wins,
+// so the result never cuts more than the fixed tiling. Deterministic.
 SupertileTable generate_supertiles(const Picb& picb, int capacity);
 
 }  // namespace tessera

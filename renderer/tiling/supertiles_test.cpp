@@ -76,10 +76,18 @@ TEST(Supertiles, RandomPicbsArePartitionedWithinBudget) {
     }
     expect_partition(generate_supertiles(picb, capacity), capacity);
   }
-  // A full-HD grid of 120 x 68 atomic tiles with a 1x budget.
+  // A full-HD grid of 120 x 68 atomic tiles with a 1x budget; never cuts more than squares.
   Picb hd(120, 68);
   for (int i = 0; i < 120 * 68; ++i) hd.add(i % 120, i / 120, rnd() % 50);
-  expect_partition(generate_supertiles(hd, 256), 256);
+  const SupertileTable stt = generate_supertiles(hd, 256);
+  expect_partition(stt, 256);
+  SupertileTable squares;
+  squares.tiles_x = 120;
+  squares.tiles_y = 68;
+  squares.owner.resize(120 * 68);
+  for (int y = 0; y < 68; ++y)
+    for (int x = 0; x < 120; ++x) squares.owner[size_t(y * 120 + x)] = uint32_t((y / 16) * 8 + x / 16);
+  EXPECT_LE(stt.cut_cost(hd), squares.cut_cost(hd));
 }
 
 TEST(Supertiles, CostlyBlobsAreNotCutUnlikeFixedSquares) {

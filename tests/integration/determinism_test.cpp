@@ -221,3 +221,38 @@ TEST(ColorUnit, CacheGeometryChangesTrafficButNeverPixels) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(AdaptiveTiling, FramePicbAndSupertilesAreConsistent) {
+  const Scene scene = load_scene(kAssets / "default.json");
+  const Frame f = render(scene, 0, 64, 320, 200);
+  const Stats& s = f.stats;
+  // 320x200 with 16x16 atomic tiles: 20 x 13 (the last row partial).
+  ASSERT_EQ(f.atomic_x, 20);
+  ASSERT_EQ(f.atomic_y, 13);
+  ASSERT_EQ(f.picb.size(), 260u);
+  ASSERT_EQ(f.supertile_of.size(), 260u);
+  EXPECT_EQ(s.get_u64("tiling.atomic.tiles"), 260u);
+  // Every crossing added the same PIC (one vertex layout, one shader) unless a tile saturated.
+  uint64_t sum = 0;
+  for (uint16_t c : f.picb) sum += c;
+  // PIC = (0.5 * 32 bytes + 0.5 * 41 instructions) * 3 vertices = 109.5, rounded to 110.
+  const uint64_t unsaturated = s.get_u64("tiling.crossings") * 110u;
+  if (s.get_u64("tiling.picb.saturated") == 0) {
+    EXPECT_EQ(sum, unsaturated);
+  } else {
+    EXPECT_LT(sum, unsaturated);  // saturated tiles hold 65535, less than their true sum
+    uint64_t at_limit = 0;
+    for (uint16_t c : f.picb) at_limit += c == 65535;
+    EXPECT_EQ(at_limit, s.get_u64("tiling.picb.saturated"));
+  }
+  EXPECT_GT(s.get_u64("tiling.crossings"), s.get_u64("raster.triangles.setup") / 2);
+  // Never more cut than the squares of the same budget; no supertile over the budget.
+  EXPECT_LE(s.get_u64("tiling.supertiles.cut_cost"), s.get_u64("tiling.fixed.cut_cost"));
+  EXPECT_LE(s.get_u64("tiling.supertiles.largest"), s.get_u64("tiling.supertiles.capacity"));
+}
+
+}  // namespace
+}  // namespace tessera

@@ -4,49 +4,11 @@
 #include <string>
 #include <vector>
 
-// stb_easy_font is header-only with static functions; we use only the printer.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wshadow"
-#include <stb_easy_font.h>
-#pragma GCC diagnostic pop
-
+#include "image_text.h"
 #include "tessera/color_state.h"
 #include "tessera/error.h"
 
 namespace tessera::cli {
-
-namespace {
-
-void fill_rect(Image& img, int x0, int y0, int x1, int y1, Rgba8 c) {
-  for (int y = std::max(0, y0); y < std::min(img.height, y1); ++y) {
-    for (int x = std::max(0, x0); x < std::min(img.width, x1); ++x) img.at(x, y) = c;
-  }
-}
-
-// Draws text with stb_easy_font (7-pixel glyphs made of axis-aligned quads), scaled up.
-void draw_text(Image& img, int x, int y, const std::string& text, Rgba8 c, int scale = 1) {
-  std::vector<char> buffer(text.size() * 300 + 64);
-  std::string copy = text;
-  const int quads = stb_easy_font_print(0, 0, copy.data(), nullptr, buffer.data(), int(buffer.size()));
-  for (int q = 0; q < quads; ++q) {
-    const float* v = reinterpret_cast<const float*>(buffer.data() + size_t(q) * 64);  // 4 vertices x 16 bytes
-    const int qx0 = int(v[0]), qy0 = int(v[1]), qx1 = int(v[8]), qy1 = int(v[9]);
-    fill_rect(img, x + qx0 * scale, y + qy0 * scale, x + qx1 * scale, y + qy1 * scale, c);
-  }
-}
-
-inline Rgba8 mix(Rgba8 a, Rgba8 b, int b_weight /* of 256 */) {
-  Rgba8 out = 0;
-  for (int k = 0; k < 3; ++k) {
-    const int v = (int(channel(a, k)) * (256 - b_weight) + int(channel(b, k)) * b_weight) >> 8;
-    out |= Rgba8(v) << (8 * k);
-  }
-  return out | 0xff000000u;
-}
-
-}  // namespace
 
 Image color_state_image(const Frame& frame) {
   if (frame.color_states.empty()) {
@@ -68,9 +30,9 @@ Image color_state_image(const Frame& frame) {
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
       const Rgba8 c = frame.color.at(x, y);
-      const int grey = (int(channel(c, 0)) * 54 + int(channel(c, 1)) * 183 + int(channel(c, 2)) * 19) >> 8;
+      const int grey = luma(c);
       const uint8_t code = frame.color_states[size_t(y / 4) * size_t(frame.color_blocks_x) + size_t(x / 8)];
-      img.at(x, y) = mix(pack_rgba8(uint8_t(grey), uint8_t(grey), uint8_t(grey)), color_tile_state_swatch(code), 170);
+      img.at(x, y) = mix_rgb(pack_rgba8(uint8_t(grey), uint8_t(grey), uint8_t(grey)), color_tile_state_swatch(code), 170);
     }
   }
   // Legend.

@@ -16,6 +16,8 @@ struct RenderArgs {
   std::filesystem::path stats;         // stats JSON (optional)
   std::filesystem::path csv;           // one row of numeric stats per frame (optional)
   std::filesystem::path color_state;   // per-tile colour-unit state map (optional, MSAA)
+  std::filesystem::path picb;          // PICB heat map (optional)
+  std::filesystem::path supertiles;    // supertile partition (optional)
   std::filesystem::path config;        // config JSON (optional)
   std::optional<int> width, height, threads, tile_size, msaa;
   std::vector<std::string> cameras;    // explicit views: index into the scene's "cameras" or px,py,pz,tx,ty,tz[,fov]

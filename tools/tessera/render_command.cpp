@@ -10,6 +10,7 @@
 
 #include "camera_spec.h"
 #include "color_state_image.h"
+#include "tiling_images.h"
 #include "commands.h"
 #include "files.h"
 #include "progress.h"
@@ -84,6 +85,8 @@ void add_render_command(CLI::App& app, RenderArgs& args) {
   cmd->add_option("-o,--output", args.output, "Output PNG (batches insert _NNNN before the extension)");
   cmd->add_option("--stats", args.stats, "Statistics JSON (docs/stats.md)");
   cmd->add_option("--color-state", args.color_state, "Per-tile colour-unit state map with legend (needs --msaa > 1)");
+  cmd->add_option("--picb", args.picb, "PICB heat map over the frame (adaptive tiling), with legend");
+  cmd->add_option("--supertiles", args.supertiles, "Supertile partition generated from the PICB, borders drawn");
   cmd->add_option("--csv", args.csv, "Per-frame series: one CSV row of numeric statistics per frame");
   cmd->add_option("--config", args.config, "Config JSON (docs/config.md); flags below override it");
   cmd->add_option("--width", args.width, "Frame width in pixels (1..16384)");
@@ -137,6 +140,8 @@ int run_render(const RenderArgs& args) {
     const std::filesystem::path png = batch ? numbered(output, i) : output;
     write_png(png, frame.color);
     if (!args.color_state.empty()) write_png(batch ? numbered(args.color_state, i) : args.color_state, color_state_image(frame));
+    if (!args.picb.empty()) write_png(batch ? numbered(args.picb, i) : args.picb, picb_image(frame));
+    if (!args.supertiles.empty()) write_png(batch ? numbered(args.supertiles, i) : args.supertiles, supertile_image(frame));
     if (!args.stats.empty()) {
       write_text_file(batch ? numbered(args.stats, i) : args.stats, frame.stats.to_json_text() + "\n");
     }

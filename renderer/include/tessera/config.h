@@ -29,10 +29,19 @@ struct ColorConfig {
   int ways = 4;             // associativity, LRU replacement
 };
 
+// Adaptive tiling (adaptive-tiling spec): the PICB over atomic tiles and the supertiles grown
+// from it. Generated every frame; the raster path still renders fixed tiles.
+struct TilingConfig {
+  int atomic_size = 16;              // atomic tile edge in pixels: multiple of 8, 8..256
+  int tile_buffer_bytes = 524288;    // on-chip tile buffer a supertile must fit (colour + depth, all samples)
+  double alpha = 0.5;                // PIC weight of vertex bytes; beta = 1 - alpha weights shader length
+};
+
 struct Config {
   FrameConfig frame;
   RasterConfig raster;
   ColorConfig color;
+  TilingConfig tiling;
 };
 
 // Parses JSON text; `what` names the source in error messages. Throws tessera::Error.

@@ -38,6 +38,13 @@ struct Frame {
   // (width * height * msaa entries, the samples of a pixel adjacent).
   int samples_per_pixel = 1;
   std::vector<Rgba8> samples;
+  // Adaptive tiling: the PICB over atomic tiles (row-major, atomic_x * atomic_y) and the
+  // supertile owning each atomic tile, generated from it.
+  int atomic_size = 0;
+  int atomic_x = 0;
+  int atomic_y = 0;
+  std::vector<uint16_t> picb;
+  std::vector<uint32_t> supertile_of;
 };
 
 class Renderer {

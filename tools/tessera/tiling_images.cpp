@@ -1,0 +1,75 @@
+#include "tiling_images.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "image_text.h"
+#include "tessera/error.h"
+#include "viewer/overlays.h"
+
+namespace tessera::cli {
+
+namespace {
+
+void require_tiling(const Frame& frame) {
+  if (frame.picb.empty() || frame.atomic_size <= 0) throw Error("the frame carries no PICB (adaptive tiling data)");
+}
+
+int legend_scale(const Image& frame_image) { return frame_image.width >= 640 ? 2 : 1; }
+
+}  // namespace
+
+Image picb_image(const Frame& frame) {
+  require_tiling(frame);
+  const int w = frame.color.width, h = frame.color.height, scale = legend_scale(frame.color);
+  const int legend_h = 14 * scale + 16;
+  Image img(w, h + legend_h, pack_rgba8(24, 24, 28));
+  uint16_t max_cost = 0;
+  for (uint16_t c : frame.picb) max_cost = std::max(max_cost, c);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const uint16_t c = frame.picb[size_t(y / frame.atomic_size) * size_t(frame.atomic_x) + size_t(x / frame.atomic_size)];
+      const uint8_t g = luma(frame.color.at(x, y));
+      const Rgba8 heat = viewer::heat_ramp(max_cost ? float(c) / float(max_cost) : 0.0f);
+      img.at(x, y) = c ? mix_rgb(pack_rgba8(g, g, g), heat, 190) : pack_rgba8(uint8_t(g / 3), uint8_t(g / 3), uint8_t(g / 3));
+    }
+  }
+  // Legend: the ramp and its two ends.
+  const int ramp_w = std::min(w - 16, 256 * scale), y0 = h + 6;
+  for (int i = 0; i < ramp_w; ++i) fill_rect(img, 8 + i, y0, 9 + i, y0 + 8 * scale, viewer::heat_ramp(float(i) / float(ramp_w - 1)));
+  char text[160];
+  std::snprintf(text, sizeof(text), "PICB per %dx%d atomic tile: 0 .. %u", frame.atomic_size, frame.atomic_size, unsigned(max_cost));
+  draw_text(img, 16 + ramp_w, y0, text, pack_rgba8(235, 235, 235), scale);
+  return img;
+}
+
+Image supertile_image(const Frame& frame) {
+  require_tiling(frame);
+  const int w = frame.color.width, h = frame.color.height, scale = legend_scale(frame.color);
+  const int legend_h = 10 * scale + 12;
+  Image img(w, h + legend_h, pack_rgba8(24, 24, 28));
+  uint32_t count = 0;
+  for (uint32_t s : frame.supertile_of) count = std::max(count, s + 1);
+  auto owner = [&](int x, int y) {
+    return frame.supertile_of[size_t(y / frame.atomic_size) * size_t(frame.atomic_x) + size_t(x / frame.atomic_size)];
+  };
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const uint32_t s = owner(x, y);
+      // Distinct hues per supertile from a multiplicative hash of its id.
+      const uint32_t hash = (s + 1) * 2654435761u;
+      const Rgba8 tint = pack_rgba8(uint8_t(64 + (hash >> 24) % 192), uint8_t(64 + (hash >> 16) % 192), uint8_t(64 + (hash >> 8) % 192));
+      const bool border = (x + 1 < w && owner(x + 1, y) != s) || (y + 1 < h && owner(x, y + 1) != s) ||
+                          (x > 0 && owner(x - 1, y) != s) || (y > 0 && owner(x, y - 1) != s);
+      const uint8_t g = luma(frame.color.at(x, y));
+      img.at(x, y) = border ? pack_rgba8(10, 10, 10) : mix_rgb(pack_rgba8(g, g, g), tint, 150);
+    }
+  }
+  char text[160];
+  std::snprintf(text, sizeof(text), "%u supertiles of %dx%d atomic tiles (borders in black)", unsigned(count), frame.atomic_size,
+                frame.atomic_size);
+  draw_text(img, 8, h + 6, text, pack_rgba8(235, 235, 235), scale);
+  return img;
+}
+
+}  // namespace tessera::cli
