@@ -124,6 +124,19 @@ void StatsHistory::add(const Stats& stats) {
     find_or_add("memory " + client + " (bytes read + written)",
                 {prefix + client + ".read_bytes", prefix + client + ".written_bytes"});
   }
+  // Headline series of units that report only in some frames (the colour unit with MSAA)
+  // appear once a frame carries them; afterwards frames without them plot 0.
+  static const struct {
+    const char* title;
+    const char* key;
+  } kUnitSeries[] = {
+      {"colour stored / uncompressed", "color.ratio.vs_uncompressed"},
+      {"colour cache hit rate", "color.cache.hit_rate"},
+      {"supertile generation (ms)", "frame.time_ms.supertile_generation"},
+  };
+  for (const auto& u : kUnitSeries) {
+    if (stats.has(u.key)) find_or_add(u.title, {u.key});
+  }
   for (Series& s : series_) {
     double v = 0;
     for (const std::string& term : s.terms) v += number(stats, term);

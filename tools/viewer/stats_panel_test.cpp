@@ -52,5 +52,22 @@ TEST(StatsPanel, HistoryKeepsTheLastFramesAndDiscoversMemoryClients) {
   EXPECT_EQ(series[3].values.back(), float(1 + StatsHistory::kCapacity + 19));
 }
 
+TEST(StatsPanel, UnitSeriesAppearWhenAFrameReportsThem) {
+  StatsHistory h;
+  Stats plain;
+  plain.set("frame.time_ms.total", 1.0);
+  h.add(plain);
+  const size_t before = h.series().size();
+  Stats msaa = plain;
+  msaa.set("color.ratio.vs_uncompressed", 0.25);
+  msaa.set("color.cache.hit_rate", 0.8);
+  h.add(msaa);
+  ASSERT_EQ(h.series().size(), before + 2);
+  EXPECT_EQ(h.series()[before].title, "colour stored / uncompressed");
+  EXPECT_FLOAT_EQ(h.series()[before].values.back(), 0.25f);
+  h.add(plain);  // a 1x frame afterwards plots 0
+  EXPECT_FLOAT_EQ(h.series()[before].values.back(), 0.0f);
+}
+
 }  // namespace
 }  // namespace tessera::viewer
