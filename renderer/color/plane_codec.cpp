@@ -16,6 +16,21 @@ inline int bits_for(int max_value) {  // bits to hold 0..max_value
   return b;
 }
 
+// Delta's size: header (32-bit minimum colour + four 4-bit widths) plus every pixel's
+// per-channel differences at the widths the channel ranges need.
+int delta_bits(const Plane& plane) {
+  int lo[4] = {255, 255, 255, 255}, hi[4] = {0, 0, 0, 0};
+  for (Rgba8 c : plane) {
+    for (int k = 0; k < 4; ++k) {
+      lo[k] = std::min(lo[k], channel_of(c, k));
+      hi[k] = std::max(hi[k], channel_of(c, k));
+    }
+  }
+  int bits = 32 + 16;
+  for (int k = 0; k < 4; ++k) bits += kTilePixels * bits_for(hi[k] - lo[k]);
+  return bits;
+}
+
 CompressedPlane uncompressed(const Plane& plane) {
   CompressedPlane out;
   BitWriter w(out.words.data(), kPlaneBits);
@@ -73,16 +88,7 @@ CompressedPlane compress_plane(const Plane& plane, PlaneCodec codec) {
 }
 
 int compressed_plane_bits(const Plane& plane) {
-  int lo[4] = {255, 255, 255, 255}, hi[4] = {0, 0, 0, 0};
-  for (Rgba8 c : plane) {
-    for (int k = 0; k < 4; ++k) {
-      lo[k] = std::min(lo[k], channel_of(c, k));
-      hi[k] = std::max(hi[k], channel_of(c, k));
-    }
-  }
-  int delta_bits = 32 + 16;
-  for (int k = 0; k < 4; ++k) delta_bits += kTilePixels * bits_for(hi[k] - lo[k]);
-  const int limit = std::min(delta_bits, kPlaneBits);
+  const int limit = std::min(delta_bits(plane), kPlaneBits);
   // Palette: count colours only while the palette could still be smaller.
   Rgba8 colors[kTilePixels];
   int count = 0;
@@ -98,16 +104,7 @@ int compressed_plane_bits(const Plane& plane) {
 CompressedPlane compress_plane_best(const Plane& plane) {
   // Delta's size is known from the channel ranges alone, so the palette is tried against it
   // and only the winner is packed.
-  int lo[4] = {255, 255, 255, 255}, hi[4] = {0, 0, 0, 0};
-  for (Rgba8 c : plane) {
-    for (int k = 0; k < 4; ++k) {
-      lo[k] = std::min(lo[k], channel_of(c, k));
-      hi[k] = std::max(hi[k], channel_of(c, k));
-    }
-  }
-  int delta_bits = 32 + 16;
-  for (int k = 0; k < 4; ++k) delta_bits += kTilePixels * bits_for(hi[k] - lo[k]);
-  const int delta_or_raw = std::min(delta_bits, kPlaneBits);
+  const int delta_or_raw = std::min(delta_bits(plane), kPlaneBits);
   const CompressedPlane palette = compress_palette(plane, delta_or_raw);
   if (palette.bits < delta_or_raw) return palette;
   return compress_plane(plane, PlaneCodec::delta);  // raw when delta does not beat 1024 bits

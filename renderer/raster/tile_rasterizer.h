@@ -73,13 +73,7 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
     for (int k = 0; k < kSamples; ++k) sample_delta[i][k] = e[i].a * offsets[k].x + e[i].b * offsets[k].y;
     centre_delta[i] = (e[i].a + e[i].b) * kSubpixelHalf;
   }
-  SampleExtent reach{255, 0, 255, 0};
-  for (const SampleOffset& o : offsets) {
-    reach.min_x = std::min(reach.min_x, o.x);
-    reach.max_x = std::max(reach.max_x, o.x);
-    reach.min_y = std::min(reach.min_y, o.y);
-    reach.max_y = std::max(reach.max_y, o.y);
-  }
+  const SampleExtent reach = sample_extent(kSamples);
   auto corner = [](int p) { return int64_t(p) * kSubpixelOne; };
   auto barycentrics = [&](const int64_t v[3], float b[3]) {
     b[0] = float(v[1] + bias[1]) * inv_sum;
