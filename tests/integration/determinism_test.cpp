@@ -2,6 +2,7 @@
 // fixed tile size (image and depth).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "tessera/renderer.h"
@@ -252,6 +253,36 @@ TEST(AdaptiveTiling, FramePicbAndSupertilesAreConsistent) {
   // Never more cut than the squares of the same budget; no supertile over the budget.
   EXPECT_LE(s.get_u64("tiling.supertiles.cut_cost"), s.get_u64("tiling.fixed.cut_cost"));
   EXPECT_LE(s.get_u64("tiling.supertiles.largest"), s.get_u64("tiling.supertiles.capacity"));
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(AdaptiveTiling, CloudsSceneSupertilesCutFarLessThanSquares) {
+  // The spec's case: densely tessellated clouds beside cheap geometry. The supertiles keep
+  // each cloud whole; squares of the same budget cut through them.
+  const Scene scene = load_scene(kAssets / "bench/clouds.json");
+  const Frame f = render(scene, 0, 64, 960, 540);
+  const uint64_t adaptive = f.stats.get_u64("tiling.supertiles.cut_cost");
+  const uint64_t fixed = f.stats.get_u64("tiling.fixed.cut_cost");
+  EXPECT_GT(fixed, 0u);
+  EXPECT_LT(adaptive * 10, fixed) << "adaptive " << adaptive << " vs fixed " << fixed;
+  // Some supertile is not a rectangle (its atomic tiles do not fill its bounding box).
+  bool non_rectangular = false;
+  const uint32_t count = *std::max_element(f.supertile_of.begin(), f.supertile_of.end()) + 1;
+  for (uint32_t s = 0; s < count && !non_rectangular; ++s) {
+    int x0 = f.atomic_x, y0 = f.atomic_y, x1 = -1, y1 = -1, n = 0;
+    for (int y = 0; y < f.atomic_y; ++y)
+      for (int x = 0; x < f.atomic_x; ++x)
+        if (f.supertile_of[size_t(y * f.atomic_x + x)] == s) {
+          x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y), ++n;
+        }
+    non_rectangular = n > 0 && n < (x1 - x0 + 1) * (y1 - y0 + 1);
+  }
+  EXPECT_TRUE(non_rectangular);
 }
 
 }  // namespace
