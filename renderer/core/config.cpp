@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,17 @@ namespace tessera {
 namespace {
 
 using json = nlohmann::json;
+
+// Every config field, once: X(section, field). The JSON reader and writer are generated from
+// it, so a new key cannot be read but not written (docs/config.md documents each).
+#define TESSERA_CONFIG_FIELDS(X)                                                          \
+  X(frame, width) X(frame, height) X(frame, threads) X(frame, keep_samples)               \
+  X(raster, tile_size) X(raster, cull_backface) X(raster, guard_band) X(raster, store_depth) \
+  X(raster, msaa)                                                                         \
+  X(color, cache_bytes) X(color, line_bytes) X(color, ways)                               \
+  X(tiling, atomic_size) X(tiling, tile_buffer_bytes) X(tiling, alpha)
+
+constexpr const char* kSections[] = {"frame", "raster", "color", "tiling"};
 
 // Reads one object strictly: every key must be consumed by a field reader.
 class ObjectReader {
@@ -111,35 +123,15 @@ Config config_from_json_text(const std::string& text, const std::string& what) {
   }
   Config c;
   ObjectReader root(j, "$", what);
-  if (const json* f = root.child("frame")) {
-    ObjectReader r(*f, "frame", what);
-    r.field("width", c.frame.width);
-    r.field("height", c.frame.height);
-    r.field("threads", c.frame.threads);
-    r.field("keep_samples", c.frame.keep_samples);
-    r.finish();
-  }
-  if (const json* f = root.child("raster")) {
-    ObjectReader r(*f, "raster", what);
-    r.field("tile_size", c.raster.tile_size);
-    r.field("cull_backface", c.raster.cull_backface);
-    r.field("guard_band", c.raster.guard_band);
-    r.field("store_depth", c.raster.store_depth);
-    r.field("msaa", c.raster.msaa);
-    r.finish();
-  }
-  if (const json* f = root.child("tiling")) {
-    ObjectReader r(*f, "tiling", what);
-    r.field("atomic_size", c.tiling.atomic_size);
-    r.field("tile_buffer_bytes", c.tiling.tile_buffer_bytes);
-    r.field("alpha", c.tiling.alpha);
-    r.finish();
-  }
-  if (const json* f = root.child("color")) {
-    ObjectReader r(*f, "color", what);
-    r.field("cache_bytes", c.color.cache_bytes);
-    r.field("line_bytes", c.color.line_bytes);
-    r.field("ways", c.color.ways);
+  // Sections in file order; within each, every field of TESSERA_CONFIG_FIELDS.
+  for (const char* section : kSections) {
+    const json* f = root.child(section);
+    if (!f) continue;
+    ObjectReader r(*f, section, what);
+#define TESSERA_X(sec, name) \
+  if (std::string_view(section) == #sec) r.field(#name, c.sec.name);
+    TESSERA_CONFIG_FIELDS(TESSERA_X)
+#undef TESSERA_X
     r.finish();
   }
   root.finish();
@@ -161,21 +153,9 @@ Config load_config(const std::filesystem::path& path) {
 
 std::string config_to_json_text(const Config& c) {
   nlohmann::ordered_json j;
-  j["frame"]["width"] = c.frame.width;
-  j["frame"]["height"] = c.frame.height;
-  j["frame"]["threads"] = c.frame.threads;
-  j["frame"]["keep_samples"] = c.frame.keep_samples;
-  j["raster"]["tile_size"] = c.raster.tile_size;
-  j["raster"]["cull_backface"] = c.raster.cull_backface;
-  j["raster"]["guard_band"] = c.raster.guard_band;
-  j["raster"]["store_depth"] = c.raster.store_depth;
-  j["raster"]["msaa"] = c.raster.msaa;
-  j["color"]["cache_bytes"] = c.color.cache_bytes;
-  j["color"]["line_bytes"] = c.color.line_bytes;
-  j["color"]["ways"] = c.color.ways;
-  j["tiling"]["atomic_size"] = c.tiling.atomic_size;
-  j["tiling"]["tile_buffer_bytes"] = c.tiling.tile_buffer_bytes;
-  j["tiling"]["alpha"] = c.tiling.alpha;
+#define TESSERA_X(sec, name) j[#sec][#name] = c.sec.name;
+  TESSERA_CONFIG_FIELDS(TESSERA_X)
+#undef TESSERA_X
   return j.dump(2);
 }
 
