@@ -22,7 +22,8 @@ using json = nlohmann::json;
   X(raster, tile_size) X(raster, cull_backface) X(raster, guard_band) X(raster, store_depth) \
   X(raster, msaa)                                                                         \
   X(color, cache_bytes) X(color, line_bytes) X(color, ways)                               \
-  X(tiling, atomic_size) X(tiling, tile_buffer_bytes) X(tiling, alpha)
+  X(tiling, mode) X(tiling, atomic_size) X(tiling, tile_buffer_bytes) X(tiling, alpha) \
+  X(tiling, baselines)
 
 constexpr const char* kSections[] = {"frame", "raster", "color", "tiling"};
 
@@ -40,7 +41,10 @@ class ObjectReader {
     seen_.push_back(key);
     if (it == j_.end()) return;
     const std::string p = path_ + "." + key;
-    if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (!it->is_string()) fail(p, "expected a string");
+      out = it->get<std::string>();
+    } else if constexpr (std::is_same_v<T, bool>) {
       if (!it->is_boolean()) fail(p, "expected true or false");
       out = it->get<bool>();
     } else if constexpr (std::is_integral_v<T>) {
@@ -104,6 +108,9 @@ void validate_config(const Config& c) {
   if (c.color.cache_bytes % (c.color.line_bytes * c.color.ways) != 0) {
     throw Error("config: color.cache_bytes must be a multiple of line_bytes x ways (" +
                 std::to_string(c.color.line_bytes * c.color.ways) + ")");
+  }
+  if (c.tiling.mode != "fixed" && c.tiling.mode != "adaptive") {
+    throw Error("config: tiling.mode = \"" + c.tiling.mode + "\" is not \"fixed\" or \"adaptive\"");
   }
   range(what, "tiling.atomic_size", c.tiling.atomic_size, 8, 256);
   if (c.tiling.atomic_size % 8 != 0) throw Error("config: tiling.atomic_size must be a multiple of 8");

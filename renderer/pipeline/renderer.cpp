@@ -9,9 +9,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <optional>
+#include <string>
 
 #include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -27,6 +30,7 @@
 #include "tessera/memory_ledger.h"
 #include "tiling/fixed_tiling.h"
 #include "tiling/supertiles.h"
+#include "tiling/tiling_accounting.h"
 
 namespace tessera {
 
@@ -78,14 +82,21 @@ struct TileJob {
   color::ColorCacheGeometry color_cache;
 };
 
-// Renders one tile with kSamples samples per pixel into `color`/`depth` scratch of
-// tile_size^2 * kSamples entries, stores it (resolving multisampled colour by a box filter in
-// linear space) and accounts its memory traffic.
+// One tile in the tile buffer while its draws run: its rectangle, scratch colour/depth of
+// width x height x kSamples entries, and with MSAA the colour unit's back end.
 template <int kSamples>
-void render_tile(const TileJob& job, int tile_index, Rgba8* color, float* depth, RasterCounters& rc,
-                 MemoryLedger& ledger, color::ColorCounters* job_color, color::ColorTraffic* job_traffic) {
-  const TileGrid& grid = job.grid;
+struct TilePass {
   TileBuffer tile;
+  std::optional<color::ColorBackEnd> back_end;
+  SamplerCounters sampler;
+  uint64_t entries = 0;
+};
+
+// Clears the tile buffer and runs every triangle binned to bin-grid tile `tile_index`.
+template <int kSamples>
+void draw_tile(const TileJob& job, int tile_index, Rgba8* color, float* depth, RasterCounters& rc, TilePass<kSamples>& p) {
+  const TileGrid& grid = job.grid;
+  TileBuffer& tile = p.tile;
   tile.x0 = (tile_index % grid.tiles_x) * grid.tile_size;
   tile.y0 = (tile_index / grid.tiles_x) * grid.tile_size;
   tile.width = std::min(grid.tile_size, job.width - tile.x0);
@@ -95,25 +106,34 @@ void render_tile(const TileJob& job, int tile_index, Rgba8* color, float* depth,
   const size_t pixels = size_t(tile.width) * size_t(tile.height);
   std::fill_n(tile.color, pixels * kSamples, job.clear_color);
   std::fill_n(tile.depth, pixels * kSamples, 1.0f);
-  SamplerCounters sampler;
-  uint64_t entries = 0;
   // With MSAA the colour writes go through the colour unit's cache as they happen.
-  std::optional<color::ColorBackEnd> back_end;
-  if constexpr (kSamples > 1) back_end.emplace(job.color_cache, kSamples, job.clear_color, tile.color, tile.width, tile.height);
+  if constexpr (kSamples > 1) p.back_end.emplace(job.color_cache, kSamples, job.clear_color, tile.color, tile.width, tile.height);
   for (const BinChunk& chunk : *job.chunks) {
     const uint32_t begin = chunk.offsets[size_t(tile_index)];
     const uint32_t end = chunk.offsets[size_t(tile_index) + 1];
-    entries += end - begin;
+    p.entries += end - begin;
     for (uint32_t k = begin; k < end; ++k) {
       const TriangleSetup& t = chunk.setups[chunk.entries[k]];
       if constexpr (kSamples > 1) {
-        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, (*job.draws)[t.draw].fs, tile, rc, sampler,
-                                                                 [&](int x, int y) { back_end->on_quad_written(x, y); });
+        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, (*job.draws)[t.draw].fs, tile, rc, p.sampler,
+                                                                 [&](int x, int y) { p.back_end->on_quad_written(x, y); });
       } else {
-        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, (*job.draws)[t.draw].fs, tile, rc, sampler);
+        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, (*job.draws)[t.draw].fs, tile, rc, p.sampler);
       }
     }
   }
+}
+
+// Stores a drawn tile to the frame buffer (resolving multisampled colour by a box filter in
+// linear space) and accounts its memory traffic.
+template <int kSamples>
+void store_tile(const TileJob& job, TilePass<kSamples>& pass, RasterCounters& rc, MemoryLedger& ledger,
+                color::ColorCounters* job_color, color::ColorTraffic* job_traffic) {
+  TileBuffer& tile = pass.tile;
+  const size_t pixels = size_t(tile.width) * size_t(tile.height);
+  const SamplerCounters& sampler = pass.sampler;
+  const uint64_t entries = pass.entries;
+  std::optional<color::ColorBackEnd>& back_end = pass.back_end;
   if (entries) ++rc[RasterCounters::tiles_touched];
   rc[RasterCounters::texture_samples] += sampler.samples;
   rc[RasterCounters::texel_fetches] += sampler.texel_fetches;
@@ -184,11 +204,57 @@ void render_tile(const TileJob& job, int tile_index, Rgba8* color, float* depth,
   }
 }
 
-// tiling.* statistics (docs/stats.md): the PICB and the supertiles generated from it, with
-// square fixed tiles of the same tile-buffer budget for comparison.
-void publish_tiling(Stats& s, const Config& cfg, const Picb& picb, const SupertileTable& stt, uint64_t crossings) {
-  const int capacity = supertile_capacity(cfg.tiling.tile_buffer_bytes, cfg.tiling.atomic_size, cfg.raster.msaa,
-                                          int(sizeof(Rgba8)), int(sizeof(float)));
+// Per bin-grid tile outputs of the tile stage, merged in tile order after it.
+struct TileOutputs {
+  std::vector<RasterCounters> counters;
+  std::vector<MemoryLedger> ledgers;
+  std::vector<color::ColorCounters> color;
+  std::vector<color::ColorTraffic> traffic;
+};
+
+// Renders one render tile: a bin-grid tile (fixed tiling), or a supertile whose atomic tiles
+// share one tile buffer of `tiles` x atomic pixels, drawn one after another and stored to the
+// frame buffer together once all of the supertile's draws are done. `scratch_*` hold the tile
+// buffer (`tiles` x tile_size^2 x kSamples entries).
+template <int kSamples>
+void render_unit(const TileJob& job, const uint32_t* tiles, size_t count, Rgba8* scratch_color, float* scratch_depth,
+                 TileOutputs& out) {
+  const size_t stride = size_t(job.grid.tile_size) * size_t(job.grid.tile_size) * kSamples;
+  std::unique_ptr<TilePass<kSamples>[]> passes(new TilePass<kSamples>[count]);
+  for (size_t i = 0; i < count; ++i) {
+    draw_tile<kSamples>(job, int(tiles[i]), scratch_color + i * stride, scratch_depth + i * stride, out.counters[tiles[i]],
+                        passes[i]);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const size_t t = tiles[i];
+    store_tile<kSamples>(job, passes[i], out.counters[t], out.ledgers[t], &out.color[t], &out.traffic[t]);
+  }
+}
+
+// tiling.* statistics (docs/stats.md): the PICB, the supertiles generated from it, and what
+// two-pass vertex shading and a parameter buffer do under the rendered tiling and under each
+// baseline tiling of the same frame.
+void publish_work(Stats& s, const std::string& prefix, const TilingWork& w) {
+  s.set(prefix + ".render_tiles", w.render_tiles);
+  s.set(prefix + ".crossings", w.crossings);
+  s.set(prefix + ".vs.pass1_invocations", w.pass1_invocations);
+  s.set(prefix + ".vs.pass2_invocations", w.pass2_invocations);
+  s.set(prefix + ".vs.binned_vertices", w.binned_vertices);
+  s.set(prefix + ".vs.redundant_invocations", w.redundant_invocations);
+  s.set(prefix + ".vs.redundant_percent", w.redundant_percent);
+  s.set(prefix + ".vertex_fetch_bytes", w.vertex_fetch_bytes);
+  s.set(prefix + ".tile_buffer.stores", w.tile_buffer_stores);
+  s.set(prefix + ".tile_buffer.store_bytes", w.tile_buffer_store_bytes);
+  s.set(prefix + ".tile_buffer.loads", w.tile_buffer_loads);
+  s.set(prefix + ".tile_buffer.load_bytes", w.tile_buffer_load_bytes);
+  s.set(prefix + ".tile_buffer.largest_tile_bytes", w.largest_tile_bytes);
+  s.set(prefix + ".tile_buffer.within_budget", uint64_t(w.within_budget));
+  s.set(prefix + ".parameter_buffer.written_bytes", w.parameter_buffer_written_bytes);
+  s.set(prefix + ".parameter_buffer.read_bytes", w.parameter_buffer_read_bytes);
+}
+
+void publish_tiling(Stats& s, const Config& cfg, const Picb& picb, const SupertileTable& stt, uint64_t crossings,
+                    int capacity) {
   uint64_t max_cost = 0, saturated = 0;
   for (uint16_t c : picb.cost) {
     max_cost = std::max<uint64_t>(max_cost, c);
@@ -198,14 +264,12 @@ void publish_tiling(Stats& s, const Config& cfg, const Picb& picb, const Superti
   for (size_t i = 0; i < stt.count(); ++i) largest = std::max(largest, stt.size_of(i));
   // Square fixed tiles as large as the budget allows, in atomic tiles.
   const int side = std::max(1, int(std::sqrt(double(capacity))));
+  const TileGrid atomic = TileGrid::make(picb.tiles_x, picb.tiles_y, 1);
   SupertileTable fixed;
   fixed.tiles_x = picb.tiles_x;
   fixed.tiles_y = picb.tiles_y;
-  fixed.owner.resize(picb.cost.size());
-  const int fixed_x = (picb.tiles_x + side - 1) / side;
-  for (int y = 0; y < picb.tiles_y; ++y) {
-    for (int x = 0; x < picb.tiles_x; ++x) fixed.owner[size_t(y * picb.tiles_x + x)] = uint32_t((y / side) * fixed_x + x / side);
-  }
+  fixed.owner = square_partition(atomic, side, "", 0).owner;
+  s.set("tiling.mode", cfg.tiling.mode);
   s.set("tiling.atomic.size", uint64_t(cfg.tiling.atomic_size));
   s.set("tiling.atomic.tiles", uint64_t(picb.cost.size()));
   s.set("tiling.crossings", crossings);
@@ -215,6 +279,17 @@ void publish_tiling(Stats& s, const Config& cfg, const Picb& picb, const Superti
   s.set("tiling.supertiles.count", uint64_t(stt.count()));
   s.set("tiling.supertiles.largest", uint64_t(largest));
   s.set("tiling.supertiles.cut_cost", stt.cut_cost(picb));
+  // Size histogram in atomic tiles: le_1, le_2, le_4, ... up to the capacity.
+  std::vector<uint64_t> histogram;
+  for (size_t i = 0; i < stt.count(); ++i) {
+    size_t bucket = 0;
+    while ((size_t(1) << bucket) < stt.size_of(i)) ++bucket;
+    if (histogram.size() <= bucket) histogram.resize(bucket + 1, 0);
+    ++histogram[bucket];
+  }
+  for (size_t b = 0; (size_t(1) << b) < size_t(capacity) * 2 && b < 32; ++b) {
+    s.set("tiling.supertiles.size.le_" + std::to_string(size_t(1) << b), b < histogram.size() ? histogram[b] : 0);
+  }
   s.set("tiling.fixed.side_atomic_tiles", uint64_t(side));
   s.set("tiling.fixed.cut_cost", fixed.cut_cost(picb));
 }
@@ -321,29 +396,43 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   Frame frame;
   frame.color = Image(width, height);
   frame.depth.assign(size_t(width) * size_t(height), 1.0f);
-  const TileGrid grid = TileGrid::make(width, height, cfg.raster.tile_size);
+  const int samples = cfg.raster.msaa;
+  const bool adaptive = cfg.tiling.mode == "adaptive";
+  // Adaptive tiling bins on atomic tiles and renders supertiles of them; fixed tiling bins
+  // and renders tiles of raster.tile_size.
+  const TileGrid atomic = TileGrid::make(width, height, cfg.tiling.atomic_size);
+  const TileGrid grid = adaptive ? atomic : TileGrid::make(width, height, cfg.raster.tile_size);
   frame.tile_size = grid.tile_size;
   frame.tiles_x = grid.tiles_x;
   frame.tiles_y = grid.tiles_y;
   frame.tiles.resize(size_t(grid.tile_count()));
   const GuardBand guard = GuardBand::from_pixels(cfg.raster.guard_band, width, height);
-  const int samples = cfg.raster.msaa;
   const Viewport viewport{width, height, sample_extent(samples)};
   const bool cull = cfg.raster.cull_backface;
   const Rgba8 clear_color = encode_color(scene.background);
+  const int pixel_bytes = int(sizeof(Rgba8) + sizeof(float));
+  const int capacity = supertile_capacity(cfg.tiling.tile_buffer_bytes, cfg.tiling.atomic_size, samples, int(sizeof(Rgba8)),
+                                          int(sizeof(float)));
 
   std::vector<ClipVertex> post(total_vertices);
   const size_t chunk_count = (total_triangles + kChunkTriangles - 1) / kChunkTriangles;
   std::vector<BinChunk> chunks(chunk_count);
+  // Per set-up triangle: its source primitive and vertices, for the tiling accounting.
+  std::vector<std::vector<uint32_t>> setup_primitive(chunk_count), setup_vertices(chunk_count);
+  // Lists over atomic tiles (the chunks' own lists when the frame is binned on atomic tiles).
+  std::vector<BinChunk> atomic_bins(adaptive ? 0 : chunk_count);
   std::vector<RasterCounters> chunk_counters(chunk_count);
-  std::vector<RasterCounters> tile_counters(size_t(grid.tile_count()));
-  std::vector<MemoryLedger> tile_ledgers(size_t(grid.tile_count()));
-  std::vector<color::ColorCounters> tile_color(size_t(grid.tile_count()));
-  std::vector<color::ColorTraffic> tile_traffic(size_t(grid.tile_count()));
-  double vertex_ms = 0, primitive_ms = 0, raster_ms = 0, picb_ms = 0, generation_ms = 0;
+  TileOutputs outputs;
+  outputs.counters.resize(size_t(grid.tile_count()));
+  outputs.ledgers.resize(size_t(grid.tile_count()));
+  outputs.color.resize(size_t(grid.tile_count()));
+  outputs.traffic.resize(size_t(grid.tile_count()));
+  double vertex_ms = 0, primitive_ms = 0, raster_ms = 0, picb_ms = 0, generation_ms = 0, accounting_ms = 0;
   Picb picb;
   SupertileTable supertiles;
   uint64_t crossings = 0;
+  std::optional<TilingWork> rendered_work;
+  std::vector<std::pair<std::string, TilingWork>> baseline_work;
 
   arena.execute([&] {
     // Vertex stage.
@@ -371,9 +460,14 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
         size_t d = find_draw(draws, first, &Draw::triangle_base);
         ClipVertex poly[kMaxClipVertices];
         TriangleSetup setup;
+        uint32_t source[4] = {};  // primitive, then its three frame-wide vertex ids
         auto emit = [&](const ClipVertex& a, const ClipVertex& b, const ClipVertex& v, uint32_t draw_index) {
           switch (setup_triangle(a, b, v, viewport, cull, kVaryings, draw_index, setup)) {
-            case SetupResult::ok: chunk.setups.push_back(setup); break;
+            case SetupResult::ok:
+              chunk.setups.push_back(setup);
+              setup_primitive[c].push_back(source[0]);
+              setup_vertices[c].insert(setup_vertices[c].end(), source + 1, source + 4);
+              break;
             case SetupResult::culled_backface: ++rc[RasterCounters::culled_backface]; break;
             case SetupResult::culled_degenerate: ++rc[RasterCounters::culled_degenerate]; break;
           }
@@ -385,6 +479,8 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
           const ClipVertex& v0 = post[draw.vertex_base + idx[0]];
           const ClipVertex& v1 = post[draw.vertex_base + idx[1]];
           const ClipVertex& v2 = post[draw.vertex_base + idx[2]];
+          source[0] = uint32_t(tri);
+          for (int k = 0; k < 3; ++k) source[k + 1] = uint32_t(draw.vertex_base + idx[k]);
           ++rc[RasterCounters::triangles_in];
           bool finite = true;
           for (const ClipVertex* v : {&v0, &v1, &v2}) {
@@ -413,44 +509,32 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
         rc[RasterCounters::setup] += chunk.setups.size();
         bin_chunk(grid, viewport.samples, chunk);
         rc[RasterCounters::bin_entries] += chunk.entries.size();
+        if (!adaptive) bin_setups(atomic, viewport.samples, chunk.setups, atomic_bins[c].offsets, atomic_bins[c].entries);
       }
     });
     primitive_ms = ms_since(t0);
+    const std::vector<BinChunk>& atomic_lists = adaptive ? chunks : atomic_bins;
 
-    // Adaptive tiling: every set-up triangle adds its draw's PIC to each atomic tile it can
-    // touch (the same reach test as binning). Chunks count in parallel into 32-bit sums that
-    // are added in chunk order and saturated to 16 bits, so the PICB is deterministic.
+    // PICB: every set-up triangle adds its draw's PIC to each atomic tile it can touch (its
+    // atomic-tile list entries). 64-bit sums in tile order, saturated to 16 bits.
     t0 = Clock::now();
-    const TileGrid atomic = TileGrid::make(width, height, cfg.tiling.atomic_size);
     const uint32_t pic = primitive_intersection_cost(cfg.tiling.alpha, 1.0 - cfg.tiling.alpha, uint32_t(sizeof(Vertex)),
                                                      uint32_t(VertexShader::kInstructionCount), 3);
-    std::vector<std::vector<uint32_t>> chunk_picb(chunk_count);
-    std::vector<uint64_t> chunk_crossings(chunk_count, 0);
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, chunk_count, 1), [&](const tbb::blocked_range<size_t>& r) {
-      for (size_t c = r.begin(); c < r.end(); ++c) {
-        chunk_picb[c].assign(size_t(atomic.tile_count()), 0);
-        for (const TriangleSetup& t : chunks[c].setups) {
-          for_each_tile(atomic, viewport.samples, t, [&](int id) {
-            chunk_picb[c][size_t(id)] += pic;
-            ++chunk_crossings[c];
-          });
-        }
+    picb = Picb(atomic.tiles_x, atomic.tiles_y);
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, size_t(atomic.tile_count()), 256), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t i = r.begin(); i < r.end(); ++i) {
+        uint64_t entries = 0;
+        for (const BinChunk& b : atomic_lists) entries += b.offsets[i + 1] - b.offsets[i];
+        picb.cost[i] = uint16_t(std::min<uint64_t>(entries * pic, 65535));
       }
     });
-    picb = Picb(atomic.tiles_x, atomic.tiles_y);
-    std::vector<uint64_t> sums(size_t(atomic.tile_count()), 0);
-    for (size_t c = 0; c < chunk_count; ++c) {
-      crossings += chunk_crossings[c];
-      for (size_t i = 0; i < sums.size(); ++i) sums[i] += chunk_picb[c][i];
-    }
-    for (size_t i = 0; i < sums.size(); ++i) picb.cost[i] = uint16_t(std::min<uint64_t>(sums[i], 65535));
+    for (const BinChunk& b : atomic_lists) crossings += b.entries.size();
     picb_ms = ms_since(t0);
     t0 = Clock::now();
-    supertiles = generate_supertiles(picb, supertile_capacity(cfg.tiling.tile_buffer_bytes, cfg.tiling.atomic_size, samples,
-                                                              int(sizeof(Rgba8)), int(sizeof(float))));
+    supertiles = generate_supertiles(picb, capacity);
     generation_ms = ms_since(t0);
 
-    // Tile stage.
+    // Tile stage: render tiles in parallel, each with its own tile buffer.
     t0 = Clock::now();
     if (samples > 1) {
       frame.color_blocks_x = (width + color::kTileWidth - 1) / color::kTileWidth;
@@ -462,28 +546,67 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
     const TileJob job{&chunks, &draws, grid, width, height, samples, cfg.raster.store_depth, clear_color, &frame.color,
                       &frame.depth, &frame,
                       color::ColorCacheGeometry{cfg.color.cache_bytes, cfg.color.line_bytes, cfg.color.ways}};
-    tbb::parallel_for(tbb::blocked_range<int>(0, grid.tile_count(), 1), [&](const tbb::blocked_range<int>& r) {
-      std::vector<Rgba8> color(size_t(grid.tile_size) * size_t(grid.tile_size) * size_t(samples));
+    const size_t unit_count = adaptive ? supertiles.count() : size_t(grid.tile_count());
+    const size_t unit_tiles = adaptive ? size_t(capacity) : 1;
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, unit_count, 1), [&](const tbb::blocked_range<size_t>& r) {
+      std::vector<Rgba8> color(unit_tiles * size_t(grid.tile_size) * size_t(grid.tile_size) * size_t(samples));
       std::vector<float> depth(color.size());
-      for (int tile_index = r.begin(); tile_index < r.end(); ++tile_index) {
-        RasterCounters& rc = tile_counters[size_t(tile_index)];
-        MemoryLedger& ledger = tile_ledgers[size_t(tile_index)];
+      for (size_t unit = r.begin(); unit < r.end(); ++unit) {
+        const uint32_t single = uint32_t(unit);
+        const uint32_t* tiles = adaptive ? &supertiles.entries[supertiles.offsets[unit]] : &single;
+        const size_t count = adaptive ? supertiles.size_of(unit) : 1;
         switch (samples) {
-          case 2: render_tile<2>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)], &tile_traffic[size_t(tile_index)]); break;
-          case 4: render_tile<4>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)], &tile_traffic[size_t(tile_index)]); break;
-          case 8: render_tile<8>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)], &tile_traffic[size_t(tile_index)]); break;
-          default: render_tile<1>(job, tile_index, color.data(), depth.data(), rc, ledger, &tile_color[size_t(tile_index)], &tile_traffic[size_t(tile_index)]); break;
+          case 2: render_unit<2>(job, tiles, count, color.data(), depth.data(), outputs); break;
+          case 4: render_unit<4>(job, tiles, count, color.data(), depth.data(), outputs); break;
+          case 8: render_unit<8>(job, tiles, count, color.data(), depth.data(), outputs); break;
+          default: render_unit<1>(job, tiles, count, color.data(), depth.data(), outputs); break;
         }
       }
     });
     raster_ms = ms_since(t0);
+
+    // Two-pass vertex shading and parameter-buffer accounting under the rendered tiling and,
+    // on the same frame, under fixed 16..256 and adaptive tiles of the atomic grid.
+    t0 = Clock::now();
+    const uint64_t budget = uint64_t(cfg.tiling.tile_buffer_bytes);
+    TilingFrame tf;
+    tf.setup_primitive = &setup_primitive;
+    tf.setup_vertices = &setup_vertices;
+    tf.primitives = total_triangles;
+    tf.vertices = total_vertices;
+    tf.position_bytes = uint32_t(sizeof(Vertex::position));
+    tf.vertex_bytes = uint32_t(sizeof(Vertex));
+    tf.vs_output_bytes = uint32_t(sizeof(float) * (4 + kVaryings));
+    tf.samples = samples;
+    tf.pixel_bytes = pixel_bytes;
+    TilingFrame on_atomic = tf;
+    on_atomic.bins = &atomic_lists;
+    on_atomic.grid = atomic;
+    TilePartition adaptive_partition{"adaptive", supertiles.owner, uint32_t(supertiles.count()), budget};
+    if (adaptive) {
+      rendered_work = account_tiling(on_atomic, adaptive_partition);
+    } else {
+      TilingFrame on_grid = tf;
+      on_grid.bins = &chunks;
+      on_grid.grid = grid;
+      rendered_work = account_tiling(on_grid, square_partition(grid, 1, "fixed", budget));
+    }
+    if (cfg.tiling.baselines) {
+      for (int size = 16; size <= 256; size *= 2) {
+        if (size % atomic.tile_size != 0) continue;
+        const std::string name = "fixed_" + std::to_string(size);
+        baseline_work.emplace_back(name, account_tiling(on_atomic, square_partition(atomic, size / atomic.tile_size, name, budget)));
+      }
+      baseline_work.emplace_back("adaptive", adaptive ? *rendered_work : account_tiling(on_atomic, adaptive_partition));
+    }
+    accounting_ms = ms_since(t0);
   });
 
   // Merge in fixed order.
   RasterCounters counters;
   counters[RasterCounters::vertices_shaded] = total_vertices;
   for (const RasterCounters& c : chunk_counters) counters.merge(c);
-  for (const RasterCounters& c : tile_counters) counters.merge(c);
+  for (const RasterCounters& c : outputs.counters) counters.merge(c);
   // Per-tile workload for tools (Frame::tiles): list lengths from the bin lists, the rest from
   // each tile's own counters.
   for (size_t t = 0; t < frame.tiles.size(); ++t) {
@@ -491,11 +614,11 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
     uint64_t entries = 0;
     for (const BinChunk& chunk : chunks) entries += chunk.offsets[t + 1] - chunk.offsets[t];
     work.bin_entries = uint32_t(entries);
-    work.fragments_covered = uint32_t(tile_counters[t][RasterCounters::fragments_covered]);
-    work.quads_shaded = uint32_t(tile_counters[t][RasterCounters::quads_shaded]);
+    work.fragments_covered = uint32_t(outputs.counters[t][RasterCounters::fragments_covered]);
+    work.quads_shaded = uint32_t(outputs.counters[t][RasterCounters::quads_shaded]);
   }
   MemoryLedger ledger;
-  for (const MemoryLedger& l : tile_ledgers) ledger.merge(l);
+  for (const MemoryLedger& l : outputs.ledgers) ledger.merge(l);
   ledger.add_read(MemoryClient::vertex, total_vertices * sizeof(Vertex));
   ledger.add_read(MemoryClient::index, total_triangles * 3 * sizeof(uint32_t));
   ledger.add_write(MemoryClient::parameter,
@@ -515,8 +638,11 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   s.set("frame.time_ms.tile", raster_ms);
   s.set("frame.time_ms.picb", picb_ms);
   s.set("frame.time_ms.supertile_generation", generation_ms);
+  s.set("frame.time_ms.tiling_accounting", accounting_ms);
   s.set("frame.time_ms.total", ms_since(t_start));
-  publish_tiling(s, cfg, picb, supertiles, crossings);
+  publish_tiling(s, cfg, picb, supertiles, crossings, capacity);
+  publish_work(s, "tiling.rendered", *rendered_work);
+  for (const auto& [name, work] : baseline_work) publish_work(s, "tiling.baseline." + name, work);
   frame.atomic_size = cfg.tiling.atomic_size;
   frame.atomic_x = picb.tiles_x;
   frame.atomic_y = picb.tiles_y;
@@ -525,9 +651,9 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   counters.publish(s);
   if (samples > 1) {
     color::ColorCounters cc;
-    for (const color::ColorCounters& c : tile_color) cc.merge(c);
+    for (const color::ColorCounters& c : outputs.color) cc.merge(c);
     color::ColorTraffic traffic;
-    for (const color::ColorTraffic& t : tile_traffic) traffic.merge(t);
+    for (const color::ColorTraffic& t : outputs.traffic) traffic.merge(t);
     publish_color(s, cc, traffic);
   }
   ledger.publish(s);

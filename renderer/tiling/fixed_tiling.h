@@ -77,5 +77,8 @@ void for_each_tile(const TileGrid& g, const SampleExtent& samples, const Triangl
 // skipped when one edge function is negative at all four tile corners (the triangle cannot
 // reach it). `samples` is the reach of the sample positions inside a pixel.
 void bin_chunk(const TileGrid& grid, const SampleExtent& samples, BinChunk& chunk);
+// The same lists for `setups` into separate arrays (a second grid over the same triangles).
+void bin_setups(const TileGrid& grid, const SampleExtent& samples, const std::vector<TriangleSetup>& setups,
+                std::vector<uint32_t>& offsets, std::vector<uint32_t>& entries);
 
 }  // namespace tessera

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
-#include <queue>
 
 namespace tessera {
 
@@ -58,19 +57,17 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return picb.cost[a] > picb.cost[b]; });
 
-  // Candidate key: cost, then tiles already inside that it touches, then nearness to the seed.
-  struct Candidate {
-    uint32_t cost;
-    int inside;
-    int distance;
-    uint32_t id;
-    bool operator<(const Candidate& o) const {  // priority_queue pops the largest
-      if (cost != o.cost) return cost < o.cost;
-      if (inside != o.inside) return inside < o.inside;
-      if (distance != o.distance) return distance > o.distance;
-      return id > o.id;
-    }
+  // Candidate key packed into one integer so the heap compares a single word: cost (16 bits),
+  // then tiles already inside that it touches (3 bits), then nearness to the seed (16 bits,
+  // inverted), then the lowest id (24 bits, inverted). The largest key is taken first.
+  auto key = [](uint32_t cost, int inside, int distance, uint32_t id) {
+    return (uint64_t(cost) << 43) | (uint64_t(inside) << 40) | (uint64_t(0xffffu - uint32_t(std::min(distance, 0xffff))) << 24) |
+           uint64_t(0xffffffu - id);
   };
+  auto key_id = [](uint64_t k) { return 0xffffffu - uint32_t(k & 0xffffffu); };
+  auto key_inside = [](uint64_t k) { return int((k >> 40) & 7u); };
+  std::vector<uint64_t> heap;
+  heap.reserve(size_t(capacity) * 8);
   size_t seed_cursor = 0;
   for (uint32_t s = 0;; ++s) {
     while (seed_cursor < n && stt.owner[order[seed_cursor]] != kUnassigned) ++seed_cursor;
@@ -86,7 +83,7 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
       if (y + 1 < h && stt.owner[size_t(y + 1) * size_t(w) + size_t(x)] == s) ++c;
       return c;
     };
-    std::priority_queue<Candidate> frontier;
+    heap.clear();  // the frontier: a max-heap of candidate keys, storage reused
     auto take = [&](uint32_t id) {
       stt.owner[id] = s;
       stt.entries.push_back(id);
@@ -99,7 +96,8 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
         const uint32_t nid = uint32_t(ny[k] * w + nx[k]);
         if (stt.owner[nid] != kUnassigned) continue;
         // Re-queue with the current count of inside neighbours; stale entries are skipped.
-        frontier.push({picb.cost[nid], inside_neighbours(nx[k], ny[k]), std::abs(nx[k] - sx) + std::abs(ny[k] - sy), nid});
+        heap.push_back(key(picb.cost[nid], inside_neighbours(nx[k], ny[k]), std::abs(nx[k] - sx) + std::abs(ny[k] - sy), nid));
+        std::push_heap(heap.begin(), heap.end());
       }
     };
     // A small rectangle first: the seed and, where free, its right, lower and diagonal tiles.
@@ -112,14 +110,17 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
       if (stt.owner[id] == kUnassigned) take(id);
     }
     // Best-first growth from the borders.
-    while (size < capacity && !frontier.empty()) {
-      const Candidate c = frontier.top();
-      frontier.pop();
-      if (stt.owner[c.id] != kUnassigned) continue;
-      const int x = int(c.id) % w, y = int(c.id) / w;
-      if (c.inside != inside_neighbours(x, y)) continue;  // stale: a fresher entry is queued
-      take(c.id);
+    while (size < capacity && !heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end());
+      const uint64_t c = heap.back();
+      heap.pop_back();
+      const uint32_t id = key_id(c);
+      if (stt.owner[id] != kUnassigned) continue;
+      const int x = int(id) % w, y = int(id) / w;
+      if (key_inside(c) != inside_neighbours(x, y)) continue;  // stale: a fresher entry is queued
+      take(id);
     }
+
     stt.offsets.push_back(uint32_t(stt.entries.size()));
   }
   return stt;

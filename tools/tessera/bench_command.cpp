@@ -42,9 +42,10 @@ void add_bench_command(CLI::App& app, BenchArgs& args) {
   CLI::App* cmd = app.add_subcommand("bench", "Benchmarks against peers in the same run (ratios)");
   cmd->add_option("suite", args.suite,
                   "Suite: raster (frame time vs the Vulkan reference), color (colour-unit codecs and bandwidth) or eu "
-                  "(branch-free math vs the branchy baseline on the modelled FMA datapath)")
+                  "(branch-free math vs the branchy baseline on the modelled FMA datapath) or tiling (redundant vertex shading, "
+                  "adaptive supertiles vs fixed tiles)")
       ->required()
-      ->check(CLI::IsMember({"raster", "color", "eu"}));
+      ->check(CLI::IsMember({"raster", "color", "eu", "tiling"}));
   cmd->add_option("--json", args.json, "Write results as JSON");
   cmd->add_option("--scene", args.scenes, "Scene(s) to run instead of the built-in benchmark set");
   cmd->add_option("--width", args.width, "Frame width")->check(CLI::Range(1, 16384));
@@ -159,6 +160,11 @@ int run_bench(const BenchArgs& args) {
   if (args.suite == "eu") return run_eu_bench_suite(args);
   const std::vector<std::filesystem::path> scenes = args.scenes.empty() ? default_scenes() : args.scenes;
   if (args.suite == "color") return run_color_bench(args, scenes);
+  if (args.suite == "tiling") {
+    std::vector<std::filesystem::path> tiling_scenes = scenes;
+    if (args.scenes.empty()) tiling_scenes.push_back(std::filesystem::path(TESSERA_SOURCE_DIR) / "assets/bench/clouds.json");
+    return run_tiling_bench(args, tiling_scenes);
+  }
   Config config;
   config.frame.width = args.width;
   config.frame.height = args.height;

@@ -20,6 +20,7 @@ struct RenderArgs {
   std::filesystem::path supertiles;    // supertile partition (optional)
   std::filesystem::path config;        // config JSON (optional)
   std::optional<int> width, height, threads, tile_size, msaa;
+  std::string tiling;  // --tiling fixed[:N] | adaptive
   std::vector<std::string> cameras;    // explicit views: index into the scene's "cameras" or px,py,pz,tx,ty,tz[,fov]
   bool all_cameras = false;            // the scene camera plus every entry of "cameras"
   int orbit = 0;                       // N turntable frames around the camera target
@@ -43,6 +44,8 @@ struct BenchArgs {
 
 void add_bench_command(CLI::App& app, BenchArgs& args);
 int run_bench(const BenchArgs& args);
+// bench_tiling.cpp
+int run_tiling_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes);
 
 struct ViewArgs {
   std::filesystem::path scene;       // default: assets/default.json

@@ -79,6 +79,29 @@ class StatsCsv {
 
 }  // namespace
 
+// --tiling fixed | fixed:N | adaptive
+void apply_tiling_option(const std::string& spec, Config& config) {
+  if (spec == "adaptive" || spec == "fixed") {
+    config.tiling.mode = spec;
+    return;
+  }
+  if (spec.rfind("fixed:", 0) == 0) {
+    const std::string n = spec.substr(6);
+    size_t used = 0;
+    int size = 0;
+    try {
+      size = std::stoi(n, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != n.size() || n.empty()) throw Error("--tiling " + spec + ": expected fixed:N with N a tile size in pixels");
+    config.tiling.mode = "fixed";
+    config.raster.tile_size = size;
+    return;
+  }
+  throw Error("--tiling " + spec + ": expected fixed, fixed:N or adaptive");
+}
+
 void add_render_command(CLI::App& app, RenderArgs& args) {
   CLI::App* cmd = app.add_subcommand("render", "Render a scene to PNG and write per-unit statistics (offline capture)");
   cmd->add_option("scene", args.scene, "Scene JSON file (docs/scene-format.md)")->required();
@@ -93,6 +116,9 @@ void add_render_command(CLI::App& app, RenderArgs& args) {
   cmd->add_option("--height", args.height, "Frame height in pixels (1..16384)");
   cmd->add_option("--threads", args.threads, "Worker threads, 0 = all (results never depend on it)");
   cmd->add_option("--tile-size", args.tile_size, "Fixed binning tile size in pixels (multiple of 8)");
+  cmd->add_option("--tiling", args.tiling,
+                  "What the raster path renders: fixed[:N] (tiles of N pixels, default raster.tile_size) or adaptive "
+                  "(supertiles of atomic tiles)");
   cmd->add_option("--msaa", args.msaa, "Samples per pixel: 1, 2, 4 or 8 (Vulkan standard positions, box resolve)");
   cmd->add_option("--camera", args.cameras,
                   "View: a name or index from the scene's \"cameras\", or px,py,pz,tx,ty,tz[,fov]; repeat for a batch");
@@ -107,6 +133,7 @@ int run_render(const RenderArgs& args) {
   if (args.height) config.frame.height = *args.height;
   if (args.threads) config.frame.threads = *args.threads;
   if (args.tile_size) config.raster.tile_size = *args.tile_size;
+  if (!args.tiling.empty()) apply_tiling_option(args.tiling, config);
   if (args.msaa) config.raster.msaa = *args.msaa;
   validate_config(config);
 

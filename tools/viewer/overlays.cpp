@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "tessera/color_state.h"
 
@@ -101,6 +102,61 @@ Overlay color_state_overlay(const Frame& frame) {
   return out;
 }
 
+uint32_t atomic_index(const Frame& frame, int x, int y) {
+  return uint32_t(y / frame.atomic_size) * uint32_t(frame.atomic_x) + uint32_t(x / frame.atomic_size);
+}
+
+bool has_tiling(const Frame& frame) {
+  return frame.atomic_size > 0 && !frame.picb.empty() &&
+         frame.picb.size() == size_t(frame.atomic_x) * size_t(frame.atomic_y) && frame.supertile_of.size() == frame.picb.size();
+}
+
+Overlay picb_overlay(const Frame& frame) {
+  const int width = frame.color.width, height = frame.color.height;
+  Overlay out;
+  out.image = Image(width, height, pack_rgba8(0, 0, 0, 0));
+  if (!has_tiling(frame)) {
+    out.legend.title = "PICB: no adaptive-tiling data in this frame";
+    return out;
+  }
+  const uint16_t max_cost = *std::max_element(frame.picb.begin(), frame.picb.end());
+  out.legend = {"PICB per " + std::to_string(frame.atomic_size) + "x" + std::to_string(frame.atomic_size) + " atomic tile", 0.0,
+                double(max_cost)};
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const uint16_t c = frame.picb[atomic_index(frame, x, y)];
+      out.image.at(x, y) = heat_ramp(max_cost ? float(c) / float(max_cost) : 0.0f, c ? kTileAlpha : kEmptyTileAlpha);
+    }
+  }
+  return out;
+}
+
+Overlay supertile_overlay(const Frame& frame) {
+  const int width = frame.color.width, height = frame.color.height;
+  Overlay out;
+  out.image = Image(width, height, pack_rgba8(0, 0, 0, 0));
+  if (!has_tiling(frame)) {
+    out.legend.title = "Supertiles: no adaptive-tiling data in this frame";
+    return out;
+  }
+  const uint32_t count = *std::max_element(frame.supertile_of.begin(), frame.supertile_of.end()) + 1;
+  out.legend.title = std::to_string(count) + " supertiles of " + std::to_string(frame.atomic_size) + "x" +
+                     std::to_string(frame.atomic_size) + " atomic tiles";
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const uint32_t s = frame.supertile_of[atomic_index(frame, x, y)];
+      const bool border = (x + 1 < width && frame.supertile_of[atomic_index(frame, x + 1, y)] != s) ||
+                          (y + 1 < height && frame.supertile_of[atomic_index(frame, x, y + 1)] != s);
+      // A distinct tint per supertile from a multiplicative hash of its id.
+      const uint32_t hash = (s + 1) * 2654435761u;
+      out.image.at(x, y) = border ? pack_rgba8(0, 0, 0, 230)
+                                  : pack_rgba8(uint8_t(64 + (hash >> 24) % 192), uint8_t(64 + (hash >> 16) % 192),
+                                               uint8_t(64 + (hash >> 8) % 192), 120);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Rgba8 heat_ramp(float t, uint8_t alpha) {
@@ -127,6 +183,8 @@ std::optional<Overlay> build_overlay(OverlayKind kind, const Frame& frame, const
     case OverlayKind::tile_quads_shaded: return tile_overlay(kind, frame, "Quads shaded per tile");
     case OverlayKind::depth: return depth_overlay(frame, camera);
     case OverlayKind::color_state: return color_state_overlay(frame);
+    case OverlayKind::picb: return picb_overlay(frame);
+    case OverlayKind::supertiles: return supertile_overlay(frame);
   }
   return std::nullopt;
 }

@@ -21,6 +21,8 @@ enum class OverlayKind : int {
   tile_quads_shaded,       // per fixed tile: quads shaded
   depth,                   // per pixel: view distance from the D32F depth buffer
   color_state,             // per 8x4 block: colour-unit control-surface state (MSAA frames)
+  picb,                    // per atomic tile: primitive intersection cost (adaptive tiling)
+  supertiles,              // per atomic tile: the supertile owning it, borders drawn
 };
 
 struct OverlayInfo {
@@ -30,7 +32,7 @@ struct OverlayInfo {
   const char* description;  // tooltip: where the numbers come from
 };
 
-inline constexpr std::array<OverlayInfo, 6> kOverlays{{
+inline constexpr std::array<OverlayInfo, 8> kOverlays{{
     {OverlayKind::none, "none", "None", "The frame alone"},
     {OverlayKind::tile_bin_entries, "tile-triangles", "Tile workload: triangles binned",
      "Heat map per fixed binning tile: length of the tile's bin list (raster.bins.entries per tile)"},
@@ -42,6 +44,10 @@ inline constexpr std::array<OverlayInfo, 6> kOverlays{{
      "Distance along the view axis, from the D32F depth buffer (world units); background left clear"},
     {OverlayKind::color_state, "color-state", "Colour compression state",
      "Per 8x4 tile of a multisampled frame: the colour unit's control-surface state (color.tiles.*); needs MSAA"},
+    {OverlayKind::picb, "picb", "Adaptive tiling: PICB",
+     "Heat map per atomic tile: the primitive intersection cost buffer the supertiles are grown from (tiling.picb.*)"},
+    {OverlayKind::supertiles, "supertiles", "Adaptive tiling: supertiles",
+     "The supertile partition generated from the PICB, one tint per supertile, borders dark (tiling.supertiles.*)"},
 }};
 
 // A named colour in a categorical legend, with how many tiles or pixels carry it.

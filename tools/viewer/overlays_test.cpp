@@ -111,3 +111,42 @@ TEST(Overlays, ColorStateWithoutMsaaSaysWhy) {
 
 }  // namespace
 }  // namespace tessera::viewer
+
+namespace tessera::viewer {
+namespace {
+
+// A 32x16 frame of 16x16 atomic tiles: two tiles, PICB {0, 100}, supertiles {0, 1}.
+Frame atomic_frame() {
+  Frame f;
+  f.color = Image(32, 16);
+  f.atomic_size = 16;
+  f.atomic_x = 2;
+  f.atomic_y = 1;
+  f.picb = {0, 100};
+  f.supertile_of = {0, 1};
+  return f;
+}
+
+TEST(Overlays, PicbHeatMapPerAtomicTile) {
+  const auto o = build_overlay(OverlayKind::picb, atomic_frame(), Camera{});
+  ASSERT_TRUE(o);
+  EXPECT_DOUBLE_EQ(o->legend.max, 100.0);
+  EXPECT_EQ(o->image.at(20, 5), heat_ramp(1.0f, 185));
+  EXPECT_EQ(o->image.at(3, 3) >> 24, 60u) << "a zero-cost tile stays faint";
+}
+
+TEST(Overlays, SupertileBordersAreDrawnWhereOwnersChange) {
+  const auto o = build_overlay(OverlayKind::supertiles, atomic_frame(), Camera{});
+  ASSERT_TRUE(o);
+  EXPECT_NE(o->legend.title.find("2 supertiles"), std::string::npos);
+  EXPECT_EQ(o->image.at(15, 4), pack_rgba8(0, 0, 0, 230)) << "last column of supertile 0 borders supertile 1";
+  EXPECT_NE(o->image.at(5, 4), o->image.at(25, 4)) << "distinct tints";
+  Frame empty;
+  empty.color = Image(8, 8);
+  const auto none = build_overlay(OverlayKind::supertiles, empty, Camera{});
+  ASSERT_TRUE(none);
+  EXPECT_NE(none->legend.title.find("no adaptive-tiling data"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera::viewer

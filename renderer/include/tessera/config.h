@@ -29,12 +29,15 @@ struct ColorConfig {
   int ways = 4;             // associativity, LRU replacement
 };
 
-// Adaptive tiling (adaptive-tiling spec): the PICB over atomic tiles and the supertiles grown
-// from it. Generated every frame; the raster path still renders fixed tiles.
+// Tiling (adaptive-tiling spec). The PICB over atomic tiles and the supertiles grown from it
+// are generated every frame; `mode` chooses what the raster path renders: fixed tiles of
+// raster.tile_size, or the supertiles (binned on atomic tiles, one tile buffer per supertile).
 struct TilingConfig {
+  std::string mode = "fixed";        // "fixed" or "adaptive"
   int atomic_size = 16;              // atomic tile edge in pixels: multiple of 8, 8..256
   int tile_buffer_bytes = 524288;    // on-chip tile buffer a supertile must fit (colour + depth, all samples)
   double alpha = 0.5;                // PIC weight of vertex bytes; beta = 1 - alpha weights shader length
+  bool baselines = true;             // also account fixed 16..256 and adaptive tiles on every frame
 };
 
 struct Config {
