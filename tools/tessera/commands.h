@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tessera/config.h"
+
 namespace tessera::cli {
 
 struct RenderArgs {
@@ -27,6 +29,8 @@ struct RenderArgs {
   bool quiet = false;
 };
 
+// --tiling fixed | fixed:N | adaptive into config (tiling.mode, raster.tile_size).
+void apply_tiling_option(const std::string& spec, Config& config);
 void add_render_command(CLI::App& app, RenderArgs& args);
 int run_render(const RenderArgs& args);
 
@@ -58,6 +62,7 @@ struct ViewArgs {
   std::optional<int> threads, tile_size, msaa;
   std::string camera;                // start view, as render --camera
   std::string overlay = "none";      // start overlay: a key of viewer::kOverlays
+  std::string tiling;                // --tiling fixed[:N] | adaptive
 };
 
 void add_view_command(CLI::App& app, ViewArgs& args);

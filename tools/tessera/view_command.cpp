@@ -34,6 +34,7 @@ void add_view_command(CLI::App& app, ViewArgs& args) {
   cmd->add_option("--config", args.config, "Config JSON (docs/config.md); flags below override it");
   cmd->add_option("--threads", args.threads, "Worker threads, 0 = all (results never depend on it)");
   cmd->add_option("--tile-size", args.tile_size, "Fixed binning tile size in pixels (multiple of 8)");
+  cmd->add_option("--tiling", args.tiling, "fixed[:N] or adaptive (supertiles), as in render");
   cmd->add_option("--msaa", args.msaa, "Samples per pixel: 1, 2, 4 or 8");
   std::vector<std::string> overlays;
   for (const viewer::OverlayInfo& info : viewer::kOverlays) overlays.push_back(info.key);
@@ -46,6 +47,7 @@ int run_view(const ViewArgs& args) {
   options.config = args.config.empty() ? Config{} : load_config(args.config);
   if (args.threads) options.config.frame.threads = *args.threads;
   if (args.tile_size) options.config.raster.tile_size = *args.tile_size;
+  if (!args.tiling.empty()) apply_tiling_option(args.tiling, options.config);
   if (args.msaa) options.config.raster.msaa = *args.msaa;
   validate_config(options.config);
   options.scene = args.scene.empty() ? default_scene() : args.scene;

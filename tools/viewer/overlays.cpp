@@ -142,6 +142,7 @@ Overlay supertile_overlay(const Frame& frame) {
   const uint32_t count = *std::max_element(frame.supertile_of.begin(), frame.supertile_of.end()) + 1;
   out.legend.title = std::to_string(count) + " supertiles of " + std::to_string(frame.atomic_size) + "x" +
                      std::to_string(frame.atomic_size) + " atomic tiles";
+  out.legend.categories.push_back({"supertile border", pack_rgba8(0, 0, 0), count});
   for (int y = 0; y < height; ++y) {
     for (int x = 0; x < width; ++x) {
       const uint32_t s = frame.supertile_of[atomic_index(frame, x, y)];

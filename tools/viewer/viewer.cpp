@@ -413,6 +413,22 @@ void Viewer::draw_controls() {
       config_.raster.tile_size = std::clamp((tile + 4) / 8 * 8, 8, 1024);
       dirty_ = true;
     }
+    // Tiling: what the raster path renders (pixels never change, the tiling stats do).
+    bool adaptive = config_.tiling.mode == "adaptive";
+    if (ImGui::Checkbox("tiling.mode adaptive (supertiles)", &adaptive)) {
+      config_.tiling.mode = adaptive ? "adaptive" : "fixed";
+      dirty_ = true;
+    }
+    float alpha = float(config_.tiling.alpha);
+    if (ImGui::SliderFloat("tiling.alpha", &alpha, 0.0f, 1.0f, "%.2f")) {
+      config_.tiling.alpha = std::clamp(double(alpha), 0.0, 1.0);
+      dirty_ = true;
+    }
+    int buffer_kib = config_.tiling.tile_buffer_bytes / 1024;
+    if (ImGui::SliderInt("tiling.tile_buffer KiB", &buffer_kib, 1, 4096, "%d KiB", ImGuiSliderFlags_Logarithmic)) {
+      config_.tiling.tile_buffer_bytes = std::clamp(buffer_kib, 1, 4096) * 1024;
+      dirty_ = true;
+    }
     if (ImGui::Checkbox("raster.cull_backface", &config_.raster.cull_backface)) dirty_ = true;
     if (ImGui::DragFloat("raster.guard_band", &config_.raster.guard_band, 16.0f, 0.0f, 32768.0f, "%.0f px",
                          ImGuiSliderFlags_AlwaysClamp)) {
