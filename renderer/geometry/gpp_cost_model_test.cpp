@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "geometry/gpp_array.h"
+#include "geometry/gpp_workloads.h"
 
 namespace tessera {
 namespace {
@@ -41,41 +42,6 @@ TEST(GppCostModel, HandComputedCycles) {
   GppCostRates slow_memory;
   slow_memory.offchip_bytes_per_clock = 10;
   EXPECT_DOUBLE_EQ(model_gpp_timing(gpps, design, slow_memory).makespan_cycles, 200.0);
-}
-
-// A displacement-mapped terrain of 64 x 64 unit quad patches seen from a camera above one
-// corner, with distance-adaptive edge levels (160 / distance to the edge midpoint, so 64 near
-// the camera and under 2 at the far corner) and the hull shader's view-cone cull (outer level
-// 0 outside a cone of 34 degrees either side of the view direction: the strips along the two
-// grid edges that meet at the camera's corner). Drawn chunk by chunk (8 x 8 patches per chunk), as terrain
-// engines do, so consecutive batches have very different costs.
-std::vector<GppPatch> uneven_terrain() {
-  constexpr int kGrid = 64, kChunk = 8;
-  constexpr float kHalfCone = 0.6f;  // radians, about 34 degrees either side of the view direction
-  const glm::vec3 eye(-2.0f, -2.0f, 1.5f);
-  const glm::vec2 view_dir = glm::normalize(glm::vec2(1.0f, 1.0f));
-  auto level = [&](float x, float y) {
-    return std::clamp(160.0f / glm::length(glm::vec3(x, y, 0.0f) - eye), 1.0f, 64.0f);
-  };
-  std::vector<GppPatch> patches;
-  for (int cy = 0; cy < kGrid / kChunk; ++cy)
-    for (int cx = 0; cx < kGrid / kChunk; ++cx)
-      for (int py = 0; py < kChunk; ++py)
-        for (int px = 0; px < kChunk; ++px) {
-          const float x = float(cx * kChunk + px), y = float(cy * kChunk + py);
-          GppPatch p;
-          p.domain = TessDomain::kQuad;
-          p.spacing = TessSpacing::kFractionalEven;
-          // Edges u=0, v=0, u=1, v=1 of the patch [x, x+1] x [y, y+1].
-          p.factors.outer = {level(x, y + 0.5f), level(x + 0.5f, y), level(x + 1, y + 0.5f), level(x + 0.5f, y + 1)};
-          p.factors.inner = {std::max(p.factors.outer[1], p.factors.outer[3]),
-                             std::max(p.factors.outer[0], p.factors.outer[2])};
-          const glm::vec2 to_patch = glm::vec2(x + 0.5f, y + 0.5f) - glm::vec2(eye);
-          if (glm::dot(glm::normalize(to_patch), view_dir) < std::cos(kHalfCone)) p.factors.outer[0] = 0.0f;
-          p.id = uint32_t(patches.size());
-          patches.push_back(p);
-        }
-  return patches;
 }
 
 // Modelled speedup over 1 GPP of each design and policy at N = 1, 2, 4, 8, 16, printed as the
@@ -124,7 +90,7 @@ std::vector<SpeedupRow> speedup_table(const std::vector<GppPatch>& patches, cons
 }
 
 TEST(GppCostModel, UnevenTerrainSpeedup) {
-  const std::vector<SpeedupRow> rows = speedup_table(uneven_terrain(), "uneven terrain");
+  const std::vector<SpeedupRow> rows = speedup_table(uneven_terrain_patches(), "uneven terrain");
   // rows: onchip round-robin, onchip least-loaded, no redistribution, off-chip; column 3 is N = 8.
   EXPECT_GE(rows[1].speedup[3], 7.0) << "on-chip redistribution, cost-weighted, 8 GPPs";
   EXPECT_GE(rows[0].speedup[3], 6.0) << "on-chip redistribution, round-robin, 8 GPPs";

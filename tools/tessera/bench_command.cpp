@@ -43,9 +43,9 @@ void add_bench_command(CLI::App& app, BenchArgs& args) {
   cmd->add_option("suite", args.suite,
                   "Suite: raster (frame time vs the Vulkan reference), color (colour-unit codecs and bandwidth) or eu "
                   "(branch-free math vs the branchy baseline on the modelled FMA datapath) or tiling (redundant vertex shading, "
-                  "adaptive supertiles vs fixed tiles)")
+                  "adaptive supertiles vs fixed tiles) or tess (tessellator throughput, GPP array speedup)")
       ->required()
-      ->check(CLI::IsMember({"raster", "color", "eu", "tiling"}));
+      ->check(CLI::IsMember({"raster", "color", "eu", "tiling", "tess"}));
   cmd->add_option("--json", args.json, "Write results as JSON");
   cmd->add_option("--scene", args.scenes, "Scene(s) to run instead of the built-in benchmark set");
   cmd->add_option("--width", args.width, "Frame width")->check(CLI::Range(1, 16384));
@@ -158,6 +158,7 @@ int run_eu_bench_suite(const BenchArgs& args) {
 
 int run_bench(const BenchArgs& args) {
   if (args.suite == "eu") return run_eu_bench_suite(args);
+  if (args.suite == "tess") return run_tess_bench(args);
   const std::vector<std::filesystem::path> scenes = args.scenes.empty() ? default_scenes() : args.scenes;
   if (args.suite == "color") return run_color_bench(args, scenes);
   if (args.suite == "tiling") {

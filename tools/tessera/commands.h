@@ -48,6 +48,8 @@ struct BenchArgs {
 
 void add_bench_command(CLI::App& app, BenchArgs& args);
 int run_bench(const BenchArgs& args);
+// bench_tess.cpp
+int run_tess_bench(const BenchArgs& args);
 // bench_tiling.cpp
 int run_tiling_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes);
 
