@@ -76,7 +76,12 @@ struct Ring {
   std::array<int, 4> offset{};
   std::array<int, 4> length{};
 
-  uint32_t at(int side, int i) const { return loop[size_t(offset[side] + i) % loop.size()]; }
+  uint32_t at(int side, int i) const {
+    // offset + i never exceeds 2 x the loop size, so one conditional wrap replaces a division.
+    size_t k = size_t(offset[side] + i);
+    if (k >= loop.size()) k -= loop.size();
+    return loop[k];
+  }
 };
 
 Ring make_ring(std::vector<uint32_t> loop, int sides, const std::array<int, 4>& lengths) {
@@ -197,6 +202,9 @@ TessellatedPatch tessellate_triangle(const ResolvedTessFactors& r) {
   const std::vector<float> t2 = tess_edge_parameters(r.outer_level[2], n2);
   const int ni = r.inner_segments[0];
   const size_t boundary = size_t(n0 + n1 + n2);
+  const TessCounts counts = tess_counts(TessDomain::kTriangle, r);
+  p.points.reserve(size_t(counts.points));
+  p.indices.reserve(size_t(counts.primitives) * 3);
   for (int i = 0; i < n1; ++i) p.points.emplace_back(t1[i], 0.0f, t1[n1 - i]);
   for (int i = 0; i < n2; ++i) p.points.emplace_back(t2[n2 - i], t2[i], 0.0f);
   for (int i = 0; i < n0; ++i) p.points.emplace_back(0.0f, t0[n0 - i], t0[i]);
