@@ -1,0 +1,297 @@
+#include "stats.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <string>
+
+namespace tessera::layer {
+
+uint64_t CpuCounters::draws() const {
+  uint64_t n = 0;
+  for (uint64_t v : draws_by_kind) n += v;
+  return n;
+}
+
+uint64_t CpuCounters::dispatches() const {
+  uint64_t n = 0;
+  for (uint64_t v : dispatches_by_kind) n += v;
+  return n;
+}
+
+void CpuCounters::add(const CpuCounters& o) {
+  for (int i = 0; i < kDrawKindCount; ++i) draws_by_kind[i] += o.draws_by_kind[i];
+  tessellation_draws += o.tessellation_draws;
+  geometry_draws += o.geometry_draws;
+  multisampled_draws += o.multisampled_draws;
+  instances += o.instances;
+  vertices += o.vertices;
+  indices += o.indices;
+  for (int i = 0; i < kTopologyCount; ++i) primitives_by_topology[i] += o.primitives_by_topology[i];
+  patches += o.patches;
+  control_points += o.control_points;
+  for (int i = 0; i < kDispatchKindCount; ++i) dispatches_by_kind[i] += o.dispatches_by_kind[i];
+  workgroups += o.workgroups;
+  for (int i = 0; i < kSampleBuckets; ++i) render_passes_by_samples[i] += o.render_passes_by_samples[i];
+  msaa_covered_pixels += o.msaa_covered_pixels;
+  secondary_executions += o.secondary_executions;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+
+namespace {
+
+void warn(const std::string& msg) { std::fprintf(stderr, "VK_LAYER_TESSERA_stats: %s\n", msg.c_str()); }
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return {};
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+bool parse_u64(const std::string& s, uint64_t& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || s[0] == '-') return false;
+  out = v;
+  return true;
+}
+
+// Applies one setting (key without the "tessera_stats." prefix). `where` names its origin.
+void apply(Settings& s, const std::string& key, const std::string& value, const std::string& where) {
+  auto bad = [&] { warn(where + ": bad value '" + value + "' for " + key + ", ignored"); };
+  if (key == "output") {
+    s.output = value;
+  } else if (key == "frames") {
+    // "A-B" (inclusive), "A-" (from A on), "A" (only frame A).
+    uint64_t a = 0, b = UINT64_MAX;
+    size_t dash = value.find('-');
+    std::string lo = trim(dash == std::string::npos ? value : value.substr(0, dash));
+    std::string hi = dash == std::string::npos ? lo : trim(value.substr(dash + 1));
+    if (!parse_u64(lo, a) || (!hi.empty() && !parse_u64(hi, b)) || b < a) return bad();
+    s.first_frame = a;
+    s.last_frame = b;
+  } else if (key == "interval") {
+    uint64_t n = 0;
+    if (!parse_u64(value, n) || n == 0) return bad();
+    s.interval = n;
+  } else if (key == "frame_delimiter") {
+    if (value == "present") s.delimiter = FrameDelimiter::kPresent;
+    else if (value == "submit") s.delimiter = FrameDelimiter::kSubmit;
+    else if (value == "label") s.delimiter = FrameDelimiter::kLabel;
+    else return bad();
+  } else if (key == "submits_per_frame") {
+    uint64_t n = 0;
+    if (!parse_u64(value, n) || n == 0) return bad();
+    s.submits_per_frame = n;
+  } else if (key == "frame_label") {
+    if (value.empty()) return bad();
+    s.frame_label = value;
+  } else if (key == "summary") {
+    if (value == "1" || value == "true" || value == "on") s.summary = true;
+    else if (value == "0" || value == "false" || value == "off") s.summary = false;
+    else return bad();
+  } else {
+    warn(where + ": unknown setting tessera_stats." + key + ", ignored");
+  }
+}
+
+// Keys of the settings file and their environment variables.
+const char* const kKeys[][2] = {
+    {"output", "TESSERA_LAYER_OUTPUT"},
+    {"frames", "TESSERA_LAYER_FRAMES"},
+    {"interval", "TESSERA_LAYER_INTERVAL"},
+    {"frame_delimiter", "TESSERA_LAYER_FRAME_DELIMITER"},
+    {"submits_per_frame", "TESSERA_LAYER_SUBMITS_PER_FRAME"},
+    {"frame_label", "TESSERA_LAYER_FRAME_LABEL"},
+    {"summary", "TESSERA_LAYER_SUMMARY"},
+};
+
+std::string settings_file_path() {
+  const char* p = std::getenv("VK_LAYER_SETTINGS_PATH");
+  if (p && *p) {
+    struct stat st {};
+    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) return std::string(p) + "/vk_layer_settings.txt";
+    return p;
+  }
+  return "vk_layer_settings.txt";
+}
+
+}  // namespace
+
+Settings load_settings() {
+  Settings s;
+  const std::string path = settings_file_path();
+  std::ifstream in(path);
+  if (in) {
+    s.source = path;
+    std::string line;
+    int n = 0;
+    const std::string prefix = "tessera_stats.";
+    while (std::getline(in, line)) {
+      ++n;
+      size_t hash = line.find('#');
+      if (hash != std::string::npos) line.resize(hash);
+      line = trim(line);
+      if (line.empty()) continue;
+      size_t eq = line.find('=');
+      if (eq == std::string::npos) continue;
+      std::string key = trim(line.substr(0, eq));
+      if (key.compare(0, prefix.size(), prefix) != 0) continue;  // another layer's setting
+      apply(s, key.substr(prefix.size()), trim(line.substr(eq + 1)), path + ":" + std::to_string(n));
+    }
+  }
+  for (const auto& kv : kKeys) {
+    const char* v = std::getenv(kv[1]);
+    if (v) apply(s, kv[0], trim(v), kv[1]);
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+Output::~Output() {
+  if (file_) std::fclose(file_);
+}
+
+bool Output::ensure_open() {
+  if (file_) return true;
+  if (failed_ || settings_.output.empty()) return false;
+  const std::string& p = settings_.output;
+  csv_ = p.size() >= 4 && p.compare(p.size() - 4, 4, ".csv") == 0;
+  file_ = std::fopen(p.c_str(), "w");
+  if (!file_) {
+    failed_ = true;
+    warn("cannot write '" + p + "' (" + std::strerror(errno) + "); per-frame records are off");
+    return false;
+  }
+  if (csv_) {
+    std::string h = "device,frame,cpu_frame_time_ms,submits,command_buffers,draws";
+    for (const char* n : kDrawKindNames) h += std::string(",draws_by_kind.") + n;
+    h += ",draws_by_pipeline.tessellation,draws_by_pipeline.geometry,draws_by_pipeline.multisampled";
+    h += ",instances,vertices,indices";
+    for (const char* n : kTopologyNames) h += std::string(",primitives_by_topology.") + n;
+    h += ",patches,control_points,dispatches";
+    for (const char* n : kDispatchKindNames) h += std::string(",dispatches_by_kind.") + n;
+    h += ",workgroups";
+    for (int i = 0; i < kSampleBuckets; ++i) h += ",render_passes." + std::to_string(1 << i);
+    h += ",msaa_covered_pixels,secondary_executions,query_complete,query_segments";
+    for (const char* n : kQueryCounterNames) h += std::string(",query.") + n;
+    std::fprintf(file_, "%s\n", h.c_str());
+  }
+  return true;
+}
+
+namespace {
+
+std::string u(uint64_t v) { return std::to_string(v); }
+
+std::string json_frame(const FrameRecord& r) {
+  const CpuCounters& c = r.cpu;
+  char ms[64];
+  std::snprintf(ms, sizeof ms, "%.3f", r.cpu_frame_time_ms);
+  std::string s = "{\"device\":" + u(r.device) + ",\"frame\":" + u(r.frame) + ",\"cpu_frame_time_ms\":" + ms +
+                  ",\"submits\":" + u(r.submits) + ",\"command_buffers\":" + u(r.command_buffers) +
+                  ",\"draws\":" + u(c.draws()) + ",\"draws_by_kind\":{";
+  for (int i = 0; i < kDrawKindCount; ++i)
+    s += std::string(i ? "," : "") + "\"" + kDrawKindNames[i] + "\":" + u(c.draws_by_kind[i]);
+  s += "},\"draws_by_pipeline\":{\"tessellation\":" + u(c.tessellation_draws) + ",\"geometry\":" +
+       u(c.geometry_draws) + ",\"multisampled\":" + u(c.multisampled_draws);
+  s += "},\"instances\":" + u(c.instances) + ",\"vertices\":" + u(c.vertices) + ",\"indices\":" + u(c.indices) +
+       ",\"primitives_by_topology\":{";
+  for (int i = 0; i < kTopologyCount; ++i)
+    s += std::string(i ? "," : "") + "\"" + kTopologyNames[i] + "\":" + u(c.primitives_by_topology[i]);
+  s += "},\"patches\":" + u(c.patches) + ",\"control_points\":" + u(c.control_points) +
+       ",\"dispatches\":" + u(c.dispatches()) + ",\"dispatches_by_kind\":{";
+  for (int i = 0; i < kDispatchKindCount; ++i)
+    s += std::string(i ? "," : "") + "\"" + kDispatchKindNames[i] + "\":" + u(c.dispatches_by_kind[i]);
+  s += "},\"workgroups\":" + u(c.workgroups) + ",\"render_passes\":{";
+  for (int i = 0; i < kSampleBuckets; ++i)
+    s += std::string(i ? "," : "") + "\"" + u(1u << i) + "\":" + u(c.render_passes_by_samples[i]);
+  s += "},\"msaa_covered_pixels\":" + u(c.msaa_covered_pixels) +
+       ",\"secondary_executions\":" + u(c.secondary_executions);
+  if (r.query_enabled) {
+    s += ",\"query_complete\":" + std::string(r.query_complete ? "true" : "false") +
+         ",\"query_segments\":" + u(r.query_segments) + ",\"query\":{";
+    for (int i = 0; i < kQueryCounterCount; ++i)
+      s += std::string(i ? "," : "") + "\"" + kQueryCounterNames[i] + "\":" + u(r.query[i]);
+    s += "}";
+  } else {
+    s += ",\"query_complete\":false,\"query_segments\":0,\"query\":null";
+  }
+  return s + "}";
+}
+
+std::string csv_frame(const FrameRecord& r) {
+  const CpuCounters& c = r.cpu;
+  char ms[64];
+  std::snprintf(ms, sizeof ms, "%.3f", r.cpu_frame_time_ms);
+  std::string s = u(r.device) + "," + u(r.frame) + "," + ms + "," + u(r.submits) + "," + u(r.command_buffers) +
+                  "," + u(c.draws());
+  for (uint64_t v : c.draws_by_kind) s += "," + u(v);
+  s += "," + u(c.tessellation_draws) + "," + u(c.geometry_draws) + "," + u(c.multisampled_draws);
+  s += "," + u(c.instances) + "," + u(c.vertices) + "," + u(c.indices);
+  for (uint64_t v : c.primitives_by_topology) s += "," + u(v);
+  s += "," + u(c.patches) + "," + u(c.control_points) + "," + u(c.dispatches());
+  for (uint64_t v : c.dispatches_by_kind) s += "," + u(v);
+  s += "," + u(c.workgroups);
+  for (uint64_t v : c.render_passes_by_samples) s += "," + u(v);
+  s += "," + u(c.msaa_covered_pixels) + "," + u(c.secondary_executions);
+  s += std::string(",") + (r.query_enabled && r.query_complete ? "1" : "0") + "," + u(r.query_segments);
+  for (uint64_t v : r.query) s += "," + (r.query_enabled ? u(v) : std::string());
+  return s;
+}
+
+}  // namespace
+
+void Output::write_frame(const FrameRecord& r) {
+  std::lock_guard lock(mutex_);
+  if (!ensure_open()) return;
+  std::string line = csv_ ? csv_frame(r) : json_frame(r);
+  std::fprintf(file_, "%s\n", line.c_str());
+  std::fflush(file_);
+}
+
+void Output::write_summary(const FrameRecord& t, uint64_t frames, uint64_t frames_written, uint64_t query_lost,
+                           const std::string& query_note) {
+  std::lock_guard lock(mutex_);
+  const CpuCounters& c = t.cpu;
+  if (ensure_open() && !csv_) {
+    std::string s = "{\"summary\":true,\"device\":" + u(t.device) + ",\"frames\":" + u(frames) +
+                    ",\"frames_written\":" + u(frames_written) + ",\"submits\":" + u(t.submits) +
+                    ",\"command_buffers\":" + u(t.command_buffers) + ",\"draws\":" + u(c.draws()) +
+                    ",\"instances\":" + u(c.instances) + ",\"vertices\":" + u(c.vertices) +
+                    ",\"indices\":" + u(c.indices) + ",\"dispatches\":" + u(c.dispatches()) +
+                    ",\"queries_enabled\":" + (t.query_enabled ? "true" : "false") +
+                    ",\"query_segments\":" + u(t.query_segments) + ",\"query_lost\":" + u(query_lost) +
+                    ",\"query_note\":\"" + query_note + "\"";
+    if (t.query_enabled) {
+      s += ",\"query\":{";
+      for (int i = 0; i < kQueryCounterCount; ++i)
+        s += std::string(i ? "," : "") + "\"" + kQueryCounterNames[i] + "\":" + u(t.query[i]);
+      s += "}";
+    }
+    std::fprintf(file_, "%s}\n", s.c_str());
+    std::fflush(file_);
+  }
+  if (settings_.summary) {
+    std::fprintf(stderr,
+                 "VK_LAYER_TESSERA_stats: device %u: %" PRIu64 " frames (%" PRIu64 " written%s%s), %" PRIu64
+                 " draws, %" PRIu64 " vertices, %" PRIu64 " dispatches; pipeline statistics %s\n",
+                 t.device, frames, frames_written, settings_.output.empty() ? "" : " to ",
+                 settings_.output.c_str(), c.draws(), c.vertices, c.dispatches(),
+                 t.query_enabled ? (query_lost ? "partly lost" : "on") : query_note.c_str());
+  }
+}
+
+}  // namespace tessera::layer

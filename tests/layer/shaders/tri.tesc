@@ -1,0 +1,12 @@
+#version 450
+// Tessellation level 1: every patch comes back as its own triangle.
+layout(vertices = 3) out;
+void main() {
+  gl_out[gl_InvocationID].gl_Position = gl_in[gl_InvocationID].gl_Position;
+  if (gl_InvocationID == 0) {
+    gl_TessLevelOuter[0] = 1.0;
+    gl_TessLevelOuter[1] = 1.0;
+    gl_TessLevelOuter[2] = 1.0;
+    gl_TessLevelInner[0] = 1.0;
+  }
+}
