@@ -158,13 +158,15 @@ class Branchy {
       ++e;
       iops(1);
     }
-    const auto l = kernels::log2_double_word(m, to_float(e), k_);
+    const auto l = kernels::log2_accurate(m, to_float(e), k_);
     const T z = eu::mul(y, l.hi, k_);
     if (br(z > T(Fm::kEmax + 2))) return kInf;
     if (br(z < T(Fm::kEmin - Fm::kPrecision - 2))) return T(0);
     const int n = to_int(z);
-    const T r = eu::fma(y, l.lo, eu::fma(y, l.hi, to_float(-n), k_), k_);
-    return scale(kernels::exp2_poly(r, k_), n);
+    const T rh = eu::add(z, to_float(-n), k_);  // exact
+    iops(1);                                    // -z: sign flip
+    const T rl = eu::fma(y, l.lo, eu::fma(y, l.hi, value(bits(z) ^ Fm::kSign), k_), k_);
+    return scale(kernels::exp2_accurate(rh, rl, k_), n);
   }
 
   T sqrt(T x) {

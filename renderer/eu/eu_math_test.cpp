@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
+#include <algorithm>
 #include <bit>
+#include <cstdio>
+#include <string>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -166,7 +169,8 @@ TYPED_TEST(EuMath, BaselineAgreesOnSpecials) {
 
 class Mpfr {
  public:
-  Mpfr() { mpfr_inits2(160, ref_, x_, y_, err_, (mpfr_ptr)nullptr); }
+  // 160 bits by default; the sweep uses 2p + 30, ample for ULP errors to 2^-20 ulp.
+  explicit Mpfr(int bits = 160) { mpfr_inits2(bits, ref_, x_, y_, err_, (mpfr_ptr)nullptr); }
   ~Mpfr() { mpfr_clears(ref_, x_, y_, err_, (mpfr_ptr)nullptr); }
 
   // ULP error of result against the correctly computed f(x, y); finite, non-zero references.
@@ -225,36 +229,91 @@ Accuracy measure(MathFunction f, int samples, bool branchy = false) {
   return acc;
 }
 
-// Max ULP bounds per function (log2, log, exp2, exp, pow, cbrt, sqrt, div); the inputs are
-// fixed, so these hold deterministically. docs/eu.md has the measured values (sqrt came out
-// correctly rounded on every input tried).
-constexpr double kMaxUlpF[] = {1.5, 1, 1, 1, 2.5, 1, 0.5, 1};
-constexpr double kMaxUlpD[] = {1.5, 1, 1, 1, 2.5, 1, 0.5, 1};
-constexpr int kAccuracySamples = 100000;
+// Max ULP bounds per function (log2, log, exp2, exp, pow, cbrt, sqrt, div), asserted by the
+// sweep below and by the baseline test; the inputs are fixed, so these hold deterministically.
+// The goals are 1 ULP for binary32 throughout and for binary64 log/log2/exp/exp2/div/
+// sqrt, 2 ULP for binary64 pow; docs/eu.md has the measured values.
+constexpr double kMaxUlpF[] = {1, 1, 1, 1, 1, 1, 0.5, 1};
+constexpr double kMaxUlpD[] = {1, 1, 1, 1, 2, 1, 0.5, 1};
 
-TYPED_TEST(EuMath, AccuracyAgainstMpfr) {
-  using T = TypeParam;
-  for (int f = 0; f < kMathFunctionCount; ++f) {
-    const Accuracy a = measure<T>(MathFunction(f), kAccuracySamples);
-    const double bound = sizeof(T) == 4 ? kMaxUlpF[f] : kMaxUlpD[f];
-    std::printf("[ accuracy ] %-5s %s: max %.3f ulp, mean %.4f ulp\n", math_function_name(MathFunction(f)),
-                sizeof(T) == 4 ? "binary32" : "binary64", a.max_ulp, a.mean_ulp);
-    EXPECT_LE(a.max_ulp, bound) << math_function_name(MathFunction(f));
+// ---- the MPFR sweep: >= 1,000,000 inputs per function and precision -------------------------
+//
+// Evaluated on the native fast path (tessera::eu_fast through evaluate_native), which is bit for
+// bit the model's result (native_isa_test.cpp checks that on 1M inputs per function), so the
+// sweep measures the library as the datapath computes it at native speed. Inputs: a third the
+// bench's domain mix (math_operand), the rest hard cases per function (hard_operands).
+
+constexpr int kSweepSamples = 1000000;
+
+struct SweepCase {
+  MathFunction f;
+  bool single;
+};
+
+class MpfrSweep : public ::testing::TestWithParam<SweepCase> {};
+
+template <class T>
+void sweep(MathFunction f) {
+  Mpfr mpfr(2 * L<T>::digits + 30);
+  uint64_t state = 0x5EED0000u + uint64_t(f) + (sizeof(T) << 8);
+  double worst = 0, sum = 0;
+  T worst_x = 0, worst_y = 0;
+  for (int i = 0; i < kSweepSamples; ++i) {
+    T x = 0, y = 0;
+    sweep_operands<T>(f, i, state, x, y);
+    const double err = mpfr.ulp_error<T>(f, x, y, evaluate_native(f, x, y));
+    sum += err;
+    if (err > worst) {
+      worst = err;
+      worst_x = x;
+      worst_y = y;
+    }
   }
+  const double bound = sizeof(T) == 4 ? kMaxUlpF[size_t(f)] : kMaxUlpD[size_t(f)];
+  std::printf("[ accuracy ] %-5s %s: max %.3f ulp (at x = %a, y = %a), mean %.4f ulp, %d inputs\n",
+              math_function_name(f), sizeof(T) == 4 ? "binary32" : "binary64", worst, double(worst_x),
+              double(worst_y), sum / kSweepSamples, kSweepSamples);
+  EXPECT_LE(worst, bound) << math_function_name(f) << " at x = " << worst_x << ", y = " << worst_y;
 }
+
+TEST_P(MpfrSweep, MaxUlpWithinBound) {
+  if (GetParam().single) sweep<float>(GetParam().f);
+  else sweep<double>(GetParam().f);
+}
+
+std::vector<SweepCase> all_sweep_cases() {
+  std::vector<SweepCase> cases;
+  for (int f = 0; f < kMathFunctionCount; ++f)
+    for (bool single : {true, false}) cases.push_back({MathFunction(f), single});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(EuMath, MpfrSweep, ::testing::ValuesIn(all_sweep_cases()),
+                         [](const ::testing::TestParamInfo<SweepCase>& p) {
+                           return std::string(math_function_name(p.param.f)) +
+                                  (p.param.single ? "_binary32" : "_binary64");
+                         });
 
 // The baseline shares the polynomial cores but reduces and reconstructs differently (frexp,
 // integer rounding, ldexp); it meets the same bounds.
 TYPED_TEST(EuMath, BaselineAccuracyAgainstMpfr) {
   using T = TypeParam;
   for (int f = 0; f < kMathFunctionCount; ++f) {
-    const Accuracy a = measure<T>(MathFunction(f), kAccuracySamples / 5, true);
+    const Accuracy a = measure<T>(MathFunction(f), 20000, true);
     const double bound = sizeof(T) == 4 ? kMaxUlpF[f] : kMaxUlpD[f];
     EXPECT_LE(a.max_ulp, bound) << math_function_name(MathFunction(f));
   }
 }
 
 // ---- dynamic instruction counts --------------------------------------------------------------
+
+// Branch-free / branchy dynamic instruction ratio on inputs with 5% specials. The goal
+// is <= 0.7 (30% fewer); sqrt, div and binary32 exp meet it. For the others the shared
+// polynomial and double-word cores (identical in both libraries) dominate, so these bounds are
+// the measured ratios plus a small margin (regression guards; docs/eu.md explains).
+// Order: log2, log, exp2, exp, pow, cbrt, sqrt, div.
+constexpr double kMaxRatioF[] = {0.85, 0.86, 0.72, 0.70, 0.92, 0.80, 0.70, 0.70};
+constexpr double kMaxRatioD[] = {0.88, 0.89, 0.81, 0.78, 0.93, 0.83, 0.70, 0.70};
 
 TYPED_TEST(EuMath, BranchFreeHasNoBranchesAndFewerInstructions) {
   using T = TypeParam;
@@ -272,11 +331,15 @@ TYPED_TEST(EuMath, BranchFreeHasNoBranchesAndFewerInstructions) {
     EXPECT_GT(branchy_k[EuCounters::branches], 0u);
     EXPECT_LT(dynamic_instructions(free_k), dynamic_instructions(branchy_k))
         << math_function_name(MathFunction(f));
+    const double ratio = double(dynamic_instructions(free_k)) / double(dynamic_instructions(branchy_k));
+    std::printf("[ instructions ] %-5s %s: branch-free / branchy = %.3f\n", math_function_name(MathFunction(f)),
+                sizeof(T) == 4 ? "binary32" : "binary64", ratio);
+    EXPECT_LE(ratio, sizeof(T) == 4 ? kMaxRatioF[f] : kMaxRatioD[f]) << math_function_name(MathFunction(f));
   }
 }
 
 TEST(EuBench, ReportsEveryFunctionInBothPrecisions) {
-  const std::vector<EuFunctionReport> reports = run_eu_bench(500, 1);
+  const std::vector<EuFunctionReport> reports = run_eu_bench(500, 1, 3000);
   ASSERT_EQ(reports.size(), size_t(2 * kMathFunctionCount));
   for (const EuFunctionReport& r : reports) {
     EXPECT_GT(r.branch_free_instructions_per_call, 0) << r.name;
@@ -284,6 +347,9 @@ TEST(EuBench, ReportsEveryFunctionInBothPrecisions) {
     EXPECT_GT(r.results_per_second, 0) << r.name;
     EXPECT_TRUE(std::isfinite(r.max_ulp)) << r.name << " " << r.precision;  // specials all right
     EXPECT_LE(r.mean_ulp, r.max_ulp);
+    EXPECT_GT(r.native_results_per_second, 0) << r.name;
+    EXPECT_EQ(r.sweep_samples, 3000);
+    EXPECT_LE(r.sweep_max_ulp, 2.0) << r.name << " " << r.precision;
   }
 }
 

@@ -16,10 +16,17 @@ struct EuFunctionReport {
   double max_ulp;   // vs a long double reference (infinite when a special value came out wrong)
   double mean_ulp;
   double results_per_second;  // branch-free results per second of model time on one core
+  double native_results_per_second;  // the same results (bit-identical) on the native fast path
+                                     // (tessera/eu_shader_math.h), one core
+  double sweep_max_ulp = 0;  // max ULP over the accuracy sweep (domain inputs + hard cases near
+                             // 1, range limits, subnormals), native path, long double reference
+  int sweep_samples = 0;
 };
 
 // Runs every function on samples_per_function deterministic inputs (5% special values) drawn
-// from seed, in binary32 and binary64, through both implementations.
-std::vector<EuFunctionReport> run_eu_bench(int samples_per_function, uint64_t seed);
+// from seed, in binary32 and binary64, through both implementations (instruction counts, max and
+// mean ULP, model throughput), times the native fast path on the same inputs, and sweeps
+// accuracy_samples further inputs (the unit test's MPFR-sweep mix) on the native path.
+std::vector<EuFunctionReport> run_eu_bench(int samples_per_function, uint64_t seed, int accuracy_samples = 0);
 
 }  // namespace tessera

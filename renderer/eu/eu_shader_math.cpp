@@ -1,0 +1,141 @@
+// The fast path: the branch-free algorithms (eu_math_impl.h) instantiated on the native ISA
+// (native_isa.h), the per-call profiles from the model, and the shader-side accumulator.
+#include "tessera/eu_shader_math.h"
+
+#include <array>
+#include <string>
+
+#include "eu/eu_math.h"
+#include "eu/eu_math_impl.h"
+#include "eu/eu_math_inputs.h"
+#include "tessera/stats.h"
+
+namespace tessera {
+
+namespace eu_fast {
+namespace {
+// Runs the algorithm on the unchecked native ISA; a NaN result is re-evaluated on the NaN-exact
+// one, so the payload is the model's too (native_isa.h explains why that is enough).
+template <class T, class Algo>
+inline T run(Algo algo) {
+  eu::FastNativeIsa fast;
+  const T r = algo(fast);
+  if (r == r) [[likely]]
+    return r;
+  eu::NativeIsa exact;
+  return algo(exact);
+}
+}  // namespace
+#define TESSERA_EU_FAST1(name, T) \
+  T name(T x) { return run<T>([&](auto& isa) { return eu::algo::name##_bf(x, isa); }); }
+#define TESSERA_EU_FAST2(name, T) \
+  T name(T x, T y) { return run<T>([&](auto& isa) { return eu::algo::name##_bf(x, y, isa); }); }
+TESSERA_EU_FAST1(log2, float)
+TESSERA_EU_FAST1(log, float)
+TESSERA_EU_FAST1(exp2, float)
+TESSERA_EU_FAST1(exp, float)
+TESSERA_EU_FAST2(pow, float)
+TESSERA_EU_FAST1(cbrt, float)
+TESSERA_EU_FAST1(sqrt, float)
+TESSERA_EU_FAST2(div, float)
+TESSERA_EU_FAST1(log2, double)
+TESSERA_EU_FAST1(log, double)
+TESSERA_EU_FAST1(exp2, double)
+TESSERA_EU_FAST1(exp, double)
+TESSERA_EU_FAST2(pow, double)
+TESSERA_EU_FAST1(cbrt, double)
+TESSERA_EU_FAST1(sqrt, double)
+TESSERA_EU_FAST2(div, double)
+#undef TESSERA_EU_FAST1
+#undef TESSERA_EU_FAST2
+}  // namespace eu_fast
+
+namespace eu {
+
+namespace {
+
+template <class T>
+T evaluate_native_t(MathFunction f, T x, T y) {
+  switch (f) {
+#define TESSERA_X(name, arity, desc)             \
+  case MathFunction::name:                       \
+    if constexpr (arity == 1) {                  \
+      return eu_fast::name(x);                   \
+    } else {                                     \
+      return eu_fast::name(x, y);                \
+    }
+    TESSERA_EU_MATH_FUNCTIONS(TESSERA_X)
+#undef TESSERA_X
+  }
+  return x;
+}
+
+// Profiles: [precision][function], precision 0 = binary32. The opcode counts are those of any
+// call (the same for every input). Block activations depend on the data in the model (a zero
+// operand takes the special bypass), so the profile's are the rounded mean over 256 fixed
+// ordinary operands (random x in [8, 16), y in [1.2, 2), full significands).
+struct Profiles {
+  std::array<std::array<EuCounters, kMathFunctionCount>, 2> p;
+  Profiles() {
+    constexpr int kSamples = 256;
+    for (int f = 0; f < kMathFunctionCount; ++f) {
+      EuCounters sum[2];
+      uint64_t state = 0x9E0F11E;  // fixed: the profiles are deterministic
+      for (int i = 0; i < kSamples; ++i) {
+        const double x = 8.0 + 8.0 * unit_random(state);  // full significands
+        const double y = 1.2 + 0.8 * unit_random(state);
+        evaluate(MathFunction(f), false, float(x), float(y), sum[0]);
+        evaluate(MathFunction(f), false, x, y, sum[1]);
+      }
+      for (int prec = 0; prec < 2; ++prec) {
+        EuCounters& out = p[size_t(prec)][size_t(f)];
+        for (size_t i = 0; i < out.instructions.size(); ++i) out.instructions[i] = sum[prec].instructions[i] / kSamples;
+        for (size_t i = 0; i < out.v.size(); ++i) out.v[i] = (sum[prec].v[i] + kSamples / 2) / kSamples;
+      }
+    }
+  }
+};
+
+const Profiles& profiles() {
+  static const Profiles instance;  // thread-safe initialisation
+  return instance;
+}
+
+void add_scaled(EuCounters& into, const EuCounters& profile, uint64_t times) {
+  for (size_t i = 0; i < profile.instructions.size(); ++i) into.instructions[i] += times * profile.instructions[i];
+  for (size_t i = 0; i < profile.v.size(); ++i) into.v[i] += times * profile.v[i];
+}
+
+}  // namespace
+
+float evaluate_native(MathFunction f, float x, float y) { return evaluate_native_t(f, x, y); }
+double evaluate_native(MathFunction f, double x, double y) { return evaluate_native_t(f, x, y); }
+
+const EuCounters& call_profile(MathFunction f, bool single) {
+  return profiles().p[single ? 0 : 1][size_t(f)];
+}
+
+EuCounters to_counters(const EuShaderMath& calls) {
+  EuCounters k;
+  for (int f = 0; f < kMathFunctionCount; ++f)
+    add_scaled(k, call_profile(MathFunction(f), true), calls.calls(MathFunction(f)));
+  return k;
+}
+
+}  // namespace eu
+
+uint64_t EuShaderMath::total_calls() const {
+  uint64_t n = 0;
+  for (uint64_t c : calls_) n += c;
+  return n;
+}
+
+uint64_t EuShaderMath::instructions() const { return eu::dynamic_instructions(eu::to_counters(*this)); }
+
+void EuShaderMath::publish(Stats& stats) const {
+  eu::to_counters(*this).publish(stats);
+  for (int f = 0; f < kEuMathFunctionCount; ++f)
+    stats.set(std::string("eu.math.calls.") + eu::math_function_name(EuMathFunction(f)), calls_[size_t(f)]);
+}
+
+}  // namespace tessera

@@ -1,0 +1,106 @@
+// Shader math on the execution unit: fast, bit-identical evaluation of the EU's branch-free math
+// library (docs/eu.md) for per-pixel use, plus per-thread call accounting that turns into the
+// EU's instruction counts for frame stats.
+//
+// The functions in tessera::eu_fast return exactly (bit for bit, NaNs included) what the
+// modelled datapath returns for the same branch-free algorithm, but run natively (roughly 100x
+// faster than the model; measured numbers in docs/eu.md). They count nothing.
+//
+// EuShaderMath is the accumulator a shader stage owns per thread (or per tile/chunk): its
+// member functions evaluate and count calls; merge() sums accumulators in a fixed order. The
+// branch-free functions have no data-dependent control flow, so one call of f costs the same
+// EU instructions (per opcode) on every input: instructions = calls x a per-call profile
+// obtained once from the model. publish() writes those counts as the EU's stats keys.
+//
+//   tessera::EuShaderMath math;                 // one per worker / tile
+//   float spec = math.pow(n_dot_h, shininess);  // counted
+//   ...
+//   frame_math.merge(math);                     // in tile order
+//   frame_math.publish(stats);                  // eu.instructions.fma, eu.fma.rounder, ...
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace tessera {
+
+class Stats;
+
+// The EU math functions, declared once: X(name, arity, meaning). eu::MathFunction (private) and
+// EuMathFunction are the same list.
+#define TESSERA_EU_MATH_FUNCTIONS(X)          \
+  X(log2, 1, "base-2 logarithm")              \
+  X(log, 1, "natural logarithm")              \
+  X(exp2, 1, "2^x")                           \
+  X(exp, 1, "e^x")                            \
+  X(pow, 2, "x^y, IEEE 754 powr semantics")   \
+  X(cbrt, 1, "cube root")                     \
+  X(sqrt, 1, "square root")                   \
+  X(div, 2, "x / y")
+
+enum class EuMathFunction : uint8_t {
+#define TESSERA_X(name, arity, desc) name,
+  TESSERA_EU_MATH_FUNCTIONS(TESSERA_X)
+#undef TESSERA_X
+};
+
+inline constexpr int kEuMathFunctionCount = 0
+#define TESSERA_X(name, arity, desc) +1
+    TESSERA_EU_MATH_FUNCTIONS(TESSERA_X)
+#undef TESSERA_X
+    ;
+
+// Native evaluation, bit-identical to eu::math on the datapath model; thread-safe, uncounted.
+// pow is powr (NaN for x < 0, 0^0, inf^0, 1^inf).
+namespace eu_fast {
+float log2(float x);
+float log(float x);
+float exp2(float x);
+float exp(float x);
+float pow(float x, float y);
+float cbrt(float x);
+float sqrt(float x);
+float div(float x, float y);
+double log2(double x);
+double log(double x);
+double exp2(double x);
+double exp(double x);
+double pow(double x, double y);
+double cbrt(double x);
+double sqrt(double x);
+double div(double x, double y);
+}  // namespace eu_fast
+
+// Per-thread accumulator of binary32 shader math calls. Not thread-safe by design: one per
+// thread, merged afterwards (deterministic when merged in a fixed order).
+class EuShaderMath {
+ public:
+  float log2(float x) { return count(EuMathFunction::log2), eu_fast::log2(x); }
+  float log(float x) { return count(EuMathFunction::log), eu_fast::log(x); }
+  float exp2(float x) { return count(EuMathFunction::exp2), eu_fast::exp2(x); }
+  float exp(float x) { return count(EuMathFunction::exp), eu_fast::exp(x); }
+  float pow(float x, float y) { return count(EuMathFunction::pow), eu_fast::pow(x, y); }
+  float cbrt(float x) { return count(EuMathFunction::cbrt), eu_fast::cbrt(x); }
+  float sqrt(float x) { return count(EuMathFunction::sqrt), eu_fast::sqrt(x); }
+  float div(float x, float y) { return count(EuMathFunction::div), eu_fast::div(x, y); }
+
+  uint64_t calls(EuMathFunction f) const { return calls_[std::size_t(f)]; }
+  uint64_t total_calls() const;
+  void merge(const EuShaderMath& o) {
+    for (std::size_t i = 0; i < calls_.size(); ++i) calls_[i] += o.calls_[i];
+  }
+  // Dynamic EU instructions (all opcodes) these calls cost: sum of calls x profile.
+  uint64_t instructions() const;
+  // Writes the EU counters of these calls (eu.instructions.<opcode>, eu.fma.<block>; the
+  // blocks are those of ordinary operands, specials bypass part of them) and the call counts
+  // (eu.math.calls.<function>). Sets the keys; callers that also run the model merge first
+  // (eu::to_counters in eu/eu_math.h).
+  void publish(Stats& stats) const;
+
+ private:
+  void count(EuMathFunction f) { ++calls_[std::size_t(f)]; }
+  std::array<uint64_t, kEuMathFunctionCount> calls_{};
+};
+
+}  // namespace tessera
