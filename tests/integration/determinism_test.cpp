@@ -12,8 +12,10 @@ namespace {
 
 const std::filesystem::path kAssets = std::filesystem::path(TESSERA_SOURCE_DIR) / "assets";
 
-Frame render(const Scene& scene, int threads, int tile_size, int w = 400, int h = 240, int msaa = 1) {
+Frame render(const Scene& scene, int threads, int tile_size, int w = 400, int h = 240, int msaa = 1,
+             const std::string& tiling = "fixed") {
   Config cfg;
+  cfg.tiling.mode = tiling;
   cfg.raster.msaa = msaa;
   cfg.frame.width = w;
   cfg.frame.height = h;
@@ -291,18 +293,6 @@ TEST(AdaptiveTiling, CloudsSceneSupertilesCutFarLessThanSquares) {
 namespace tessera {
 namespace {
 
-Frame render_tiled(const Scene& scene, const std::string& mode, int tile_size, int w, int h, int msaa, int threads = 0) {
-  Config cfg;
-  cfg.frame.width = w;
-  cfg.frame.height = h;
-  cfg.frame.threads = threads;
-  cfg.raster.msaa = msaa;
-  cfg.raster.tile_size = tile_size;
-  cfg.tiling.mode = mode;
-  Renderer r(cfg);
-  return r.render(scene, scene.camera);
-}
-
 class TilingModes : public ::testing::TestWithParam<std::string> {};
 
 // The spec's invariant: how the screen is tiled never changes a pixel. Adaptive supertiles
@@ -310,11 +300,11 @@ class TilingModes : public ::testing::TestWithParam<std::string> {};
 TEST_P(TilingModes, AdaptiveAndEveryFixedSizeGiveTheSamePixels) {
   const Scene scene = load_scene(kAssets / GetParam());
   for (int msaa : {1, 4}) {
-    const Frame adaptive = render_tiled(scene, "adaptive", 64, 480, 270, msaa);
+    const Frame adaptive = render(scene, 0, 64, 480, 270, msaa, "adaptive");
     ASSERT_GT(adaptive.stats.get_u64("raster.depth.passed"), 0u);
     EXPECT_EQ(adaptive.stats.get_u64("tiling.rendered.render_tiles"), adaptive.stats.get_u64("tiling.supertiles.count"));
     for (int size : {16, 32, 64, 128, 256}) {
-      const Frame fixed = render_tiled(scene, "fixed", size, 480, 270, msaa);
+      const Frame fixed = render(scene, 0, size, 480, 270, msaa, "fixed");
       EXPECT_EQ(differing_pixels(adaptive.color, fixed.color), 0u) << msaa << "x, fixed " << size;
       EXPECT_TRUE(adaptive.depth == fixed.depth) << msaa << "x, fixed " << size;
       EXPECT_EQ(adaptive.stats.get_u64("raster.fragments.covered"), fixed.stats.get_u64("raster.fragments.covered"));
@@ -326,8 +316,8 @@ TEST_P(TilingModes, AdaptiveAndEveryFixedSizeGiveTheSamePixels) {
 // same whatever the thread count.
 TEST_P(TilingModes, AdaptiveFrameIndependentOfThreads) {
   const Scene scene = load_scene(kAssets / GetParam());
-  const Frame one = render_tiled(scene, "adaptive", 64, 400, 240, 1, 1);
-  const Frame many = render_tiled(scene, "adaptive", 64, 400, 240, 1, 3);
+  const Frame one = render(scene, 1, 64, 400, 240, 1, "adaptive");
+  const Frame many = render(scene, 3, 64, 400, 240, 1, "adaptive");
   EXPECT_EQ(differing_pixels(one.color, many.color), 0u);
   EXPECT_EQ(deterministic_stats(one.stats), deterministic_stats(many.stats));
   EXPECT_EQ(one.supertile_of, many.supertile_of);
@@ -340,7 +330,7 @@ INSTANTIATE_TEST_SUITE_P(Scenes, TilingModes, ::testing::Values("default.json", 
 
 TEST(AdaptiveTiling, AccountingIdentitiesHold) {
   const Scene scene = load_scene(kAssets / "default.json");
-  const Frame f = render_tiled(scene, "adaptive", 64, 480, 270, 1);
+  const Frame f = render(scene, 0, 64, 480, 270, 1, "adaptive");
   const Stats& s = f.stats;
   // The rendered tiling is the adaptive baseline.
   for (const char* k : {"crossings", "vs.pass2_invocations", "vertex_fetch_bytes", "render_tiles"}) {
@@ -374,7 +364,7 @@ TEST(AdaptiveTiling, CloudsSupertilesShadeFarFewerRedundantVertices) {
   // The spec's goal: redundant pass-2 vertex shading under adaptive supertiles at most a third
   // of the best fixed tiling that fits the same tile buffer.
   const Scene scene = load_scene(kAssets / "bench/clouds.json");
-  const Frame f = render_tiled(scene, "adaptive", 64, 960, 540, 1);
+  const Frame f = render(scene, 0, 64, 960, 540, 1, "adaptive");
   const Stats& s = f.stats;
   uint64_t best = UINT64_MAX;
   for (int size : {16, 32, 64, 128, 256}) {
