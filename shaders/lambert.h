@@ -1,33 +1,56 @@
-// Lambert shading: the default program pair of the raster path.
+// Lambert shading with Blinn-Phong highlights, distance fog and tone mapping: the default
+// program pair of the raster path.
 //
 // The GLSL twins (glsl/lambert.vert, glsl/lambert.frag) implement the same formulas for the
 // Vulkan reference renderer; change both together.
 //
-// Vertex: world = model * position; normal = normal_matrix * normal; clip = view_proj * world.
-// Varyings (8 floats): world.xyz, normal.xyz, uv.xy.
+// Square roots, divisions, pow and exp come from the execution unit's branch-free math library
+// (tessera/eu_shader_math.h): bit for bit what the modelled FMA datapath computes, and counted,
+// so every frame reports the EU instructions of each shader stage (docs/eu.md, docs/stats.md).
+// Each straight-line block of arithmetic states the datapath instructions it issues through
+// EuShaderMath::alu (a vec3 dot product is one mul and two fma); compares and selects are not
+// datapath work. Lighting is computed for live pixels only (helper pixels only interpolate).
+//
+// Vertex: world = model * position; normal = normalize(normal_matrix * normal);
+//   clip = view_proj * world. Varyings (8 floats): world.xyz, normal.xyz, uv.xy.
+//   normalize(v) = v * div(1, sqrt(max(dot(v, v), 1e-30))): branch-free, a zero vector stays 0.
 // Fragment (linear RGB):
 //   n = normalize(normal); albedo = base_color * (texture ? texture(uv).rgb : 1)
+//   e = sqrt(max(dot(eye - world, eye - world), 1e-30)); v = (eye - world) * div(1, e)
 //   radiance = ambient + sum over lights of color * intensity * attenuation * max(dot(n, l), 0)
 //     directional: l = -normalize(direction), attenuation = 1
-//     point:       d = position - world, l = d / |d|, attenuation = 1 / max(dot(d, d), 1e-4)
-//   out = albedo * radiance   (the frame buffer clamps to [0,1] and encodes sRGB)
+//     point:       d = position - world, l = d * div(1, sqrt(max(dot(d, d), 1e-30))),
+//                  attenuation = div(1, max(dot(d, d), 1e-4))
+//   highlight = sum over lights of color * intensity * attenuation * s,
+//     s = dot(n, l) > 0 ? pow(max(dot(n, h), 0), shininess) : 0, h = normalize(l + v)
+//     (only for materials with a non-zero specular colour)
+//   c = albedo * radiance + specular * highlight
+//   fog (density > 0): c = fog_color + (c - fog_color) * exp(-density * e)
+//   tone mapping of x = exposure * c per channel: clamp x; reinhard x * div(1, 1 + x);
+//     exponential 1 - exp(-x)
+//   out = c (the frame buffer clamps to [0,1] and encodes sRGB)
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 
 #include <glm/glm.hpp>
 
+#include "tessera/eu_shader_math.h"
 #include "tessera/sampler.h"
 #include "tessera/scene.h"
 
 namespace tessera::shaders {
 
+// v * div(1, sqrt(max(dot(v, v), 1e-30))): a dot product (1 mul, 2 fma), a sqrt, a div and a
+// scale (3 mul).
+inline glm::vec3 normalize_eu(glm::vec3 v, EuShaderMath& math) {
+  math.alu(2, 4, 0);
+  return v * math.div(1.0f, math.sqrt(std::max(glm::dot(v, v), 1e-30f)));
+}
+
 struct LambertVertexShader {
   static constexpr int kVaryings = 8;
-  // Length L of the program for the tiler's PIC, in FMA-datapath instructions: two 4x4
-  // matrix-vector products (16 each: 4 multiplies + 12 fused adds) and one 3x3 (9). Declared
-  // here until the execution unit counts the shaders it runs.
-  static constexpr int kInstructionCount = 41;
 
   struct Uniforms {
     glm::mat4 model{1.0f};
@@ -35,9 +58,11 @@ struct LambertVertexShader {
     glm::mat4 view_projection{1.0f};
   };
 
-  static void run(const Uniforms& u, const Vertex& in, glm::vec4& clip, float* varyings) {
+  static void run(const Uniforms& u, const Vertex& in, glm::vec4& clip, float* varyings, EuShaderMath& math) {
+    // Two 4x4 matrix-vector products (4 mul + 12 fma each) and one 3x3 (3 mul + 6 fma).
+    math.alu(30, 11, 0);
     const glm::vec4 world = u.model * glm::vec4(in.position, 1.0f);
-    const glm::vec3 normal = u.normal_matrix * in.normal;
+    const glm::vec3 normal = normalize_eu(u.normal_matrix * in.normal, math);
     clip = u.view_projection * world;
     varyings[0] = world.x;
     varyings[1] = world.y;
@@ -48,9 +73,21 @@ struct LambertVertexShader {
     varyings[6] = in.uv.x;
     varyings[7] = in.uv.y;
   }
+
+  // The program's length L in EU instructions, for the tiler's primitive intersection cost:
+  // one invocation counted on the datapath's profiles. The program has no data-dependent
+  // control flow, so every invocation costs the same.
+  static uint64_t instruction_count() {
+    EuShaderMath math;
+    glm::vec4 clip;
+    float varyings[kVaryings];
+    run(Uniforms{}, Vertex{}, clip, varyings, math);
+    return math.instructions();
+  }
 };
 
-// Lights and ambient of a frame, shared by every draw's fragment uniforms.
+// What a frame shares across every draw's fragment uniforms: lights and ambient, the eye,
+// fog and tone mapping.
 struct LambertLighting {
   glm::vec3 ambient{0.0f};
   int light_count = 0;
@@ -58,6 +95,10 @@ struct LambertLighting {
   // Per light: -normalize(direction) for directional lights. Derived once per frame by
   // prepare() instead of per pixel; the value is the formula's l.
   glm::vec3 to_light[kMaxLights];
+  glm::vec3 eye{0.0f};  // camera position, world
+  Fog fog;
+  ToneMapping tone_mapping = ToneMapping::clamp;
+  float exposure = 1.0f;
 
   void prepare() {
     for (int l = 0; l < light_count; ++l) {
@@ -66,18 +107,28 @@ struct LambertLighting {
   }
 };
 
+// What the fragment stage counts: texture sampling and EU work.
+struct FragmentCounters {
+  SamplerCounters sampler;
+  EuShaderMath math;
+};
+
 struct LambertFragmentShader {
+  using Counters = FragmentCounters;
+
   struct Uniforms {
     glm::vec3 base_color{0.8f};
     const Texture* texture = nullptr;
     const LambertLighting* lighting = nullptr;  // the frame's, shared by all draws
+    glm::vec3 specular{0.0f};
+    float shininess = 32.0f;
   };
 
   // Shades the four pixels of a 2x2 quad (order: (0,0), (1,0), (0,1), (1,1)). All four carry
   // interpolated varyings, covered or not (helper pixels), because the level of detail comes
   // from coarse derivatives across the quad. `live` marks pixels whose result is used.
   static void run_quad(const Uniforms& u, const float (*varyings)[LambertVertexShader::kVaryings],
-                       unsigned live, glm::vec3* out, SamplerCounters& counters) {
+                       unsigned live, glm::vec3* out, Counters& counters) {
     float lod = 0.0f;
     if (u.texture) {
       const glm::vec2 uv0(varyings[0][6], varyings[0][7]);
@@ -87,35 +138,94 @@ struct LambertFragmentShader {
     }
     for (int i = 0; i < 4; ++i) {
       if (!(live & (1u << i))) continue;
-      const float* v = varyings[i];
-      glm::vec3 albedo = u.base_color;
-      if (u.texture) {
-        const glm::vec4 t = sample_trilinear(*u.texture, glm::vec2(v[6], v[7]), lod, counters);
-        albedo *= glm::vec3(t);
-      }
-      const glm::vec3 world(v[0], v[1], v[2]);
-      glm::vec3 n(v[3], v[4], v[5]);
-      const float len2 = glm::dot(n, n);
-      n = len2 > 0.0f ? n * (1.0f / std::sqrt(len2)) : n;
-      const LambertLighting& lit = *u.lighting;
-      glm::vec3 radiance = lit.ambient;
-      for (int l = 0; l < lit.light_count; ++l) {
-        const Light& light = lit.lights[l];
-        glm::vec3 dir;
-        float attenuation = 1.0f;
-        if (light.type == LightType::directional) {
-          dir = lit.to_light[l];
-        } else {
-          const glm::vec3 d = light.position - world;
-          const float dist2 = glm::dot(d, d);
-          dir = d * (1.0f / std::sqrt(std::max(dist2, 1e-30f)));
-          attenuation = 1.0f / std::max(dist2, 1e-4f);
-        }
-        const float ndotl = std::max(glm::dot(n, dir), 0.0f);
-        radiance += light.color * (light.intensity * attenuation * ndotl);
-      }
-      out[i] = albedo * radiance;
+      out[i] = shade(u, varyings[i], lod, counters);
     }
+  }
+
+  static glm::vec3 shade(const Uniforms& u, const float* v, float lod, Counters& counters) {
+    EuShaderMath& math = counters.math;
+    const LambertLighting& lit = *u.lighting;
+    glm::vec3 albedo = u.base_color;
+    if (u.texture) {
+      const glm::vec4 t = sample_trilinear(*u.texture, glm::vec2(v[6], v[7]), lod, counters.sampler);
+      albedo *= glm::vec3(t);
+      math.alu(0, 3, 0);
+    }
+    const glm::vec3 world(v[0], v[1], v[2]);
+    const glm::vec3 n = normalize_eu(glm::vec3(v[3], v[4], v[5]), math);
+    const bool highlights = u.specular != glm::vec3(0.0f);
+    const bool fog = lit.fog.density > 0.0f;
+    // The eye vector, when highlights or fog need it: a difference (3 add), a dot product, and
+    // for highlights its normalisation by the distance's reciprocal (3 mul).
+    glm::vec3 to_eye(0.0f);
+    float eye_distance = 0.0f;
+    if (highlights || fog) {
+      const glm::vec3 e = lit.eye - world;
+      math.alu(2, 1, 3);
+      eye_distance = math.sqrt(std::max(glm::dot(e, e), 1e-30f));
+      if (highlights) {
+        to_eye = e * math.div(1.0f, eye_distance);
+        math.alu(0, 3, 0);
+      }
+    }
+    glm::vec3 radiance = lit.ambient;
+    glm::vec3 highlight(0.0f);
+    for (int l = 0; l < lit.light_count; ++l) {
+      const Light& light = lit.lights[l];
+      glm::vec3 dir;
+      float attenuation = 1.0f;
+      if (light.type == LightType::directional) {
+        dir = lit.to_light[l];
+      } else {
+        // Difference, dot product, scale by the reciprocal distance.
+        const glm::vec3 d = light.position - world;
+        const float dist2 = glm::dot(d, d);
+        math.alu(2, 4, 3);
+        dir = d * math.div(1.0f, math.sqrt(std::max(dist2, 1e-30f)));
+        attenuation = math.div(1.0f, std::max(dist2, 1e-4f));
+      }
+      // dot(n, l); radiance += color * (intensity * attenuation * ndotl): 2 mul + 3 fma.
+      const float cosine = glm::dot(n, dir);
+      const float ndotl = std::max(cosine, 0.0f);
+      const float scale = light.intensity * attenuation;
+      radiance += light.color * (scale * ndotl);
+      math.alu(5, 3, 0);
+      if (highlights) {
+        // h = normalize(l + v) (3 add + normalisation), dot(n, h), highlight accumulation.
+        const glm::vec3 h = normalize_eu(dir + to_eye, math);
+        const float ndoth = std::max(glm::dot(n, h), 0.0f);
+        const float s = math.pow(ndoth, u.shininess);
+        highlight += light.color * (scale * (cosine > 0.0f ? s : 0.0f));
+        math.alu(5, 2, 3);
+      }
+    }
+    glm::vec3 c = albedo * radiance;
+    math.alu(0, 3, 0);
+    if (highlights) {
+      c += u.specular * highlight;
+      math.alu(3, 0, 0);
+    }
+    if (fog) {
+      // -density * distance (1 mul); c = fog + (c - fog) * f (3 add + 3 fma).
+      const float f = math.exp(-lit.fog.density * eye_distance);
+      c = lit.fog.color + (c - lit.fog.color) * f;
+      math.alu(3, 1, 3);
+    }
+    c *= lit.exposure;
+    math.alu(0, 3, 0);
+    switch (lit.tone_mapping) {
+      case ToneMapping::clamp:
+        break;
+      case ToneMapping::reinhard:
+        for (int k = 0; k < 3; ++k) c[k] = c[k] * math.div(1.0f, 1.0f + c[k]);
+        math.alu(0, 3, 3);
+        break;
+      case ToneMapping::exponential:
+        for (int k = 0; k < 3; ++k) c[k] = 1.0f - math.exp(-c[k]);
+        math.alu(0, 0, 3);
+        break;
+    }
+    return c;
   }
 };
 

@@ -8,6 +8,7 @@
 #include "eu/eu_math.h"
 #include "eu/eu_math_impl.h"
 #include "eu/eu_math_inputs.h"
+#include "eu/fma_datapath.h"
 #include "tessera/stats.h"
 
 namespace tessera {
@@ -70,6 +71,22 @@ T evaluate_native_t(MathFunction f, T x, T y) {
   return x;
 }
 
+// What one ordinary binary32 fma, mul and add cost on the datapath (blocks included), from the
+// model on fixed full-significand operands.
+struct AluProfiles {
+  EuCounters fma, mul, add;
+  AluProfiles() {
+    eu::fma(1.3f, 10.7f, 2.9f, fma);
+    eu::mul(1.3f, 10.7f, mul);
+    eu::add(10.7f, 2.9f, add);
+  }
+};
+
+const AluProfiles& alu_profiles() {
+  static const AluProfiles instance;
+  return instance;
+}
+
 // Profiles: [precision][function], precision 0 = binary32. The opcode counts are those of any
 // call (the same for every input). Block activations depend on the data in the model (a zero
 // operand takes the special bypass), so the profile's are the rounded mean over 256 fixed
@@ -119,6 +136,10 @@ EuCounters to_counters(const EuShaderMath& calls) {
   EuCounters k;
   for (int f = 0; f < kMathFunctionCount; ++f)
     add_scaled(k, call_profile(MathFunction(f), true), calls.calls(MathFunction(f)));
+  const AluProfiles& alu = alu_profiles();
+  add_scaled(k, alu.fma, calls.alu_fma());
+  add_scaled(k, alu.mul, calls.alu_mul());
+  add_scaled(k, alu.add, calls.alu_add());
   return k;
 }
 
@@ -136,6 +157,15 @@ void EuShaderMath::publish(Stats& stats) const {
   eu::to_counters(*this).publish(stats);
   for (int f = 0; f < kEuMathFunctionCount; ++f)
     stats.set(std::string("eu.math.calls.") + eu::math_function_name(EuMathFunction(f)), calls_[size_t(f)]);
+}
+
+void EuShaderMath::publish_stage(Stats& stats, const std::string& prefix) const {
+  const eu::EuCounters k = eu::to_counters(*this);
+  stats.set(prefix + ".dynamic_instructions", eu::dynamic_instructions(k));
+  for (int op = 0; op < eu::kOpcodeCount; ++op)
+    stats.set(prefix + ".instructions." + eu::opcode_name(eu::Opcode(op)), k.instructions[size_t(op)]);
+  for (int f = 0; f < kEuMathFunctionCount; ++f)
+    stats.set(prefix + ".math.calls." + eu::math_function_name(EuMathFunction(f)), calls_[size_t(f)]);
 }
 
 }  // namespace tessera

@@ -14,6 +14,7 @@
 #include <string>
 
 #include <tbb/blocked_range.h>
+#include <tbb/combinable.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -88,7 +89,7 @@ template <int kSamples>
 struct TilePass {
   TileBuffer tile;
   std::optional<color::ColorBackEnd> back_end;
-  SamplerCounters sampler;
+  FragmentShader::Counters shader;
   uint64_t entries = 0;
 };
 
@@ -115,10 +116,10 @@ void draw_tile(const TileJob& job, int tile_index, Rgba8* color, float* depth, R
     for (uint32_t k = begin; k < end; ++k) {
       const TriangleSetup& t = chunk.setups[chunk.entries[k]];
       if constexpr (kSamples > 1) {
-        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, (*job.draws)[t.draw].fs, tile, rc, p.sampler,
+        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, (*job.draws)[t.draw].fs, tile, rc, p.shader,
                                                                  [&](int x, int y) { p.back_end->on_quad_written(x, y); });
       } else {
-        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, (*job.draws)[t.draw].fs, tile, rc, p.sampler);
+        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, (*job.draws)[t.draw].fs, tile, rc, p.shader);
       }
     }
   }
@@ -128,10 +129,11 @@ void draw_tile(const TileJob& job, int tile_index, Rgba8* color, float* depth, R
 // linear space) and accounts its memory traffic.
 template <int kSamples>
 void store_tile(const TileJob& job, TilePass<kSamples>& pass, RasterCounters& rc, MemoryLedger& ledger,
-                color::ColorCounters* job_color, color::ColorTraffic* job_traffic) {
+                color::ColorCounters* job_color, color::ColorTraffic* job_traffic, EuShaderMath& fragment_math) {
   TileBuffer& tile = pass.tile;
   const size_t pixels = size_t(tile.width) * size_t(tile.height);
-  const SamplerCounters& sampler = pass.sampler;
+  const SamplerCounters& sampler = pass.shader.sampler;
+  fragment_math.merge(pass.shader.math);
   const uint64_t entries = pass.entries;
   std::optional<color::ColorBackEnd>& back_end = pass.back_end;
   if (entries) ++rc[RasterCounters::tiles_touched];
@@ -210,6 +212,7 @@ struct TileOutputs {
   std::vector<MemoryLedger> ledgers;
   std::vector<color::ColorCounters> color;
   std::vector<color::ColorTraffic> traffic;
+  std::vector<EuShaderMath> fragment_math;
 };
 
 // Renders one render tile: a bin-grid tile (fixed tiling), or a supertile whose atomic tiles
@@ -227,7 +230,8 @@ void render_unit(const TileJob& job, const uint32_t* tiles, size_t count, Rgba8*
   }
   for (size_t i = 0; i < count; ++i) {
     const size_t t = tiles[i];
-    store_tile<kSamples>(job, passes[i], out.counters[t], out.ledgers[t], &out.color[t], &out.traffic[t]);
+    store_tile<kSamples>(job, passes[i], out.counters[t], out.ledgers[t], &out.color[t], &out.traffic[t],
+                         out.fragment_math[t]);
   }
 }
 
@@ -251,6 +255,17 @@ void publish_work(Stats& s, const std::string& prefix, const TilingWork& w) {
   s.set(prefix + ".tile_buffer.within_budget", uint64_t(w.within_budget));
   s.set(prefix + ".parameter_buffer.written_bytes", w.parameter_buffer_written_bytes);
   s.set(prefix + ".parameter_buffer.read_bytes", w.parameter_buffer_read_bytes);
+}
+
+// eu.* statistics (docs/stats.md): the EU instructions of each shader stage and of the frame.
+void publish_eu(Stats& s, const EuShaderMath& vertex, const EuShaderMath& fragment, uint64_t vs_length) {
+  vertex.publish_stage(s, "eu.stage.vertex");
+  fragment.publish_stage(s, "eu.stage.fragment");
+  EuShaderMath frame = vertex;
+  frame.merge(fragment);
+  frame.publish(s);
+  s.set("eu.dynamic_instructions", frame.instructions());
+  s.set("shader.vertex.instructions_per_invocation", vs_length);
 }
 
 void publish_tiling(Stats& s, const Config& cfg, const Picb& picb, const SupertileTable& stt, uint64_t crossings,
@@ -359,11 +374,17 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   const CameraMatrices cam = camera_matrices(camera, width, height);
   shaders::LambertLighting lighting;
   lighting.ambient = scene.ambient;
+  lighting.eye = camera.position;
+  lighting.fog = scene.fog;
+  lighting.tone_mapping = scene.tone_mapping;
+  lighting.exposure = scene.exposure;
   lighting.light_count = int(std::min<size_t>(scene.lights.size(), kMaxLights));
   for (int i = 0; i < lighting.light_count; ++i) lighting.lights[i] = scene.lights[size_t(i)];
   lighting.prepare();
   FragmentShader::Uniforms fs_common;
   fs_common.lighting = &lighting;
+  // L, the vertex program's length for the tiler, counted on the EU's profiles.
+  static const uint64_t vs_length = VertexShader::instruction_count();
 
   // Draw list: one draw per instance, in scene order.
   std::vector<Draw> draws;
@@ -384,6 +405,8 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
     d.vs.view_projection = cam.view_projection;
     d.fs = fs_common;
     d.fs.base_color = mat.base_color;
+    d.fs.specular = mat.specular;
+    d.fs.shininess = mat.shininess;
     d.fs.texture = (mat.texture >= 0 && size_t(mat.texture) < scene.textures.size()) ? &scene.textures[size_t(mat.texture)]
                                                                                       : nullptr;
     d.vertex_base = total_vertices;
@@ -427,6 +450,9 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   outputs.ledgers.resize(size_t(grid.tile_count()));
   outputs.color.resize(size_t(grid.tile_count()));
   outputs.traffic.resize(size_t(grid.tile_count()));
+  outputs.fragment_math.resize(size_t(grid.tile_count()));
+  // Vertex-stage EU work per thread; integer sums, so the merge order does not matter.
+  tbb::combinable<EuShaderMath> vertex_math;
   double vertex_ms = 0, primitive_ms = 0, raster_ms = 0, picb_ms = 0, generation_ms = 0, accounting_ms = 0;
   Picb picb;
   SupertileTable supertiles;
@@ -439,12 +465,14 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
     auto t0 = Clock::now();
     tbb::parallel_for(tbb::blocked_range<size_t>(0, total_vertices, kVertexGrain), [&](const tbb::blocked_range<size_t>& r) {
       size_t d = find_draw(draws, r.begin(), &Draw::vertex_base);
+      EuShaderMath math;
       for (size_t i = r.begin(); i < r.end(); ++i) {
         while (d + 1 < draws.size() && i >= draws[d + 1].vertex_base) ++d;
         const Draw& draw = draws[d];
         ClipVertex& out = post[i];
-        VertexShader::run(draw.vs, draw.mesh->vertices[i - draw.vertex_base], out.clip, out.varyings);
+        VertexShader::run(draw.vs, draw.mesh->vertices[i - draw.vertex_base], out.clip, out.varyings, math);
       }
+      vertex_math.local().merge(math);
     });
     vertex_ms = ms_since(t0);
 
@@ -519,7 +547,7 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
     // atomic-tile list entries). 64-bit sums in tile order, saturated to 16 bits.
     t0 = Clock::now();
     const uint32_t pic = primitive_intersection_cost(cfg.tiling.alpha, 1.0 - cfg.tiling.alpha, uint32_t(sizeof(Vertex)),
-                                                     uint32_t(VertexShader::kInstructionCount), 3);
+                                                     uint32_t(vs_length), 3);
     picb = Picb(atomic.tiles_x, atomic.tiles_y);
     tbb::parallel_for(tbb::blocked_range<size_t>(0, size_t(atomic.tile_count()), 256), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t i = r.begin(); i < r.end(); ++i) {
@@ -603,6 +631,12 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   });
 
   // Merge in fixed order.
+  EuShaderMath vs_math = vertex_math.combine([](EuShaderMath a, const EuShaderMath& b) {
+    a.merge(b);
+    return a;
+  });
+  EuShaderMath fs_math;
+  for (const EuShaderMath& m : outputs.fragment_math) fs_math.merge(m);
   RasterCounters counters;
   counters[RasterCounters::vertices_shaded] = total_vertices;
   for (const RasterCounters& c : chunk_counters) counters.merge(c);
@@ -649,6 +683,7 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   frame.picb = picb.cost;
   frame.supertile_of = supertiles.owner;
   counters.publish(s);
+  publish_eu(s, vs_math, fs_math, vs_length);
   if (samples > 1) {
     color::ColorCounters cc;
     for (const color::ColorCounters& c : outputs.color) cc.merge(c);

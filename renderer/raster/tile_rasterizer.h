@@ -48,7 +48,8 @@ struct NoQuadHook {
 // sample that passes the depth test. With one sample the only sample is the pixel centre.
 template <typename FragmentShader, int kVaryingCount, int kSamples = 1, typename QuadHook = NoQuadHook>
 void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::Uniforms& uniforms, TileBuffer& tile,
-                        RasterCounters& counters, SamplerCounters& sampler, QuadHook&& on_quad_written = QuadHook{}) {
+                        RasterCounters& counters, typename FragmentShader::Counters& shader_counters,
+                        QuadHook&& on_quad_written = QuadHook{}) {
   constexpr const auto& offsets = SamplePattern<kSamples>::offsets;
   constexpr unsigned kAllSamples = (1u << kSamples) - 1;
   const int tx_end = tile.x0 + tile.width;
@@ -189,7 +190,7 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
               varyings[p][k] = p0 * t.varyings[0][k] + p1 * t.varyings[1][k] + p2 * t.varyings[2][k];
             }
           }
-          FragmentShader::run_quad(uniforms, varyings, live, shaded, sampler);
+          FragmentShader::run_quad(uniforms, varyings, live, shaded, shader_counters);
           ++counters[RasterCounters::quads_shaded];
           counters[RasterCounters::fs_invocations] += 4;
           counters[RasterCounters::fs_helpers] += 4 - unsigned(std::popcount(inside));

@@ -154,6 +154,7 @@ struct FlatShader {
   struct Uniforms {
     glm::vec3 color;
   };
+  using Counters = SamplerCounters;
   static void run_quad(const Uniforms& u, const float (*)[8], unsigned, glm::vec3* out, SamplerCounters&) {
     for (int i = 0; i < 4; ++i) out[i] = u.color;
   }
@@ -185,6 +186,7 @@ TEST(TileRasterizer, PerspectiveCorrectInterpolation) {
   // A triangle with w = 1 at one vertex and w = 4 at the others; the varying is 1/w-weighted.
   struct Probe {
     struct Uniforms {};
+    using Counters = SamplerCounters;
     static void run_quad(const Uniforms&, const float (*v)[8], unsigned, glm::vec3* out, SamplerCounters&) {
       for (int i = 0; i < 4; ++i) out[i] = glm::vec3(v[i][0], 0, 0);
     }

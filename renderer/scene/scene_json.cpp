@@ -279,6 +279,8 @@ Material SceneReader::read_material(const Json& j, const std::string& path, size
   if (const auto tex = r.optional_string("texture")) {
     m.texture = int(textures_.lookup(*tex, r.at("texture"), "texture"));
   }
+  m.specular = r.vec3("specular", m.specular, kUnit);
+  m.shininess = r.number("shininess", m.shininess, {kMinShininess, kMaxShininess});
   r.finish();
   return m;
 }
@@ -398,7 +400,7 @@ Scene SceneReader::read(const Json& doc) {
   Scene scene;
   ObjectReader root(doc, file_, "");
   root.allow_only({"description", "meshes", "textures", "materials", "instances", "grids", "lights",
-                   "camera", "cameras", "ambient", "background"});
+                   "camera", "cameras", "ambient", "background", "fog", "tone_mapping"});
   if (const Json* d = root.find("description")) strict_json::as_string(*d, root.at("description"));
 
   if (const Json* list = root.find("meshes")) {
@@ -455,6 +457,28 @@ Scene SceneReader::read(const Json& doc) {
   }
   scene.ambient = root.vec3("ambient", scene.ambient, kUnit);
   scene.background = root.vec3("background", scene.background, kUnit);
+  if (const Json* f = root.find("fog")) {
+    ObjectReader fr(*f, file_, "fog");
+    scene.fog.color = fr.vec3("color", scene.fog.color, kUnit);
+    scene.fog.density = fr.number("density", scene.fog.density, {0.0, kMaxFogDensity});
+    fr.finish();
+  }
+  if (const Json* t = root.find("tone_mapping")) {
+    ObjectReader tr(*t, file_, "tone_mapping");
+    if (const auto op = tr.optional_string("operator")) {
+      if (*op == "clamp") {
+        scene.tone_mapping = ToneMapping::clamp;
+      } else if (*op == "reinhard") {
+        scene.tone_mapping = ToneMapping::reinhard;
+      } else if (*op == "exponential") {
+        scene.tone_mapping = ToneMapping::exponential;
+      } else {
+        tr.at("operator").fail("unknown tone mapping operator \"" + *op + "\" (expected clamp, reinhard, exponential)");
+      }
+    }
+    scene.exposure = tr.number("exposure", scene.exposure, {0.0, kMaxExposure, true});
+    tr.finish();
+  }
   root.finish();
   return scene;
 }

@@ -83,7 +83,26 @@ TEST(SceneJson, MinimalSceneGetsDocumentedDefaults) {
   EXPECT_EQ(s.camera.far_plane, 1000.0f);
   EXPECT_EQ(s.ambient, glm::vec3(0.08f));
   EXPECT_EQ(s.background, glm::vec3(0.0f));
+  EXPECT_EQ(s.fog.density, 0.0f);
+  EXPECT_EQ(s.tone_mapping, ToneMapping::clamp);
+  EXPECT_EQ(s.exposure, 1.0f);
   EXPECT_EQ(s.triangle_count(), 0u);
+}
+
+TEST(SceneJson, HighlightsFogAndToneMappingAreRead) {
+  ScratchDir dir;
+  const Scene s = load_text(dir, std::string(R"({"materials": [{"name": "a"}, {"name": "b", "specular": [0.5, 0.25, 1], "shininess": 64}],
+    "fog": {"color": [0.1, 0.2, 0.3], "density": 0.05}, "tone_mapping": {"operator": "exponential", "exposure": 2.5}, )") +
+                                      kCamera + "}");
+  ASSERT_EQ(s.materials.size(), 2u);
+  EXPECT_EQ(s.materials[0].specular, glm::vec3(0.0f));
+  EXPECT_EQ(s.materials[0].shininess, 32.0f);
+  EXPECT_EQ(s.materials[1].specular, glm::vec3(0.5f, 0.25f, 1.0f));
+  EXPECT_EQ(s.materials[1].shininess, 64.0f);
+  EXPECT_EQ(s.fog.color, glm::vec3(0.1f, 0.2f, 0.3f));
+  EXPECT_EQ(s.fog.density, 0.05f);
+  EXPECT_EQ(s.tone_mapping, ToneMapping::exponential);
+  EXPECT_EQ(s.exposure, 2.5f);
 }
 
 TEST(SceneJson, ReferencesResolveByNameAndGeneratorsGetTheirParameters) {
@@ -354,6 +373,15 @@ TEST(SceneJson, MoreStrictnessCases) {
        "materials[0].texture: unknown texture \"none\" (none declared)"},
       {R"({"materials": [{"name": "m", "base_color": [0.5, 0.5]}], )" + cam + "}",
        "materials[0].base_color: expected an array of 3 numbers"},
+      {R"({"materials": [{"name": "m", "shininess": 0.5}], )" + cam + "}",
+       "materials[0].shininess: 0.5 is out of range [1, 8192]"},
+      {R"({"materials": [{"name": "m", "specular": [0.5, -1, 0]}], )" + cam + "}",
+       "materials[0].specular[1]: -1 is out of range [0, 1]"},
+      {R"({"fog": {"density": -0.1}, )" + cam + "}", "fog.density: -0.1 is out of range [0, 100]"},
+      {R"({"fog": {"colour": [1, 1, 1]}, )" + cam + "}", "fog.colour: unknown key"},
+      {R"({"tone_mapping": {"operator": "aces"}, )" + cam + "}",
+       "tone_mapping.operator: unknown tone mapping operator \"aces\" (expected clamp, reinhard, exponential)"},
+      {R"({"tone_mapping": {"exposure": 0}, )" + cam + "}", "tone_mapping.exposure: 0 is out of range (0, 10000]"},
       {R"({"meshes": [{"name": "b", "generator": "box"}], "materials": [{"name": "m"}], "instances": [{"mesh": "b", "material": "m", "transform": {}, "matrix": []}], )" +
            cam + "}",
        "instances[0]: give either \"transform\" or \"matrix\""},

@@ -104,6 +104,13 @@ void validate_scene(const Scene& scene, const std::string& what) {
     if (!finite(m.base_color) || !non_negative(m.base_color)) {
       throw Error(where + ": base_color must be finite and non-negative");
     }
+    if (!finite(m.specular) || !non_negative(m.specular)) {
+      throw Error(where + ": specular must be finite and non-negative");
+    }
+    if (!(m.shininess >= kMinShininess && m.shininess <= kMaxShininess)) {
+      throw Error(where + ": shininess must be in [" + std::to_string(int(kMinShininess)) + ", " +
+                  std::to_string(int(kMaxShininess)) + "]");
+    }
     if (m.texture < -1 || (m.texture >= 0 && size_t(m.texture) >= scene.textures.size())) {
       throw Error(where + ": texture index " + std::to_string(m.texture) + " is out of range (" +
                   std::to_string(scene.textures.size()) + " textures)");
@@ -164,6 +171,19 @@ void validate_scene(const Scene& scene, const std::string& what) {
   }
   if (!finite(scene.background) || !non_negative(scene.background)) {
     throw Error(prefix + "background must be finite and non-negative");
+  }
+  if (!finite(scene.fog.color) || !non_negative(scene.fog.color)) {
+    throw Error(prefix + "fog.color must be finite and non-negative");
+  }
+  if (!(scene.fog.density >= 0.0f && scene.fog.density <= kMaxFogDensity)) {
+    throw Error(prefix + "fog.density must be in [0, " + std::to_string(int(kMaxFogDensity)) + "]");
+  }
+  if (scene.tone_mapping != ToneMapping::clamp && scene.tone_mapping != ToneMapping::reinhard &&
+      scene.tone_mapping != ToneMapping::exponential) {
+    throw Error(prefix + "tone_mapping: unknown operator");
+  }
+  if (!(scene.exposure > 0.0f && scene.exposure <= kMaxExposure)) {
+    throw Error(prefix + "exposure must be in (0, " + std::to_string(int(kMaxExposure)) + "]");
   }
 }
 

@@ -2,11 +2,18 @@
 // tessera::shaders::LambertFragmentShader (shaders/lambert.h). Change both together.
 //
 //   n = normalize(normal); albedo = base_color * (textured ? texture(uv).rgb : 1)
+//   e = sqrt(max(dot(eye - world, eye - world), 1e-30)); v = (eye - world) / e
 //   radiance = ambient + sum over lights of color * intensity * attenuation * max(dot(n, l), 0)
 //     directional: l = -normalize(direction), attenuation = 1
-//     point:       d = position - world, l = d * inversesqrt(max(dot(d, d), 1e-30)),
+//     point:       d = position - world, l = d / sqrt(max(dot(d, d), 1e-30)),
 //                  attenuation = 1 / max(dot(d, d), 1e-4)
-//   out = albedo * radiance (linear; the R8G8B8A8_SRGB attachment clamps and encodes)
+//   highlight = sum over lights of color * intensity * attenuation * s,
+//     s = dot(n, l) > 0 ? pow(max(dot(n, h), 0), shininess) : 0, h = normalize(l + v)
+//   c = albedo * radiance + specular * highlight
+//   fog (density > 0): c = fog_color + (c - fog_color) * exp(-density * e)
+//   x = exposure * c; tone mapping per channel: clamp x; reinhard x / (1 + x); exponential 1 - exp(-x)
+//   out = c (linear; the R8G8B8A8_SRGB attachment clamps and encodes)
+// normalize(v) is v * (1 / sqrt(max(dot(v, v), 1e-30))), as in the C++ program.
 #version 450
 
 layout(location = 0) in vec3 in_world;
@@ -25,33 +32,50 @@ struct Light {
   uvec4 type;      // x: 0 directional, 1 point (tessera::LightType)
 };
 
-// Frame block (set 0, binding 0, std140, 608 bytes), vkref::FrameUniforms.
+// Frame block (set 0, binding 0, std140, 672 bytes), vkref::FrameUniforms.
 layout(set = 0, binding = 0, std140) uniform FrameBlock {
   mat4 view_projection;      // byte 0
   vec4 ambient;              // byte 64: rgb linear ambient radiance
   ivec4 light_count;         // byte 80: x = number of valid lights
   Light lights[kMaxLights];  // byte 96
+  vec4 eye;                  // byte 608: xyz camera position (world)
+  vec4 fog;                  // byte 624: rgb fog colour, a density (0 = no fog)
+  vec4 exposure;             // byte 640: x exposure
+  uvec4 tone_mapping;        // byte 656: x 0 clamp, 1 reinhard, 2 exponential (tessera::ToneMapping)
 } frame;
 
 // Base colour texture (sRGB texels, decoded by the sampler before filtering).
 layout(set = 1, binding = 0) uniform sampler2D albedo_texture;
 
-// Per-draw push constants: the fragment stage reads bytes 112..127.
+// Per-draw push constants (vkref::InstancePushConstants): the fragment stage reads the
+// specular colour from the w components of the normal matrix columns (bytes 76, 92, 108) and
+// bytes 112..127.
 layout(push_constant, std430) uniform InstanceBlock {
-  layout(offset = 112) vec4 base_color;  // rgb: linear base colour, a: 1 when textured
+  layout(offset = 64) vec4 normal_matrix[3];  // w: specular r, g, b (linear)
+  vec4 base_color;  // rgb: linear base colour; a: shininess, negated when not textured
 } instance;
+
+vec3 normalize_eu(vec3 v) { return v * (1.0 / sqrt(max(dot(v, v), 1e-30))); }
 
 void main() {
   vec3 albedo = instance.base_color.rgb;
-  if (instance.base_color.a != 0.0) {
+  if (instance.base_color.a > 0.0) {
     albedo *= texture(albedo_texture, in_uv).rgb;
   }
-  vec3 n = in_normal;
-  const float len2 = dot(n, n);
-  if (len2 > 0.0) {
-    n = n * inversesqrt(len2);
+  const float shininess = abs(instance.base_color.a);
+  const vec3 specular = vec3(instance.normal_matrix[0].w, instance.normal_matrix[1].w, instance.normal_matrix[2].w);
+  const vec3 n = normalize_eu(in_normal);
+  const bool highlights = specular != vec3(0.0);
+  const bool fog = frame.fog.a > 0.0;
+  vec3 to_eye = vec3(0.0);
+  float eye_distance = 0.0;
+  if (highlights || fog) {
+    const vec3 e = frame.eye.xyz - in_world;
+    eye_distance = sqrt(max(dot(e, e), 1e-30));
+    to_eye = e * (1.0 / eye_distance);
   }
   vec3 radiance = frame.ambient.rgb;
+  vec3 highlight = vec3(0.0);
   for (int i = 0; i < frame.light_count.x; ++i) {
     vec3 dir;
     float attenuation = 1.0;
@@ -60,11 +84,30 @@ void main() {
     } else {
       const vec3 d = frame.lights[i].position.xyz - in_world;
       const float dist2 = dot(d, d);
-      dir = d * inversesqrt(max(dist2, 1e-30));
+      dir = d * (1.0 / sqrt(max(dist2, 1e-30)));
       attenuation = 1.0 / max(dist2, 1e-4);
     }
-    const float ndotl = max(dot(n, dir), 0.0);
-    radiance += frame.lights[i].color.rgb * (frame.lights[i].color.a * attenuation * ndotl);
+    const float cosine = dot(n, dir);
+    const float scale = frame.lights[i].color.a * attenuation;
+    radiance += frame.lights[i].color.rgb * (scale * max(cosine, 0.0));
+    if (highlights) {
+      const vec3 h = normalize_eu(dir + to_eye);
+      const float s = pow(max(dot(n, h), 0.0), shininess);
+      highlight += frame.lights[i].color.rgb * (scale * (cosine > 0.0 ? s : 0.0));
+    }
   }
-  out_color = vec4(albedo * radiance, 1.0);
+  vec3 c = albedo * radiance;
+  if (highlights) {
+    c += specular * highlight;
+  }
+  if (fog) {
+    c = frame.fog.rgb + (c - frame.fog.rgb) * exp(-frame.fog.a * eye_distance);
+  }
+  c *= frame.exposure.x;
+  if (frame.tone_mapping.x == 1u) {
+    c = c * (1.0 / (1.0 + c));
+  } else if (frame.tone_mapping.x == 2u) {
+    c = 1.0 - exp(-c);
+  }
+  out_color = vec4(c, 1.0);
 }

@@ -1,7 +1,8 @@
 // Lambert vertex program for the Vulkan reference renderer: the GLSL twin of
 // tessera::shaders::LambertVertexShader (shaders/lambert.h). Change both together.
 //
-// world = model * position; normal = normal_matrix * normal; clip = view_projection * world.
+// world = model * position; normal = normalize(normal_matrix * normal);
+// clip = view_projection * world. normalize(v) is v * (1 / sqrt(max(dot(v, v), 1e-30))).
 // Varyings: world.xyz (location 0), normal.xyz (location 1), uv.xy (location 2).
 #version 450
 
@@ -25,6 +26,7 @@ layout(set = 0, binding = 0, std140) uniform FrameBlock {
 layout(push_constant, std430) uniform InstanceBlock {
   mat4 model;               // byte 0: object to world
   vec4 normal_matrix[3];    // byte 64: columns of transpose(inverse(mat3(model))), xyz used
+                            // (w: the fragment stage's specular colour)
 } instance;
 
 void main() {
@@ -32,7 +34,8 @@ void main() {
   const mat3 normal_matrix = mat3(instance.normal_matrix[0].xyz, instance.normal_matrix[1].xyz,
                                   instance.normal_matrix[2].xyz);
   out_world = world.xyz;
-  out_normal = normal_matrix * in_normal;
+  const vec3 normal = normal_matrix * in_normal;
+  out_normal = normal * (1.0 / sqrt(max(dot(normal, normal), 1e-30)));
   out_uv = in_uv;
   gl_Position = frame.view_projection * world;
 }

@@ -241,8 +241,14 @@ TEST(AdaptiveTiling, FramePicbAndSupertilesAreConsistent) {
   // Every crossing added the same PIC (one vertex layout, one shader) unless a tile saturated.
   uint64_t sum = 0;
   for (uint16_t c : f.picb) sum += c;
-  // PIC = (0.5 * 32 bytes + 0.5 * 41 instructions) * 3 vertices = 109.5, rounded to 110.
-  const uint64_t unsaturated = s.get_u64("tiling.crossings") * 110u;
+  // PIC = (0.5 * 32 bytes + 0.5 * L) * 3 vertices, rounded; L is the vertex program's length
+  // counted by the EU (82 instructions: 41 of matrix products, 6 of normalising arithmetic, a
+  // sqrt and a div).
+  const uint64_t length = s.get_u64("shader.vertex.instructions_per_invocation");
+  EXPECT_GT(length, 47u);
+  EXPECT_EQ(s.get_u64("eu.stage.vertex.dynamic_instructions"), length * s.get_u64("raster.vs.invocations"));
+  const uint64_t pic = uint64_t((0.5 * 32.0 + 0.5 * double(length)) * 3.0 + 0.5);
+  const uint64_t unsaturated = s.get_u64("tiling.crossings") * pic;
   if (s.get_u64("tiling.picb.saturated") == 0) {
     EXPECT_EQ(sum, unsaturated);
   } else {

@@ -48,6 +48,9 @@ struct SceneDraws {
   std::vector<Light> lights;
   glm::vec3 ambient{0.0f};
   glm::vec3 background{0.0f};
+  Fog fog;
+  ToneMapping tone_mapping = ToneMapping::clamp;
+  float exposure = 1.0f;
 };
 
 }  // namespace
@@ -578,6 +581,10 @@ void ReferenceRenderer::Impl::write_frame_uniforms(const Camera& camera, int wid
   u.view_projection = camera_matrices(camera, width, height).view_projection;
   u.ambient = glm::vec4(draws.ambient, 0.0f);
   u.light_count = glm::ivec4(int(draws.lights.size()), 0, 0, 0);
+  u.eye = glm::vec4(camera.position, 1.0f);
+  u.fog = glm::vec4(draws.fog.color, draws.fog.density);
+  u.exposure = glm::vec4(draws.exposure, 0.0f, 0.0f, 0.0f);
+  u.tone_mapping = glm::uvec4(uint32_t(draws.tone_mapping), 0u, 0u, 0u);
   for (size_t i = 0; i < draws.lights.size(); ++i) {
     const Light& light = draws.lights[i];
     u.lights[i].direction = glm::vec4(light.direction, 0.0f);
@@ -631,8 +638,8 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
     InstancePushConstants push{};
     push.model = instance.transform;
     const glm::mat3 normal_matrix = glm::transpose(glm::inverse(glm::mat3(instance.transform)));
-    for (int c = 0; c < 3; ++c) push.normal_matrix[c] = glm::vec4(normal_matrix[c], 0.0f);
-    push.base_color = glm::vec4(material.base_color, material.texture >= 0 ? 1.0f : 0.0f);
+    for (int c = 0; c < 3; ++c) push.normal_matrix[c] = glm::vec4(normal_matrix[c], material.specular[c]);
+    push.base_color = glm::vec4(material.base_color, material.texture >= 0 ? material.shininess : -material.shininess);
     vkCmdPushConstants(cmd, pipeline_layout,
                        VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push),
                        &push);
@@ -819,6 +826,9 @@ void ReferenceRenderer::upload(const Scene& scene) {
   s.draws.lights = scene.lights;
   s.draws.ambient = scene.ambient;
   s.draws.background = scene.background;
+  s.draws.fog = scene.fog;
+  s.draws.tone_mapping = scene.tone_mapping;
+  s.draws.exposure = scene.exposure;
 }
 
 std::vector<int> ReferenceRenderer::supported_sample_counts() const {

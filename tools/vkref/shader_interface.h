@@ -22,18 +22,27 @@ struct GpuLight {
 };
 static_assert(sizeof(GpuLight) == 64, "std140 struct Light in lambert.frag");
 
-// Frame uniform block (set 0, binding 0, std140), 608 bytes:
+// Frame uniform block (set 0, binding 0, std140), 672 bytes:
 //   0 view_projection (column-major mat4)
 //  64 ambient.rgb (linear)
 //  80 light_count.x
 //  96 lights[kMaxLights]
+// 608 eye.xyz (camera position)
+// 624 fog.rgb (linear), fog.a = density
+// 640 exposure.x
+// 656 tone_mapping.x (tessera::ToneMapping)
 struct FrameUniforms {
   glm::mat4 view_projection{1.0f};
   glm::vec4 ambient{0.0f};
   glm::ivec4 light_count{0};
   GpuLight lights[kMaxLights];
+  glm::vec4 eye{0.0f};           // xyz camera position
+  glm::vec4 fog{0.0f};           // rgb colour, a density
+  glm::vec4 exposure{1.0f};      // x
+  glm::uvec4 tone_mapping{0u};   // x: tessera::ToneMapping
 };
-static_assert(sizeof(FrameUniforms) == 608, "std140 FrameBlock in lambert.frag");
+static_assert(sizeof(FrameUniforms) == 672, "std140 FrameBlock in lambert.frag");
+static_assert(offsetof(FrameUniforms, eye) == 608);
 static_assert(offsetof(FrameUniforms, ambient) == 64);
 static_assert(offsetof(FrameUniforms, light_count) == 80);
 static_assert(offsetof(FrameUniforms, lights) == 96);
@@ -41,8 +50,10 @@ static_assert(offsetof(FrameUniforms, lights) == 96);
 // Per-draw push constants (VERTEX | FRAGMENT), 128 bytes, the guaranteed minimum
 // maxPushConstantsSize:
 //   0 model (object to world, column-major mat4)          vertex stage
-//  64 normal_matrix[3] (columns of transpose(inverse(mat3(model))), xyz used)   vertex stage
-// 112 base_color.rgb (linear); base_color.a = 1 when the material is textured   fragment stage
+//  64 normal_matrix[3] (columns of transpose(inverse(mat3(model))), xyz)    vertex stage
+//     normal_matrix[c].w = the material's specular colour channel c           fragment stage
+// 112 base_color.rgb (linear); base_color.a = shininess (>= 1), negated when the material is
+//     not textured                                                           fragment stage
 struct InstancePushConstants {
   glm::mat4 model{1.0f};
   glm::vec4 normal_matrix[3];

@@ -22,6 +22,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace tessera {
 
@@ -85,22 +86,39 @@ class EuShaderMath {
   float sqrt(float x) { return count(EuMathFunction::sqrt), eu_fast::sqrt(x); }
   float div(float x, float y) { return count(EuMathFunction::div), eu_fast::div(x, y); }
 
+  // The shader's own arithmetic between library calls, as FMA-datapath instructions: a shader
+  // states what each straight-line block of its program issues (a vec3 dot product is one mul
+  // and two fma) and counts it where the block runs. Compares and selects are not datapath work.
+  void alu(uint32_t fma, uint32_t mul, uint32_t add) {
+    alu_[0] += fma;
+    alu_[1] += mul;
+    alu_[2] += add;
+  }
+
   uint64_t calls(EuMathFunction f) const { return calls_[std::size_t(f)]; }
   uint64_t total_calls() const;
+  uint64_t alu_fma() const { return alu_[0]; }
+  uint64_t alu_mul() const { return alu_[1]; }
+  uint64_t alu_add() const { return alu_[2]; }
   void merge(const EuShaderMath& o) {
     for (std::size_t i = 0; i < calls_.size(); ++i) calls_[i] += o.calls_[i];
+    for (std::size_t i = 0; i < alu_.size(); ++i) alu_[i] += o.alu_[i];
   }
-  // Dynamic EU instructions (all opcodes) these calls cost: sum of calls x profile.
+  // Dynamic EU instructions (all opcodes): arithmetic plus calls x per-call profile.
   uint64_t instructions() const;
-  // Writes the EU counters of these calls (eu.instructions.<opcode>, eu.fma.<block>; the
+  // Writes the EU counters of this work (eu.instructions.<opcode>, eu.fma.<block>; the
   // blocks are those of ordinary operands, specials bypass part of them) and the call counts
   // (eu.math.calls.<function>). Sets the keys; callers that also run the model merge first
   // (eu::to_counters in eu/eu_math.h).
   void publish(Stats& stats) const;
+  // One shader stage's share, under `prefix` (e.g. "eu.stage.fragment"):
+  // <prefix>.dynamic_instructions, <prefix>.instructions.<opcode>, <prefix>.math.calls.<function>.
+  void publish_stage(Stats& stats, const std::string& prefix) const;
 
  private:
   void count(EuMathFunction f) { ++calls_[std::size_t(f)]; }
   std::array<uint64_t, kEuMathFunctionCount> calls_{};
+  std::array<uint64_t, 3> alu_{};  // fma, mul, add
 };
 
 }  // namespace tessera

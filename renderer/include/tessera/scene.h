@@ -45,7 +45,12 @@ struct Material {
   std::string name;
   glm::vec3 base_color{0.8f};  // linear RGB, multiplied with the texture
   int texture = -1;            // index into Scene::textures, -1 for none
+  glm::vec3 specular{0.0f};    // linear RGB Blinn-Phong highlight colour; 0 = none
+  float shininess = 32.0f;     // Blinn-Phong exponent, [kMinShininess, kMaxShininess]
 };
+
+constexpr float kMinShininess = 1.0f;
+constexpr float kMaxShininess = 8192.0f;
 
 struct Instance {
   uint32_t mesh = 0;
@@ -64,6 +69,18 @@ struct Light {
 };
 
 constexpr int kMaxLights = 8;
+
+// Exponential distance fog: colour = mix(fog.color, lit, exp(-density * distance to the eye)).
+struct Fog {
+  glm::vec3 color{0.6f, 0.7f, 0.8f};  // linear RGB
+  float density = 0.0f;               // per world unit, [0, kMaxFogDensity]; 0 = no fog
+};
+constexpr float kMaxFogDensity = 100.0f;
+
+// How linear radiance becomes the [0, 1] frame-buffer value (before sRGB encoding), after
+// multiplying by the exposure: clamp (none), reinhard c / (1 + c), exponential 1 - exp(-c).
+enum class ToneMapping : uint32_t { clamp = 0, reinhard = 1, exponential = 2 };
+constexpr float kMaxExposure = 1.0e4f;
 
 struct Camera {
   std::string name;  // optional; entries of Scene::cameras can be picked by it
@@ -85,6 +102,9 @@ struct Scene {
   std::vector<Camera> cameras;       // optional extra named viewpoints for batch capture
   glm::vec3 ambient{0.08f};          // linear RGB added to every lit surface before albedo
   glm::vec3 background{0.0f};        // linear RGB clear colour
+  Fog fog;
+  ToneMapping tone_mapping = ToneMapping::clamp;
+  float exposure = 1.0f;             // (0, kMaxExposure]
   std::filesystem::path source;      // file the scene came from (empty if generated)
 
   size_t triangle_count() const;     // over all instances
