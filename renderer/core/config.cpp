@@ -23,9 +23,11 @@ using json = nlohmann::json;
   X(raster, msaa)                                                                         \
   X(color, cache_bytes) X(color, line_bytes) X(color, ways)                               \
   X(tiling, mode) X(tiling, atomic_size) X(tiling, tile_buffer_bytes) X(tiling, alpha) \
-  X(tiling, baselines)
+  X(tiling, baselines)                                                                    \
+  X(tessellation, gpps) X(tessellation, batch_size) X(tessellation, policy)               \
+  X(tessellation, baselines) X(tessellation, gpp_map)
 
-constexpr const char* kSections[] = {"frame", "raster", "color", "tiling"};
+constexpr const char* kSections[] = {"frame", "raster", "color", "tiling", "tessellation"};
 
 // Reads one object strictly: every key must be consumed by a field reader.
 class ObjectReader {
@@ -116,6 +118,11 @@ void validate_config(const Config& c) {
   if (c.tiling.atomic_size % 8 != 0) throw Error("config: tiling.atomic_size must be a multiple of 8");
   range(what, "tiling.tile_buffer_bytes", c.tiling.tile_buffer_bytes, 1024, 1 << 30);
   range(what, "tiling.alpha", c.tiling.alpha, 0, 1);
+  range(what, "tessellation.gpps", c.tessellation.gpps, 1, 16);
+  range(what, "tessellation.batch_size", c.tessellation.batch_size, 1, 1024);
+  if (c.tessellation.policy != "roundrobin" && c.tessellation.policy != "leastloaded") {
+    throw Error("config: tessellation.policy = \"" + c.tessellation.policy + "\" is not \"roundrobin\" or \"leastloaded\"");
+  }
   if (c.raster.msaa != 1 && c.raster.msaa != 2 && c.raster.msaa != 4 && c.raster.msaa != 8) {
     throw Error("config: raster.msaa = " + std::to_string(c.raster.msaa) + " is not one of 1, 2, 4, 8");
   }

@@ -22,6 +22,7 @@
 #include "color/color_back_end.h"
 #include "color/color_counters.h"
 #include "geometry/clipper.h"
+#include "pipeline/tessellation_stage.h"
 #include "raster/raster_counters.h"
 #include "raster/sample_pattern.h"
 #include "raster/tile_rasterizer.h"
@@ -257,12 +258,28 @@ void publish_work(Stats& s, const std::string& prefix, const TilingWork& w) {
   s.set(prefix + ".parameter_buffer.read_bytes", w.parameter_buffer_read_bytes);
 }
 
+// Distinct colours for up to 16 GPPs (the GPP map): hues around the wheel, alternating
+// brightness so neighbours in GPP order differ.
+glm::vec3 gpp_color(int gpp) {
+  static const glm::vec3 kColors[16] = {
+      {0.90f, 0.10f, 0.10f}, {0.10f, 0.60f, 0.95f}, {0.95f, 0.80f, 0.10f}, {0.45f, 0.10f, 0.75f},
+      {0.10f, 0.80f, 0.30f}, {0.95f, 0.45f, 0.05f}, {0.05f, 0.35f, 0.45f}, {0.95f, 0.40f, 0.70f},
+      {0.50f, 0.90f, 0.10f}, {0.20f, 0.20f, 0.70f}, {0.60f, 0.35f, 0.15f}, {0.10f, 0.90f, 0.85f},
+      {0.75f, 0.75f, 0.75f}, {0.55f, 0.05f, 0.30f}, {0.35f, 0.55f, 0.10f}, {1.00f, 0.95f, 0.60f}};
+  return kColors[gpp & 15];
+}
+
 // eu.* statistics (docs/stats.md): the EU instructions of each shader stage and of the frame.
-void publish_eu(Stats& s, const EuShaderMath& vertex, const EuShaderMath& fragment, uint64_t vs_length) {
+void publish_eu(Stats& s, const EuShaderMath& vertex, const EuShaderMath& fragment, const EuShaderMath& hull,
+                const EuShaderMath& domain, uint64_t vs_length) {
   vertex.publish_stage(s, "eu.stage.vertex");
   fragment.publish_stage(s, "eu.stage.fragment");
+  hull.publish_stage(s, "eu.stage.hull");
+  domain.publish_stage(s, "eu.stage.domain");
   EuShaderMath frame = vertex;
   frame.merge(fragment);
+  frame.merge(hull);
+  frame.merge(domain);
   frame.publish(s);
   s.set("eu.dynamic_instructions", frame.instructions());
   s.set("shader.vertex.instructions_per_invocation", vs_length);
@@ -386,22 +403,34 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   // L, the vertex program's length for the tiler, counted on the EU's profiles.
   static const uint64_t vs_length = VertexShader::instruction_count();
 
-  // Draw list: one draw per instance, in scene order.
+  // Tessellation stage: the patch instances become triangle meshes (docs/tessellation.md).
+  TessellationStageResult tess;
+  {
+    TessellationView view;
+    view.view_projection = cam.view_projection;
+    view.eye = camera.position;
+    view.viewport = glm::vec2(float(width), float(height));
+    arena.execute([&] { tess = run_tessellation_stage(scene, cfg.tessellation, view); });
+  }
+  // The GPP map shades flat: tessellated triangles in their GPP's colour, the rest grey.
+  shaders::LambertLighting flat;
+  flat.ambient = glm::vec3(1.0f);
+  flat.exposure = 1.0f;
+  const bool gpp_map = cfg.tessellation.gpp_map;
+
+  // Draw list: one draw per instance, in scene order, then the tessellated patch instances.
   std::vector<Draw> draws;
-  draws.reserve(scene.instances.size());
+  draws.reserve(scene.instances.size() + tess.meshes.size());
   size_t total_vertices = 0;
   size_t total_triangles = 0;
-  for (const Instance& inst : scene.instances) {
-    if (inst.mesh >= scene.meshes.size() || inst.material >= scene.materials.size()) {
-      throw Error("render: instance refers to a missing mesh or material");
-    }
-    const Mesh& mesh = scene.meshes[inst.mesh];
-    if (mesh.indices.empty()) continue;
-    const Material& mat = scene.materials[inst.material];
+  size_t stored_vertices = 0, stored_triangles = 0;  // fetched from memory (not tessellated)
+  auto add_draw = [&](const Mesh& mesh, const glm::mat4& transform, uint32_t material, int gpp) {
+    if (mesh.indices.empty()) return;
+    const Material& mat = scene.materials[material];
     Draw d;
     d.mesh = &mesh;
-    d.vs.model = inst.transform;
-    d.vs.normal_matrix = glm::transpose(glm::inverse(glm::mat3(inst.transform)));
+    d.vs.model = transform;
+    d.vs.normal_matrix = glm::transpose(glm::inverse(glm::mat3(transform)));
     d.vs.view_projection = cam.view_projection;
     d.fs = fs_common;
     d.fs.base_color = mat.base_color;
@@ -409,11 +438,29 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
     d.fs.shininess = mat.shininess;
     d.fs.texture = (mat.texture >= 0 && size_t(mat.texture) < scene.textures.size()) ? &scene.textures[size_t(mat.texture)]
                                                                                       : nullptr;
+    if (gpp_map) {
+      d.fs.lighting = &flat;
+      d.fs.texture = nullptr;
+      d.fs.specular = glm::vec3(0.0f);
+      d.fs.base_color = gpp >= 0 ? gpp_color(gpp) : glm::vec3(0.18f);
+    }
     d.vertex_base = total_vertices;
     d.triangle_base = total_triangles;
     total_vertices += mesh.vertices.size();
     total_triangles += mesh.triangle_count();
     draws.push_back(d);
+  };
+  for (const Instance& inst : scene.instances) {
+    if (inst.mesh >= scene.meshes.size() || inst.material >= scene.materials.size()) {
+      throw Error("render: instance refers to a missing mesh or material");
+    }
+    add_draw(scene.meshes[inst.mesh], inst.transform, inst.material, -1);
+  }
+  stored_vertices = total_vertices;
+  stored_triangles = total_triangles;
+  for (const TessellatedMesh& m : tess.meshes) {
+    const PatchInstance& inst = scene.patch_instances[m.patch_instance];
+    add_draw(m.mesh, inst.transform, inst.material, m.gpp);
   }
 
   Frame frame;
@@ -653,8 +700,9 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   }
   MemoryLedger ledger;
   for (const MemoryLedger& l : outputs.ledgers) ledger.merge(l);
-  ledger.add_read(MemoryClient::vertex, total_vertices * sizeof(Vertex));
-  ledger.add_read(MemoryClient::index, total_triangles * 3 * sizeof(uint32_t));
+  // Tessellated vertices are made on chip; their control points are fetched instead.
+  ledger.add_read(MemoryClient::vertex, (stored_vertices + tess.control_point_fetches) * sizeof(Vertex));
+  ledger.add_read(MemoryClient::index, stored_triangles * 3 * sizeof(uint32_t));
   ledger.add_write(MemoryClient::parameter,
                    counters[RasterCounters::setup] * sizeof(TriangleSetup) + counters[RasterCounters::bin_entries] * sizeof(uint32_t));
 
@@ -683,7 +731,8 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   frame.picb = picb.cost;
   frame.supertile_of = supertiles.owner;
   counters.publish(s);
-  publish_eu(s, vs_math, fs_math, vs_length);
+  publish_eu(s, vs_math, fs_math, tess.hull_math, tess.domain_math, vs_length);
+  tess.publish(s);
   if (samples > 1) {
     color::ColorCounters cc;
     for (const color::ColorCounters& c : outputs.color) cc.merge(c);

@@ -53,6 +53,8 @@ class NameTable {
     order_.push_back(name);
   }
 
+  bool contains(const std::string& name) const { return index_.count(name) != 0; }
+
   uint32_t lookup(const std::string& name, const Where& where, const char* kind) const {
     const auto it = index_.find(name);
     if (it != index_.end()) return it->second;
@@ -101,7 +103,9 @@ class SceneReader {
   Texture read_texture(const Json& j, const std::string& path, size_t index);
   Image read_generated_image(ObjectReader& r, const std::string& generator);
   Material read_material(const Json& j, const std::string& path, size_t index);
-  Instance read_instance(const Json& j, const std::string& path);
+  Instance read_instance(const Json& j, const std::string& path, bool& patch);
+  PatchMesh read_patch_mesh(const Json& j, const std::string& path, size_t index, const std::vector<Mesh>& meshes);
+  TessellationSettings read_tessellation(const Json& j, const std::string& path);
   std::vector<Instance> read_grid(const Json& j, const std::string& path);
   Light read_light(const Json& j, const std::string& path);
   Camera read_camera(const Json& j, const std::string& path, bool allow_name);
@@ -119,6 +123,8 @@ class SceneReader {
   const std::string& file_;
   uint64_t stored_triangles_ = 0;
   NameTable meshes_{"meshes"};
+  NameTable patch_meshes_{"patch_meshes"};
+  uint64_t patches_ = 0;
   NameTable textures_{"textures"};
   NameTable materials_{"materials"};
 };
@@ -299,10 +305,100 @@ glm::mat4 read_transform(ObjectReader& r) {
   return glm::scale(m, scale);
 }
 
-Instance SceneReader::read_instance(const Json& j, const std::string& path) {
+// Patches a scene may hold over all patch meshes: each can tessellate into up to 8,192
+// triangles per frame, so this bounds a frame near 8 billion triangles' worth of budget checks
+// rather than memory; beyond it a file is far more likely a typo.
+constexpr uint64_t kMaxScenePatches = uint64_t(1) << 20;
+
+TessellationSettings SceneReader::read_tessellation(const Json& j, const std::string& path) {
+  ObjectReader r(j, file_, path);
+  TessellationSettings t;
+  if (const auto mode = r.optional_string("mode")) {
+    if (*mode == "constant") {
+      t.mode = TessFactorMode::constant;
+    } else if (*mode == "distance") {
+      t.mode = TessFactorMode::distance;
+    } else if (*mode == "edge_length") {
+      t.mode = TessFactorMode::edge_length;
+    } else {
+      r.at("mode").fail("unknown mode \"" + *mode + "\" (expected constant, distance, edge_length)");
+    }
+  }
+  if (const auto spacing = r.optional_string("spacing")) {
+    if (!parse_tess_spacing(*spacing, t.spacing)) {
+      r.at("spacing").fail("unknown spacing \"" + *spacing + "\" (expected equal, fractional_odd, fractional_even)");
+    }
+  }
+  t.level = r.number("level", t.level, {1.0, double(kMaxTessLevel)});
+  t.reference_distance = r.number("reference_distance", t.reference_distance, {0.0, kMaxCoordinate, true});
+  t.edge_pixels = r.number("edge_pixels", t.edge_pixels, {0.25, 4096.0});
+  t.cull = r.boolean("cull", t.cull);
+  r.finish();
+  return t;
+}
+
+PatchMesh SceneReader::read_patch_mesh(const Json& j, const std::string& path, size_t index,
+                                       const std::vector<Mesh>& meshes) {
+  ObjectReader r(j, file_, path);
+  const std::string name = r.string("name");
+  if (meshes_.contains(name)) r.at("name").fail("\"" + name + "\" is already a mesh name");
+  patch_meshes_.add(name, index, r.at("name"));
+  const bool has_pn = r.has("pn_triangles");
+  const bool has_generator = r.has("generator");
+  if (has_pn == has_generator) r.here().fail("needs exactly one of \"pn_triangles\" or \"generator\"");
+  PatchMesh mesh;
+  TessellationSettings tess;
+  if (const Json* t = r.find("tessellation")) tess = read_tessellation(*t, join(path, "tessellation"));
+  if (has_pn) {
+    const uint32_t source = meshes_.lookup(r.string("pn_triangles"), r.at("pn_triangles"), "mesh");
+    r.finish();
+    patches_ += meshes[source].triangle_count();
+    if (patches_ > kMaxScenePatches) r.at("pn_triangles").fail("the scene would hold more than " + std::to_string(kMaxScenePatches) + " patches");
+    mesh = make_pn_triangles(meshes[source]);
+  } else {
+    const Where where = r.at("generator");
+    const std::string generator = r.string("generator");
+    if (generator == "bezier_grid") {
+      BezierGridParams p;
+      p.size = r.number("size", p.size, kSize);
+      p.patches = r.integer("patches", p.patches, 1, 256);
+      p.height = r.number("height", p.height, {0.0, 1e5});
+      p.seed = r.seed("seed", p.seed);
+      p.uv_scale = r.number("uv_scale", p.uv_scale, kUvScale);
+      r.finish();
+      patches_ += uint64_t(p.patches) * uint64_t(p.patches);
+      if (patches_ > kMaxScenePatches) where.fail("the scene would hold more than " + std::to_string(kMaxScenePatches) + " patches");
+      mesh = at_path(where, [&] { return make_bezier_grid(p); });
+    } else if (generator == "patch_terrain") {
+      TerrainParams p;
+      p.size = r.number("size", p.size, kSize);
+      p.resolution = r.integer("resolution", p.resolution, 1, kMaxResolution);
+      p.height = r.number("height", p.height, {0.0, 1e5});
+      p.seed = r.seed("seed", p.seed);
+      p.uv_scale = r.number("uv_scale", p.uv_scale, kUvScale);
+      p.octaves = r.integer("octaves", p.octaves, 1, 12);
+      p.frequency = r.number("frequency", p.frequency, {0.0, 1e4, true});
+      p.flat_radius = r.number("flat_radius", p.flat_radius, {0.0, kMaxCoordinate});
+      const int patches = r.integer("patches", 16, 1, 256);
+      r.finish();
+      patches_ += uint64_t(patches) * uint64_t(patches);
+      if (patches_ > kMaxScenePatches) where.fail("the scene would hold more than " + std::to_string(kMaxScenePatches) + " patches");
+      mesh = at_path(where, [&] { return make_patch_terrain(p, patches); });
+    } else {
+      where.fail("unknown patch generator \"" + generator + "\" (expected bezier_grid, patch_terrain)");
+    }
+  }
+  mesh.name = name;
+  mesh.tessellation = tess;
+  return mesh;
+}
+
+Instance SceneReader::read_instance(const Json& j, const std::string& path, bool& patch) {
   ObjectReader r(j, file_, path);
   Instance inst;
-  inst.mesh = meshes_.lookup(r.string("mesh"), r.at("mesh"), "mesh");
+  const std::string mesh = r.string("mesh");
+  patch = patch_meshes_.contains(mesh);
+  inst.mesh = patch ? patch_meshes_.lookup(mesh, r.at("mesh"), "patch mesh") : meshes_.lookup(mesh, r.at("mesh"), "mesh");
   inst.material = materials_.lookup(r.string("material"), r.at("material"), "material");
   if (r.has("transform") && r.has("matrix")) {
     r.here().fail("give either \"transform\" or \"matrix\", not both");
@@ -399,7 +495,7 @@ Camera SceneReader::read_camera(const Json& j, const std::string& path, bool all
 Scene SceneReader::read(const Json& doc) {
   Scene scene;
   ObjectReader root(doc, file_, "");
-  root.allow_only({"description", "meshes", "textures", "materials", "instances", "grids", "lights",
+  root.allow_only({"description", "meshes", "patch_meshes", "textures", "materials", "instances", "grids", "lights",
                    "camera", "cameras", "ambient", "background", "fog", "tone_mapping"});
   if (const Json* d = root.find("description")) strict_json::as_string(*d, root.at("description"));
 
@@ -422,10 +518,22 @@ Scene SceneReader::read(const Json& doc) {
       scene.materials.push_back(read_material(items[i], join("materials", i), i));
     }
   }
+  if (const Json* list = root.find("patch_meshes")) {
+    const auto& items = as_array(*list, root.at("patch_meshes"));
+    for (size_t i = 0; i < items.size(); ++i) {
+      scene.patch_meshes.push_back(read_patch_mesh(items[i], join("patch_meshes", i), i, scene.meshes));
+    }
+  }
   if (const Json* list = root.find("instances")) {
     const auto& items = as_array(*list, root.at("instances"));
     for (size_t i = 0; i < items.size(); ++i) {
-      scene.instances.push_back(read_instance(items[i], join("instances", i)));
+      bool patch = false;
+      const Instance inst = read_instance(items[i], join("instances", i), patch);
+      if (patch) {
+        scene.patch_instances.push_back(PatchInstance{inst.mesh, inst.material, inst.transform});
+      } else {
+        scene.instances.push_back(inst);
+      }
     }
   }
   if (const Json* list = root.find("grids")) {

@@ -89,6 +89,37 @@ TEST(SceneJson, MinimalSceneGetsDocumentedDefaults) {
   EXPECT_EQ(s.triangle_count(), 0u);
 }
 
+TEST(SceneJson, PatchMeshesAndTheirInstances) {
+  ScratchDir dir;
+  const Scene s = load_text(dir, std::string(R"({"meshes": [{"name": "ball", "generator": "sphere", "segments": 8, "rings": 4}],
+    "patch_meshes": [
+      {"name": "hills", "generator": "bezier_grid", "patches": 3, "size": 6, "tessellation": {"mode": "constant", "level": 5, "spacing": "equal"}},
+      {"name": "smooth", "pn_triangles": "ball", "tessellation": {"mode": "distance", "reference_distance": 4, "cull": false}},
+      {"name": "land", "generator": "patch_terrain", "patches": 4, "resolution": 16, "size": 10}],
+    "materials": [{"name": "m"}],
+    "instances": [{"mesh": "ball", "material": "m"}, {"mesh": "smooth", "material": "m"}, {"mesh": "hills", "material": "m"},
+                  {"mesh": "land", "material": "m", "transform": {"translate": [0, -1, 0]}}], )") +
+                                      kCamera + "}");
+  ASSERT_EQ(s.patch_meshes.size(), 3u);
+  EXPECT_EQ(s.patch_meshes[0].kind, PatchKind::bezier_quad);
+  EXPECT_EQ(s.patch_meshes[0].patch_count(), 9u);
+  EXPECT_EQ(s.patch_meshes[0].tessellation.mode, TessFactorMode::constant);
+  EXPECT_EQ(s.patch_meshes[0].tessellation.level, 5.0f);
+  EXPECT_EQ(s.patch_meshes[0].tessellation.spacing, TessSpacing::kEqual);
+  EXPECT_EQ(s.patch_meshes[1].kind, PatchKind::pn_triangle);
+  EXPECT_EQ(s.patch_meshes[1].patch_count(), s.meshes[0].triangle_count());
+  EXPECT_FALSE(s.patch_meshes[1].tessellation.cull);
+  EXPECT_EQ(s.patch_meshes[2].kind, PatchKind::displaced_quad);
+  EXPECT_EQ(s.patch_meshes[2].patch_count(), 16u);
+  ASSERT_TRUE(s.patch_meshes[2].displacement);
+  EXPECT_EQ(s.patch_meshes[2].displacement->resolution, 17);
+  ASSERT_EQ(s.instances.size(), 1u);
+  ASSERT_EQ(s.patch_instances.size(), 3u);
+  EXPECT_EQ(s.patch_instances[0].patch_mesh, 1u);
+  EXPECT_EQ(s.patch_instances[1].patch_mesh, 0u);
+  EXPECT_EQ(s.patch_instances[2].transform[3][1], -1.0f);
+}
+
 TEST(SceneJson, HighlightsFogAndToneMappingAreRead) {
   ScratchDir dir;
   const Scene s = load_text(dir, std::string(R"({"materials": [{"name": "a"}, {"name": "b", "specular": [0.5, 0.25, 1], "shininess": 64}],
@@ -378,6 +409,22 @@ TEST(SceneJson, MoreStrictnessCases) {
       {R"({"materials": [{"name": "m", "specular": [0.5, -1, 0]}], )" + cam + "}",
        "materials[0].specular[1]: -1 is out of range [0, 1]"},
       {R"({"fog": {"density": -0.1}, )" + cam + "}", "fog.density: -0.1 is out of range [0, 100]"},
+      {R"({"patch_meshes": [{"name": "p", "pn_triangles": "nope"}], )" + cam + "}",
+       "patch_meshes[0].pn_triangles: unknown mesh \"nope\" (none declared)"},
+      {R"({"patch_meshes": [{"name": "p", "generator": "teapot"}], )" + cam + "}",
+       "patch_meshes[0].generator: unknown patch generator \"teapot\" (expected bezier_grid, patch_terrain)"},
+      {R"({"patch_meshes": [{"name": "p"}], )" + cam + "}",
+       "patch_meshes[0]: needs exactly one of \"pn_triangles\" or \"generator\""},
+      {R"({"meshes": [{"name": "b", "generator": "box"}], "patch_meshes": [{"name": "b", "generator": "bezier_grid"}], )" + cam + "}",
+       "patch_meshes[0].name: \"b\" is already a mesh name"},
+      {R"({"patch_meshes": [{"name": "p", "generator": "bezier_grid", "tessellation": {"mode": "screen"}}], )" + cam + "}",
+       "patch_meshes[0].tessellation.mode: unknown mode \"screen\" (expected constant, distance, edge_length)"},
+      {R"({"patch_meshes": [{"name": "p", "generator": "bezier_grid", "tessellation": {"level": 65}}], )" + cam + "}",
+       "patch_meshes[0].tessellation.level: 65 is out of range [1, 64]"},
+      {R"({"patch_meshes": [{"name": "p", "generator": "bezier_grid", "tessellation": {"spacing": "pow2"}}], )" + cam + "}",
+       "patch_meshes[0].tessellation.spacing: unknown spacing \"pow2\""},
+      {R"({"patch_meshes": [{"name": "p", "generator": "patch_terrain", "patches": 0}], )" + cam + "}",
+       "patch_meshes[0].patches: 0 is out of range [1, 256]"},
       {R"({"fog": {"colour": [1, 1, 1]}, )" + cam + "}", "fog.colour: unknown key"},
       {R"({"tone_mapping": {"operator": "aces"}, )" + cam + "}",
        "tone_mapping.operator: unknown tone mapping operator \"aces\" (expected clamp, reinhard, exponential)"},

@@ -138,6 +138,50 @@ void validate_scene(const Scene& scene, const std::string& what) {
       throw Error(where + ": transform is singular (a zero scale?)");
     }
   }
+  for (size_t i = 0; i < scene.patch_meshes.size(); ++i) {
+    const PatchMesh& m = scene.patch_meshes[i];
+    const std::string where = prefix + describe("patch_meshes", i, m.name);
+    const uint32_t expected = m.kind == PatchKind::bezier_quad ? 16 : m.kind == PatchKind::pn_triangle ? 3 : 4;
+    if (m.control_points_per_patch != expected) {
+      throw Error(where + ": " + std::to_string(m.control_points_per_patch) + " control points per patch, expected " +
+                  std::to_string(expected));
+    }
+    if (m.indices.size() % expected != 0) throw Error(where + ": index count is not a whole number of patches");
+    for (uint32_t idx : m.indices) {
+      if (idx >= m.control_points.size()) throw Error(where + ": control point index " + std::to_string(idx) + " is out of range");
+    }
+    for (const Vertex& v : m.control_points) {
+      if (!finite(v.position) || !finite(v.normal) || !std::isfinite(v.uv.x) || !std::isfinite(v.uv.y)) {
+        throw Error(where + ": control points must be finite");
+      }
+    }
+    const TessellationSettings& t = m.tessellation;
+    if (!(t.level >= 1.0f && t.level <= float(kMaxTessLevel))) throw Error(where + ": tessellation level must be in [1, 64]");
+    if (!(t.reference_distance > 0.0f && std::isfinite(t.reference_distance))) {
+      throw Error(where + ": tessellation reference_distance must be positive and finite");
+    }
+    if (!(t.edge_pixels >= 0.25f && t.edge_pixels <= 4096.0f)) throw Error(where + ": tessellation edge_pixels must be in [0.25, 4096]");
+    if (m.kind == PatchKind::displaced_quad) {
+      const Heightfield* f = m.displacement.get();
+      if (!f || f->resolution < 2 || f->heights.size() != size_t(f->resolution) * size_t(f->resolution) ||
+          f->normals.size() != f->heights.size() || !(f->extent > 0.0f)) {
+        throw Error(where + ": displaced patches need a height field of resolution^2 heights and normals");
+      }
+    }
+  }
+  for (size_t i = 0; i < scene.patch_instances.size(); ++i) {
+    const PatchInstance& inst = scene.patch_instances[i];
+    const std::string where = prefix + "patch_instances[" + std::to_string(i) + "]";
+    if (inst.patch_mesh >= scene.patch_meshes.size()) throw Error(where + ": patch mesh index is out of range");
+    if (inst.material >= scene.materials.size()) throw Error(where + ": material index is out of range");
+    for (int c = 0; c < 4; ++c) {
+      for (int r = 0; r < 4; ++r) {
+        if (!std::isfinite(inst.transform[c][r])) throw Error(where + ": transform is not finite");
+      }
+    }
+    const float det = glm::determinant(glm::mat3(inst.transform));
+    if (!(std::fabs(det) > 1e-30f) || !std::isfinite(det)) throw Error(where + ": transform is singular (a zero scale?)");
+  }
   if (scene.lights.size() > size_t(kMaxLights)) {
     throw Error(prefix + "lights: " + std::to_string(scene.lights.size()) + " lights, at most " +
                 std::to_string(kMaxLights) + " are supported");

@@ -87,7 +87,7 @@ TEST_P(Determinism, MsaaFramesIndependentOfThreadsAndTiles) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, Determinism, ::testing::Values("default.json", "bench/objects.json"),
+INSTANTIATE_TEST_SUITE_P(Scenes, Determinism, ::testing::Values("default.json", "bench/objects.json", "patches.json"),
                          [](const ::testing::TestParamInfo<std::string>& p) {
                            return std::filesystem::path(p.param).stem().string();
                          });

@@ -20,6 +20,8 @@ struct RenderArgs {
   std::filesystem::path color_state;   // per-tile colour-unit state map (optional, MSAA)
   std::filesystem::path picb;          // PICB heat map (optional)
   std::filesystem::path supertiles;    // supertile partition (optional)
+  std::filesystem::path gpp_map;       // triangles coloured by the GPP that tessellated them (optional)
+  std::optional<int> gpps;             // tessellation.gpps override
   std::filesystem::path config;        // config JSON (optional)
   std::optional<int> width, height, threads, tile_size, msaa;
   std::string tiling;  // --tiling fixed[:N] | adaptive
@@ -44,6 +46,11 @@ struct BenchArgs {
   int warmup = 1;
   int threads = 0;
   int msaa = 1;
+  // layer suite (bench_layer.cpp)
+  int frames = 300;
+  std::filesystem::path layer_app;     // the layer's test application
+  std::filesystem::path layer_prefix;  // an install prefix of the layer instead of the build tree
+  std::string driver;                  // ICD manifest, "system", empty = lavapipe
 };
 
 void add_bench_command(CLI::App& app, BenchArgs& args);
@@ -52,6 +59,9 @@ int run_bench(const BenchArgs& args);
 int run_tess_bench(const BenchArgs& args);
 // bench_tiling.cpp
 int run_tiling_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes);
+// bench_layer.cpp
+void add_layer_bench_options(CLI::App* bench, BenchArgs& args);
+int run_layer_bench(const BenchArgs& args);
 
 struct ViewArgs {
   std::filesystem::path scene;       // default: assets/default.json

@@ -110,6 +110,10 @@ void add_render_command(CLI::App& app, RenderArgs& args) {
   cmd->add_option("--color-state", args.color_state, "Per-tile colour-unit state map with legend (needs --msaa > 1)");
   cmd->add_option("--picb", args.picb, "PICB heat map over the frame (adaptive tiling), with legend");
   cmd->add_option("--supertiles", args.supertiles, "Supertile partition generated from the PICB, borders drawn");
+  cmd->add_option("--gpp-map", args.gpp_map,
+                  "Second image of the frame: tessellated triangles in the colour of the GPP that tessellated them, "
+                  "the rest grey (flat, unlit)");
+  cmd->add_option("--gpps", args.gpps, "Geometry processing pipelines for tessellation (1..16)");
   cmd->add_option("--csv", args.csv, "Per-frame series: one CSV row of numeric statistics per frame");
   cmd->add_option("--config", args.config, "Config JSON (docs/config.md); flags below override it");
   cmd->add_option("--width", args.width, "Frame width in pixels (1..16384)");
@@ -135,6 +139,7 @@ int run_render(const RenderArgs& args) {
   if (args.tile_size) config.raster.tile_size = *args.tile_size;
   if (!args.tiling.empty()) apply_tiling_option(args.tiling, config);
   if (args.msaa) config.raster.msaa = *args.msaa;
+  if (args.gpps) config.tessellation.gpps = *args.gpps;
   validate_config(config);
 
   const Scene scene = load_scene(args.scene);
@@ -157,6 +162,14 @@ int run_render(const RenderArgs& args) {
       args.output.empty() ? std::filesystem::path("out") / (args.scene.stem().string() + ".png") : args.output;
 
   Renderer renderer(config);
+  std::optional<Renderer> map_renderer;
+  if (!args.gpp_map.empty()) {
+    Config map_config = config;
+    map_config.tessellation.gpp_map = true;
+    map_config.tessellation.baselines = false;
+    map_config.tiling.baselines = false;
+    map_renderer.emplace(map_config);
+  }
   std::optional<StatsCsv> csv;
   if (!args.csv.empty()) csv.emplace(args.csv);
   ProgressBar progress("render", views.size());
@@ -169,6 +182,7 @@ int run_render(const RenderArgs& args) {
     if (!args.color_state.empty()) write_png(batch ? numbered(args.color_state, i) : args.color_state, color_state_image(frame));
     if (!args.picb.empty()) write_png(batch ? numbered(args.picb, i) : args.picb, picb_image(frame));
     if (!args.supertiles.empty()) write_png(batch ? numbered(args.supertiles, i) : args.supertiles, supertile_image(frame));
+    if (map_renderer) write_png(batch ? numbered(args.gpp_map, i) : args.gpp_map, map_renderer->render(scene, views[i]).color);
     if (!args.stats.empty()) {
       write_text_file(batch ? numbered(args.stats, i) : args.stats, frame.stats.to_json_text() + "\n");
     }

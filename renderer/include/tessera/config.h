@@ -40,11 +40,24 @@ struct TilingConfig {
   bool baselines = true;             // also account fixed 16..256 and adaptive tiles on every frame
 };
 
+// Tessellation of the scene's patch meshes through the array of geometry processing pipelines
+// (tessellation-distribution spec, docs/gpp.md). The frame is tessellated by the on-chip
+// redistribution design; the baselines run on the same patch stream for their counters.
+struct TessellationConfig {
+  int gpps = 4;                      // N geometry processing pipelines, 1..16
+  int batch_size = 32;               // patches per input batch, 1..1024
+  std::string policy = "roundrobin";  // "roundrobin" (the spec) or "leastloaded"
+  bool baselines = true;             // also run no-redistribution and off-chip on every frame
+  bool gpp_map = false;              // render the GPP map: tessellated triangles in the colour
+                                     // of the GPP that tessellated them, the rest grey
+};
+
 struct Config {
   FrameConfig frame;
   RasterConfig raster;
   ColorConfig color;
   TilingConfig tiling;
+  TessellationConfig tessellation;
 };
 
 // Parses JSON text; `what` names the source in error messages. Throws tessera::Error.

@@ -11,16 +11,10 @@
 #include <glm/glm.hpp>
 
 #include "tessera/image.h"
+#include "tessera/patches.h"
+#include "tessera/vertex.h"
 
 namespace tessera {
-
-// Object-space vertex as fetched by the vertex stage: 32 bytes.
-struct Vertex {
-  glm::vec3 position;
-  glm::vec3 normal;
-  glm::vec2 uv;
-};
-static_assert(sizeof(Vertex) == 32, "vertex fetch accounting assumes 32-byte vertices");
 
 // Indexed triangle list.
 struct Mesh {
@@ -102,6 +96,8 @@ struct Scene {
   std::vector<Camera> cameras;       // optional extra named viewpoints for batch capture
   glm::vec3 ambient{0.08f};          // linear RGB added to every lit surface before albedo
   glm::vec3 background{0.0f};        // linear RGB clear colour
+  std::vector<PatchMesh> patch_meshes;      // surfaces tessellated every frame
+  std::vector<PatchInstance> patch_instances;  // drawn after `instances`, in this order
   Fog fog;
   ToneMapping tone_mapping = ToneMapping::clamp;
   float exposure = 1.0f;             // (0, kMaxExposure]
