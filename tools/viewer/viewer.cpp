@@ -357,6 +357,11 @@ void Viewer::draw_controls() {
     }
     if (scene_) {
       ImGui::Text("%zu instances, %zu triangles", scene_->instances.size(), scene_->triangle_count());
+      if (!scene_->patch_instances.empty()) {
+        size_t patches = 0;
+        for (const PatchInstance& p : scene_->patch_instances) patches += scene_->patch_meshes[p.patch_mesh].patch_count();
+        ImGui::Text("%zu patch instances, %zu patches", scene_->patch_instances.size(), patches);
+      }
       if (!scene_->cameras.empty()) {
         auto label = [this](int i) {
           if (i == kCommandLineView) return std::string("--camera view");
@@ -429,6 +434,12 @@ void Viewer::draw_controls() {
       config_.tiling.tile_buffer_bytes = std::clamp(buffer_kib, 1, 4096) * 1024;
       dirty_ = true;
     }
+    // Tessellation: the GPP count changes counters only; the GPP map replaces the shading.
+    if (ImGui::SliderInt("tessellation.gpps", &config_.tessellation.gpps, 1, 16)) {
+      config_.tessellation.gpps = std::clamp(config_.tessellation.gpps, 1, 16);
+      dirty_ = true;
+    }
+    if (ImGui::Checkbox("tessellation.gpp_map (colour by GPP)", &config_.tessellation.gpp_map)) dirty_ = true;
     if (ImGui::Checkbox("raster.cull_backface", &config_.raster.cull_backface)) dirty_ = true;
     if (ImGui::DragFloat("raster.guard_band", &config_.raster.guard_band, 16.0f, 0.0f, 32768.0f, "%.0f px",
                          ImGuiSliderFlags_AlwaysClamp)) {
