@@ -188,6 +188,9 @@ void TessellationStageResult::publish(Stats& s) const {
   s.set("tessellation.triangles", triangles);
   s.set("tessellation.control_point_fetches", control_point_fetches);
   s.set("frame.time_ms.tessellation", hull_ms + gpp_ms + domain_ms);
+  s.set("frame.time_ms.tessellation_hull", hull_ms);
+  s.set("frame.time_ms.tessellation_gpp", gpp_ms);
+  s.set("frame.time_ms.tessellation_domain", domain_ms);
   if (onchip) {
     onchip->publish(s);
     if (noredist) {
