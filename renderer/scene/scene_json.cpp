@@ -38,6 +38,35 @@ constexpr int64_t kMaxResolution = kMaxGeneratorResolution;
 // more likely a typo than a plan, and failing early beats running out of memory.
 constexpr uint64_t kMaxStoredTriangles = uint64_t(1) << 26;
 
+// An optional string key naming one of a closed set of choices; an unknown name fails listing
+// the choices, e.g. `unknown mode "x" (expected constant, distance, edge_length)`.
+template <typename E>
+E read_choice(ObjectReader& r, const char* key, E fallback, const char* what,
+              std::initializer_list<std::pair<const char*, E>> choices) {
+  const auto name = r.optional_string(key);
+  if (!name) return fallback;
+  std::string expected;
+  for (const auto& [n, value] : choices) {
+    if (*name == n) return value;
+    expected += (expected.empty() ? "" : ", ") + std::string(n);
+  }
+  r.at(key).fail(std::string("unknown ") + what + " \"" + *name + "\" (expected " + expected + ")");
+}
+
+// The terrain generator's keys (shared by the "terrain" mesh and the "patch_terrain" patch mesh).
+TerrainParams read_terrain_params(ObjectReader& r) {
+  TerrainParams p;
+  p.size = r.number("size", p.size, kSize);
+  p.resolution = r.integer("resolution", p.resolution, 1, kMaxResolution);
+  p.height = r.number("height", p.height, {0.0, 1e5});
+  p.seed = r.seed("seed", p.seed);
+  p.uv_scale = r.number("uv_scale", p.uv_scale, kUvScale);
+  p.octaves = r.integer("octaves", p.octaves, 1, 12);
+  p.frequency = r.number("frequency", p.frequency, {0.0, 1e4, true});
+  p.flat_radius = r.number("flat_radius", p.flat_radius, {0.0, kMaxCoordinate});
+  return p;
+}
+
 // Names declared in one list ("meshes", "textures", "materials") and the index of each.
 class NameTable {
  public:
@@ -161,15 +190,7 @@ SceneReader::MeshBuilder SceneReader::read_generated_mesh(ObjectReader& r,
                                                           const std::string& generator) {
   const Where where = r.at("generator");
   if (generator == "terrain") {
-    TerrainParams p;
-    p.size = r.number("size", p.size, kSize);
-    p.resolution = r.integer("resolution", p.resolution, 1, kMaxResolution);
-    p.height = r.number("height", p.height, {0.0, 1e5});
-    p.seed = r.seed("seed", p.seed);
-    p.uv_scale = r.number("uv_scale", p.uv_scale, kUvScale);
-    p.octaves = r.integer("octaves", p.octaves, 1, 12);
-    p.frequency = r.number("frequency", p.frequency, {0.0, 1e4, true});
-    p.flat_radius = r.number("flat_radius", p.flat_radius, {0.0, kMaxCoordinate});
+    const TerrainParams p = read_terrain_params(r);
     r.finish();
     reserve_triangles(2 * uint64_t(p.resolution) * uint64_t(p.resolution), where);
     return [this, where, p] { return at_path(where, [&] { return make_terrain(p); }); };
@@ -313,22 +334,12 @@ constexpr uint64_t kMaxScenePatches = uint64_t(1) << 20;
 TessellationSettings SceneReader::read_tessellation(const Json& j, const std::string& path) {
   ObjectReader r(j, file_, path);
   TessellationSettings t;
-  if (const auto mode = r.optional_string("mode")) {
-    if (*mode == "constant") {
-      t.mode = TessFactorMode::constant;
-    } else if (*mode == "distance") {
-      t.mode = TessFactorMode::distance;
-    } else if (*mode == "edge_length") {
-      t.mode = TessFactorMode::edge_length;
-    } else {
-      r.at("mode").fail("unknown mode \"" + *mode + "\" (expected constant, distance, edge_length)");
-    }
-  }
-  if (const auto spacing = r.optional_string("spacing")) {
-    if (!parse_tess_spacing(*spacing, t.spacing)) {
-      r.at("spacing").fail("unknown spacing \"" + *spacing + "\" (expected equal, fractional_odd, fractional_even)");
-    }
-  }
+  t.mode = read_choice(r, "mode", t.mode, "mode",
+                       {{"constant", TessFactorMode::constant}, {"distance", TessFactorMode::distance},
+                        {"edge_length", TessFactorMode::edge_length}});
+  t.spacing = read_choice(r, "spacing", t.spacing, "spacing",
+                          {{"equal", TessSpacing::kEqual}, {"fractional_odd", TessSpacing::kFractionalOdd},
+                           {"fractional_even", TessSpacing::kFractionalEven}});
   t.level = r.number("level", t.level, {1.0, double(kMaxTessLevel)});
   t.reference_distance = r.number("reference_distance", t.reference_distance, {0.0, kMaxCoordinate, true});
   t.edge_pixels = r.number("edge_pixels", t.edge_pixels, {0.25, 4096.0});
@@ -370,15 +381,7 @@ PatchMesh SceneReader::read_patch_mesh(const Json& j, const std::string& path, s
       if (patches_ > kMaxScenePatches) where.fail("the scene would hold more than " + std::to_string(kMaxScenePatches) + " patches");
       mesh = at_path(where, [&] { return make_bezier_grid(p); });
     } else if (generator == "patch_terrain") {
-      TerrainParams p;
-      p.size = r.number("size", p.size, kSize);
-      p.resolution = r.integer("resolution", p.resolution, 1, kMaxResolution);
-      p.height = r.number("height", p.height, {0.0, 1e5});
-      p.seed = r.seed("seed", p.seed);
-      p.uv_scale = r.number("uv_scale", p.uv_scale, kUvScale);
-      p.octaves = r.integer("octaves", p.octaves, 1, 12);
-      p.frequency = r.number("frequency", p.frequency, {0.0, 1e4, true});
-      p.flat_radius = r.number("flat_radius", p.flat_radius, {0.0, kMaxCoordinate});
+      const TerrainParams p = read_terrain_params(r);
       const int patches = r.integer("patches", 16, 1, 256);
       r.finish();
       patches_ += uint64_t(patches) * uint64_t(patches);
@@ -573,17 +576,9 @@ Scene SceneReader::read(const Json& doc) {
   }
   if (const Json* t = root.find("tone_mapping")) {
     ObjectReader tr(*t, file_, "tone_mapping");
-    if (const auto op = tr.optional_string("operator")) {
-      if (*op == "clamp") {
-        scene.tone_mapping = ToneMapping::clamp;
-      } else if (*op == "reinhard") {
-        scene.tone_mapping = ToneMapping::reinhard;
-      } else if (*op == "exponential") {
-        scene.tone_mapping = ToneMapping::exponential;
-      } else {
-        tr.at("operator").fail("unknown tone mapping operator \"" + *op + "\" (expected clamp, reinhard, exponential)");
-      }
-    }
+    scene.tone_mapping = read_choice(tr, "operator", scene.tone_mapping, "tone mapping operator",
+                                     {{"clamp", ToneMapping::clamp}, {"reinhard", ToneMapping::reinhard},
+                                      {"exponential", ToneMapping::exponential}});
     scene.exposure = tr.number("exposure", scene.exposure, {0.0, kMaxExposure, true});
     tr.finish();
   }
