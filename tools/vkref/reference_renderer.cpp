@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -33,6 +34,64 @@ constexpr uint32_t kLambertVertSpirv[] =
 constexpr uint32_t kLambertFragSpirv[] =
 #include "lambert.frag.inc"
     ;
+constexpr uint32_t kPatchVertSpirv[] =
+#include "patch.vert.inc"
+    ;
+constexpr uint32_t kPatchTescSpirv[] =
+#include "patch.tesc.inc"
+    ;
+constexpr uint32_t kPatchTeseSpirv[] =
+#include "patch.tese.inc"
+    ;
+
+// SPIR-V execution modes of the evaluation shader (SPIR-V specification, "Execution Mode").
+constexpr uint32_t kOpExecutionMode = 16;
+constexpr uint32_t kModeSpacingEqual = 1, kModeSpacingFractionalEven = 2, kModeSpacingFractionalOdd = 3;
+constexpr uint32_t kModeTriangles = 22, kModeQuads = 24;
+
+// patch.tese with its domain and spacing execution modes replaced. They are fixed in GLSL and
+// cannot be specialisation constants, and the module's code does not depend on them, so one
+// compiled module serves all six (domain, spacing) pairs.
+std::vector<uint32_t> patch_tese_code(TessDomain domain, TessSpacing spacing) {
+  std::vector<uint32_t> code(std::begin(kPatchTeseSpirv), std::end(kPatchTeseSpirv));
+  const uint32_t spacing_mode = spacing == TessSpacing::kEqual           ? kModeSpacingEqual
+                                : spacing == TessSpacing::kFractionalOdd ? kModeSpacingFractionalOdd
+                                                                         : kModeSpacingFractionalEven;
+  int domains = 0, spacings = 0;
+  for (size_t i = 5; i < code.size();) {  // after the 5-word header
+    const uint32_t words = code[i] >> 16;
+    if (words == 0 || i + words > code.size()) throw Error("vkref: malformed patch.tese SPIR-V");
+    if ((code[i] & 0xffffu) == kOpExecutionMode && words >= 3) {
+      uint32_t& mode = code[i + 2];
+      if (mode == kModeTriangles || mode == kModeQuads) {
+        mode = domain == TessDomain::kTriangle ? kModeTriangles : kModeQuads;
+        ++domains;
+      } else if (mode == kModeSpacingEqual || mode == kModeSpacingFractionalEven || mode == kModeSpacingFractionalOdd) {
+        mode = spacing_mode;
+        ++spacings;
+      }
+    }
+    i += words;
+  }
+  if (domains != 1 || spacings != 1) throw Error("vkref: patch.tese SPIR-V lacks its domain or spacing mode");
+  return code;
+}
+
+// Patches per draw call so that a draw's domain points stay within 65,536: lavapipe's draw
+// module (Mesa 22.3, draw_tess.c) numbers the evaluated points of all patches of a draw with
+// 16-bit indices, so beyond that triangles join the wrong points. A level L gives at most
+// ceil(L) + 1 segments per edge (fractional spacings round up to their parity; at most 64),
+// so a quad patch at most (segments + 1)^2 points, a triangle fewer.
+uint32_t max_patches_per_draw(const TessellationSettings& settings) {
+  const float level = settings.level;
+  const uint32_t segments = level <= 63.0f ? uint32_t(std::ceil(std::max(level, 1.0f))) + 1u : 64u;
+  return std::max(1u, 65536u / ((segments + 1u) * (segments + 1u)));
+}
+
+// Control points per patch of each tessera::PatchKind.
+uint32_t control_points_of(PatchKind kind) {
+  return kind == PatchKind::bezier_quad ? 16u : kind == PatchKind::pn_triangle ? 3u : 4u;
+}
 
 // Per-mesh device buffers; empty meshes have none and are skipped when drawing.
 struct MeshBuffers {
@@ -41,10 +100,30 @@ struct MeshBuffers {
   uint32_t index_count = 0;
 };
 
+// Per-patch-mesh device buffers and its set 2 (per-draw block, height field).
+struct PatchMeshBuffers {
+  GpuBuffer control_points;  // tessera::Vertex, 32 bytes each
+  GpuBuffer indices;         // uint32, control_points_of(kind) per patch
+  GpuBuffer heightfield;     // displaced quads: heights, then normals (3 floats each)
+  uint32_t index_count = 0;
+  uint32_t patches_per_draw = 1;  // see max_patches_per_draw()
+  VkDescriptorSet set = VK_NULL_HANDLE;
+};
+
+// What the hull and domain programs need of a patch mesh besides its buffers.
+struct PatchMeshInfo {
+  PatchKind kind = PatchKind::bezier_quad;
+  TessellationSettings settings;
+  glm::vec4 field{0.0f};  // PatchDrawUniforms::field
+  uint32_t field_resolution = 0;
+};
+
 // The scene state render() needs besides device buffers.
 struct SceneDraws {
   std::vector<Material> materials;
   std::vector<Instance> instances;
+  std::vector<PatchInstance> patch_instances;
+  std::vector<PatchMeshInfo> patch_meshes;
   std::vector<Light> lights;
   glm::vec3 ambient{0.0f};
   glm::vec3 background{0.0f};
@@ -68,10 +147,23 @@ struct ReferenceRenderer::Impl {
   void release_scene();
   struct PassVariant {
     VkRenderPass render_pass = VK_NULL_HANDLE;
+    int samples = 1;
     std::array<VkPipeline, 2> pipelines{};  // [0] no culling, [1] back-face culling
+    // Tessellation pipelines by (PatchKind, TessSpacing, culling), created on first use.
+    std::map<std::tuple<int, int, int>, VkPipeline> patch_pipelines;
   };
   // Render pass and pipelines for a sample count, created on first use.
-  const PassVariant& pass_for(int samples);
+  PassVariant& pass_for(int samples);
+  // A graphics pipeline for `variant`: triangle lists with the Lambert programs, or with
+  // `patch` the tessellation pipeline of that patch kind and spacing.
+  VkPipeline create_pipeline(const PassVariant& variant, bool cull, const PatchMeshInfo* patch);
+  VkPipeline patch_pipeline(PassVariant& variant, const PatchMeshInfo& patch, bool cull);
+  VkShaderModule create_module(const std::vector<uint32_t>& code);
+  void write_patch_uniforms(const Camera& camera, int width, int height);
+  // Control points, indices and height fields of the scene's patch meshes, their descriptor
+  // sets and the per-draw uniform buffer; fills draws.patch_meshes.
+  void upload_patches(const Scene& scene);
+  void read_statistics();
   void ensure_target(int width, int height, int samples);
   void release_target();
   void write_frame_uniforms(const Camera& camera, int width, int height);
@@ -85,7 +177,15 @@ struct ReferenceRenderer::Impl {
 
   VkDescriptorSetLayout frame_set_layout = VK_NULL_HANDLE;    // set 0: frame block
   VkDescriptorSetLayout texture_set_layout = VK_NULL_HANDLE;  // set 1: albedo texture
+  VkDescriptorSetLayout patch_set_layout = VK_NULL_HANDLE;    // set 2: patch draw, height field
   VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
+  bool tessellation = false;  // the device has tessellationShader (enabled)
+  VkShaderModule patch_vertex_module = VK_NULL_HANDLE;
+  VkShaderModule patch_control_module = VK_NULL_HANDLE;
+  std::map<std::pair<int, int>, VkShaderModule> patch_evaluation_modules;  // (TessDomain, TessSpacing)
+  VkQueryPool statistics_pool = VK_NULL_HANDLE;  // one pipeline-statistics query per frame
+  VkQueryPipelineStatisticFlags statistics_flags = 0;
+  ReferenceStats last_stats;
   std::map<int, PassVariant> passes;       // by samples per pixel
   VkShaderModule vertex_module = VK_NULL_HANDLE;
   VkShaderModule fragment_module = VK_NULL_HANDLE;
@@ -102,6 +202,11 @@ struct ReferenceRenderer::Impl {
   std::vector<GpuImage> textures;
   std::vector<VkDescriptorSet> texture_sets;
   VkDescriptorPool scene_pool = VK_NULL_HANDLE;
+  std::vector<PatchMeshBuffers> patch_meshes;
+  GpuBuffer patch_uniforms;  // PatchDrawUniforms per patch instance, patch_uniform_stride apart
+  VkDeviceSize patch_uniform_stride = 0;
+  GpuBuffer empty_heightfield;  // bound by patch meshes without a height field
+  VkDescriptorPool patch_pool = VK_NULL_HANDLE;
   SceneDraws draws;
 
   int target_width = 0;
@@ -131,14 +236,21 @@ ReferenceRenderer::Impl::~Impl() {
     for (VkPipeline pipeline : variant.pipelines) {
       if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
     }
+    for (auto& [key, pipeline] : variant.patch_pipelines) vkDestroyPipeline(device, pipeline, nullptr);
     if (variant.render_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, variant.render_pass, nullptr);
   }
   if (vertex_module != VK_NULL_HANDLE) vkDestroyShaderModule(device, vertex_module, nullptr);
   if (fragment_module != VK_NULL_HANDLE) vkDestroyShaderModule(device, fragment_module, nullptr);
+  if (patch_vertex_module != VK_NULL_HANDLE) vkDestroyShaderModule(device, patch_vertex_module, nullptr);
+  if (patch_control_module != VK_NULL_HANDLE) vkDestroyShaderModule(device, patch_control_module, nullptr);
+  for (auto& [key, module] : patch_evaluation_modules) vkDestroyShaderModule(device, module, nullptr);
+  if (statistics_pool != VK_NULL_HANDLE) vkDestroyQueryPool(device, statistics_pool, nullptr);
+  destroy_buffer(context, empty_heightfield);
   if (pipeline_layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, pipeline_layout, nullptr);
   if (texture_set_layout != VK_NULL_HANDLE) {
     vkDestroyDescriptorSetLayout(device, texture_set_layout, nullptr);
   }
+  if (patch_set_layout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device, patch_set_layout, nullptr);
   if (frame_set_layout != VK_NULL_HANDLE) {
     vkDestroyDescriptorSetLayout(device, frame_set_layout, nullptr);
   }
@@ -163,12 +275,15 @@ void ReferenceRenderer::Impl::init(const DeviceOptions& options) {
 
 void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
   VkDevice device = context.device;
+  tessellation = context.enabled_features.tessellationShader == VK_TRUE;
+  const VkShaderStageFlags tessellation_stages =
+      tessellation ? VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT | VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT : 0;
 
   VkDescriptorSetLayoutBinding frame_binding{};
   frame_binding.binding = 0;
   frame_binding.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
   frame_binding.descriptorCount = 1;
-  frame_binding.stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+  frame_binding.stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | tessellation_stages;
   VkDescriptorSetLayoutCreateInfo frame_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   frame_info.bindingCount = 1;
   frame_info.pBindings = &frame_binding;
@@ -186,13 +301,29 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
   check_vk(vkCreateDescriptorSetLayout(device, &texture_info, nullptr, &texture_set_layout),
            "vkCreateDescriptorSetLayout");
 
-  const VkDescriptorSetLayout set_layouts[2] = {frame_set_layout, texture_set_layout};
+  // Set 2, the patch path's: the per-draw block at a dynamic offset (push constants are at the
+  // 128-byte minimum already) and the height field. Unused by the triangle-list pipelines.
+  VkDescriptorSetLayoutBinding patch_bindings[2]{};
+  patch_bindings[0].binding = 0;
+  patch_bindings[0].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
+  patch_bindings[0].descriptorCount = 1;
+  patch_bindings[0].stageFlags = tessellation ? tessellation_stages : VkShaderStageFlags(VK_SHADER_STAGE_VERTEX_BIT);
+  patch_bindings[1] = patch_bindings[0];
+  patch_bindings[1].binding = 1;
+  patch_bindings[1].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  VkDescriptorSetLayoutCreateInfo patch_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  patch_info.bindingCount = 2;
+  patch_info.pBindings = patch_bindings;
+  check_vk(vkCreateDescriptorSetLayout(device, &patch_info, nullptr, &patch_set_layout),
+           "vkCreateDescriptorSetLayout");
+
+  const VkDescriptorSetLayout set_layouts[3] = {frame_set_layout, texture_set_layout, patch_set_layout};
   VkPushConstantRange push_range{};
   push_range.stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
   push_range.offset = 0;
   push_range.size = sizeof(InstancePushConstants);
   VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  layout_info.setLayoutCount = 2;
+  layout_info.setLayoutCount = 3;
   layout_info.pSetLayouts = set_layouts;
   layout_info.pushConstantRangeCount = 1;
   layout_info.pPushConstantRanges = &push_range;
@@ -209,10 +340,28 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
     info.pCode = codes[i]->data();
     check_vk(vkCreateShaderModule(device, &info, nullptr, modules[i]), "vkCreateShaderModule");
   }
+  if (tessellation) {
+    patch_vertex_module = create_module(std::vector<uint32_t>(std::begin(kPatchVertSpirv), std::end(kPatchVertSpirv)));
+    patch_control_module = create_module(std::vector<uint32_t>(std::begin(kPatchTescSpirv), std::end(kPatchTescSpirv)));
+    for (TessDomain domain : {TessDomain::kTriangle, TessDomain::kQuad}) {
+      for (TessSpacing spacing : {TessSpacing::kEqual, TessSpacing::kFractionalOdd, TessSpacing::kFractionalEven}) {
+        patch_evaluation_modules[{int(domain), int(spacing)}] = create_module(patch_tese_code(domain, spacing));
+      }
+    }
+  }
   pass_for(1);
 }
 
-const ReferenceRenderer::Impl::PassVariant& ReferenceRenderer::Impl::pass_for(int samples) {
+VkShaderModule ReferenceRenderer::Impl::create_module(const std::vector<uint32_t>& code) {
+  VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  info.codeSize = code.size() * 4;
+  info.pCode = code.data();
+  VkShaderModule module = VK_NULL_HANDLE;
+  check_vk(vkCreateShaderModule(context.device, &info, nullptr, &module), "vkCreateShaderModule");
+  return module;
+}
+
+ReferenceRenderer::Impl::PassVariant& ReferenceRenderer::Impl::pass_for(int samples) {
   if (auto found = passes.find(samples); found != passes.end()) return found->second;
   VkDevice device = context.device;
   const auto sample_bits = VkSampleCountFlagBits(samples);
@@ -286,15 +435,33 @@ const ReferenceRenderer::Impl::PassVariant& ReferenceRenderer::Impl::pass_for(in
   pass_info.pDependencies = dependencies;
   check_vk(vkCreateRenderPass(device, &pass_info, nullptr, &variant.render_pass), "vkCreateRenderPass");
 
-  VkPipelineShaderStageCreateInfo stages[2]{};
-  stages[0].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  variant.samples = samples;
+  for (int cull = 0; cull < 2; ++cull) variant.pipelines[size_t(cull)] = create_pipeline(variant, cull != 0, nullptr);
+  return variant;
+}
+
+VkPipeline ReferenceRenderer::Impl::create_pipeline(const PassVariant& variant, bool cull,
+                                                    const PatchMeshInfo* patch) {
+  const auto sample_bits = VkSampleCountFlagBits(variant.samples);
+  VkPipelineShaderStageCreateInfo stages[4]{};
+  for (VkPipelineShaderStageCreateInfo& stage : stages) {
+    stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    stage.pName = "main";
+  }
   stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-  stages[0].module = vertex_module;
-  stages[0].pName = "main";
-  stages[1].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  stages[0].module = patch ? patch_vertex_module : vertex_module;
   stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
   stages[1].module = fragment_module;
-  stages[1].pName = "main";
+  VkPipelineTessellationStateCreateInfo tessellation_state{
+      VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_STATE_CREATE_INFO};
+  if (patch) {
+    stages[2].stage = VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT;
+    stages[2].module = patch_control_module;
+    stages[3].stage = VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT;
+    const TessDomain domain = patch->kind == PatchKind::pn_triangle ? TessDomain::kTriangle : TessDomain::kQuad;
+    stages[3].module = patch_evaluation_modules.at({int(domain), int(patch->settings.spacing)});
+    tessellation_state.patchControlPoints = control_points_of(patch->kind);
+  }
 
   // tessera::Vertex: position vec3 @0, normal vec3 @12, uv vec2 @24, 32-byte stride.
   VkVertexInputBindingDescription binding{0, sizeof(Vertex), VK_VERTEX_INPUT_RATE_VERTEX};
@@ -313,7 +480,7 @@ const ReferenceRenderer::Impl::PassVariant& ReferenceRenderer::Impl::pass_for(in
 
   VkPipelineInputAssemblyStateCreateInfo input_assembly{
       VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
-  input_assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+  input_assembly.topology = patch ? VK_PRIMITIVE_TOPOLOGY_PATCH_LIST : VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
 
   VkPipelineViewportStateCreateInfo viewport{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
   viewport.viewportCount = 1;  // viewport and scissor are dynamic: (0, 0, W, H), depth 0..1
@@ -355,11 +522,12 @@ const ReferenceRenderer::Impl::PassVariant& ReferenceRenderer::Impl::pass_for(in
   dynamic.dynamicStateCount = 2;
   dynamic.pDynamicStates = dynamic_states;
 
-  for (int cull = 0; cull < 2; ++cull) {
+  {
     raster.cullMode = cull ? VK_CULL_MODE_BACK_BIT : VK_CULL_MODE_NONE;
     VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
-    info.stageCount = 2;
+    info.stageCount = patch ? 4 : 2;
     info.pStages = stages;
+    info.pTessellationState = patch ? &tessellation_state : nullptr;
     info.pVertexInputState = &vertex_input;
     info.pInputAssemblyState = &input_assembly;
     info.pViewportState = &viewport;
@@ -371,10 +539,19 @@ const ReferenceRenderer::Impl::PassVariant& ReferenceRenderer::Impl::pass_for(in
     info.layout = pipeline_layout;
     info.renderPass = variant.render_pass;
     info.subpass = 0;
-    check_vk(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &variant.pipelines[cull]),
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    check_vk(vkCreateGraphicsPipelines(context.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
              "vkCreateGraphicsPipelines");
+    return pipeline;
   }
-  return variant;
+}
+
+VkPipeline ReferenceRenderer::Impl::patch_pipeline(PassVariant& variant, const PatchMeshInfo& patch, bool cull) {
+  const auto key = std::make_tuple(int(patch.kind), int(patch.settings.spacing), int(cull));
+  if (auto found = variant.patch_pipelines.find(key); found != variant.patch_pipelines.end()) return found->second;
+  const VkPipeline pipeline = create_pipeline(variant, cull, &patch);
+  variant.patch_pipelines.emplace(key, pipeline);
+  return pipeline;
 }
 
 VkSampler ReferenceRenderer::Impl::sampler_for(uint32_t levels) {
@@ -495,6 +672,43 @@ void ReferenceRenderer::Impl::create_frame_resources() {
   white_set = allocate_texture_set(persistent_pool, white_texture, 1);
 
   frame_cmd = context.allocate_command_buffer();
+
+  // Storage buffers may not be empty: patch meshes without a height field bind this one.
+  empty_heightfield = create_buffer(context, *persistent_arena, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0,
+                                    "the empty height field");
+  std::memset(empty_heightfield.memory.mapped, 0, 16);
+
+  // One pipeline-statistics query brackets each render() frame (ReferenceStats).
+  if (context.enabled_features.pipelineStatisticsQuery) {
+    statistics_flags = VK_QUERY_PIPELINE_STATISTIC_CLIPPING_INVOCATIONS_BIT;
+    if (tessellation) {
+      statistics_flags |= VK_QUERY_PIPELINE_STATISTIC_TESSELLATION_CONTROL_SHADER_PATCHES_BIT |
+                          VK_QUERY_PIPELINE_STATISTIC_TESSELLATION_EVALUATION_SHADER_INVOCATIONS_BIT;
+    }
+    VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    info.queryType = VK_QUERY_TYPE_PIPELINE_STATISTICS;
+    info.queryCount = 1;
+    info.pipelineStatistics = statistics_flags;
+    check_vk(vkCreateQueryPool(context.device, &info, nullptr, &statistics_pool), "vkCreateQueryPool");
+  }
+}
+
+void ReferenceRenderer::Impl::read_statistics() {
+  last_stats = ReferenceStats{};
+  if (statistics_pool == VK_NULL_HANDLE) return;
+  // Results come in increasing bit order: clipping invocations, control patches, evaluation
+  // invocations.
+  uint64_t values[3] = {};
+  const uint32_t count = tessellation ? 3 : 1;
+  check_vk(vkGetQueryPoolResults(context.device, statistics_pool, 0, 1, count * sizeof(uint64_t), values,
+                                 count * sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+           "vkGetQueryPoolResults");
+  last_stats.available = true;
+  last_stats.tessellation = tessellation;
+  last_stats.clipping_invocations = values[0];
+  last_stats.tessellation_control_patches = tessellation ? values[1] : 0;
+  last_stats.tessellation_evaluation_invocations = tessellation ? values[2] : 0;
 }
 
 void ReferenceRenderer::Impl::release_scene() {
@@ -509,6 +723,15 @@ void ReferenceRenderer::Impl::release_scene() {
   texture_sets.clear();
   if (scene_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, scene_pool, nullptr);
   scene_pool = VK_NULL_HANDLE;
+  for (PatchMeshBuffers& mesh : patch_meshes) {
+    destroy_buffer(context, mesh.control_points);
+    destroy_buffer(context, mesh.indices);
+    destroy_buffer(context, mesh.heightfield);
+  }
+  patch_meshes.clear();
+  destroy_buffer(context, patch_uniforms);
+  if (patch_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, patch_pool, nullptr);
+  patch_pool = VK_NULL_HANDLE;
   if (scene_arena) scene_arena->reset();
   draws = SceneDraws{};
 }
@@ -595,18 +818,140 @@ void ReferenceRenderer::Impl::write_frame_uniforms(const Camera& camera, int wid
   std::memcpy(frame_uniforms.memory.mapped, &u, sizeof(u));
 }
 
+void ReferenceRenderer::Impl::upload_patches(const Scene& scene) {
+  if (scene.patch_meshes.empty()) return;
+  patch_meshes.resize(scene.patch_meshes.size());
+  draws.patch_meshes.resize(scene.patch_meshes.size());
+  for (size_t m = 0; m < scene.patch_meshes.size(); ++m) {
+    const PatchMesh& mesh = scene.patch_meshes[m];
+    PatchMeshBuffers& out = patch_meshes[m];
+    PatchMeshInfo& info = draws.patch_meshes[m];
+    info.kind = mesh.kind;
+    info.settings = mesh.tessellation;
+    const Heightfield* field = mesh.kind == PatchKind::displaced_quad ? mesh.displacement.get() : nullptr;
+    if (field) {
+      const auto [lo, hi] = std::minmax_element(field->heights.begin(), field->heights.end());
+      info.field = glm::vec4(field->origin.x, field->origin.y, field->extent, *hi - *lo);
+      info.field_resolution = uint32_t(field->resolution);
+      const std::string what = "patch mesh '" + mesh.name + "' height field";
+      const size_t samples = field->heights.size();
+      std::vector<float> data(samples * 4);
+      std::copy(field->heights.begin(), field->heights.end(), data.begin());
+      for (size_t k = 0; k < samples; ++k) {
+        for (int c = 0; c < 3; ++c) data[samples + 3 * k + size_t(c)] = field->normals[k][c];
+      }
+      const VkDeviceSize bytes = data.size() * sizeof(float);
+      if (bytes > context.properties.limits.maxStorageBufferRange) {
+        throw Error("vkref: " + what + " takes " + std::to_string(bytes) + " bytes, more than the device's " +
+                    std::to_string(context.properties.limits.maxStorageBufferRange) + "-byte storage buffer range");
+      }
+      out.heightfield = create_buffer(context, *scene_arena, bytes,
+                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0,
+                                      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, what.c_str());
+      uploader->copy_to_buffer(out.heightfield.buffer, 0, data.data(), bytes);
+    }
+    if (mesh.indices.empty() || mesh.control_points.empty()) continue;
+    const std::string what = "patch mesh '" + mesh.name + "'";
+    const VkDeviceSize vertex_bytes = mesh.control_points.size() * sizeof(Vertex);
+    const VkDeviceSize index_bytes = mesh.indices.size() * sizeof(uint32_t);
+    out.control_points = create_buffer(context, *scene_arena, vertex_bytes,
+                                       VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0,
+                                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, what.c_str());
+    out.indices = create_buffer(context, *scene_arena, index_bytes,
+                                VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0,
+                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, what.c_str());
+    out.index_count = uint32_t(mesh.indices.size());
+    out.patches_per_draw = max_patches_per_draw(mesh.tessellation);
+    uploader->copy_to_buffer(out.control_points.buffer, 0, mesh.control_points.data(), vertex_bytes);
+    uploader->copy_to_buffer(out.indices.buffer, 0, mesh.indices.data(), index_bytes);
+  }
+  // Vertex, index and height-field reads wait for the copies.
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_INDEX_READ_BIT | VK_ACCESS_SHADER_READ_BIT;
+  const VkPipelineStageFlags dst_stages =
+      VK_PIPELINE_STAGE_VERTEX_INPUT_BIT | (tessellation ? VK_PIPELINE_STAGE_TESSELLATION_CONTROL_SHADER_BIT |
+                                                               VK_PIPELINE_STAGE_TESSELLATION_EVALUATION_SHADER_BIT
+                                                         : VK_PIPELINE_STAGE_VERTEX_SHADER_BIT);
+  vkCmdPipelineBarrier(uploader->commands(), VK_PIPELINE_STAGE_TRANSFER_BIT, dst_stages, 0, 1, &barrier, 0, nullptr,
+                       0, nullptr);
+  uploader->flush();
+
+  // One PatchDrawUniforms per patch instance, rewritten every frame (eye, viewport).
+  const VkDeviceSize alignment = std::max<VkDeviceSize>(context.properties.limits.minUniformBufferOffsetAlignment, 16);
+  patch_uniform_stride = (sizeof(PatchDrawUniforms) + alignment - 1) / alignment * alignment;
+  const size_t draw_count = std::max<size_t>(scene.patch_instances.size(), 1);
+  patch_uniforms = create_buffer(context, *scene_arena, patch_uniform_stride * draw_count,
+                                 VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0,
+                                 "the patch draw uniform buffer");
+
+  const uint32_t sets = uint32_t(scene.patch_meshes.size());
+  const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, sets},
+                                         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, sets}};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.maxSets = sets;
+  pool_info.poolSizeCount = 2;
+  pool_info.pPoolSizes = sizes;
+  check_vk(vkCreateDescriptorPool(context.device, &pool_info, nullptr, &patch_pool), "vkCreateDescriptorPool");
+  for (PatchMeshBuffers& mesh : patch_meshes) {
+    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    alloc.descriptorPool = patch_pool;
+    alloc.descriptorSetCount = 1;
+    alloc.pSetLayouts = &patch_set_layout;
+    check_vk(vkAllocateDescriptorSets(context.device, &alloc, &mesh.set), "vkAllocateDescriptorSets");
+    const VkDescriptorBufferInfo uniform_info{patch_uniforms.buffer, 0, sizeof(PatchDrawUniforms)};
+    const GpuBuffer& field = mesh.heightfield.buffer != VK_NULL_HANDLE ? mesh.heightfield : empty_heightfield;
+    const VkDescriptorBufferInfo field_info{field.buffer, 0, VK_WHOLE_SIZE};
+    VkWriteDescriptorSet writes[2]{};
+    for (VkWriteDescriptorSet& w : writes) {
+      w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+      w.dstSet = mesh.set;
+      w.descriptorCount = 1;
+    }
+    writes[0].dstBinding = 0;
+    writes[0].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
+    writes[0].pBufferInfo = &uniform_info;
+    writes[1].dstBinding = 1;
+    writes[1].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[1].pBufferInfo = &field_info;
+    vkUpdateDescriptorSets(context.device, 2, writes, 0, nullptr);
+  }
+}
+
+void ReferenceRenderer::Impl::write_patch_uniforms(const Camera& camera, int width, int height) {
+  for (size_t i = 0; i < draws.patch_instances.size(); ++i) {
+    const PatchInstance& instance = draws.patch_instances[i];
+    const PatchMeshInfo& mesh = draws.patch_meshes[instance.patch_mesh];
+    PatchDrawUniforms u{};
+    u.model = instance.transform;
+    const glm::mat3 normal_matrix = glm::transpose(glm::inverse(glm::mat3(instance.transform)));
+    for (int c = 0; c < 3; ++c) u.normal_matrix[c] = glm::vec4(normal_matrix[c], 0.0f);
+    u.eye = glm::vec4(camera.position, 1.0f);
+    u.viewport = glm::vec4(float(width), float(height), 0.0f, 0.0f);
+    u.levels = glm::vec4(mesh.settings.level, mesh.settings.reference_distance, mesh.settings.edge_pixels, 0.0f);
+    u.field = mesh.field;
+    u.mode = glm::uvec4(uint32_t(mesh.settings.mode), mesh.settings.cull ? 1u : 0u, uint32_t(mesh.kind),
+                        mesh.field_resolution);
+    std::memcpy(patch_uniforms.memory.mapped + i * patch_uniform_stride, &u, sizeof(u));
+  }
+}
+
 void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions& options,
                                      bool with_readback) {
   check_vk(vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   check_vk(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
 
+  const bool statistics = with_readback && statistics_pool != VK_NULL_HANDLE;
+  if (statistics) vkCmdResetQueryPool(cmd, statistics_pool, 0, 1);
+
   VkClearValue clears[3]{};  // the resolve attachment's entry is unused
   // Linear background; the sRGB attachment encodes it like any shader output.
   clears[0].color = {{draws.background.r, draws.background.g, draws.background.b, 1.0f}};
   clears[1].depthStencil = {1.0f, 0};
   VkRenderPassBeginInfo pass{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-  const PassVariant& variant = pass_for(target_samples);
+  PassVariant& variant = pass_for(target_samples);
   pass.renderPass = variant.render_pass;
   pass.framebuffer = framebuffer;
   pass.renderArea = {{0, 0}, {uint32_t(target_width), uint32_t(target_height)}};
@@ -621,6 +966,7 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
   vkCmdSetScissor(cmd, 0, 1, &scissor);
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame_set,
                           0, nullptr);
+  if (statistics) vkCmdBeginQuery(cmd, statistics_pool, 0, 0);
 
   VkDescriptorSet bound_set = VK_NULL_HANDLE;
   uint32_t bound_mesh = UINT32_MAX;
@@ -651,6 +997,48 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
     }
     vkCmdDrawIndexed(cmd, mesh.index_count, 1, 0, 0, 0);
   }
+
+  // Patch instances after the instances, in scene order, as Tessera draws them.
+  VkPipeline bound_pipeline = VK_NULL_HANDLE;
+  for (size_t i = 0; i < draws.patch_instances.size(); ++i) {
+    const PatchInstance& instance = draws.patch_instances[i];
+    const PatchMeshBuffers& mesh = patch_meshes[instance.patch_mesh];
+    if (mesh.index_count == 0) continue;
+    const VkPipeline pipeline =
+        patch_pipeline(variant, draws.patch_meshes[instance.patch_mesh], options.cull_backface);
+    if (pipeline != bound_pipeline) {
+      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+      bound_pipeline = pipeline;
+    }
+    const Material& material = draws.materials[instance.material];
+    const VkDescriptorSet set =
+        material.texture >= 0 ? texture_sets[size_t(material.texture)] : white_set;
+    if (set != bound_set) {
+      vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 1, 1, &set, 0,
+                              nullptr);
+      bound_set = set;
+    }
+    const uint32_t offset = uint32_t(i * patch_uniform_stride);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 2, 1, &mesh.set, 1, &offset);
+    // The fragment stage's part of the push constants (the vertex part is unused here).
+    InstancePushConstants push{};
+    push.model = instance.transform;
+    for (int c = 0; c < 3; ++c) push.normal_matrix[c] = glm::vec4(0.0f, 0.0f, 0.0f, material.specular[c]);
+    push.base_color = glm::vec4(material.base_color, material.texture >= 0 ? material.shininess : -material.shininess);
+    vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                       sizeof(push), &push);
+    const VkDeviceSize vertex_offset = 0;
+    vkCmdBindVertexBuffers(cmd, 0, 1, &mesh.control_points.buffer, &vertex_offset);
+    vkCmdBindIndexBuffer(cmd, mesh.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+    // In runs of patches_per_draw patches (the driver's 16-bit point numbering); the order of
+    // the patches, and so of their triangles, is unchanged.
+    const uint32_t per_patch = control_points_of(draws.patch_meshes[instance.patch_mesh].kind);
+    const uint32_t run = mesh.patches_per_draw * per_patch;
+    for (uint32_t first = 0; first < mesh.index_count; first += run) {
+      vkCmdDrawIndexed(cmd, std::min(run, mesh.index_count - first), 1, first, 0, 0);
+    }
+  }
+  if (statistics) vkCmdEndQuery(cmd, statistics_pool, 0);
   vkCmdEndRenderPass(cmd);
 
   if (with_readback) {
@@ -677,7 +1065,8 @@ namespace {
 
 // Throws tessera::Error naming the scene and the element when the scene could make the device
 // read out of bounds or exceeds a device limit.
-void check_scene(const Scene& scene, const VkPhysicalDeviceLimits& limits) {
+void check_scene(const Scene& scene, const VkPhysicalDeviceLimits& limits, bool tessellation,
+                 const char* device_name) {
   const std::string what =
       "vkref: scene" + (scene.source.empty() ? std::string() : " " + scene.source.string());
   if (scene.lights.size() > size_t(kMaxLights)) {
@@ -742,6 +1131,60 @@ void check_scene(const Scene& scene, const VkPhysicalDeviceLimits& limits) {
                   std::to_string(scene.materials.size()));
     }
   }
+  for (size_t m = 0; m < scene.patch_meshes.size(); ++m) {
+    const PatchMesh& mesh = scene.patch_meshes[m];
+    const std::string name = what + ": patch mesh " + std::to_string(m) + " '" + mesh.name + "'";
+    if (mesh.kind != PatchKind::bezier_quad && mesh.kind != PatchKind::pn_triangle &&
+        mesh.kind != PatchKind::displaced_quad) {
+      throw Error(name + ": unknown patch kind " + std::to_string(int(mesh.kind)));
+    }
+    const uint32_t per_patch = control_points_of(mesh.kind);
+    if (mesh.control_points_per_patch != per_patch) {
+      throw Error(name + ": " + std::to_string(mesh.control_points_per_patch) +
+                  " control points per patch, its kind has " + std::to_string(per_patch));
+    }
+    if (mesh.indices.size() % per_patch != 0) {
+      throw Error(name + ": index count is not a multiple of " + std::to_string(per_patch));
+    }
+    if (mesh.indices.size() > size_t(UINT32_MAX)) throw Error(name + ": too many indices");
+    for (size_t i = 0; i < mesh.indices.size(); ++i) {
+      if (mesh.indices[i] >= mesh.control_points.size()) {
+        throw Error(name + ": index " + std::to_string(i) + " = " + std::to_string(mesh.indices[i]) +
+                    " is out of range (" + std::to_string(mesh.control_points.size()) + " control points)");
+      }
+    }
+    if (mesh.tessellation.mode != TessFactorMode::constant && mesh.tessellation.mode != TessFactorMode::distance &&
+        mesh.tessellation.mode != TessFactorMode::edge_length) {
+      throw Error(name + ": unknown tessellation mode " + std::to_string(int(mesh.tessellation.mode)));
+    }
+    if (mesh.tessellation.spacing != TessSpacing::kEqual && mesh.tessellation.spacing != TessSpacing::kFractionalOdd &&
+        mesh.tessellation.spacing != TessSpacing::kFractionalEven) {
+      throw Error(name + ": unknown tessellation spacing " + std::to_string(int(mesh.tessellation.spacing)));
+    }
+    if (const Heightfield* field = mesh.displacement.get(); field && mesh.kind == PatchKind::displaced_quad) {
+      const size_t samples = size_t(std::max(field->resolution, 0)) * size_t(std::max(field->resolution, 0));
+      if (field->resolution < 2 || field->resolution > 65536 || field->heights.size() != samples ||
+          field->normals.size() != samples) {
+        throw Error(name + ": height field of resolution " + std::to_string(field->resolution) + " has " +
+                    std::to_string(field->heights.size()) + " heights and " + std::to_string(field->normals.size()) +
+                    " normals, expected resolution >= 2 and resolution^2 of each");
+      }
+      if (!(field->extent > 0.0f)) throw Error(name + ": height field extent must be positive");
+    }
+  }
+  for (size_t i = 0; i < scene.patch_instances.size(); ++i) {
+    const PatchInstance& instance = scene.patch_instances[i];
+    if (instance.patch_mesh >= scene.patch_meshes.size() || instance.material >= scene.materials.size()) {
+      throw Error(what + ": patch instance " + std::to_string(i) + " uses patch mesh " +
+                  std::to_string(instance.patch_mesh) + " of " + std::to_string(scene.patch_meshes.size()) +
+                  " and material " + std::to_string(instance.material) + " of " +
+                  std::to_string(scene.materials.size()));
+    }
+  }
+  if (!scene.patch_instances.empty() && !tessellation) {
+    throw Error(what + ": patch instances need the tessellationShader device feature, which " +
+                std::string(device_name) + " lacks");
+  }
 }
 
 }  // namespace
@@ -759,7 +1202,7 @@ std::string ReferenceRenderer::device_name() const { return impl_->context.prope
 
 void ReferenceRenderer::upload(const Scene& scene) {
   Impl& s = *impl_;
-  check_scene(scene, s.context.properties.limits);
+  check_scene(scene, s.context.properties.limits, s.tessellation, s.context.properties.deviceName);
   check_vk(vkDeviceWaitIdle(s.context.device), "vkDeviceWaitIdle");
   s.release_scene();
   try {
@@ -811,6 +1254,7 @@ void ReferenceRenderer::upload(const Scene& scene) {
                                                         uint32_t(scene.textures[t].levels.size())));
       }
     }
+    s.upload_patches(scene);
   } catch (...) {
     try {
       s.uploader->flush();
@@ -823,6 +1267,7 @@ void ReferenceRenderer::upload(const Scene& scene) {
   }
   s.draws.materials = scene.materials;
   s.draws.instances = scene.instances;
+  s.draws.patch_instances = scene.patch_instances;
   s.draws.lights = scene.lights;
   s.draws.ambient = scene.ambient;
   s.draws.background = scene.background;
@@ -830,6 +1275,10 @@ void ReferenceRenderer::upload(const Scene& scene) {
   s.draws.tone_mapping = scene.tone_mapping;
   s.draws.exposure = scene.exposure;
 }
+
+bool ReferenceRenderer::supports_tessellation() const { return impl_->tessellation; }
+
+const ReferenceStats& ReferenceRenderer::last_stats() const { return impl_->last_stats; }
 
 std::vector<int> ReferenceRenderer::supported_sample_counts() const {
   const VkPhysicalDeviceLimits& limits = impl_->context.properties.limits;
@@ -845,8 +1294,10 @@ Image ReferenceRenderer::render(const Camera& camera, const ReferenceOptions& op
   Impl& s = *impl_;
   s.ensure_target(options.width, options.height, options.samples);
   s.write_frame_uniforms(camera, options.width, options.height);
+  s.write_patch_uniforms(camera, options.width, options.height);
   s.record(s.frame_cmd, options, true);
   s.context.submit_and_wait(s.frame_cmd);
+  s.read_statistics();
   Image image(options.width, options.height);
   std::memcpy(image.pixels.data(), s.readback.memory.mapped, image.pixels.size() * sizeof(Rgba8));
   return image;
@@ -861,6 +1312,7 @@ double ReferenceRenderer::render_timed(const Camera& camera, const ReferenceOpti
   Impl& s = *impl_;
   s.ensure_target(options.width, options.height, options.samples);
   s.write_frame_uniforms(camera, options.width, options.height);
+  s.write_patch_uniforms(camera, options.width, options.height);
   s.record(s.frame_cmd, options, false);
   s.context.submit_and_wait(s.frame_cmd);  // warm-up: lazy pipeline compilation, caches
   std::vector<double> times;

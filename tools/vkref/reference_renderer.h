@@ -22,6 +22,18 @@ struct ReferenceOptions {
   int samples = 1;            // MSAA: 1, 2, 4 or 8 at the standard positions, box-resolved
 };
 
+// Pipeline statistics of the last render() (not render_timed()), one query over the frame's
+// draws. docs/reference-renderer.md, "Tessellation".
+struct ReferenceStats {
+  bool available = false;     // the device counts pipeline statistics (pipelineStatisticsQuery)
+  bool tessellation = false;  // the tessellation counters below are present
+  uint64_t clipping_invocations = 0;          // primitives reaching the clipper, tessellated included
+  uint64_t tessellation_control_patches = 0;  // hull invocations: patches, culled ones included
+  // Domain program invocations; lavapipe runs it once per unique domain point of each patch
+  // (docs/tessellator.md), i.e. Tessera's tessellation.domain_points.
+  uint64_t tessellation_evaluation_invocations = 0;
+};
+
 // Device choice and debugging; the defaults suit tests and benchmarks.
 struct DeviceOptions {
   // Loads VK_LAYER_KHRONOS_validation and sends each warning/error message to
@@ -46,14 +58,21 @@ class ReferenceRenderer {
   std::string device_name() const;
   // Sample counts the device renders with colour and depth (e.g. {1, 4} on lavapipe 22.3).
   std::vector<int> supported_sample_counts() const;
+  // Whether the device draws patch meshes (the tessellationShader feature); upload() of a
+  // scene with patch instances throws on a device without it.
+  bool supports_tessellation() const;
 
-  // Copies meshes and textures (every mip level of Texture::levels as given, sRGB) to the
-  // device and keeps the materials, instances, lights, ambient and background for render().
+  // Copies meshes, patch meshes and textures (every mip level of Texture::levels as given,
+  // sRGB) to the device and keeps the materials, instances and patch instances, lights,
+  // ambient and background for render().
   // Replaces any previous scene. Throws tessera::Error on an invalid scene or device limits.
   void upload(const Scene& scene);
 
-  // Renders one frame of the uploaded scene and reads it back as sRGB RGBA8.
+  // Renders one frame of the uploaded scene and reads it back as sRGB RGBA8: the instances,
+  // then the patch instances through a tessellation pipeline (shaders/glsl/patch.*).
   Image render(const Camera& camera, const ReferenceOptions& options);
+  // The pipeline statistics of the last render().
+  const ReferenceStats& last_stats() const;
 
   // Records the frame once, submits it once untimed (warm-up) and then `repetitions` times,
   // waiting for each. Returns the median milliseconds from submit to fence signalled; each

@@ -1,5 +1,5 @@
 // Byte layouts shared between the reference renderer and its GLSL programs
-// (shaders/glsl/lambert.vert, lambert.frag). Private to tools/vkref.
+// (shaders/glsl/lambert.vert, lambert.frag, patch.tesc, patch.tese). Private to tools/vkref.
 #pragma once
 
 #include <cstddef>
@@ -62,5 +62,28 @@ struct InstancePushConstants {
 static_assert(sizeof(InstancePushConstants) == 128, "push constant blocks in lambert.vert/.frag");
 static_assert(offsetof(InstancePushConstants, normal_matrix) == 64);
 static_assert(offsetof(InstancePushConstants, base_color) == 112);
+
+// Per-draw block of a patch instance (set 2, binding 0, a dynamic uniform buffer: the push
+// constants are full), std140, 192 bytes, read by patch.tesc and patch.tese:
+//   0 model (object to world, column-major mat4)
+//  64 normal_matrix[3] (columns of transpose(inverse(mat3(model))), xyz)
+// 112 eye.xyz (camera position, world)
+// 128 viewport.xy (pixels)
+// 144 levels: x level, y reference_distance, z edge_pixels (tessera::TessellationSettings)
+// 160 field: x, y world (x, z) of the height field's sample (0, 0); z extent; w height span
+//     (max - min, the hull's culling pad)
+// 176 mode: x tessera::TessFactorMode, y cull, z tessera::PatchKind, w field resolution (0: none)
+struct PatchDrawUniforms {
+  glm::mat4 model{1.0f};
+  glm::vec4 normal_matrix[3];
+  glm::vec4 eye{0.0f};
+  glm::vec4 viewport{0.0f};
+  glm::vec4 levels{0.0f};
+  glm::vec4 field{0.0f};
+  glm::uvec4 mode{0u};
+};
+static_assert(sizeof(PatchDrawUniforms) == 192, "std140 PatchDrawBlock in patch.tesc/.tese");
+static_assert(offsetof(PatchDrawUniforms, eye) == 112);
+static_assert(offsetof(PatchDrawUniforms, mode) == 176);
 
 }  // namespace tessera::vkref

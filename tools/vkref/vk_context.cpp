@@ -255,11 +255,15 @@ void VulkanContext::create_device() {
 
   VkPhysicalDeviceFeatures supported{};
   vkGetPhysicalDeviceFeatures(physical_device, &supported);
-  VkPhysicalDeviceFeatures features{};  // nothing optional: no anisotropy, no wide lines
+  // No anisotropy, no wide lines. Tessellation (patch meshes) and pipeline statistics (the
+  // frame's counters) when the device has them; render() reports what is missing when used.
+  enabled_features = VkPhysicalDeviceFeatures{};
+  enabled_features.tessellationShader = supported.tessellationShader;
+  enabled_features.pipelineStatisticsQuery = supported.pipelineStatisticsQuery;
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue_info;
-  info.pEnabledFeatures = &features;
+  info.pEnabledFeatures = &enabled_features;
   check_vk(vkCreateDevice(physical_device, &info, nullptr, &device), "vkCreateDevice");
   vkGetDeviceQueue(device, queue_family, 0, &queue);
 

@@ -58,6 +58,8 @@ class VulkanContext {
   VkFence fence = VK_NULL_HANDLE;  // unsignalled between submissions
 
   VkPhysicalDeviceProperties properties{};
+  // Optional features enabled on `device`: tessellationShader, pipelineStatisticsQuery.
+  VkPhysicalDeviceFeatures enabled_features{};
   VkPhysicalDeviceMemoryProperties memory_properties{};
   VkDeviceSize max_allocation_size = 0;  // bytes, VkPhysicalDeviceMaintenance3Properties
 
