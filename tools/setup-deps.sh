@@ -14,6 +14,8 @@ PACKAGES=(
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
   # tests, benchmarks, oracles
   libgtest-dev libgmock-dev libbenchmark-dev libembree-dev libmpfr-dev
+  # `tessera bench layer`: MangoHud, a peer overlay layer (implicit, enabled by MANGOHUD=1)
+  mangohud
   # viewer tests: a virtual X server and Mesa's software OpenGL (llvmpipe) behind GLX
   xvfb xauth libgl1-mesa-dri libglx-mesa0
 )

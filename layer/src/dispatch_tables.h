@@ -15,7 +15,8 @@ namespace tessera::layer {
 
 #define TESSERA_INSTANCE_COMMANDS(X)                                                                     \
   X(DestroyInstance) X(CreateDevice) X(EnumerateDeviceExtensionProperties) X(GetPhysicalDeviceFeatures) \
-  X(GetPhysicalDeviceProperties) X(GetPhysicalDeviceQueueFamilyProperties)
+  X(GetPhysicalDeviceProperties) X(GetPhysicalDeviceQueueFamilyProperties)                            \
+  X(GetPhysicalDeviceMemoryProperties) X(GetPhysicalDeviceFormatProperties)
 
 #define TESSERA_DEVICE_COMMANDS(X)                                                                       \
   X(GetDeviceProcAddr) X(DestroyDevice)                                                                 \
@@ -36,7 +37,16 @@ namespace tessera::layer {
   X(CmdDrawMultiEXT) X(CmdDrawMultiIndexedEXT)                                                          \
   X(CmdDispatch) X(CmdDispatchIndirect) X(CmdDispatchBase) X(CmdDispatchBaseKHR)                        \
   X(CreateQueryPool) X(DestroyQueryPool) X(GetQueryPoolResults) X(CmdBeginQuery) X(CmdEndQuery)         \
-  X(QueueSubmit) X(QueueSubmit2) X(QueueSubmit2KHR) X(QueuePresentKHR) X(QueueInsertDebugUtilsLabelEXT)
+  X(QueueSubmit) X(QueueSubmit2) X(QueueSubmit2KHR) X(QueuePresentKHR) X(QueueInsertDebugUtilsLabelEXT) \
+  /* MSAA read-back: the layer's own objects and commands */                                           \
+  X(GetDeviceQueue) X(GetDeviceQueue2) X(CreateFramebuffer) X(DestroyFramebuffer)                       \
+  X(CreateShaderModule) X(DestroyShaderModule) X(CreateDescriptorSetLayout) X(DestroyDescriptorSetLayout) \
+  X(CreatePipelineLayout) X(DestroyPipelineLayout) X(CreateDescriptorPool) X(DestroyDescriptorPool)     \
+  X(AllocateDescriptorSets) X(FreeDescriptorSets) X(UpdateDescriptorSets) X(CreateSampler) X(DestroySampler) \
+  X(CreateBuffer) X(DestroyBuffer) X(GetBufferMemoryRequirements) X(AllocateMemory) X(FreeMemory)       \
+  X(BindBufferMemory) X(MapMemory) X(UnmapMemory) X(CreateFence) X(DestroyFence) X(GetFenceStatus)      \
+  X(WaitForFences) X(CmdPipelineBarrier) X(CmdPipelineBarrier2) X(CmdPipelineBarrier2KHR)              \
+  X(CmdBindDescriptorSets) X(CmdPushConstants)
 
 struct InstanceTable {
   PFN_vkGetInstanceProcAddr GetInstanceProcAddr = nullptr;

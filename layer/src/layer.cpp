@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -69,10 +71,63 @@ struct PipelineInfo {
   VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;
 };
 
+// What the MSAA read-back needs of a render pass attachment.
+struct AttachmentDesc {
+  VkFormat format = VK_FORMAT_UNDEFINED;
+  uint32_t samples = 1;
+  VkAttachmentLoadOp load = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  VkAttachmentStoreOp store = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  VkImageLayout final_layout = VK_IMAGE_LAYOUT_UNDEFINED;
+};
+
 struct RenderPassInfo {
   uint32_t subpasses = 1;
   uint32_t max_samples = 1;
   bool multiview = false;
+  std::vector<AttachmentDesc> attachments;
+};
+
+// MSAA read-back (settings().msaa_interval > 0).
+struct MsaaImage {  // a multisampled colour image created readable by the layer's compute shader
+  VkFormat format = VK_FORMAT_UNDEFINED;
+  VkExtent3D extent{};
+  uint32_t samples = 1;
+};
+
+struct MsaaTarget {  // an attachment a recording stores, with the layout it is left in
+  VkImage image = VK_NULL_HANDLE;
+  VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
+  uint32_t clear = 0;  // the pass's clear colour (RGBA8), 0 when it does not clear
+};
+
+struct ReadbackEntry {
+  VkImage image = VK_NULL_HANDLE;
+  uint32_t width = 0, height = 0, samples = 0, clear = 0, index = 0;
+  VkImageView view = VK_NULL_HANDLE;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void* mapped = nullptr;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+};
+
+struct ReadbackBatch {  // one layer submission, right after an application submission
+  uint64_t frame = 0;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  std::vector<ReadbackEntry> entries;
+};
+
+struct MsaaResources {
+  bool tried = false, ok = false;
+  VkShaderModule module = VK_NULL_HANDLE;
+  VkSampler sampler = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
+  std::unordered_map<uint32_t, VkCommandPool> command_pools;  // per queue family
+  VkPhysicalDeviceMemoryProperties memory{};
 };
 
 // Where recording stands, for deciding whether a query may be active.
@@ -94,6 +149,7 @@ struct CommandBufferState {
   uint32_t active_slot = 0;
   bool app_stats_active = false;
   Where where = Where::kOutside;
+  std::vector<MsaaTarget> msaa_targets;  // multisampled attachments stored (MSAA read-back on)
   VkRenderPass render_pass = VK_NULL_HANDLE;
   uint32_t pipe_topology = kNoTopology;
   bool pipe_dynamic_topology = false;
@@ -125,6 +181,7 @@ struct CommandBufferState {
     pipe_samples = 1;
     dyn_topology = kNoTopology;
     dyn_patch_cp = 0;
+    msaa_targets.clear();
   }
 };
 
@@ -141,6 +198,10 @@ struct Frame {
   bool query_incomplete = false;
   uint64_t segments = 0;
   uint64_t query[kQueryCounterCount] = {};
+  std::vector<TessSegment> tess;  // graphics segments in submission order, for the GPP model
+  uint32_t pending_readbacks = 0;  // MSAA read-back submissions not yet consumed
+  uint32_t readback_images = 0;    // images read back so far (numbers the dumps)
+  MsaaFrameStats msaa;
 };
 
 struct QueryPoolSlab {
@@ -152,6 +213,7 @@ struct SlotState {
   int64_t pending_frame = -1;  // frame the last submitted use belongs to, -1 when none
   uint64_t submit_serial = 0;  // serial of the submission that last reset it
   bool listed = false;         // present in DeviceData::pending
+  int64_t segment = -1;        // its entry in the pending frame's `tess`, -1 for compute slots
 };
 
 struct DeviceData {
@@ -192,6 +254,15 @@ struct DeviceData {
   uint64_t frames_written = 0;
   uint64_t query_lost = 0;
   FrameRecord totals;
+
+  // MSAA read-back. Maps under objects_mutex, the rest under state_mutex.
+  PFN_vkSetDeviceLoaderData set_loader_data = nullptr;
+  std::unordered_map<VkImage, MsaaImage> msaa_images;
+  std::unordered_map<VkImageView, VkImage> view_images;
+  std::unordered_map<VkFramebuffer, std::vector<VkImageView>> framebuffers;
+  std::unordered_map<VkQueue, uint32_t> queue_families;
+  MsaaResources msaa;
+  std::deque<ReadbackBatch> readbacks;
 };
 
 std::mutex g_instances_mutex;
@@ -230,10 +301,17 @@ const T* find_in_chain(const void* pNext, VkStructureType type) {
 
 Frame& frame_at(DeviceData* d, uint64_t index) { return d->frames[index - d->frames.front().index]; }
 
-void add_results(Frame& f, VkQueryPipelineStatisticFlags mask, const uint64_t* values) {
+constexpr int kTcsPatchesBit = 8, kTesInvocationsBit = 9;  // VkQueryPipelineStatisticFlagBits
+
+void add_results(Frame& f, VkQueryPipelineStatisticFlags mask, const uint64_t* values, int64_t segment) {
   int k = 0;
-  for (int bit = 0; bit < kQueryCounterCount; ++bit)
-    if (mask & (1u << bit)) f.query[bit] += values[k++];
+  for (int bit = 0; bit < kQueryCounterCount; ++bit) {
+    if (!(mask & (1u << bit))) continue;
+    f.query[bit] += values[k];
+    if (segment >= 0 && bit == kTcsPatchesBit) f.tess[size_t(segment)].patches = values[k];
+    if (segment >= 0 && bit == kTesInvocationsBit) f.tess[size_t(segment)].invocations = values[k];
+    ++k;
+  }
 }
 
 // Reads a pending slot without waiting. `force`: the work is known to be finished (its command
@@ -250,7 +328,7 @@ bool harvest(DeviceData* d, uint32_t slot, bool force) {
   if (!available && !force) return false;
   Frame& f = frame_at(d, static_cast<uint64_t>(s.pending_frame));
   if (available) {
-    add_results(f, slab.mask, values);
+    add_results(f, slab.mask, values, s.segment);
   } else {
     f.query_incomplete = true;
     ++d->query_lost;
@@ -261,7 +339,8 @@ bool harvest(DeviceData* d, uint32_t slot, bool force) {
 }
 
 void write_ready_frames(DeviceData* d) {
-  while (!d->frames.empty() && d->frames.front().ended && d->frames.front().pending == 0) {
+  while (!d->frames.empty() && d->frames.front().ended && d->frames.front().pending == 0 &&
+         d->frames.front().pending_readbacks == 0) {
     Frame& f = d->frames.front();
     FrameRecord r;
     r.device = d->index;
@@ -274,13 +353,23 @@ void write_ready_frames(DeviceData* d) {
     r.query_complete = d->queries && !f.query_incomplete;
     r.query_segments = f.segments;
     std::copy(std::begin(f.query), std::end(f.query), r.query);
+    r.msaa = f.msaa;
+    const bool selected = settings().selected(f.index);
+    // Tessera's GPP model, only for frames that are written (it costs CPU time per patch).
+    if (selected && d->queries && settings().gpps > 0 && !f.tess.empty()) {
+      try {
+        r.gpp = model_gpp_frame(f.tess, settings().gpps);
+      } catch (const std::exception&) {
+        r.gpp = GppFrameModel{};  // never take the application down
+      }
+    }
     // Totals over every frame, written or not.
     d->totals.submits += r.submits;
     d->totals.command_buffers += r.command_buffers;
     d->totals.cpu.add(r.cpu);
     d->totals.query_segments += r.query_segments;
     for (int i = 0; i < kQueryCounterCount; ++i) d->totals.query[i] += r.query[i];
-    if (settings().selected(f.index)) {
+    if (selected) {
       output().write_frame(r);
       ++d->frames_written;
     }
@@ -296,7 +385,10 @@ void write_ready_frames(DeviceData* d) {
   }
 }
 
+void poll_readbacks(DeviceData* d, bool wait);
+
 void poll(DeviceData* d) {
+  poll_readbacks(d, false);
   std::vector<uint32_t> still;
   still.reserve(d->pending.size());
   for (uint32_t slot : d->pending) {
@@ -652,22 +744,54 @@ VKAPI_ATTR void VKAPI_CALL CmdSetPatchControlPointsEXT(VkCommandBuffer commandBu
 // ---------------------------------------------------------------------------------------------
 // Images and render passes
 
+void wait_for_readbacks_of(DeviceData* d, VkImage image);
+
+bool msaa_on() { return settings().msaa_interval > 0; }
+
+// Formats the read-back handles: 8-bit UNORM RGBA (the colour unit's RGBA8). texelFetch on a
+// BGRA view returns RGBA, so both store the same words.
+bool msaa_format(VkFormat f) { return f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_B8G8R8A8_UNORM; }
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateInfo* ci,
                                            const VkAllocationCallbacks* pAllocator, VkImage* image) {
   DeviceData* d = get_device(device);
-  VkResult r = d->table.CreateImage(device, ci, pAllocator, image);
+  // MSAA read-back: a multisampled colour attachment the compute shader can sample. The
+  // application's create info is never written: a copy carries the extra usage bit.
+  bool readable = false;
+  VkImageCreateInfo copy;
+  const VkImageCreateInfo* use = ci;
+  if (msaa_on() && ci->samples >= VK_SAMPLE_COUNT_2_BIT && ci->samples <= VK_SAMPLE_COUNT_8_BIT &&
+      ci->imageType == VK_IMAGE_TYPE_2D && (ci->usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) &&
+      ci->tiling == VK_IMAGE_TILING_OPTIMAL && msaa_format(ci->format) && d->instance->table.GetPhysicalDeviceFormatProperties) {
+    VkFormatProperties fp{};
+    d->instance->table.GetPhysicalDeviceFormatProperties(d->physical, ci->format, &fp);
+    readable = fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+    if (readable && !(ci->usage & VK_IMAGE_USAGE_SAMPLED_BIT)) {
+      copy = *ci;
+      copy.usage |= VK_IMAGE_USAGE_SAMPLED_BIT;
+      use = &copy;
+    }
+  }
+  VkResult r = d->table.CreateImage(device, use, pAllocator, image);
+  if (r != VK_SUCCESS && use != ci) {  // the extra usage was refused: exactly as asked, unread
+    readable = false;
+    r = d->table.CreateImage(device, ci, pAllocator, image);
+  }
   if (r == VK_SUCCESS) {
     std::unique_lock lock(d->objects_mutex);
     d->image_samples[*image] = ci->samples;
+    if (readable) d->msaa_images[*image] = {ci->format, ci->extent, uint32_t(ci->samples)};
   }
   return r;
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyImage(VkDevice device, VkImage image, const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
+  if (msaa_on()) wait_for_readbacks_of(d, image);
   {
     std::unique_lock lock(d->objects_mutex);
     d->image_samples.erase(image);
+    d->msaa_images.erase(image);
   }
   d->table.DestroyImage(device, image, pAllocator);
 }
@@ -680,6 +804,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImageView(VkDevice device, const VkImageVie
     std::unique_lock lock(d->objects_mutex);
     auto it = d->image_samples.find(ci->image);
     d->view_samples[*view] = it == d->image_samples.end() ? 1 : it->second;  // swapchain images: 1
+    if (msaa_on()) d->view_images[*view] = ci->image;
   }
   return r;
 }
@@ -689,6 +814,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyImageView(VkDevice device, VkImageView view, c
   {
     std::unique_lock lock(d->objects_mutex);
     d->view_samples.erase(view);
+    d->view_images.erase(view);
   }
   d->table.DestroyImageView(device, view, pAllocator);
 }
@@ -700,8 +826,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateRenderPass(VkDevice device, const VkRenderP
   if (r == VK_SUCCESS) {
     RenderPassInfo info;
     info.subpasses = ci->subpassCount;
-    for (uint32_t i = 0; i < ci->attachmentCount; ++i)
-      info.max_samples = std::max<uint32_t>(info.max_samples, ci->pAttachments[i].samples);
+    for (uint32_t i = 0; i < ci->attachmentCount; ++i) {
+      const VkAttachmentDescription& a = ci->pAttachments[i];
+      info.max_samples = std::max<uint32_t>(info.max_samples, a.samples);
+      info.attachments.push_back({a.format, uint32_t(a.samples), a.loadOp, a.storeOp, a.finalLayout});
+    }
     if (auto* mv = find_in_chain<VkRenderPassMultiviewCreateInfo>(ci->pNext,
                                                                   VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO))
       for (uint32_t i = 0; i < mv->subpassCount; ++i) info.multiview |= mv->pViewMasks[i] != 0;
@@ -719,8 +848,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateRenderPass2T(VkDevice device, const VkRende
   if (r == VK_SUCCESS) {
     RenderPassInfo info;
     info.subpasses = ci->subpassCount;
-    for (uint32_t i = 0; i < ci->attachmentCount; ++i)
-      info.max_samples = std::max<uint32_t>(info.max_samples, ci->pAttachments[i].samples);
+    for (uint32_t i = 0; i < ci->attachmentCount; ++i) {
+      const VkAttachmentDescription2& a = ci->pAttachments[i];
+      info.max_samples = std::max<uint32_t>(info.max_samples, a.samples);
+      info.attachments.push_back({a.format, uint32_t(a.samples), a.loadOp, a.storeOp, a.finalLayout});
+    }
     for (uint32_t i = 0; i < ci->subpassCount; ++i) info.multiview |= ci->pSubpasses[i].viewMask != 0;
     std::unique_lock lock(d->objects_mutex);
     d->render_passes[*rp] = info;
@@ -735,6 +867,119 @@ VKAPI_ATTR void VKAPI_CALL DestroyRenderPass(VkDevice device, VkRenderPass rp, c
     d->render_passes.erase(rp);
   }
   d->table.DestroyRenderPass(device, rp, pAllocator);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateFramebuffer(VkDevice device, const VkFramebufferCreateInfo* ci,
+                                                 const VkAllocationCallbacks* pAllocator, VkFramebuffer* fb) {
+  DeviceData* d = get_device(device);
+  VkResult r = d->table.CreateFramebuffer(device, ci, pAllocator, fb);
+  if (r == VK_SUCCESS && msaa_on() && !(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT)) {
+    std::unique_lock lock(d->objects_mutex);
+    d->framebuffers[*fb].assign(ci->pAttachments, ci->pAttachments + ci->attachmentCount);
+  }
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyFramebuffer(VkDevice device, VkFramebuffer fb, const VkAllocationCallbacks* pAllocator) {
+  DeviceData* d = get_device(device);
+  {
+    std::unique_lock lock(d->objects_mutex);
+    d->framebuffers.erase(fb);
+  }
+  d->table.DestroyFramebuffer(device, fb, pAllocator);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue* queue) {
+  DeviceData* d = get_device(device);
+  d->table.GetDeviceQueue(device, family, index, queue);
+  if (*queue) {
+    std::unique_lock lock(d->objects_mutex);
+    d->queue_families[*queue] = family;
+  }
+}
+
+VKAPI_ATTR void VKAPI_CALL GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2* info, VkQueue* queue) {
+  DeviceData* d = get_device(device);
+  d->table.GetDeviceQueue2(device, info, queue);
+  if (*queue) {
+    std::unique_lock lock(d->objects_mutex);
+    d->queue_families[*queue] = info->queueFamilyIndex;
+  }
+}
+
+uint32_t pack_clear(const VkClearColorValue& c) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i)
+    v |= uint32_t(std::lround(std::clamp(c.float32[i], 0.0f, 1.0f) * 255.0f)) << (8 * i);
+  return v;
+}
+
+// Remembers a stored multisampled colour attachment of a recording (the last use of an image
+// in the recording wins: its layout is where the recording leaves it).
+void add_msaa_target(DeviceData* d, CommandBufferState* cb, VkImageView view, VkImageLayout layout, bool clears,
+                     const VkClearColorValue& clear) {
+  VkImage image = VK_NULL_HANDLE;
+  {
+    std::shared_lock lock(d->objects_mutex);
+    auto it = d->view_images.find(view);
+    if (it == d->view_images.end() || !d->msaa_images.count(it->second)) return;
+    image = it->second;
+  }
+  MsaaTarget t{image, layout, clears ? pack_clear(clear) : 0u};
+  for (MsaaTarget& old : cb->msaa_targets)
+    if (old.image == image) {
+      if (!clears) t.clear = old.clear;  // loaded on top of an earlier clear in this recording
+      old = t;
+      return;
+    }
+  cb->msaa_targets.push_back(t);
+}
+
+void add_pass_targets(DeviceData* d, CommandBufferState* cb, const VkRenderPassBeginInfo* begin,
+                      const RenderPassInfo& info) {
+  std::vector<VkImageView> views;
+  if (auto* ab = find_in_chain<VkRenderPassAttachmentBeginInfo>(begin->pNext,
+                                                                VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO)) {
+    views.assign(ab->pAttachments, ab->pAttachments + ab->attachmentCount);  // imageless framebuffer
+  } else {
+    std::shared_lock lock(d->objects_mutex);
+    auto it = d->framebuffers.find(begin->framebuffer);
+    if (it != d->framebuffers.end()) views = it->second;
+  }
+  for (size_t i = 0; i < info.attachments.size() && i < views.size(); ++i) {
+    const AttachmentDesc& a = info.attachments[i];
+    if (a.samples < 2 || a.store != VK_ATTACHMENT_STORE_OP_STORE || !msaa_format(a.format)) continue;
+    const bool clears = a.load == VK_ATTACHMENT_LOAD_OP_CLEAR && i < begin->clearValueCount && begin->pClearValues;
+    add_msaa_target(d, cb, views[i], a.final_layout, clears, clears ? begin->pClearValues[i].color : VkClearColorValue{});
+  }
+}
+
+// An image barrier recorded after a pass: the read-back must start from the layout the
+// recording really leaves the attachment in.
+void track_msaa_layout(CommandBufferState* cb, VkImage image, VkImageLayout layout) {
+  for (MsaaTarget& t : cb->msaa_targets)
+    if (t.image == image) t.layout = layout;
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPipelineBarrier(VkCommandBuffer commandBuffer, VkPipelineStageFlags src,
+                                              VkPipelineStageFlags dst, VkDependencyFlags flags, uint32_t memory_count,
+                                              const VkMemoryBarrier* memory, uint32_t buffer_count,
+                                              const VkBufferMemoryBarrier* buffers, uint32_t image_count,
+                                              const VkImageMemoryBarrier* images) {
+  TESSERA_CB_PROLOGUE
+  if (cb && !cb->msaa_targets.empty())
+    for (uint32_t i = 0; i < image_count; ++i) track_msaa_layout(cb, images[i].image, images[i].newLayout);
+  d->table.CmdPipelineBarrier(commandBuffer, src, dst, flags, memory_count, memory, buffer_count, buffers, image_count,
+                              images);
+}
+
+template <PFN_vkCmdPipelineBarrier2 DeviceTable::*Next>
+VKAPI_ATTR void VKAPI_CALL CmdPipelineBarrier2T(VkCommandBuffer commandBuffer, const VkDependencyInfo* info) {
+  TESSERA_CB_PROLOGUE
+  if (cb && !cb->msaa_targets.empty())
+    for (uint32_t i = 0; i < info->imageMemoryBarrierCount; ++i)
+      track_msaa_layout(cb, info->pImageMemoryBarriers[i].image, info->pImageMemoryBarriers[i].newLayout);
+  (d->table.*Next)(commandBuffer, info);
 }
 
 RenderPassInfo render_pass_info(DeviceData* d, VkRenderPass rp) {
@@ -767,6 +1012,7 @@ VKAPI_ATTR void VKAPI_CALL CmdBeginRenderPass(VkCommandBuffer commandBuffer, con
     cb->render_pass = begin->renderPass;
     begin_pass(d, commandBuffer, cb, info.max_samples, begin->renderArea.extent,
                pass_where(info.multiview, contents != VK_SUBPASS_CONTENTS_INLINE), true);
+    if (msaa_on()) add_pass_targets(d, cb, begin, info);
   }
   d->table.CmdBeginRenderPass(commandBuffer, begin, contents);
 }
@@ -780,6 +1026,7 @@ VKAPI_ATTR void VKAPI_CALL CmdBeginRenderPass2T(VkCommandBuffer commandBuffer, c
     cb->render_pass = begin->renderPass;
     begin_pass(d, commandBuffer, cb, info.max_samples, begin->renderArea.extent,
                pass_where(info.multiview, subpass->contents != VK_SUBPASS_CONTENTS_INLINE), true);
+    if (msaa_on()) add_pass_targets(d, cb, begin, info);
   }
   (d->table.*Next)(commandBuffer, begin, subpass);
 }
@@ -841,6 +1088,14 @@ VKAPI_ATTR void VKAPI_CALL CmdBeginRenderingT(VkCommandBuffer commandBuffer, con
     begin_pass(d, commandBuffer, cb, samples, info->renderArea.extent,
                pass_where(info->viewMask != 0, info->flags & VK_RENDERING_CONTENTS_SECONDARY_COMMAND_BUFFERS_BIT),
                !(info->flags & VK_RENDERING_RESUMING_BIT));
+    if (msaa_on()) {
+      for (uint32_t i = 0; i < info->colorAttachmentCount; ++i) {
+        const VkRenderingAttachmentInfo& a = info->pColorAttachments[i];
+        if (a.imageView == VK_NULL_HANDLE || a.storeOp != VK_ATTACHMENT_STORE_OP_STORE) continue;
+        const bool clears = a.loadOp == VK_ATTACHMENT_LOAD_OP_CLEAR && !(info->flags & VK_RENDERING_RESUMING_BIT);
+        add_msaa_target(d, cb, a.imageView, a.imageLayout, clears, a.clearValue.color);
+      }
+    }
   }
   (d->table.*Next)(commandBuffer, info);
 }
@@ -1056,6 +1311,363 @@ VKAPI_ATTR void VKAPI_CALL CmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPoo
 }
 
 // ---------------------------------------------------------------------------------------------
+// MSAA read-back: every msaa_interval-th frame, the multisampled colour attachments the frame's
+// submissions stored are copied sample by sample into host-visible buffers by the layer's own
+// compute shader (shaders/glsl/msaa_readback.comp), in the layer's own command buffer submitted
+// right after the application's on the same queue. Its fence is polled at later boundaries,
+// never waited on (except at vkDestroyDevice, and at vkDestroyImage of an image still being
+// read). The application's command buffers and bound state are never touched.
+
+const uint32_t kReadbackShader[] =
+#include "msaa_readback.comp.inc"
+    ;
+
+std::string expand_pattern(std::string pattern, uint32_t device, uint64_t frame, uint32_t image) {
+  const std::pair<const char*, std::string> keys[] = {
+      {"{device}", std::to_string(device)}, {"{frame}", std::to_string(frame)}, {"{image}", std::to_string(image)}};
+  for (const auto& [key, value] : keys)
+    for (size_t at = pattern.find(key); at != std::string::npos; at = pattern.find(key, at + value.size()))
+      pattern.replace(at, std::strlen(key), value);
+  return pattern;
+}
+
+// Under state_mutex. Created on first use; false when anything is missing (no read-back then).
+bool ensure_msaa_resources(DeviceData* d) {
+  MsaaResources& m = d->msaa;
+  if (m.tried) return m.ok;
+  m.tried = true;
+  const DeviceTable& t = d->table;
+  if (!t.CreateShaderModule || !t.CreateComputePipelines || !t.CmdPipelineBarrier || !t.GetFenceStatus ||
+      !t.CreateDescriptorPool || !t.CmdPushConstants || !d->instance->table.GetPhysicalDeviceMemoryProperties)
+    return false;
+  d->instance->table.GetPhysicalDeviceMemoryProperties(d->physical, &m.memory);
+  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smci.codeSize = sizeof kReadbackShader;
+  smci.pCode = kReadbackShader;
+  if (t.CreateShaderModule(d->device, &smci, d->alloc(), &m.module) != VK_SUCCESS) return false;
+  VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+  if (t.CreateSampler(d->device, &sci, d->alloc(), &m.sampler) != VK_SUCCESS) return false;
+  const VkDescriptorSetLayoutBinding bindings[2] = {
+      {0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, &m.sampler},
+      {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+  VkDescriptorSetLayoutCreateInfo dl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  dl.bindingCount = 2;
+  dl.pBindings = bindings;
+  if (t.CreateDescriptorSetLayout(d->device, &dl, d->alloc(), &m.set_layout) != VK_SUCCESS) return false;
+  const VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, 3 * sizeof(uint32_t)};
+  VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  pl.setLayoutCount = 1;
+  pl.pSetLayouts = &m.set_layout;
+  pl.pushConstantRangeCount = 1;
+  pl.pPushConstantRanges = &range;
+  if (t.CreatePipelineLayout(d->device, &pl, d->alloc(), &m.layout) != VK_SUCCESS) return false;
+  VkComputePipelineCreateInfo cp{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cp.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  cp.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cp.stage.module = m.module;
+  cp.stage.pName = "main";
+  cp.layout = m.layout;
+  if (t.CreateComputePipelines(d->device, VK_NULL_HANDLE, 1, &cp, d->alloc(), &m.pipeline) != VK_SUCCESS) return false;
+  constexpr uint32_t kSets = 64;  // images being read at once
+  const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, kSets},
+                                         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSets}};
+  VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  dp.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
+  dp.maxSets = kSets;
+  dp.poolSizeCount = 2;
+  dp.pPoolSizes = sizes;
+  if (t.CreateDescriptorPool(d->device, &dp, d->alloc(), &m.descriptor_pool) != VK_SUCCESS) return false;
+  m.ok = true;
+  return true;
+}
+
+void destroy_msaa_resources(DeviceData* d) {
+  MsaaResources& m = d->msaa;
+  const DeviceTable& t = d->table;
+  for (auto& [family, pool] : m.command_pools) t.DestroyCommandPool(d->device, pool, d->alloc());
+  if (m.descriptor_pool) t.DestroyDescriptorPool(d->device, m.descriptor_pool, d->alloc());
+  if (m.pipeline) t.DestroyPipeline(d->device, m.pipeline, d->alloc());
+  if (m.layout) t.DestroyPipelineLayout(d->device, m.layout, d->alloc());
+  if (m.set_layout) t.DestroyDescriptorSetLayout(d->device, m.set_layout, d->alloc());
+  if (m.sampler) t.DestroySampler(d->device, m.sampler, d->alloc());
+  if (m.module) t.DestroyShaderModule(d->device, m.module, d->alloc());
+  m = MsaaResources{};
+}
+
+void destroy_entry(DeviceData* d, ReadbackEntry& e) {
+  const DeviceTable& t = d->table;
+  if (e.set) t.FreeDescriptorSets(d->device, d->msaa.descriptor_pool, 1, &e.set);
+  if (e.mapped) t.UnmapMemory(d->device, e.memory);
+  if (e.buffer) t.DestroyBuffer(d->device, e.buffer, d->alloc());
+  if (e.memory) t.FreeMemory(d->device, e.memory, d->alloc());
+  if (e.view) t.DestroyImageView(d->device, e.view, d->alloc());
+  e = ReadbackEntry{};
+}
+
+void destroy_batch(DeviceData* d, ReadbackBatch& b) {
+  for (ReadbackEntry& e : b.entries) destroy_entry(d, e);
+  if (b.fence) d->table.DestroyFence(d->device, b.fence, d->alloc());
+  if (b.cb) d->table.FreeCommandBuffers(d->device, b.pool, 1, &b.cb);
+  b = ReadbackBatch{};
+}
+
+// Buffer, view and descriptor set for reading one image. False (and nothing left) on failure.
+bool make_entry(DeviceData* d, const MsaaImage& info, ReadbackEntry& e) {
+  const DeviceTable& t = d->table;
+  e.width = info.extent.width;
+  e.height = info.extent.height;
+  e.samples = info.samples;
+  VkImageViewCreateInfo vi{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  vi.image = e.image;
+  vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  vi.format = info.format;
+  vi.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bi.size = VkDeviceSize(e.width) * e.height * e.samples * sizeof(uint32_t);
+  bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  bool ok = t.CreateImageView(d->device, &vi, d->alloc(), &e.view) == VK_SUCCESS &&
+            t.CreateBuffer(d->device, &bi, d->alloc(), &e.buffer) == VK_SUCCESS;
+  if (ok) {
+    VkMemoryRequirements req{};
+    t.GetBufferMemoryRequirements(d->device, e.buffer, &req);
+    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    uint32_t type = UINT32_MAX;
+    for (uint32_t i = 0; i < d->msaa.memory.memoryTypeCount && type == UINT32_MAX; ++i)
+      if ((req.memoryTypeBits & (1u << i)) && (d->msaa.memory.memoryTypes[i].propertyFlags & want) == want) type = i;
+    VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = type;
+    ok = type != UINT32_MAX && t.AllocateMemory(d->device, &ai, d->alloc(), &e.memory) == VK_SUCCESS &&
+         t.BindBufferMemory(d->device, e.buffer, e.memory, 0) == VK_SUCCESS &&
+         t.MapMemory(d->device, e.memory, 0, VK_WHOLE_SIZE, 0, &e.mapped) == VK_SUCCESS;
+  }
+  if (ok) {
+    VkDescriptorSetAllocateInfo dsa{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    dsa.descriptorPool = d->msaa.descriptor_pool;
+    dsa.descriptorSetCount = 1;
+    dsa.pSetLayouts = &d->msaa.set_layout;
+    ok = t.AllocateDescriptorSets(d->device, &dsa, &e.set) == VK_SUCCESS;
+  }
+  if (!ok) {
+    destroy_entry(d, e);
+    return false;
+  }
+  VkDescriptorImageInfo ii{VK_NULL_HANDLE, e.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkDescriptorBufferInfo bf{e.buffer, 0, VK_WHOLE_SIZE};
+  VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
+  w[0].dstSet = w[1].dstSet = e.set;
+  w[0].dstBinding = 0;
+  w[0].descriptorCount = 1;
+  w[0].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  w[0].pImageInfo = &ii;
+  w[1].dstBinding = 1;
+  w[1].descriptorCount = 1;
+  w[1].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  w[1].pBufferInfo = &bf;
+  t.UpdateDescriptorSets(d->device, 2, w, 0, nullptr);
+  return true;
+}
+
+void image_barrier(DeviceData* d, VkCommandBuffer cb, VkImage image, VkImageLayout from, VkImageLayout to,
+                   VkPipelineStageFlags src_stage, VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
+                   VkAccessFlags dst_access) {
+  VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  b.srcAccessMask = src_access;
+  b.dstAccessMask = dst_access;
+  b.oldLayout = from;
+  b.newLayout = to;
+  b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.image = image;
+  b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  d->table.CmdPipelineBarrier(cb, src_stage, dst_stage, 0, 0, nullptr, 0, nullptr, 1, &b);
+}
+
+// Under state_mutex, right after the application's submission on `queue`: reads `targets`
+// back for the current frame.
+void submit_readback(DeviceData* d, VkQueue queue, const std::vector<MsaaTarget>& targets) {
+  Frame& f = d->frames.back();
+  f.msaa.valid = true;
+  uint32_t family = UINT32_MAX;
+  std::vector<std::pair<MsaaTarget, MsaaImage>> work;
+  {
+    std::shared_lock lock(d->objects_mutex);
+    auto q = d->queue_families.find(queue);
+    if (q != d->queue_families.end()) family = q->second;
+    for (const MsaaTarget& t : targets) {
+      auto it = d->msaa_images.find(t.image);
+      const bool layout_ok = t.layout != VK_IMAGE_LAYOUT_UNDEFINED && t.layout != VK_IMAGE_LAYOUT_PREINITIALIZED;
+      if (it != d->msaa_images.end() && layout_ok) work.emplace_back(t, it->second);
+      else ++f.msaa.skipped;
+    }
+  }
+  if (work.empty()) return;
+  if (family >= d->families.size() || !(d->families[family].queueFlags & VK_QUEUE_COMPUTE_BIT) ||
+      !ensure_msaa_resources(d)) {
+    f.msaa.skipped += work.size();
+    return;
+  }
+  const DeviceTable& t = d->table;
+  ReadbackBatch b;
+  b.frame = f.index;
+  VkCommandPool& pool = d->msaa.command_pools[family];
+  if (!pool) {
+    VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+    pci.queueFamilyIndex = family;
+    if (t.CreateCommandPool(d->device, &pci, d->alloc(), &pool) != VK_SUCCESS) pool = VK_NULL_HANDLE;
+  }
+  b.pool = pool;
+  VkCommandBufferAllocateInfo cai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cai.commandPool = pool;
+  cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cai.commandBufferCount = 1;
+  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  if (!pool || t.AllocateCommandBuffers(d->device, &cai, &b.cb) != VK_SUCCESS) {
+    b.cb = VK_NULL_HANDLE;
+    f.msaa.skipped += work.size();
+    return;
+  }
+  // A dispatchable handle made below the loader: it needs the loader's dispatch pointer.
+  if (d->set_loader_data) d->set_loader_data(d->device, b.cb);
+  else *reinterpret_cast<void**>(b.cb) = *reinterpret_cast<void**>(d->device);
+  VkCommandBufferBeginInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  cbi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  bool ok = t.CreateFence(d->device, &fci, d->alloc(), &b.fence) == VK_SUCCESS &&
+            t.BeginCommandBuffer(b.cb, &cbi) == VK_SUCCESS;
+  if (ok) {
+    t.CmdBindPipeline(b.cb, VK_PIPELINE_BIND_POINT_COMPUTE, d->msaa.pipeline);
+    for (const auto& [target, info] : work) {
+      ReadbackEntry e;
+      e.image = target.image;
+      e.clear = target.clear;
+      if (!make_entry(d, info, e)) {
+        ++f.msaa.skipped;
+        continue;
+      }
+      e.index = f.readback_images++;
+      // From wherever the application left it (its render pass's final layout) to sampling,
+      // and back: everything earlier on the queue is finished writing it first.
+      image_barrier(d, b.cb, e.image, target.layout, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                    VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+      t.CmdBindDescriptorSets(b.cb, VK_PIPELINE_BIND_POINT_COMPUTE, d->msaa.layout, 0, 1, &e.set, 0, nullptr);
+      const uint32_t push[3] = {e.width, e.height, e.samples};
+      t.CmdPushConstants(b.cb, d->msaa.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
+      t.CmdDispatch(b.cb, (e.width + 7) / 8, (e.height + 7) / 8, 1);
+      image_barrier(d, b.cb, e.image, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, target.layout,
+                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                    VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+      b.entries.push_back(e);
+    }
+    VkMemoryBarrier host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    host.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    t.CmdPipelineBarrier(b.cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0,
+                         nullptr, 0, nullptr);
+    ok = t.EndCommandBuffer(b.cb) == VK_SUCCESS && !b.entries.empty();
+  }
+  if (ok) {
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &b.cb;
+    ok = t.QueueSubmit(queue, 1, &si, b.fence) == VK_SUCCESS;
+  }
+  if (!ok) {
+    f.msaa.skipped += b.entries.size();
+    destroy_batch(d, b);
+    return;
+  }
+  ++f.pending_readbacks;
+  d->readbacks.push_back(std::move(b));
+}
+
+void write_dump(const std::string& path, const ReadbackEntry& e) {
+  FILE* file = std::fopen(path.c_str(), "wb");
+  bool ok = file != nullptr;
+  if (ok) {
+    // "TSMSAA1\n", then width, height, samples, clear colour (uint32, little-endian), then the
+    // samples as the shader wrote them.
+    const uint32_t header[4] = {e.width, e.height, e.samples, e.clear};
+    ok = std::fwrite("TSMSAA1\n", 1, 8, file) == 8 && std::fwrite(header, sizeof header, 1, file) == 1 &&
+         std::fwrite(e.mapped, sizeof(uint32_t), size_t(e.width) * e.height * e.samples, file) ==
+             size_t(e.width) * e.height * e.samples;
+    ok &= std::fclose(file) == 0;
+  }
+  if (!ok) std::fprintf(stderr, "VK_LAYER_TESSERA_stats: cannot write MSAA dump '%s'\n", path.c_str());
+}
+
+// Under state_mutex: the colour unit on a finished read-back.
+void consume_batch(DeviceData* d, ReadbackBatch& b) {
+  Frame& f = frame_at(d, b.frame);
+  const Settings& s = settings();
+  for (ReadbackEntry& e : b.entries) {
+    const auto* samples = static_cast<const uint32_t*>(e.mapped);
+    std::vector<uint8_t> states;
+    const bool want_states = !s.msaa_state_image.empty();
+    try {
+      f.msaa.add(analyse_msaa_samples(samples, e.width, e.height, e.samples, e.clear, want_states ? &states : nullptr));
+    } catch (const std::exception&) {
+      ++f.msaa.skipped;
+      continue;
+    }
+    if (!s.msaa_dump.empty()) write_dump(expand_pattern(s.msaa_dump, d->index, b.frame, e.index), e);
+    if (want_states) {
+      const std::string path = expand_pattern(s.msaa_state_image, d->index, b.frame, e.index);
+      if (!write_state_image(path, states, e.width, e.height))
+        std::fprintf(stderr, "VK_LAYER_TESSERA_stats: cannot write MSAA state image '%s'\n", path.c_str());
+    }
+  }
+  --f.pending_readbacks;
+  destroy_batch(d, b);
+}
+
+// Under state_mutex. Consumes every finished read-back; `wait`: waits for all of them.
+void poll_readbacks(DeviceData* d, bool wait) {
+  for (auto it = d->readbacks.begin(); it != d->readbacks.end();) {
+    const VkResult r = wait ? d->table.WaitForFences(d->device, 1, &it->fence, VK_TRUE, UINT64_MAX)
+                            : d->table.GetFenceStatus(d->device, it->fence);
+    if (r == VK_NOT_READY || r == VK_TIMEOUT) {
+      ++it;
+      continue;
+    }
+    consume_batch(d, *it);  // also on device loss: the samples are then whatever was written
+    it = d->readbacks.erase(it);
+  }
+}
+
+// The application destroys an image: a read-back of it still running must finish first.
+void wait_for_readbacks_of(DeviceData* d, VkImage image) {
+  std::lock_guard lock(d->state_mutex);
+  for (auto it = d->readbacks.begin(); it != d->readbacks.end();) {
+    const bool reads = std::any_of(it->entries.begin(), it->entries.end(),
+                                   [&](const ReadbackEntry& e) { return e.image == image; });
+    if (!reads) {
+      ++it;
+      continue;
+    }
+    d->table.WaitForFences(d->device, 1, &it->fence, VK_TRUE, UINT64_MAX);
+    consume_batch(d, *it);
+    it = d->readbacks.erase(it);
+  }
+  write_ready_frames(d);
+}
+
+// After the application's submission of `handles` on `queue`: the read-back, in read-back frames.
+void maybe_read_back(DeviceData* d, VkQueue queue, const std::vector<VkCommandBuffer>& handles) {
+  std::vector<MsaaTarget> targets;
+  for (VkCommandBuffer h : handles)
+    if (CommandBufferState* cb = get_cb(d, h))
+      for (const MsaaTarget& t : cb->msaa_targets) {
+        auto it = std::find_if(targets.begin(), targets.end(), [&](const MsaaTarget& o) { return o.image == t.image; });
+        if (it != targets.end()) *it = t;  // a later command buffer leaves it last
+        else targets.push_back(t);
+      }
+  if (targets.empty()) return;
+  std::lock_guard lock(d->state_mutex);
+  if (d->frames.back().index % settings().msaa_interval == 0) submit_readback(d, queue, targets);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Submission and frame boundaries
 
 void account_submission(DeviceData* d, const std::vector<VkCommandBuffer>& handles) {
@@ -1081,6 +1693,12 @@ void account_submission(DeviceData* d, const std::vector<VkCommandBuffer>& handl
       d->reset_query_pool(d->device, slot_pool(d, slot), slot % kPoolSize, 1);
       s.pending_frame = static_cast<int64_t>(f.index);
       s.submit_serial = serial;
+      const VkQueryPipelineStatisticFlags tess_bits = (1u << kTcsPatchesBit) | (1u << kTesInvocationsBit);
+      s.segment = -1;
+      if ((d->slabs[slot / kPoolSize].mask & tess_bits) == tess_bits) {
+        s.segment = static_cast<int64_t>(f.tess.size());
+        f.tess.push_back({});
+      }
       ++f.pending;
       ++f.segments;
       if (!s.listed) {
@@ -1111,6 +1729,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
     cbs.insert(cbs.end(), submits[i].pCommandBuffers, submits[i].pCommandBuffers + submits[i].commandBufferCount);
   account_submission(d, cbs);
   VkResult r = d->table.QueueSubmit(queue, count, submits, fence);
+  if (r == VK_SUCCESS && msaa_on()) maybe_read_back(d, queue, cbs);
   after_submission(d);
   return r;
 }
@@ -1124,6 +1743,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2T(VkQueue queue, uint32_t count, cons
       cbs.push_back(submits[i].pCommandBufferInfos[j].commandBuffer);
   account_submission(d, cbs);
   VkResult r = (d->table.*Next)(queue, count, submits, fence);
+  if (r == VK_SUCCESS && msaa_on()) maybe_read_back(d, queue, cbs);
   after_submission(d);
   return r;
 }
@@ -1306,6 +1926,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   if (!create || !gdpa) return VK_ERROR_INITIALIZATION_FAILED;
   VkLayerDeviceLink* next_link = link->u.pLayerInfo->pNext;
   link->u.pLayerInfo = next_link;
+  // The loader's callback for dispatchable objects the layer makes itself (read-back command
+  // buffers).
+  PFN_vkSetDeviceLoaderData set_loader_data = nullptr;
+  for (auto* cb = find_in_chain<VkLayerDeviceCreateInfo>(ci->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO); cb;
+       cb = find_in_chain<VkLayerDeviceCreateInfo>(cb->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO))
+    if (cb->function == VK_LOADER_DATA_CALLBACK) set_loader_data = cb->u.pfnSetDeviceLoaderData;
 
   // What the device offers.
   VkPhysicalDeviceFeatures supported{};
@@ -1417,6 +2043,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
     d->has_allocator = true;
   }
   d->table.load(*pDevice, gdpa);
+  d->set_loader_data = set_loader_data;
   uint32_t nf = 0;
   inst->table.GetPhysicalDeviceQueueFamilyProperties(physicalDevice, &nf, nullptr);
   d->families.resize(nf);
@@ -1454,6 +2081,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
     // All work has finished (the application must not destroy a busy device): read every
     // result still pending, close the open frame if it holds work, write everything.
     std::lock_guard lock(d->state_mutex);
+    poll_readbacks(d, true);
     for (uint32_t slot : d->pending) harvest(d, slot, true);
     d->pending.clear();
     if (d->frames.back().has_work) end_frame(d);
@@ -1463,6 +2091,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
     write_ready_frames(d);
     output().write_summary(d->totals, frames, d->frames_written, d->query_lost, d->query_note);
     for (const QueryPoolSlab& s : d->slabs) d->table.DestroyQueryPool(device, s.pool, d->alloc());
+    destroy_msaa_resources(d);
   }
   PFN_vkDestroyDevice destroy = d->table.DestroyDevice;
   const bool has_allocator = d->has_allocator;
@@ -1551,6 +2180,13 @@ const Intercept kDeviceIntercepts[] = {
     TESSERA_FN("vkQueueSubmit2KHR", QueueSubmit2T<&DeviceTable::QueueSubmit2KHR>),
     TESSERA_FN("vkQueuePresentKHR", QueuePresentKHR),
     TESSERA_FN("vkQueueInsertDebugUtilsLabelEXT", QueueInsertDebugUtilsLabelEXT),
+    TESSERA_FN("vkGetDeviceQueue", GetDeviceQueue),
+    TESSERA_FN("vkGetDeviceQueue2", GetDeviceQueue2),
+    TESSERA_FN("vkCreateFramebuffer", CreateFramebuffer),
+    TESSERA_FN("vkCmdPipelineBarrier", CmdPipelineBarrier),
+    TESSERA_FN("vkCmdPipelineBarrier2", CmdPipelineBarrier2T<&DeviceTable::CmdPipelineBarrier2>),
+    TESSERA_FN("vkCmdPipelineBarrier2KHR", CmdPipelineBarrier2T<&DeviceTable::CmdPipelineBarrier2KHR>),
+    TESSERA_FN("vkDestroyFramebuffer", DestroyFramebuffer),
 };
 
 PFN_vkVoidFunction find_device_intercept(const char* name) {

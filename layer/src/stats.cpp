@@ -10,6 +10,8 @@
 #include <map>
 #include <string>
 
+#include "tessera/color_state.h"
+
 namespace tessera::layer {
 
 uint64_t CpuCounters::draws() const {
@@ -96,6 +98,18 @@ void apply(Settings& s, const std::string& key, const std::string& value, const 
   } else if (key == "frame_label") {
     if (value.empty()) return bad();
     s.frame_label = value;
+  } else if (key == "gpps") {
+    uint64_t n = 0;
+    if (!parse_u64(value, n) || n > 16) return bad();
+    s.gpps = int(n);
+  } else if (key == "msaa_interval") {
+    uint64_t n = 0;
+    if (!parse_u64(value, n)) return bad();
+    s.msaa_interval = n;
+  } else if (key == "msaa_dump") {
+    s.msaa_dump = value;
+  } else if (key == "msaa_state_image") {
+    s.msaa_state_image = value;
   } else if (key == "summary") {
     if (value == "1" || value == "true" || value == "on") s.summary = true;
     else if (value == "0" || value == "false" || value == "off") s.summary = false;
@@ -114,6 +128,10 @@ const char* const kKeys[][2] = {
     {"submits_per_frame", "TESSERA_LAYER_SUBMITS_PER_FRAME"},
     {"frame_label", "TESSERA_LAYER_FRAME_LABEL"},
     {"summary", "TESSERA_LAYER_SUMMARY"},
+    {"gpps", "TESSERA_LAYER_GPPS"},
+    {"msaa_interval", "TESSERA_LAYER_MSAA_INTERVAL"},
+    {"msaa_dump", "TESSERA_LAYER_MSAA_DUMP"},
+    {"msaa_state_image", "TESSERA_LAYER_MSAA_STATE_IMAGE"},
 };
 
 std::string settings_file_path() {
@@ -187,6 +205,14 @@ bool Output::ensure_open() {
     for (int i = 0; i < kSampleBuckets; ++i) h += ",render_passes." + std::to_string(1 << i);
     h += ",msaa_covered_pixels,secondary_executions,query_complete,query_segments";
     for (const char* n : kQueryCounterNames) h += std::string(",query.") + n;
+    h += ",gpp.count,gpp.patches,gpp.domain_points";
+    for (int i = 0; i < settings_.gpps; ++i) h += ",gpp.busy_cycles." + std::to_string(i);
+    h += ",gpp.max_busy_cycles,gpp.mean_busy_cycles,gpp.balance,gpp.makespan_cycles,gpp.speedup_vs_1gpp"
+         ",gpp.speedup_vs_noredist,gpp.estimate_exact";
+    h += ",msaa.images,msaa.samples,msaa.tiles";
+    for (int c = 0; c < kColorStateCodes; ++c)
+      if (const char* n = color_tile_state_name(uint8_t(c))) h += std::string(",msaa.tiles_by_state.") + n;
+    h += ",msaa.stored_bytes,msaa.uncompressed_bytes,msaa.planes_only_bytes,msaa.ratio,msaa.skipped";
     std::fprintf(file_, "%s\n", h.c_str());
   }
   return true;
@@ -195,6 +221,71 @@ bool Output::ensure_open() {
 namespace {
 
 std::string u(uint64_t v) { return std::to_string(v); }
+
+// 17 significant digits: a double reads back bit for bit.
+std::string d(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string json_gpp(const GppFrameModel& g) {
+  if (!g.valid) return "null";
+  std::string s = "{\"count\":" + u(uint64_t(g.count)) + ",\"patches\":" + u(g.patches) +
+                  ",\"domain_points\":" + u(g.domain_points) + ",\"busy_cycles\":[";
+  for (size_t i = 0; i < g.busy_cycles.size(); ++i) s += (i ? "," : "") + d(g.busy_cycles[i]);
+  s += "],\"max_busy_cycles\":" + d(g.max_busy_cycles) + ",\"mean_busy_cycles\":" + d(g.mean_busy_cycles) +
+       ",\"balance\":" + d(g.balance) + ",\"makespan_cycles\":" + d(g.makespan_cycles) +
+       ",\"speedup_vs_1gpp\":" + d(g.speedup_vs_1gpp) + ",\"speedup_vs_noredist\":" + d(g.speedup_vs_noredist) +
+       ",\"estimate_exact\":" + (g.estimate_exact ? "true" : "false") + "}";
+  return s;
+}
+
+double ratio(const MsaaFrameStats& m) {
+  return m.uncompressed_bytes ? double(m.stored_bytes) / double(m.uncompressed_bytes) : 0.0;
+}
+
+std::string json_msaa(const MsaaFrameStats& m) {
+  if (!m.valid) return "null";
+  std::string s = "{\"images\":" + u(m.images) + ",\"samples\":" + u(m.samples) + ",\"tiles\":" + u(m.tiles) +
+                  ",\"tiles_by_state\":{";
+  bool first = true;
+  for (int c = 0; c < kColorStateCodes; ++c) {
+    const char* n = color_tile_state_name(uint8_t(c));
+    if (!n) continue;
+    s += std::string(first ? "" : ",") + "\"" + n + "\":" + u(m.tiles_by_state[c]);
+    first = false;
+  }
+  s += "},\"stored_bytes\":" + u(m.stored_bytes) + ",\"uncompressed_bytes\":" + u(m.uncompressed_bytes) +
+       ",\"planes_only_bytes\":" + u(m.planes_only_bytes) + ",\"ratio\":" + d(ratio(m)) +
+       ",\"skipped\":" + u(m.skipped) + "}";
+  return s;
+}
+
+std::string csv_msaa(const MsaaFrameStats& m) {
+  std::string s;
+  const bool v = m.valid;
+  s += "," + (v ? u(m.images) : "") + "," + (v ? u(m.samples) : "") + "," + (v ? u(m.tiles) : "");
+  for (int c = 0; c < kColorStateCodes; ++c)
+    if (color_tile_state_name(uint8_t(c))) s += "," + (v ? u(m.tiles_by_state[c]) : "");
+  s += "," + (v ? u(m.stored_bytes) : "") + "," + (v ? u(m.uncompressed_bytes) : "") + "," +
+       (v ? u(m.planes_only_bytes) : "") + "," + (v ? d(ratio(m)) : "") + "," + (v ? u(m.skipped) : "");
+  return s;
+}
+
+// The GPP columns: empty for a frame without tessellation.
+std::string csv_gpp(const GppFrameModel& g, int columns) {
+  std::string s;
+  if (!g.valid) {
+    for (int i = 0; i < columns + 10; ++i) s += ",";
+    return s;
+  }
+  s += "," + u(uint64_t(g.count)) + "," + u(g.patches) + "," + u(g.domain_points);
+  for (int i = 0; i < columns; ++i) s += "," + (size_t(i) < g.busy_cycles.size() ? d(g.busy_cycles[size_t(i)]) : "");
+  s += "," + d(g.max_busy_cycles) + "," + d(g.mean_busy_cycles) + "," + d(g.balance) + "," + d(g.makespan_cycles) +
+       "," + d(g.speedup_vs_1gpp) + "," + d(g.speedup_vs_noredist) + "," + (g.estimate_exact ? "1" : "0");
+  return s;
+}
 
 std::string json_frame(const FrameRecord& r) {
   const CpuCounters& c = r.cpu;
@@ -229,10 +320,10 @@ std::string json_frame(const FrameRecord& r) {
   } else {
     s += ",\"query_complete\":false,\"query_segments\":0,\"query\":null";
   }
-  return s + "}";
+  return s + ",\"gpp\":" + json_gpp(r.gpp) + ",\"msaa\":" + json_msaa(r.msaa) + "}";
 }
 
-std::string csv_frame(const FrameRecord& r) {
+std::string csv_frame(const FrameRecord& r, int gpp_columns) {
   const CpuCounters& c = r.cpu;
   char ms[64];
   std::snprintf(ms, sizeof ms, "%.3f", r.cpu_frame_time_ms);
@@ -249,7 +340,7 @@ std::string csv_frame(const FrameRecord& r) {
   s += "," + u(c.msaa_covered_pixels) + "," + u(c.secondary_executions);
   s += std::string(",") + (r.query_enabled && r.query_complete ? "1" : "0") + "," + u(r.query_segments);
   for (uint64_t v : r.query) s += "," + (r.query_enabled ? u(v) : std::string());
-  return s;
+  return s + csv_gpp(r.gpp, gpp_columns) + csv_msaa(r.msaa);
 }
 
 }  // namespace
@@ -257,7 +348,7 @@ std::string csv_frame(const FrameRecord& r) {
 void Output::write_frame(const FrameRecord& r) {
   std::lock_guard lock(mutex_);
   if (!ensure_open()) return;
-  std::string line = csv_ ? csv_frame(r) : json_frame(r);
+  std::string line = csv_ ? csv_frame(r, settings_.gpps) : json_frame(r);
   std::fprintf(file_, "%s\n", line.c_str());
   std::fflush(file_);
 }

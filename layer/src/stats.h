@@ -7,6 +7,8 @@
 #include <mutex>
 #include <string>
 
+#include "units.h"
+
 namespace tessera::layer {
 
 // Draw commands by kind; the order is the order of the output fields.
@@ -75,6 +77,8 @@ struct FrameRecord {
   bool query_complete = false;  // every segment of the frame's work was read back
   uint64_t query_segments = 0;
   uint64_t query[kQueryCounterCount] = {};
+  GppFrameModel gpp;  // Tessera's GPP model on the frame's tessellation (written frames only)
+  MsaaFrameStats msaa;  // the colour unit on the frame's read-back MSAA attachments
 };
 
 enum class FrameDelimiter { kPresent, kSubmit, kLabel };
@@ -88,6 +92,10 @@ struct Settings {
   uint64_t submits_per_frame = 1;
   std::string frame_label = "tessera.frame";
   bool summary = true;  // one summary line per device on stderr at vkDestroyDevice
+  int gpps = 4;         // GPPs of the modelled array (1..16; 0: no GPP model)
+  uint64_t msaa_interval = 0;    // read back MSAA colour every Nth frame (0: never)
+  std::string msaa_dump;         // per read-back image sample dump, "{device}", "{frame}", "{image}" replaced
+  std::string msaa_state_image;  // per read-back image tile-state PNG, same placeholders
   std::string source;   // settings file used, if any
 
   bool selected(uint64_t frame) const {

@@ -12,14 +12,18 @@
 //   layer_app csv                  the full scenario's first frame, checked in CSV form
 //   layer_app smoke                the robust scenario without checking the output
 //   layer_app interface LIBRARY    the library's exports and loader interface, without loader
+//   layer_app bench FRAMES [WARMUP] timed frames of a fixed workload, JSON on stdout
+//                                  (`tessera bench layer`)
 
 #include <dlfcn.h>
+#include <sys/resource.h>
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -815,6 +819,14 @@ void check_frame(const nlohmann::json& r, uint64_t frame, const Expect& e) {
   expect_eq(f + "query.tcs_patches", q.at("tcs_patches"), e.tess_patches);
   expect_eq(f + "query.tes_invocations", q.at("tes_invocations"), e.tess_patches * 3);
   expect_eq(f + "query.cs_invocations", q.at("cs_invocations"), e.cs_invocations);
+  // Tessera's GPP model on the frame's patches (level 1: 3 domain points each); the model's
+  // figures are checked in layer_units_app gpp.
+  const auto& gpp = r.at("gpp");
+  expect(gpp.is_null() == (e.tess_patches == 0), f + "gpp present exactly when the frame tessellates");
+  if (gpp.is_object()) {
+    expect_eq(f + "gpp.patches", gpp.at("patches"), e.tess_patches);
+    expect_eq(f + "gpp.domain_points", gpp.at("domain_points"), e.tess_patches * 3);
+  }
 }
 
 int run_full(bool validation, bool csv) {
@@ -866,6 +878,7 @@ int run_full(bool validation, bool csv) {
       if (rows != 1) continue;
       std::stringstream rs(row);
       for (std::string c; std::getline(rs, c, ',');) values.push_back(c);
+      if (!row.empty() && row.back() == ',') values.emplace_back();  // a last empty column (no MSAA read-back)
     }
     expect_eq("csv rows (3 frames)", uint64_t(rows), 3);
     expect_eq("csv columns", values.size(), names.size());
@@ -875,6 +888,7 @@ int run_full(bool validation, bool csv) {
     expect(m["draws"] == std::to_string(e_main.draws), "csv draws");
     expect(m["vertices"] == std::to_string(e_main.vertices), "csv vertices");
     expect(m["query.fs_invocations"] == std::to_string(e_main.squares * kFsPerSquare), "csv query.fs_invocations");
+    expect(m["gpp.patches"] == std::to_string(e_main.tess_patches), "csv gpp.patches");
   } else {
     auto records = read_jsonl(path);
     std::vector<nlohmann::json> frames;
@@ -1122,6 +1136,90 @@ int run_interface(const char* library) {
   return g_failures ? 1 : 0;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Benchmark (`tessera bench layer`): a fixed frame re-recorded every frame (as real renderers
+// do, so the layer's per-command cost is in it) and ended by submit + fence wait, since a
+// headless program has no present. The application times its own frames, so process start-up,
+// instance and pipeline creation stay out of the numbers.
+
+// One frame: a compute dispatch, a 1x pass of 48 draws (36 direct, 12 indexed), a 4x MSAA
+// pass of 16 draws; every draw 16 instanced squares (a quarter of the 64x64 target), so the
+// driver has real raster work (about 1 ms a frame on lavapipe). Returns the draws recorded.
+int record_bench_frame(FullScene& s, VkCommandBuffer cb) {
+  int draws = 0;
+  begin_primary(cb);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, s.work_pipe);
+  push_buffer(s, cb, s.scratch.buffer);
+  vkCmdDispatch(cb, 4, 1, 1);
+  begin_pass(cb, s.rp1, s.fb1, VK_SUBPASS_CONTENTS_INLINE, false);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, s.quad_pipe);
+  vkCmdBindIndexBuffer(cb, s.indices.buffer, 0, VK_INDEX_TYPE_UINT16);
+  for (uint32_t i = 0; i < 48; ++i, ++draws) {
+    if (i % 4 == 3) vkCmdDrawIndexed(cb, 6, 16, 0, 0, i);
+    else vkCmdDraw(cb, 6, 16, 0, i);
+  }
+  vkCmdEndRenderPass(cb);
+  begin_pass(cb, s.rp4, s.fb4, VK_SUBPASS_CONTENTS_INLINE, false);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, s.msaa_pipe);
+  for (uint32_t i = 0; i < 16; ++i, ++draws) vkCmdDraw(cb, 6, 16, 0, 4 * i);
+  vkCmdEndRenderPass(cb);
+  CHECK_VK(vkEndCommandBuffer(cb));
+  return draws;
+}
+
+// User + system time of the whole process (every thread, the driver's too).
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+// layer_app bench FRAMES [WARMUP]: prints one JSON line {"bench":"layer_app","frames":N,
+// "warmup":W,"draws_per_frame":D,...,"cpu_ms_per_frame":C,"frame_ms":[...]} (wall time of
+// each timed frame; CPU time of the process over them).
+int run_bench(int argc, char** argv) {
+  const long frames = argc > 2 ? std::strtol(argv[2], nullptr, 10) : 300;
+  const long warmup = argc > 3 ? std::strtol(argv[3], nullptr, 10) : 10;
+  if (frames < 1 || frames > 1000000 || warmup < 0 || warmup > 1000000) {
+    std::fprintf(stderr, "layer_app bench: FRAMES must be 1..1000000 and WARMUP 0..1000000\n");
+    return 2;
+  }
+  FullScene s;
+  create_device_full(s, false);
+  build_full(s);
+  VkCommandBuffer cb = make_cb(s.g, s.pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+  VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence = VK_NULL_HANDLE;
+  CHECK_VK(vkCreateFence(s.g.device, &fi, nullptr, &fence));
+  std::vector<double> frame_ms;
+  frame_ms.reserve(size_t(frames));
+  int draws = 0;
+  double cpu_start = 0;
+  for (long f = 0; f < warmup + frames; ++f) {
+    if (f == warmup) cpu_start = process_cpu_seconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    draws = record_bench_frame(s, cb);
+    submit_and_wait(s.g, cb, fence);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (f >= warmup) frame_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  const double cpu_ms_per_frame = (process_cpu_seconds() - cpu_start) * 1000.0 / double(frames);
+  vkDestroyFence(s.g.device, fence, nullptr);
+  destroy_full(s);
+  if (g_failures) return 1;
+  nlohmann::json out;
+  out["bench"] = "layer_app";
+  out["frames"] = frames;
+  out["warmup"] = warmup;
+  out["draws_per_frame"] = draws;
+  out["dispatches_per_frame"] = 1;
+  out["render_passes_per_frame"] = 2;
+  out["cpu_ms_per_frame"] = cpu_ms_per_frame;
+  out["frame_ms"] = frame_ms;
+  std::printf("%s\n", out.dump().c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1133,6 +1231,8 @@ int main(int argc, char** argv) {
   if (mode == "smoke") return run_robust(false);
   if (mode == "absent") return run_absent();
   if (mode == "interface" && argc > 2) return run_interface(argv[2]);
-  std::fprintf(stderr, "usage: layer_app full [--validation] | csv | robust | smoke | absent\n");
+  if (mode == "bench") return run_bench(argc, argv);
+  std::fprintf(stderr,
+               "usage: layer_app full [--validation] | csv | robust | smoke | absent | bench FRAMES [WARMUP]\n");
   return 2;
 }
