@@ -17,6 +17,9 @@
 
 namespace tessera::cli {
 
+// bench_rt.cpp
+int run_rt_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes);
+
 namespace {
 
 double median(std::vector<double> v) {
@@ -43,9 +46,11 @@ void add_bench_command(CLI::App& app, BenchArgs& args) {
   cmd->add_option("suite", args.suite,
                   "Suite: raster (frame time vs the Vulkan reference), color (colour-unit codecs and bandwidth) or eu "
                   "(branch-free math vs the branchy baseline on the modelled FMA datapath) or tiling (redundant vertex shading, "
-                  "adaptive supertiles vs fixed tiles) or tess (tessellator throughput, GPP array speedup)")
+                  "adaptive supertiles vs fixed tiles) or tess (tessellator throughput, GPP array speedup) or layer "
+                  "(frame time with VK_LAYER_TESSERA_stats vs no layer, MangoHud, the Mesa overlay) or rt (ray throughput and BVH "
+                  "build vs Embree)")
       ->required()
-      ->check(CLI::IsMember({"raster", "color", "eu", "tiling", "tess"}));
+      ->check(CLI::IsMember({"raster", "color", "eu", "tiling", "tess", "layer", "rt"}));
   cmd->add_option("--json", args.json, "Write results as JSON");
   cmd->add_option("--scene", args.scenes, "Scene(s) to run instead of the built-in benchmark set");
   cmd->add_option("--width", args.width, "Frame width")->check(CLI::Range(1, 16384));
@@ -55,6 +60,7 @@ void add_bench_command(CLI::App& app, BenchArgs& args) {
   cmd->add_option("--threads", args.threads, "Tessera worker threads, 0 = all");
   cmd->add_option("--msaa", args.msaa, "raster: samples per pixel for both renderers; color: one sample count instead of 4x and 8x")
       ->check(CLI::IsMember({1, 2, 4, 8}));
+  add_layer_bench_options(cmd, args);
 }
 
 namespace {
@@ -164,8 +170,10 @@ int run_eu_bench_suite(const BenchArgs& args) {
 int run_bench(const BenchArgs& args) {
   if (args.suite == "eu") return run_eu_bench_suite(args);
   if (args.suite == "tess") return run_tess_bench(args);
+  if (args.suite == "layer") return run_layer_bench(args);
   const std::vector<std::filesystem::path> scenes = args.scenes.empty() ? default_scenes() : args.scenes;
   if (args.suite == "color") return run_color_bench(args, scenes);
+  if (args.suite == "rt") return run_rt_bench(args, scenes);
   if (args.suite == "tiling") {
     std::vector<std::filesystem::path> tiling_scenes = scenes;
     if (args.scenes.empty()) tiling_scenes.push_back(std::filesystem::path(TESSERA_SOURCE_DIR) / "assets/bench/clouds.json");

@@ -1,0 +1,272 @@
+// The ray-tracing unit: a two-level wide BVH (instances over per-mesh BVHs) built with a
+// multi-threaded binned SAH builder, traversed with AVX2, with a watertight ray-triangle test.
+// Layout, traversal and counters are described in docs/rt.md.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+namespace tessera {
+
+class Stats;
+struct Scene;
+
+namespace rt {
+
+constexpr uint32_t kInvalidId = 0xffffffffu;
+
+// A ray segment: hits are reported for tmin <= t <= tmax. The direction need not be unit length;
+// t is measured in units of it (as in Embree).
+struct Ray {
+  glm::vec3 origin{0.0f};
+  float tmin = 0.0f;
+  glm::vec3 direction{0.0f, 0.0f, -1.0f};
+  float tmax = std::numeric_limits<float>::infinity();
+};
+
+// Closest hit: barycentrics u, v weight vertices 1 and 2 of the triangle (vertex 0 gets 1-u-v),
+// as Embree reports them; primitive is the triangle index within the instance's mesh.
+struct Hit {
+  float t = std::numeric_limits<float>::infinity();
+  float u = 0.0f;
+  float v = 0.0f;
+  uint32_t instance = kInvalidId;
+  uint32_t primitive = kInvalidId;
+  bool hit() const { return primitive != kInvalidId; }
+};
+
+// Ray types are counted separately; later they also select LOD modes (docs/rt.md).
+#define TESSERA_RT_RAY_TYPES(X) \
+  X(primary)                    \
+  X(shadow)                     \
+  X(diffuse)                    \
+  X(reflection)
+
+enum class RayType : uint32_t {
+#define TESSERA_X(name) name,
+  TESSERA_RT_RAY_TYPES(TESSERA_X)
+#undef TESSERA_X
+      count
+};
+const char* ray_type_name(RayType type);
+
+// Traversal counters, X(name, stats key, meaning). Each query adds into the Counters the caller
+// passes (one per thread or per fixed chunk of rays); merging is integer addition in chunk
+// order, so totals do not depend on the thread count.
+#define TESSERA_RT_COUNTERS(X)                                                                       \
+  X(rays_primary, "rt.rays.primary", "primary rays traced")                                          \
+  X(rays_shadow, "rt.rays.shadow", "shadow rays traced (any-hit)")                                   \
+  X(rays_diffuse, "rt.rays.diffuse", "diffuse bounce rays traced")                                   \
+  X(rays_reflection, "rt.rays.reflection", "mirror reflection rays traced")                          \
+  X(rays_hit, "rt.rays.hit", "rays that found a hit (closest hit) or an occluder (any hit)")        \
+  X(nodes_interior, "rt.nodes.interior", "wide interior nodes visited (up to 8 boxes tested at once)") \
+  X(nodes_leaf, "rt.nodes.leaf", "leaves visited (triangle blocks of the bottom level)")             \
+  X(nodes_instance, "rt.nodes.instance", "instances entered (ray moved into object space)")          \
+  X(triangles_tested, "rt.triangles.tested", "ray-triangle tests (valid lanes of visited blocks)")   \
+  X(triangles_hit, "rt.triangles.hit", "triangle tests that passed (closer hit candidates)")         \
+  X(node_bytes, "rt.bytes.nodes", "bytes of wide nodes fetched")                                     \
+  X(triangle_bytes, "rt.bytes.triangles", "bytes of triangle blocks fetched")
+
+struct Counters {
+  enum Id : int {
+#define TESSERA_X(name, key, desc) name,
+    TESSERA_RT_COUNTERS(TESSERA_X)
+#undef TESSERA_X
+        count
+  };
+  std::array<uint64_t, count> v{};
+
+  uint64_t& operator[](Id id) { return v[size_t(id)]; }
+  uint64_t operator[](Id id) const { return v[size_t(id)]; }
+  void merge(const Counters& o) {
+    for (size_t i = 0; i < v.size(); ++i) v[i] += o.v[i];
+  }
+  bool operator==(const Counters&) const = default;
+  void publish(Stats& stats) const;  // every counter under its key
+  static const char* key(Id id);
+  static const char* description(Id id);
+};
+
+struct Aabb {
+  glm::vec3 lo{std::numeric_limits<float>::infinity()};
+  glm::vec3 hi{-std::numeric_limits<float>::infinity()};
+  void extend(const glm::vec3& p) {
+    lo = glm::min(lo, p);
+    hi = glm::max(hi, p);
+  }
+  void extend(const Aabb& b) {
+    lo = glm::min(lo, b.lo);
+    hi = glm::max(hi, b.hi);
+  }
+  bool empty() const { return !(lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z); }
+  bool contains(const Aabb& b) const {
+    return lo.x <= b.lo.x && lo.y <= b.lo.y && lo.z <= b.lo.z && hi.x >= b.hi.x && hi.y >= b.hi.y && hi.z >= b.hi.z;
+  }
+  float half_area() const {
+    if (empty()) return 0.0f;
+    const glm::vec3 d = hi - lo;
+    return d.x * d.y + d.y * d.z + d.z * d.x;
+  }
+};
+
+// A child reference of a wide node: kind in bits 31..29; a leaf keeps its block count - 1 in
+// bits 28..26 and its first block in bits 25..0; other kinds keep a 29-bit index.
+enum class ChildKind : uint32_t { empty = 0, interior = 1, leaf = 2, instance = 3, lod = 4 };
+constexpr int kWidth = 8;                 // children per wide node
+constexpr int kBlockWidth = 4;            // triangles per leaf block
+constexpr int kMaxLeafBlocks = 2;         // leaves hold at most 8 triangles
+constexpr uint32_t kEmptyChild = 0;
+
+inline uint32_t child_ref(ChildKind kind, uint32_t index) { return (uint32_t(kind) << 29) | index; }
+inline uint32_t leaf_ref(uint32_t first_block, uint32_t block_count) {
+  return (uint32_t(ChildKind::leaf) << 29) | ((block_count - 1) << 26) | first_block;
+}
+inline ChildKind ref_kind(uint32_t ref) { return ChildKind(ref >> 29); }
+inline uint32_t ref_index(uint32_t ref) { return ref_kind(ref) == ChildKind::leaf ? ref & 0x3ffffffu : ref & 0x1fffffffu; }
+inline uint32_t leaf_block_count(uint32_t ref) { return ((ref >> 26) & 7u) + 1; }
+
+// Wide node: the boxes of up to 8 children as structure-of-arrays (one AVX2 register per
+// plane), their references, and 32 reserved bytes (room for per-child LOD data), 256 bytes.
+struct alignas(64) WideNode {
+  float lo_x[kWidth], hi_x[kWidth], lo_y[kWidth], hi_y[kWidth], lo_z[kWidth], hi_z[kWidth];
+  uint32_t child[kWidth];
+  uint32_t reserved[kWidth];
+  Aabb child_bounds(int i) const {
+    return Aabb{{lo_x[i], lo_y[i], lo_z[i]}, {hi_x[i], hi_y[i], hi_z[i]}};
+  }
+};
+static_assert(sizeof(WideNode) == 256);
+
+// Four triangles as structure-of-arrays vertex planes; unused lanes have primitive kInvalidId
+// and are masked out.
+struct alignas(16) TriangleBlock {
+  float v0[3][kBlockWidth];
+  float v1[3][kBlockWidth];
+  float v2[3][kBlockWidth];
+  uint32_t primitive[kBlockWidth];
+};
+static_assert(sizeof(TriangleBlock) == 160);
+
+// Storage of the BVH arrays: arrays of 2 MiB and more are placed on transparent huge pages
+// where the OS offers them (madvise), since traversal reads them at random and would miss the
+// TLB on nearly every node with 4 KiB pages (Embree does the same).
+void* allocate_bvh_memory(size_t bytes, size_t alignment);
+void free_bvh_memory(void* p, size_t bytes, size_t alignment);
+
+template <typename T>
+struct BvhAllocator {
+  using value_type = T;
+  BvhAllocator() = default;
+  template <typename U>
+  BvhAllocator(const BvhAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(allocate_bvh_memory(n * sizeof(T), alignof(T))); }
+  void deallocate(T* p, size_t n) { free_bvh_memory(p, n * sizeof(T), alignof(T)); }
+  template <typename U>
+  bool operator==(const BvhAllocator<U>&) const {
+    return true;
+  }
+};
+
+// A BVH of one mesh (bottom level) or of the instances (top level). Node 0 is the root.
+struct WideBvh {
+  std::vector<WideNode, BvhAllocator<WideNode>> nodes;
+  std::vector<TriangleBlock, BvhAllocator<TriangleBlock>> blocks;  // bottom level only
+  Aabb bounds;
+  bool empty() const { return nodes.empty(); }
+  size_t bytes() const { return nodes.size() * sizeof(WideNode) + blocks.size() * sizeof(TriangleBlock); }
+};
+
+struct BuildOptions {
+  int bins = 32;           // SAH bins per axis
+  int max_leaf_size = 8;   // triangles (at most kMaxLeafBlocks blocks)
+};
+
+struct BuildInfo {
+  uint64_t triangles = 0;      // over all meshes (each once)
+  uint64_t instances = 0;      // instances in the top level (with a non-empty mesh)
+  uint64_t wide_nodes = 0;     // over all levels
+  uint64_t blocks = 0;
+  uint64_t leaves = 0;
+  uint64_t bytes = 0;          // nodes + blocks + instance records
+};
+
+// Builds the bottom-level BVH of one triangle mesh (positions + 3 indices per triangle).
+// Threads: whatever TBB arena the caller runs in; the result is identical for any count.
+WideBvh build_mesh_bvh(std::span<const glm::vec3> positions, std::span<const uint32_t> indices,
+                       const BuildOptions& options = {});
+
+// An instance as the top level sees it.
+struct InstanceRecord {
+  glm::mat4 object_to_world{1.0f};
+  glm::mat4 world_to_object{1.0f};
+  uint32_t mesh = 0;
+  uint32_t scene_instance = 0;  // index in Scene::instances (reported in Hit::instance)
+  bool translation_only = false;  // rays keep their direction in object space
+};
+
+class AccelerationStructure {
+ public:
+  // Builds one BVH per mesh (in parallel) and the top level over Scene::instances.
+  // Throws tessera::Error for instances that refer to missing meshes or bad indices.
+  static AccelerationStructure build(const Scene& scene, const BuildOptions& options = {});
+
+  // Closest hit. Adds the query's counts into `counters`.
+  Hit intersect(const Ray& ray, RayType type, Counters& counters) const;
+  // Any hit in [tmin, tmax] (shadow rays): stops at the first.
+  bool occluded(const Ray& ray, RayType type, Counters& counters) const;
+
+  // Many rays on the calling TBB arena, in fixed chunks; counters merged in chunk order.
+  void intersect(std::span<const Ray> rays, std::span<Hit> hits, RayType type, Counters& counters) const;
+  void occluded(std::span<const Ray> rays, std::span<uint8_t> occluded, RayType type, Counters& counters) const;
+
+  // World-space geometric normal (unnormalized, from the triangle's winding) of a hit.
+  glm::vec3 geometric_normal(const Hit& hit) const;
+
+  const BuildInfo& info() const { return info_; }
+  const WideBvh& top_level() const { return top_; }
+  const std::vector<WideBvh>& meshes() const { return meshes_; }
+  const std::vector<InstanceRecord>& instances() const { return instances_; }
+  void publish(Stats& stats) const;  // rt.bvh.* build figures
+
+ private:
+  std::vector<WideBvh> meshes_;
+  std::vector<InstanceRecord> instances_;  // top-level instance children index this
+  WideBvh top_;
+  BuildInfo info_;
+  std::vector<std::vector<glm::vec3>> positions_;  // per mesh, for geometric_normal
+  std::vector<std::vector<uint32_t>> indices_;
+  std::vector<uint32_t> record_of_instance_;  // Scene instance -> instances_ entry
+};
+
+}  // namespace rt
+}  // namespace tessera
+
+namespace tessera {
+struct Camera;
+namespace rt {
+
+// The ray through pixel position (px, py) (pixel centres at +0.5, y down) of a width x height
+// view of `camera`, starting at the camera position; direction not normalized.
+Ray camera_ray(const Camera& camera, int width, int height, float px, float py);
+
+// The workload `bench rt` and the Embree agreement tests trace: primary rays through every
+// pixel centre; from each primary hit a shadow ray toward the scene's first light (straight up
+// without lights) and a cosine-weighted diffuse ray about the geometric normal (seeded per pixel,
+// so the set is the same for any thread count). Secondary origins are offset along the normal.
+struct RayWorkload {
+  std::vector<Ray> primary;
+  std::vector<Ray> shadow;
+  std::vector<Ray> diffuse;
+};
+RayWorkload make_ray_workload(const AccelerationStructure& as, const Scene& scene, const Camera& camera, int width,
+                              int height, uint64_t seed = 1);
+
+}  // namespace rt
+}  // namespace tessera

@@ -1,0 +1,651 @@
+// Two-level acceleration structure: build from a Scene and AVX2 traversal (docs/rt.md).
+#include <immintrin.h>
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <string>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+
+#include "rt/bvh_builder.h"
+#include "tessera/error.h"
+#include "tessera/rt.h"
+#include "tessera/scene.h"
+#include "tessera/stats.h"
+
+namespace tessera::rt {
+
+const char* ray_type_name(RayType type) {
+  static constexpr const char* kNames[] = {
+#define TESSERA_X(name) #name,
+      TESSERA_RT_RAY_TYPES(TESSERA_X)
+#undef TESSERA_X
+  };
+  return uint32_t(type) < uint32_t(RayType::count) ? kNames[uint32_t(type)] : "unknown";
+}
+
+namespace {
+constexpr const char* kCounterKeys[] = {
+#define TESSERA_X(name, key, desc) key,
+    TESSERA_RT_COUNTERS(TESSERA_X)
+#undef TESSERA_X
+};
+constexpr const char* kCounterDescriptions[] = {
+#define TESSERA_X(name, key, desc) desc,
+    TESSERA_RT_COUNTERS(TESSERA_X)
+#undef TESSERA_X
+};
+}  // namespace
+
+void Counters::publish(Stats& stats) const {
+  for (size_t i = 0; i < v.size(); ++i) stats.set(kCounterKeys[i], v[i]);
+}
+const char* Counters::key(Id id) { return kCounterKeys[size_t(id)]; }
+const char* Counters::description(Id id) { return kCounterDescriptions[size_t(id)]; }
+
+// ---------------------------------------------------------------------------------------------
+// Build
+
+namespace {
+constexpr size_t kHugePage = size_t(1) << 21;
+}
+
+void* allocate_bvh_memory(size_t bytes, size_t alignment) {
+  if (bytes >= kHugePage) {
+    const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = std::aligned_alloc(kHugePage, rounded);
+    if (!p) throw std::bad_alloc();
+    ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without huge pages it is ordinary memory
+    return p;
+  }
+  return ::operator new(bytes, std::align_val_t(std::max<size_t>(alignment, 64)));
+}
+
+void free_bvh_memory(void* p, size_t bytes, size_t alignment) {
+  if (bytes >= kHugePage) {
+    std::free(p);
+  } else {
+    ::operator delete(p, std::align_val_t(std::max<size_t>(alignment, 64)));
+  }
+}
+
+WideBvh build_mesh_bvh(std::span<const glm::vec3> positions, std::span<const uint32_t> indices,
+                       const BuildOptions& options) {
+  if (indices.size() % 3 != 0) throw Error("rt: index count " + std::to_string(indices.size()) + " is not a multiple of 3");
+  const size_t n = indices.size() / 3;
+  std::vector<Aabb> boxes(n);
+  for (size_t i = 0; i < n; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      const uint32_t index = indices[3 * i + size_t(k)];
+      if (index >= positions.size())
+        throw Error("rt: triangle " + std::to_string(i) + " refers to vertex " + std::to_string(index) + " of " +
+                    std::to_string(positions.size()));
+      const glm::vec3& v = positions[index];
+      if (!(std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z)))
+        throw Error("rt: triangle " + std::to_string(i) + " uses vertex " + std::to_string(index) +
+                    " with a non-finite position");
+      boxes[i].extend(v);
+    }
+  }
+  WideBvh bvh;
+  if (n == 0) return bvh;
+  BinaryBuildOptions bo;
+  bo.bins = options.bins;
+  bo.max_leaf_size = std::clamp(options.max_leaf_size, 1, kBlockWidth * kMaxLeafBlocks);
+  const BinaryBvh binary = build_binary_bvh(boxes, bo);
+  bvh.bounds = binary.nodes[0].bounds();
+  bvh.blocks.reserve(n / 2 + 1);
+  bvh.nodes = collapse_to_wide(binary, [&](uint32_t first, uint32_t count) {
+    const uint32_t first_block = uint32_t(bvh.blocks.size());
+    const uint32_t block_count = (count + kBlockWidth - 1) / kBlockWidth;
+    TS_CHECK(block_count <= uint32_t(kMaxLeafBlocks) && first_block + block_count < (1u << 26), "rt: leaf too large");
+    for (uint32_t b = 0; b < block_count; ++b) {
+      TriangleBlock block{};
+      for (int lane = 0; lane < kBlockWidth; ++lane) {
+        const uint32_t k = b * kBlockWidth + uint32_t(lane);
+        if (k >= count) {
+          block.primitive[lane] = kInvalidId;
+          continue;
+        }
+        const uint32_t prim = binary.order[first + k];
+        block.primitive[lane] = prim;
+        const glm::vec3 v[3] = {positions[indices[3 * prim]], positions[indices[3 * prim + 1]],
+                                positions[indices[3 * prim + 2]]};
+        for (int a = 0; a < 3; ++a) {
+          block.v0[a][lane] = v[0][a];
+          block.v1[a][lane] = v[1][a];
+          block.v2[a][lane] = v[2][a];
+        }
+      }
+      bvh.blocks.push_back(block);
+    }
+    return leaf_ref(first_block, block_count);
+  });
+  return bvh;
+}
+
+AccelerationStructure AccelerationStructure::build(const Scene& scene, const BuildOptions& options) {
+  AccelerationStructure as;
+  const size_t mesh_count = scene.meshes.size();
+  as.positions_.resize(mesh_count);
+  as.indices_.resize(mesh_count);
+  as.meshes_.resize(mesh_count);
+  for (size_t m = 0; m < mesh_count; ++m) {
+    const Mesh& mesh = scene.meshes[m];
+    as.positions_[m].reserve(mesh.vertices.size());
+    for (const Vertex& v : mesh.vertices) as.positions_[m].push_back(v.position);
+    as.indices_[m] = mesh.indices;
+  }
+  // Only meshes some instance uses are built.
+  std::vector<uint8_t> used(mesh_count, 0);
+  for (size_t i = 0; i < scene.instances.size(); ++i) {
+    if (scene.instances[i].mesh >= mesh_count)
+      throw Error("rt: instance " + std::to_string(i) + " refers to mesh " + std::to_string(scene.instances[i].mesh) +
+                  " of " + std::to_string(mesh_count));
+    used[scene.instances[i].mesh] = 1;
+  }
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, mesh_count, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t m = r.begin(); m != r.end(); ++m)
+      if (used[m]) as.meshes_[m] = build_mesh_bvh(as.positions_[m], as.indices_[m], options);
+  }, tbb::simple_partitioner());
+
+  std::vector<Aabb> boxes;
+  as.record_of_instance_.assign(scene.instances.size(), kInvalidId);
+  for (size_t i = 0; i < scene.instances.size(); ++i) {
+    const Instance& inst = scene.instances[i];
+    const WideBvh& mesh = as.meshes_[inst.mesh];
+    if (mesh.empty()) continue;
+    const float det = glm::determinant(glm::mat3(inst.transform));
+    if (!(std::isfinite(det) && det != 0.0f)) continue;  // flattened or broken transform: nothing to hit
+    InstanceRecord rec;
+    rec.object_to_world = inst.transform;
+    rec.world_to_object = glm::inverse(inst.transform);
+    rec.translation_only = glm::mat3(rec.world_to_object) == glm::mat3(1.0f);
+    rec.mesh = inst.mesh;
+    rec.scene_instance = uint32_t(i);
+    Aabb world;
+    for (int c = 0; c < 8; ++c) {
+      const glm::vec3 p{(c & 1) ? mesh.bounds.hi.x : mesh.bounds.lo.x, (c & 2) ? mesh.bounds.hi.y : mesh.bounds.lo.y,
+                        (c & 4) ? mesh.bounds.hi.z : mesh.bounds.lo.z};
+      world.extend(glm::vec3(inst.transform * glm::vec4(p, 1.0f)));
+    }
+    // Rounding of the corner transform: widen by a few ulps so the box stays conservative.
+    const glm::vec3 pad = (glm::abs(world.lo) + glm::abs(world.hi) + (world.hi - world.lo)) * 1e-6f;
+    world.lo -= pad;
+    world.hi += pad;
+    as.record_of_instance_[i] = uint32_t(as.instances_.size());
+    as.instances_.push_back(rec);
+    boxes.push_back(world);
+  }
+  if (!boxes.empty()) {
+    BinaryBuildOptions bo;
+    bo.bins = options.bins;
+    bo.max_leaf_size = 1;
+    const BinaryBvh binary = build_binary_bvh(boxes, bo);
+    as.top_.bounds = binary.nodes[0].bounds();
+    as.top_.nodes = collapse_to_wide(binary, [&](uint32_t first, uint32_t count) {
+      TS_CHECK(count == 1, "rt: top-level leaves hold one instance");
+      return child_ref(ChildKind::instance, binary.order[first]);
+    });
+  }
+  BuildInfo& info = as.info_;
+  info.instances = as.instances_.size();
+  for (size_t m = 0; m < mesh_count; ++m) {
+    const WideBvh& b = as.meshes_[m];
+    if (b.empty()) continue;
+    info.triangles += as.indices_[m].size() / 3;
+    info.wide_nodes += b.nodes.size();
+    info.blocks += b.blocks.size();
+    for (const WideNode& n : b.nodes)
+      for (uint32_t c : n.child) info.leaves += ref_kind(c) == ChildKind::leaf;
+    info.bytes += b.bytes();
+  }
+  info.wide_nodes += as.top_.nodes.size();
+  info.bytes += as.top_.bytes() + as.instances_.size() * sizeof(InstanceRecord);
+  return as;
+}
+
+void AccelerationStructure::publish(Stats& stats) const {
+  stats.set("rt.bvh.triangles", info_.triangles);
+  stats.set("rt.bvh.instances", info_.instances);
+  stats.set("rt.bvh.wide_nodes", info_.wide_nodes);
+  stats.set("rt.bvh.leaves", info_.leaves);
+  stats.set("rt.bvh.blocks", info_.blocks);
+  stats.set("rt.bvh.bytes", info_.bytes);
+}
+
+glm::vec3 AccelerationStructure::geometric_normal(const Hit& hit) const {
+  if (!hit.hit() || hit.instance >= record_of_instance_.size() || record_of_instance_[hit.instance] == kInvalidId)
+    return glm::vec3(0.0f);
+  const InstanceRecord& rec = instances_[record_of_instance_[hit.instance]];
+  const auto& p = positions_[rec.mesh];
+  const auto& idx = indices_[rec.mesh];
+  TS_CHECK(size_t(hit.primitive) * 3 + 2 < idx.size(), "rt: hit primitive out of range");
+  const glm::vec3 a = p[idx[3 * size_t(hit.primitive)]], b = p[idx[3 * size_t(hit.primitive) + 1]],
+                  c = p[idx[3 * size_t(hit.primitive) + 2]];
+  // Normals transform by the inverse transpose.
+  return glm::transpose(glm::mat3(rec.world_to_object)) * glm::cross(b - a, c - a);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Traversal
+
+namespace {
+
+struct LocalCounts {
+  uint64_t interior = 0, leaf = 0, instance = 0, tested = 0, passed = 0, blocks = 0;
+  void add_to(Counters& c) const {
+    c[Counters::nodes_interior] += interior;
+    c[Counters::nodes_leaf] += leaf;
+    c[Counters::nodes_instance] += instance;
+    c[Counters::triangles_tested] += tested;
+    c[Counters::triangles_hit] += passed;
+    c[Counters::node_bytes] += interior * sizeof(WideNode);
+    c[Counters::triangle_bytes] += blocks * sizeof(TriangleBlock);
+  }
+};
+
+// Conservative box test (Ize 2013): the far distance grows by 1 + 2 gamma(3) so that rounding
+// in the slab test never culls a box the ray touches, which watertightness needs.
+constexpr float kRobustFar = 1.0000008f;
+
+// A ray prepared in one space (world for the top level, object space below an instance).
+// Scalars only: box tests broadcast them from here, which keeps entering an instance cheap.
+struct SpaceRay {
+  float ox, oy, oz;  // origin
+  float rx, ry, rz;  // reciprocal direction
+  float tmin;
+  int nx, ny, nz;  // float offsets of the near planes inside a WideNode
+  // Watertight triangle test (Woop, Benthin, Wald 2013): permuted axes and shear.
+  int kx, ky, kz;
+  float sx, sy, sz;
+  float px, py, pz;  // origin components along kx, ky, kz
+};
+
+// Finite and not zero (NaN fails every comparison); bitwise & keeps it branch-free.
+bool valid_direction(const glm::vec3& d) {
+  const float ax = std::fabs(d.x), ay = std::fabs(d.y), az = std::fabs(d.z);
+  constexpr float kMax = std::numeric_limits<float>::max();
+  return bool(int(ax <= kMax) & int(ay <= kMax) & int(az <= kMax) & int(ax + ay + az > 0.0f));
+}
+
+// Moves an origin into a prepared ray (the direction-dependent part stays).
+inline void set_origin(SpaceRay& r, const glm::vec3& org) {
+  r.ox = org.x, r.oy = org.y, r.oz = org.z;
+  r.px = org[r.kx];
+  r.py = org[r.ky];
+  r.pz = org[r.kz];
+}
+
+SpaceRay prepare(const glm::vec3& org, const glm::vec3& dir, float tmin) {
+  SpaceRay r;
+  // Tiny components are clamped so reciprocals stay finite (no 0 * inf = NaN in the slabs).
+  auto rcp = [](float d) {
+    const float m = std::max(std::fabs(d), 1e-20f);
+    return 1.0f / std::copysign(m, d);
+  };
+  r.rx = rcp(dir.x);
+  r.ry = rcp(dir.y);
+  r.rz = rcp(dir.z);
+  r.tmin = tmin;
+  r.nx = std::signbit(dir.x) ? 8 : 0;
+  r.ny = std::signbit(dir.y) ? 24 : 16;
+  r.nz = std::signbit(dir.z) ? 40 : 32;
+  const glm::vec3 ad = glm::abs(dir);
+  r.kz = ad.x >= ad.y && ad.x >= ad.z ? 0 : (ad.y >= ad.z ? 1 : 2);
+  r.kx = (r.kz + 1) % 3;
+  r.ky = (r.kx + 1) % 3;
+  if (dir[r.kz] < 0.0f) std::swap(r.kx, r.ky);  // keep the winding
+  r.sx = dir[r.kx] / dir[r.kz];
+  r.sy = dir[r.ky] / dir[r.kz];
+  r.sz = 1.0f / dir[r.kz];
+  set_origin(r, org);
+  return r;
+}
+
+// Slab test of one ray against the 8 child boxes; returns the hit mask and entry distances.
+// The ray's box-test values broadcast once per traversal (kept in registers by the compiler).
+struct BoxRay {
+  __m256 ox, oy, oz, rx, ry, rz, tmin;
+  size_t nx, ny, nz;
+  explicit BoxRay(const SpaceRay& r)
+      : ox(_mm256_set1_ps(r.ox)), oy(_mm256_set1_ps(r.oy)), oz(_mm256_set1_ps(r.oz)), rx(_mm256_set1_ps(r.rx)),
+        ry(_mm256_set1_ps(r.ry)), rz(_mm256_set1_ps(r.rz)), tmin(_mm256_set1_ps(r.tmin)), nx(size_t(r.nx)),
+        ny(size_t(r.ny)), nz(size_t(r.nz)) {}
+};
+
+inline int box_hits(const WideNode& n, const BoxRay& r, float tmax, __m256& tnear) {
+  const float* p = n.lo_x;
+  const __m256 tnx = _mm256_mul_ps(_mm256_sub_ps(_mm256_load_ps(p + r.nx), r.ox), r.rx);
+  const __m256 tfx = _mm256_mul_ps(_mm256_sub_ps(_mm256_load_ps(p + (r.nx ^ 8)), r.ox), r.rx);
+  const __m256 tny = _mm256_mul_ps(_mm256_sub_ps(_mm256_load_ps(p + r.ny), r.oy), r.ry);
+  const __m256 tfy = _mm256_mul_ps(_mm256_sub_ps(_mm256_load_ps(p + (r.ny ^ 8)), r.oy), r.ry);
+  const __m256 tnz = _mm256_mul_ps(_mm256_sub_ps(_mm256_load_ps(p + r.nz), r.oz), r.rz);
+  const __m256 tfz = _mm256_mul_ps(_mm256_sub_ps(_mm256_load_ps(p + (r.nz ^ 8)), r.oz), r.rz);
+  tnear = _mm256_max_ps(_mm256_max_ps(tnx, tny), _mm256_max_ps(tnz, r.tmin));
+  __m256 tfar = _mm256_min_ps(_mm256_min_ps(tfx, tfy), _mm256_min_ps(tfz, _mm256_set1_ps(tmax)));
+  tfar = _mm256_mul_ps(tfar, _mm256_set1_ps(kRobustFar));
+  return _mm256_movemask_ps(_mm256_cmp_ps(tnear, tfar, _CMP_LE_OQ));
+}
+
+// The ray's triangle-test values broadcast once per instance entered.
+struct TriRay {
+  __m128 px, py, pz, sx, sy, sz, tmin;
+  size_t kx, ky, kz;
+  explicit TriRay(const SpaceRay& r)
+      : px(_mm_set1_ps(r.px)), py(_mm_set1_ps(r.py)), pz(_mm_set1_ps(r.pz)), sx(_mm_set1_ps(r.sx)),
+        sy(_mm_set1_ps(r.sy)), sz(_mm_set1_ps(r.sz)), tmin(_mm_set1_ps(r.tmin)), kx(size_t(r.kx)), ky(size_t(r.ky)),
+        kz(size_t(r.kz)) {}
+};
+
+struct BlockHit {
+  float t, u, v;
+  uint32_t primitive;
+};
+
+// Watertight test of one ray against a block of 4 triangles. Returns the lanes that hit within
+// [tmin, tmax]; with `closest`, writes the nearest of them into `best` and lowers tmax.
+template <bool kAnyHit>
+inline bool intersect_block(const TriangleBlock& b, const TriRay& r, float& tmax, BlockHit& best, LocalCounts& c) {
+  const __m128i prim = _mm_load_si128(reinterpret_cast<const __m128i*>(b.primitive));
+  const int valid = ~_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(prim, _mm_set1_epi32(-1)))) & 0xf;
+  c.tested += uint64_t(__builtin_popcount(unsigned(valid)));
+  const __m128 px = r.px, py = r.py, pz = r.pz, sx = r.sx, sy = r.sy;
+  const __m128 az_ = _mm_sub_ps(_mm_load_ps(b.v0[r.kz]), pz);
+  const __m128 bz_ = _mm_sub_ps(_mm_load_ps(b.v1[r.kz]), pz);
+  const __m128 cz_ = _mm_sub_ps(_mm_load_ps(b.v2[r.kz]), pz);
+  const __m128 ax = _mm_sub_ps(_mm_sub_ps(_mm_load_ps(b.v0[r.kx]), px), _mm_mul_ps(sx, az_));
+  const __m128 ay = _mm_sub_ps(_mm_sub_ps(_mm_load_ps(b.v0[r.ky]), py), _mm_mul_ps(sy, az_));
+  const __m128 bx = _mm_sub_ps(_mm_sub_ps(_mm_load_ps(b.v1[r.kx]), px), _mm_mul_ps(sx, bz_));
+  const __m128 by = _mm_sub_ps(_mm_sub_ps(_mm_load_ps(b.v1[r.ky]), py), _mm_mul_ps(sy, bz_));
+  const __m128 cx = _mm_sub_ps(_mm_sub_ps(_mm_load_ps(b.v2[r.kx]), px), _mm_mul_ps(sx, cz_));
+  const __m128 cy = _mm_sub_ps(_mm_sub_ps(_mm_load_ps(b.v2[r.ky]), py), _mm_mul_ps(sy, cz_));
+  // Edge functions; U weights vertex 0, V vertex 1, W vertex 2.
+  __m128 U = _mm_sub_ps(_mm_mul_ps(cx, by), _mm_mul_ps(cy, bx));
+  __m128 V = _mm_sub_ps(_mm_mul_ps(ax, cy), _mm_mul_ps(ay, cx));
+  __m128 W = _mm_sub_ps(_mm_mul_ps(bx, ay), _mm_mul_ps(by, ax));
+  const __m128 zero = _mm_setzero_ps();
+  const int zeros =
+      _mm_movemask_ps(_mm_or_ps(_mm_or_ps(_mm_cmpeq_ps(U, zero), _mm_cmpeq_ps(V, zero)), _mm_cmpeq_ps(W, zero))) & valid;
+  if (zeros) {
+    // An edge function rounded to exactly zero: recompute in double, where the products of
+    // two floats are exact, so the sign decides which side of a shared edge the ray is on.
+    alignas(16) float fax[4], fay[4], fbx[4], fby[4], fcx[4], fcy[4], fu[4], fv[4], fw[4];
+    _mm_store_ps(fax, ax), _mm_store_ps(fay, ay), _mm_store_ps(fbx, bx), _mm_store_ps(fby, by);
+    _mm_store_ps(fcx, cx), _mm_store_ps(fcy, cy), _mm_store_ps(fu, U), _mm_store_ps(fv, V), _mm_store_ps(fw, W);
+    for (int l = 0; l < 4; ++l) {
+      if (!((zeros >> l) & 1)) continue;
+      fu[l] = float(double(fcx[l]) * double(fby[l]) - double(fcy[l]) * double(fbx[l]));
+      fv[l] = float(double(fax[l]) * double(fcy[l]) - double(fay[l]) * double(fcx[l]));
+      fw[l] = float(double(fbx[l]) * double(fay[l]) - double(fby[l]) * double(fax[l]));
+    }
+    U = _mm_load_ps(fu), V = _mm_load_ps(fv), W = _mm_load_ps(fw);
+  }
+  const __m128 neg = _mm_or_ps(_mm_or_ps(_mm_cmplt_ps(U, zero), _mm_cmplt_ps(V, zero)), _mm_cmplt_ps(W, zero));
+  const __m128 pos = _mm_or_ps(_mm_or_ps(_mm_cmpgt_ps(U, zero), _mm_cmpgt_ps(V, zero)), _mm_cmpgt_ps(W, zero));
+  int mask = valid & ~_mm_movemask_ps(_mm_and_ps(neg, pos));
+  if (!mask) return false;
+  const __m128 det = _mm_add_ps(_mm_add_ps(U, V), W);
+  mask &= ~_mm_movemask_ps(_mm_cmpeq_ps(det, zero));
+  if (!mask) return false;
+  const __m128 sz = r.sz;
+  const __m128 T = _mm_add_ps(_mm_add_ps(_mm_mul_ps(U, _mm_mul_ps(sz, az_)), _mm_mul_ps(V, _mm_mul_ps(sz, bz_))),
+                              _mm_mul_ps(W, _mm_mul_ps(sz, cz_)));
+  const __m128 t = _mm_div_ps(T, det);
+  mask &= _mm_movemask_ps(_mm_and_ps(_mm_cmpge_ps(t, r.tmin), _mm_cmple_ps(t, _mm_set1_ps(tmax))));
+  if (!mask) return false;
+  c.passed += uint64_t(__builtin_popcount(unsigned(mask)));
+  if constexpr (kAnyHit) return true;
+  alignas(16) float ft[4], fdet[4], fv[4], fw[4];
+  _mm_store_ps(ft, t), _mm_store_ps(fdet, det), _mm_store_ps(fv, V), _mm_store_ps(fw, W);
+  int lane = -1;
+  for (int m = mask; m; m &= m - 1) {
+    const int l = __builtin_ctz(unsigned(m));
+    if (lane < 0 || ft[l] < ft[lane]) lane = l;
+  }
+  tmax = ft[lane];
+  best.t = ft[lane];
+  best.u = fv[lane] / fdet[lane];
+  best.v = fw[lane] / fdet[lane];
+  best.primitive = b.primitive[lane];
+  return true;
+}
+
+struct StackEntry {
+  uint32_t ref;
+  float t;
+};
+// One stack serves both levels (the bottom level continues above the top level's entries).
+// Depth is bounded by the builder (SAH depth cap, then median splits): at most 7 entries per
+// level of both trees.
+constexpr int kStackSize = 2048;
+
+// Sort keys: a float's bits made monotonic as unsigned (negative values flipped), above a
+// child reference.
+inline uint64_t sort_key(float t, uint32_t child) {
+  uint32_t b;
+  std::memcpy(&b, &t, 4);
+  b ^= (b >> 31) ? 0xffffffffu : 0x80000000u;
+  return (uint64_t(b) << 32) | child;
+}
+inline float key_distance(uint64_t key) {
+  uint32_t b = uint32_t(key >> 32);
+  b ^= (b >> 31) ? 0x80000000u : 0xffffffffu;
+  float t;
+  std::memcpy(&t, &b, 4);
+  return t;
+}
+inline void cswap(uint64_t& a, uint64_t& b) {
+  const uint64_t lo = std::min(a, b), hi = std::max(a, b);
+  a = lo;
+  b = hi;
+}
+
+// Starts fetching the boxes of a child node that waits on the stack.
+inline void prefetch(const WideNode* nodes, uint32_t ref) {
+  if (ref_kind(ref) != ChildKind::interior) return;
+  const char* p = reinterpret_cast<const char*>(nodes + (ref & 0x1fffffffu));
+  _mm_prefetch(p, _MM_HINT_T0);
+  _mm_prefetch(p + 64, _MM_HINT_T0);
+  _mm_prefetch(p + 128, _MM_HINT_T0);
+}
+
+// Traverses one wide BVH. `leaf(ref, tmax)` handles leaf and instance children and returns
+// whether it found a hit (closest hit: it lowered tmax). Closest hit visits children near to
+// far and skips stack entries beyond the current hit; any hit returns at the first.
+template <bool kAnyHit, typename Leaf>
+inline bool traverse(const WideNode* nodes, const SpaceRay& r, float& tmax, LocalCounts& c, StackEntry* stack,
+                     Leaf&& leaf) {
+  const BoxRay br(r);
+  int sp = 0;
+  bool found = false;
+  uint32_t ref = child_ref(ChildKind::interior, 0);
+  for (;;) {
+    bool have = true;
+    while (ref_kind(ref) == ChildKind::interior) {
+      const WideNode& n = nodes[ref & 0x1fffffffu];
+      ++c.interior;
+      __m256 tn;
+      int mask = box_hits(n, br, tmax, tn);
+      if (!mask) {
+        have = false;
+        break;
+      }
+      const int first = __builtin_ctz(unsigned(mask));
+      mask &= mask - 1;
+      if (!mask) {
+        ref = n.child[first];
+        continue;
+      }
+      alignas(32) float d[8];
+      _mm256_store_ps(d, tn);
+      if constexpr (kAnyHit) {
+        for (; mask; mask &= mask - 1) {
+          const int i = __builtin_ctz(unsigned(mask));
+          stack[sp++] = {n.child[i], d[i]};
+          prefetch(nodes, n.child[i]);
+        }
+        ref = n.child[first];
+        continue;
+      }
+      // Sort the hit children by entry distance, nearest first, and push the others. Keys hold
+      // the distance's order-preserving bits above the child reference, so compare-and-swap
+      // is a branch-free min/max (small networks for 2-4 children, the common cases).
+      uint64_t key[kWidth];
+      int k = 0;
+      key[k++] = sort_key(d[first], n.child[first]);
+      for (; mask; mask &= mask - 1) {
+        const int i = __builtin_ctz(unsigned(mask));
+        key[k++] = sort_key(d[i], n.child[i]);
+      }
+      if (k == 2) {
+        cswap(key[0], key[1]);
+      } else if (k == 3) {
+        cswap(key[0], key[1]), cswap(key[1], key[2]), cswap(key[0], key[1]);
+      } else if (k == 4) {
+        cswap(key[0], key[1]), cswap(key[2], key[3]), cswap(key[0], key[2]), cswap(key[1], key[3]);
+        cswap(key[1], key[2]);
+      } else {
+        for (int a = 1; a < k; ++a)
+          for (int b = a; b > 0; --b) cswap(key[b - 1], key[b]);
+      }
+      for (int j = k - 1; j >= 1; --j) {
+        const uint32_t child = uint32_t(key[j]);
+        stack[sp++] = {child, key_distance(key[j])};
+        prefetch(nodes, child);
+      }
+      ref = uint32_t(key[0]);
+    }
+    if (have && ref != kEmptyChild && leaf(ref, tmax, stack + sp)) {
+      found = true;
+      if constexpr (kAnyHit) return true;
+    }
+    do {
+      if (sp == 0) return found;
+      --sp;
+    } while (stack[sp].t > tmax);
+    ref = stack[sp].ref;
+  }
+}
+
+template <bool kAnyHit>
+inline bool trace(const AccelerationStructure& as, const Ray& ray, Hit& hit, LocalCounts& c) {
+  if (as.top_level().empty() || !valid_direction(ray.direction) || !(ray.tmin <= ray.tmax)) return false;
+  const SpaceRay world = prepare(ray.origin, ray.direction, ray.tmin);
+  float tmax = ray.tmax;
+  const auto& meshes = as.meshes();
+  const auto& instances = as.instances();
+  StackEntry stack[kStackSize];
+  return traverse<kAnyHit>(as.top_level().nodes.data(), world, tmax, c, stack, [&](uint32_t ref, float& t_top,
+                                                                                   StackEntry* free_stack) {
+    const InstanceRecord& inst = instances[ref_index(ref)];
+    ++c.instance;
+    SpaceRay object;
+    if (inst.translation_only) {
+      // Same direction in object space: only the origin moves (bit-identical to the full
+      // transform, whose other terms are exact zeros and ones).
+      object = world;
+      set_origin(object, ray.origin + glm::vec3(inst.world_to_object[3]));
+    } else {
+      const glm::vec3 o = glm::vec3(inst.world_to_object * glm::vec4(ray.origin, 1.0f));
+      const glm::vec3 d = glm::mat3(inst.world_to_object) * ray.direction;
+      if (!valid_direction(d)) return false;
+      object = prepare(o, d, ray.tmin);
+    }
+    const WideBvh& bvh = meshes[inst.mesh];
+    const TriRay tri(object);
+    BlockHit best{};
+    const bool got = traverse<kAnyHit>(bvh.nodes.data(), object, t_top, c, free_stack, [&](uint32_t leaf, float& t_leaf,
+                                                                                         StackEntry*) {
+      ++c.leaf;
+      const uint32_t count = leaf_block_count(leaf);
+      const TriangleBlock* blocks = bvh.blocks.data() + ref_index(leaf);
+      c.blocks += count;
+      bool any = false;
+      for (uint32_t b = 0; b < count; ++b) {
+        if (intersect_block<kAnyHit>(blocks[b], tri, t_leaf, best, c)) {
+          any = true;
+          if constexpr (kAnyHit) return true;
+        }
+      }
+      return any;
+    });
+    if (got && !kAnyHit) {
+      hit.t = best.t;
+      hit.u = best.u;
+      hit.v = best.v;
+      hit.primitive = best.primitive;
+      hit.instance = inst.scene_instance;
+    }
+    return got;
+  });
+}
+
+void count_ray(Counters& counters, RayType type) {
+  switch (type) {
+    case RayType::primary: ++counters[Counters::rays_primary]; break;
+    case RayType::shadow: ++counters[Counters::rays_shadow]; break;
+    case RayType::diffuse: ++counters[Counters::rays_diffuse]; break;
+    case RayType::reflection: ++counters[Counters::rays_reflection]; break;
+    default: break;
+  }
+}
+
+constexpr size_t kRayChunk = 256;
+
+}  // namespace
+
+Hit AccelerationStructure::intersect(const Ray& ray, RayType type, Counters& counters) const {
+  Hit hit;
+  LocalCounts c;
+  count_ray(counters, type);
+  if (trace<false>(*this, ray, hit, c)) ++counters[Counters::rays_hit];
+  c.add_to(counters);
+  return hit;
+}
+
+bool AccelerationStructure::occluded(const Ray& ray, RayType type, Counters& counters) const {
+  Hit unused;
+  LocalCounts c;
+  count_ray(counters, type);
+  const bool got = trace<true>(*this, ray, unused, c);
+  if (got) ++counters[Counters::rays_hit];
+  c.add_to(counters);
+  return got;
+}
+
+void AccelerationStructure::intersect(std::span<const Ray> rays, std::span<Hit> hits, RayType type,
+                                      Counters& counters) const {
+  TS_CHECK(hits.size() >= rays.size(), "rt: hit buffer smaller than the ray batch");
+  const size_t chunks = (rays.size() + kRayChunk - 1) / kRayChunk;
+  std::vector<Counters> partial(chunks);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t ch = r.begin(); ch != r.end(); ++ch)
+      for (size_t i = ch * kRayChunk; i < std::min(rays.size(), (ch + 1) * kRayChunk); ++i)
+        hits[i] = intersect(rays[i], type, partial[ch]);
+  });
+  for (const Counters& p : partial) counters.merge(p);
+}
+
+void AccelerationStructure::occluded(std::span<const Ray> rays, std::span<uint8_t> occluded_out, RayType type,
+                                     Counters& counters) const {
+  TS_CHECK(occluded_out.size() >= rays.size(), "rt: result buffer smaller than the ray batch");
+  const size_t chunks = (rays.size() + kRayChunk - 1) / kRayChunk;
+  std::vector<Counters> partial(chunks);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t ch = r.begin(); ch != r.end(); ++ch)
+      for (size_t i = ch * kRayChunk; i < std::min(rays.size(), (ch + 1) * kRayChunk); ++i)
+        occluded_out[i] = occluded(rays[i], type, partial[ch]) ? 1 : 0;
+  });
+  for (const Counters& p : partial) counters.merge(p);
+}
+
+}  // namespace tessera::rt
