@@ -4,7 +4,8 @@
 // The GLSL twins (glsl/lambert.vert, glsl/lambert.frag) implement the same formulas for the
 // Vulkan reference renderer; change both together.
 //
-// Square roots, divisions, pow and exp come from the execution unit's branch-free math library
+// Square roots, reciprocal square roots, divisions, pow and exp come from the execution unit's
+// branch-free math library
 // (tessera/eu_shader_math.h): bit for bit what the modelled FMA datapath computes, and counted,
 // so every frame reports the EU instructions of each shader stage (docs/eu.md, docs/stats.md).
 // Each straight-line block of arithmetic states the datapath instructions it issues through
@@ -13,13 +14,13 @@
 //
 // Vertex: world = model * position; normal = normalize(normal_matrix * normal);
 //   clip = view_proj * world. Varyings (8 floats): world.xyz, normal.xyz, uv.xy.
-//   normalize(v) = v * div(1, sqrt(max(dot(v, v), 1e-30))): branch-free, a zero vector stays 0.
+//   normalize(v) = v * rsqrt(max(dot(v, v), 1e-30)): branch-free, a zero vector stays 0.
 // Fragment (linear RGB):
 //   n = normalize(normal); albedo = base_color * (texture ? texture(uv).rgb : 1)
-//   e = sqrt(max(dot(eye - world, eye - world), 1e-30)); v = (eye - world) * div(1, e)
+//   e2 = max(dot(eye - world, eye - world), 1e-30); v = (eye - world) * rsqrt(e2); e = sqrt(e2)
 //   radiance = ambient + sum over lights of color * intensity * attenuation * max(dot(n, l), 0)
 //     directional: l = -normalize(direction), attenuation = 1
-//     point:       d = position - world, l = d * div(1, sqrt(max(dot(d, d), 1e-30))),
+//     point:       d = position - world, l = d * rsqrt(max(dot(d, d), 1e-30)),
 //                  attenuation = div(1, max(dot(d, d), 1e-4))
 //   highlight = sum over lights of color * intensity * attenuation * s,
 //     s = dot(n, l) > 0 ? pow(max(dot(n, h), 0), shininess) : 0, h = normalize(l + v)
@@ -42,11 +43,10 @@
 
 namespace tessera::shaders {
 
-// v * div(1, sqrt(max(dot(v, v), 1e-30))): a dot product (1 mul, 2 fma), a sqrt, a div and a
-// scale (3 mul).
+// v * rsqrt(max(dot(v, v), 1e-30)): a dot product (1 mul, 2 fma), an rsqrt and a scale (3 mul).
 inline glm::vec3 normalize_eu(glm::vec3 v, EuShaderMath& math) {
   math.alu(2, 4, 0);
-  return v * math.div(1.0f, math.sqrt(std::max(glm::dot(v, v), 1e-30f)));
+  return v * math.rsqrt(std::max(glm::dot(v, v), 1e-30f));
 }
 
 struct LambertVertexShader {
@@ -155,18 +155,19 @@ struct LambertFragmentShader {
     const glm::vec3 n = normalize_eu(glm::vec3(v[3], v[4], v[5]), math);
     const bool highlights = u.specular != glm::vec3(0.0f);
     const bool fog = lit.fog.density > 0.0f;
-    // The eye vector, when highlights or fog need it: a difference (3 add), a dot product, and
-    // for highlights its normalisation by the distance's reciprocal (3 mul).
+    // The eye vector, when highlights or fog need it: a difference (3 add) and a dot product;
+    // for highlights its direction (rsqrt, 3 mul), for fog its length (sqrt).
     glm::vec3 to_eye(0.0f);
     float eye_distance = 0.0f;
     if (highlights || fog) {
       const glm::vec3 e = lit.eye - world;
       math.alu(2, 1, 3);
-      eye_distance = math.sqrt(std::max(glm::dot(e, e), 1e-30f));
+      const float e2 = std::max(glm::dot(e, e), 1e-30f);
       if (highlights) {
-        to_eye = e * math.div(1.0f, eye_distance);
+        to_eye = e * math.rsqrt(e2);
         math.alu(0, 3, 0);
       }
+      if (fog) eye_distance = math.sqrt(e2);
     }
     glm::vec3 radiance = lit.ambient;
     glm::vec3 highlight(0.0f);
@@ -181,7 +182,7 @@ struct LambertFragmentShader {
         const glm::vec3 d = light.position - world;
         const float dist2 = glm::dot(d, d);
         math.alu(2, 4, 3);
-        dir = d * math.div(1.0f, math.sqrt(std::max(dist2, 1e-30f)));
+        dir = d * math.rsqrt(std::max(dist2, 1e-30f));
         attenuation = math.div(1.0f, std::max(dist2, 1e-4f));
       }
       // dot(n, l); radiance += color * (intensity * attenuation * ndotl): 2 mul + 3 fma.

@@ -34,6 +34,7 @@ long double reference(MathFunction f, long double x, long double y) {
     }
     case MathFunction::cbrt: return std::cbrt(x);
     case MathFunction::sqrt: return std::sqrt(x);
+    case MathFunction::rsqrt: return 1.0L / std::sqrt(x);  // two long double roundings: ~1/1000 ulp
     case MathFunction::div: return x / y;
   }
   return x;

@@ -22,6 +22,8 @@ float cbrt(float x, EuCounters& k) { return algo::cbrt_bf(x, k); }
 double cbrt(double x, EuCounters& k) { return algo::cbrt_bf(x, k); }
 float sqrt(float x, EuCounters& k) { return algo::sqrt_bf(x, k); }
 double sqrt(double x, EuCounters& k) { return algo::sqrt_bf(x, k); }
+float rsqrt(float x, EuCounters& k) { return algo::rsqrt_bf(x, k); }
+double rsqrt(double x, EuCounters& k) { return algo::rsqrt_bf(x, k); }
 float div(float x, float y, EuCounters& k) { return algo::div_bf(x, y, k); }
 double div(double x, double y, EuCounters& k) { return algo::div_bf(x, y, k); }
 }  // namespace math

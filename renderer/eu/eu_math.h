@@ -1,4 +1,4 @@
-// The EU math library: log2, log, exp2, exp, pow, cbrt, sqrt and division in binary32 and
+// The EU math library: log2, log, exp2, exp, pow, cbrt, sqrt, rsqrt and division in binary32 and
 // binary64, built only from the modelled FMA-datapath instructions (fma/add/mul, getexp,
 // getmant, scalef, getexpdiff, getmantdiv), so every call is counted by the caller's EuCounters.
 //
@@ -43,6 +43,8 @@ float cbrt(float x, EuCounters& k);
 double cbrt(double x, EuCounters& k);
 float sqrt(float x, EuCounters& k);
 double sqrt(double x, EuCounters& k);
+float rsqrt(float x, EuCounters& k);
+double rsqrt(double x, EuCounters& k);
 float div(float x, float y, EuCounters& k);
 double div(double x, double y, EuCounters& k);
 }  // namespace math
@@ -62,6 +64,8 @@ float cbrt(float x, EuCounters& k);
 double cbrt(double x, EuCounters& k);
 float sqrt(float x, EuCounters& k);
 double sqrt(double x, EuCounters& k);
+float rsqrt(float x, EuCounters& k);
+double rsqrt(double x, EuCounters& k);
 float div(float x, float y, EuCounters& k);
 double div(double x, double y, EuCounters& k);
 }  // namespace baseline

@@ -185,6 +185,22 @@ class Branchy {
     return scale(g, e / 2);
   }
 
+  T rsqrt(T x) {
+    if (br(is_nan(x))) return eu::add(x, x, k_);
+    if (br(is_zero(x))) return value(bits(x) | Fm::kInf);  // +-0 -> +-inf
+    if (br(is_negative(x))) return kNan;
+    if (br(is_inf(x))) return T(0);
+    auto [m, e] = split(x);
+    if (br((e & 1) != 0)) {  // odd exponent: m into [1/2, 1)
+      m = eu::mul(m, T(0.5), k_);
+      ++e;
+      iops(2);
+    }
+    iops(2);  // negate m (sign flip), halve and negate e
+    const T y = kernels::rsqrt_core(m, value(bits(m) ^ Fm::kSign), k_).y;
+    return scale(y, -e / 2);
+  }
+
   T div(T a, T b) {
     if (br(is_nan(a) || is_nan(b))) return eu::add(a, b, k_);
     iops(1);  // result sign
@@ -246,6 +262,8 @@ float cbrt(float x, EuCounters& k) { return Branchy<float>(k).cbrt(x); }
 double cbrt(double x, EuCounters& k) { return Branchy<double>(k).cbrt(x); }
 float sqrt(float x, EuCounters& k) { return Branchy<float>(k).sqrt(x); }
 double sqrt(double x, EuCounters& k) { return Branchy<double>(k).sqrt(x); }
+float rsqrt(float x, EuCounters& k) { return Branchy<float>(k).rsqrt(x); }
+double rsqrt(double x, EuCounters& k) { return Branchy<double>(k).rsqrt(x); }
 float div(float x, float y, EuCounters& k) { return Branchy<float>(k).div(x, y); }
 double div(double x, double y, EuCounters& k) { return Branchy<double>(k).div(x, y); }
 }  // namespace baseline

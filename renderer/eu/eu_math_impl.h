@@ -108,6 +108,20 @@ T sqrt_bf(T x, K& k) {
   return scalef(kernels::sqrt_core(m, neg_m, k), e, k);
 }
 
+// 1/sqrt(x) = scalef(1/sqrt(m), -getexp(x, 1)) with m = getmant(x, [1/2, 2), NaN if negative).
+// The scale is -E + h with h in (0.35, 0.71] from the core: floor gives -E, and h carries m's
+// NaN, so -inf (E = +inf, m NaN) gets scalef(NaN, NaN) = NaN rather than the rule
+// scalef(QNaN, -inf) = +0. +0: m = 1, scale +inf, +inf. -0: m = -1 and the core's result is
+// negative (kernels::rsqrt_core), so scalef(negative, +inf) = -inf. +inf: m = 1, scale -inf, +0.
+// Negative x and NaN: m is NaN. Results lie in [2^-64, 2^75] (binary64: [2^-512, 2^538]), so
+// scalef never rounds; subnormal inputs are exact in m and E.
+template <class T, class K>
+T rsqrt_bf(T x, K& k) {
+  const T m = getmant(x, 1, 2, k);
+  const auto r = kernels::rsqrt_core(m, mul(m, T(-1), k), k);
+  return scalef(r.y, fma(getexp(x, 1, k), T(-1), r.h, k), k);
+}
+
 // x / y = scalef(getmantdiv(x, y) / getmant(y), getexpdiff(x, y)): the mantissa quotient lies in
 // [1, 2), so it never over- or underflows; only the final scalef rounds into range. 0/0,
 // inf/inf (NaN), x/0 (inf) and 0/x (0) come from getexpdiff's IEEE exponent arithmetic.

@@ -99,8 +99,9 @@ T ulps_away(T x, int64_t k) {
 }
 
 // Hard cases: near 1 (log, pow), near the overflow and underflow thresholds and across the
-// subnormal results (exp, exp2, pow), subnormal operands (log, sqrt, cbrt, div), exact squares
-// and cubes and their neighbours, quotients near the range limits and mantissas near each other.
+// subnormal results (exp, exp2, pow), subnormal operands (log, sqrt, rsqrt, cbrt, div), exact
+// squares and cubes and their neighbours, reciprocal squares and powers of two (rsqrt),
+// quotients near the range limits and mantissas near each other.
 template <class T>
 void hard_operands(MathFunction f, uint64_t& state, T& x, T& y) {
   using Lim = std::numeric_limits<T>;
@@ -159,6 +160,22 @@ void hard_operands(MathFunction f, uint64_t& state, T& x, T& y) {
         x = from_raw<T>(next_random(state) % to_raw(Lim::infinity()));
       }
       if (f == MathFunction::cbrt && (next_random(state) & 1)) x = -x;
+      return;
+    }
+    case MathFunction::rsqrt: {
+      if (pick == 0) {
+        x = from_raw<T>(next_random(state) % to_raw(Lim::min()));  // subnormal: the largest results
+      } else if (pick == 1) {
+        // 1/r^2 for short significands r: results at and next to representable values
+        const double r = std::ldexp(1.0 + std::floor(u * 4096) / 4096, int(next_random(state) % 40) - 20);
+        x = ulps_away(T(1.0 / (r * r)), k % 3);
+      } else if (pick == 2) {
+        // powers of two and their neighbours (m at the ends of [1/2, 2)), every binade
+        x = ulps_away(std::ldexp(T(1), int(next_random(state) % uint64_t(emax - emin_sub)) + emin_sub), k % 4);
+      } else {
+        x = from_raw<T>(next_random(state) % to_raw(Lim::infinity()));
+      }
+      if (!(x > 0)) x = Lim::denorm_min();
       return;
     }
     case MathFunction::div: {

@@ -212,6 +212,19 @@ T exp_poly(T r, K& k) {
   return eu::fma(r, horner(Consts<T>::kExp, r, k), T(1), k);
 }
 
+// The coupled Newton (Goldschmidt) iteration of sqrt and rsqrt: a pair with a*b -> -1/2 (one of
+// them carries the sign), r = 0.5 + a*b, both scaled by 1 + r. From a = +-m*y0, b = -+y0/2 (y0
+// the seed for 1/sqrt(m)) |a| -> sqrt(m) and |b| -> 1/(2 sqrt(m)). rsqrt has no use for the last
+// a, so it passes last_a = false (a compile-time choice: the opcode mix stays fixed).
+template <class T, class K>
+void coupled_newton(T& a, T& b, K& k, bool last_a = true) {
+  for (int i = 0; i < Consts<T>::kSqrtSteps; ++i) {
+    const T r = eu::fma(a, b, T(0.5), k);  // 0.5 - |a*b|
+    if (last_a || i + 1 < Consts<T>::kSqrtSteps) a = eu::fma(a, r, a, k);
+    b = eu::fma(b, r, b, k);
+  }
+}
+
 // sqrt(m) for m in [1/2, 2): coupled Newton (Goldschmidt) iteration g -> sqrt(m), h -> -1/(2
 // sqrt(m)) from a 4-term seed for 1/sqrt(m), then one Markstein correction g + h'*(m - g^2)
 // using the fma's exact g*g. -m is passed in so the correction needs no negation.
@@ -220,13 +233,38 @@ T sqrt_core(T m, T neg_m, K& k) {
   const T y = horner(coeffs::kRsqrtSeed, m, k);
   T g = eu::mul(m, y, k);
   T hn = eu::mul(y, T(-0.5), k);
-  for (int i = 0; i < Consts<T>::kSqrtSteps; ++i) {
-    const T r = eu::fma(g, hn, T(0.5), k);  // 0.5 - g*h
-    g = eu::fma(g, r, g, k);
-    hn = eu::fma(hn, r, hn, k);
-  }
+  coupled_newton(g, hn, k);
   const T d = eu::fma(g, g, neg_m, k);  // g^2 - m, exact product
   return eu::fma(hn, d, g, k);          // g - h*(g^2 - m)
+}
+
+// 1/sqrt(m) for m in [1/2, 2) (y) and h ~ 1/(2 sqrt(m)) in (0.35, 0.71] (rsqrt_bf's exponent
+// carrier). The same seed and coupled iteration as sqrt_core, run on (-g, h) so that h is
+// positive, then one Newton correction y = u - h*d with u = 2h and d = m*u^2 - 1 computed from
+// the fma's exact square (u^2 = p + l): the residual is good to about 2^-2p, so the correction
+// adds far less than an ULP to the final rounding (0.5000 ULP max measured). The correction is
+// applied as u - h*d*(1 + 3d): |d| <= 2^-22 / 2^-49 after the iteration, so the extra 3d^2 term
+// is below 2^-42 / 2^-96 relative for m > 0, and it makes the result odd in the sign of m,
+// which rsqrt(-0) needs: getmant gives m = -1 there, and the iteration on -1 stays positive and
+// finite, so d = -(u^2 + 1) and y = u - h*d*(1 + 3d) < 0; with plain Newton y would be positive
+// and scalef would give +inf instead of -inf.
+template <class T>
+struct RsqrtParts {
+  T y, h;
+};
+template <class T, class K>
+RsqrtParts<T> rsqrt_core(T m, T neg_m, K& k) {
+  const T y0 = horner(coeffs::kRsqrtSeed, m, k);
+  T ng = eu::mul(neg_m, y0, k);
+  T h = eu::mul(y0, T(0.5), k);
+  coupled_newton(ng, h, k, /*last_a=*/false);
+  const T u = eu::add(h, h, k);
+  const T nu = eu::mul(h, T(-2), k);
+  const T np = eu::mul(nu, u, k);                               // -p, p = u^2 rounded
+  const T l = eu::fma(u, u, np, k);                             // u^2 - p, exact
+  const T d = eu::fma(m, l, eu::fma(neg_m, np, T(-1), k), k);   // m*(p + l) - 1
+  const T c = eu::mul(h, eu::fma(d, T(-3), T(-1), k), k);       // -h*(1 + 3d)
+  return {eu::fma(c, d, u, k), h};
 }
 
 // a / b for a in +-[1, 4), b in +-[1, 2) with a/b in [1, 2): reciprocal seed y0 = b*s(b^2)

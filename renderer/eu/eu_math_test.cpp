@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <vector>
 
@@ -116,6 +117,36 @@ TYPED_TEST(EuMath, RootSpecials) {
   EXPECT_SAME(T(3), math::cbrt(T(27), k));
 }
 
+// IEEE 754-2008 rSqrt: +-0 -> +-inf, +inf -> +0, x < 0 (-inf included) and NaN -> NaN, in both
+// libraries; powers of four give exact powers of two, the subnormals' large results included.
+TYPED_TEST(EuMath, RsqrtSpecials) {
+  using T = TypeParam;
+  auto& k = this->k;
+  const T inf = this->inf, nan = this->nan;
+  struct Case { T x, expected; };
+  const Case cases[] = {
+      {T(0), inf},       {-T(0), -inf},         {inf, T(0)}, {-inf, nan},  {T(-1), nan},
+      {-this->tiny, nan}, {-L<T>::max(), nan},  {nan, nan},  {T(1), T(1)}, {T(4), T(0.5)},
+      {T(0.25), T(2)},   {T(16), T(0.25)},
+  };
+  for (const Case& c : cases) {
+    EXPECT_SAME(c.expected, math::rsqrt(c.x, k)) << "rsqrt(" << c.x << ")";
+    EXPECT_SAME(c.expected, baseline::rsqrt(c.x, k)) << "rsqrt(" << c.x << ") (baseline)";
+  }
+  // A NaN comes back quiet with its payload.
+  const T snan = L<T>::signaling_NaN();
+  EXPECT_EQ(to_raw(math::rsqrt(snan, k)), to_raw(L<T>::quiet_NaN()) | to_raw(snan));
+  for (int e = (L<T>::min_exponent - L<T>::digits) / 2; e < L<T>::max_exponent / 2; ++e) {
+    EXPECT_SAME(std::ldexp(T(1), -e), math::rsqrt(std::ldexp(T(1), 2 * e), k)) << e;
+    EXPECT_SAME(std::ldexp(T(1), -e), baseline::rsqrt(std::ldexp(T(1), 2 * e), k)) << e;
+  }
+  // The largest results: subnormal inputs (1/sqrt(2^-149) = 2^74.5).
+  const T big = math::rsqrt(this->tiny, k);
+  EXPECT_TRUE(std::isfinite(big));
+  EXPECT_NEAR(double(big), double(1.0L / std::sqrt((long double)this->tiny)),
+              std::ldexp(double(big), 1 - L<T>::digits));
+}
+
 TYPED_TEST(EuMath, DivisionSpecials) {
   using T = TypeParam;
   auto& k = this->k;
@@ -186,6 +217,7 @@ class Mpfr {
       case MathFunction::pow: mpfr_pow(ref_, x_, y_, MPFR_RNDN); break;
       case MathFunction::cbrt: mpfr_cbrt(ref_, x_, MPFR_RNDN); break;
       case MathFunction::sqrt: mpfr_sqrt(ref_, x_, MPFR_RNDN); break;
+      case MathFunction::rsqrt: mpfr_rec_sqrt(ref_, x_, MPFR_RNDN); break;
       case MathFunction::div: mpfr_div(ref_, x_, y_, MPFR_RNDN); break;
     }
     if (mpfr_zero_p(ref_)) return result == 0 ? 0.0 : HUGE_VAL;
@@ -229,12 +261,14 @@ Accuracy measure(MathFunction f, int samples, bool branchy = false) {
   return acc;
 }
 
-// Max ULP bounds per function (log2, log, exp2, exp, pow, cbrt, sqrt, div), asserted by the
-// sweep below and by the baseline test; the inputs are fixed, so these hold deterministically.
+// Max ULP bounds per function (log2, log, exp2, exp, pow, cbrt, sqrt, rsqrt, div), asserted by
+// the sweep below and by the baseline test; the inputs are fixed, so these hold deterministically.
 // The goals are 1 ULP for binary32 throughout and for binary64 log/log2/exp/exp2/div/
-// sqrt, 2 ULP for binary64 pow; docs/eu.md has the measured values.
-constexpr double kMaxUlpF[] = {1, 1, 1, 1, 1, 1, 0.5, 1};
-constexpr double kMaxUlpD[] = {1, 1, 1, 1, 2, 1, 0.5, 1};
+// sqrt/rsqrt, 2 ULP for binary64 pow; docs/eu.md has the measured values.
+constexpr double kMaxUlpF[] = {1, 1, 1, 1, 1, 1, 0.5, 1, 1};
+constexpr double kMaxUlpD[] = {1, 1, 1, 1, 2, 1, 0.5, 1, 1};
+static_assert(std::size(kMaxUlpF) == size_t(kMathFunctionCount) &&
+              std::size(kMaxUlpD) == size_t(kMathFunctionCount));
 
 // ---- the MPFR sweep: >= 1,000,000 inputs per function and precision -------------------------
 //
@@ -311,9 +345,11 @@ TYPED_TEST(EuMath, BaselineAccuracyAgainstMpfr) {
 // is <= 0.7 (30% fewer); sqrt, div and binary32 exp meet it. For the others the shared
 // polynomial and double-word cores (identical in both libraries) dominate, so these bounds are
 // the measured ratios plus a small margin (regression guards; docs/eu.md explains).
-// Order: log2, log, exp2, exp, pow, cbrt, sqrt, div.
-constexpr double kMaxRatioF[] = {0.85, 0.86, 0.72, 0.70, 0.92, 0.80, 0.70, 0.70};
-constexpr double kMaxRatioD[] = {0.88, 0.89, 0.81, 0.78, 0.93, 0.83, 0.70, 0.70};
+// Order: log2, log, exp2, exp, pow, cbrt, sqrt, rsqrt, div.
+constexpr double kMaxRatioF[] = {0.85, 0.86, 0.72, 0.70, 0.92, 0.80, 0.70, 0.70, 0.70};
+constexpr double kMaxRatioD[] = {0.88, 0.89, 0.81, 0.78, 0.93, 0.83, 0.70, 0.70, 0.70};
+static_assert(std::size(kMaxRatioF) == size_t(kMathFunctionCount) &&
+              std::size(kMaxRatioD) == size_t(kMathFunctionCount));
 
 TYPED_TEST(EuMath, BranchFreeHasNoBranchesAndFewerInstructions) {
   using T = TypeParam;

@@ -200,18 +200,22 @@ TEST(EuShaderMath, CountsCallsAndPublishesProfileTimesCalls) {
   EXPECT_EQ(a.exp2(3.0f), 8.0f);
   EXPECT_EQ(b.sqrt(9.0f), 3.0f);
   EXPECT_EQ(b.div(1.0f, 4.0f), 0.25f);
+  EXPECT_EQ(b.rsqrt(16.0f), 0.25f);
   b.pow(3.0f, 0.5f);
   a.merge(b);
   EXPECT_EQ(a.calls(EuMathFunction::pow), 2u);
-  EXPECT_EQ(a.total_calls(), 5u);
+  EXPECT_EQ(a.calls(EuMathFunction::rsqrt), 1u);
+  EXPECT_EQ(a.total_calls(), 6u);
   const uint64_t expected = 2 * dynamic_instructions(call_profile(MathFunction::pow, true)) +
                             dynamic_instructions(call_profile(MathFunction::exp2, true)) +
                             dynamic_instructions(call_profile(MathFunction::sqrt, true)) +
-                            dynamic_instructions(call_profile(MathFunction::div, true));
+                            dynamic_instructions(call_profile(MathFunction::div, true)) +
+                            dynamic_instructions(call_profile(MathFunction::rsqrt, true));
   EXPECT_EQ(a.instructions(), expected);
   Stats stats;
   a.publish(stats);
   EXPECT_EQ(stats.get_u64("eu.math.calls.pow"), 2u);
+  EXPECT_EQ(stats.get_u64("eu.math.calls.rsqrt"), 1u);
   EXPECT_EQ(stats.get_u64("eu.instructions.scalef"), to_counters(a)[Opcode::scalef]);
   EXPECT_GT(stats.get_u64("eu.fma.rounder"), 0u);
 }

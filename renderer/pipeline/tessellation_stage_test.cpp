@@ -230,8 +230,8 @@ TEST(TessellationStage, FrameStatsAndGppMap) {
   EXPECT_GT(s.get_u64("geometry.gpp.offchip.offchip.bytes_written"), 0u);
   // Round robin over 4 GPPs with 16 equal patches: 4 each.
   for (int g = 0; g < 4; ++g) EXPECT_EQ(s.get_u64("geometry.gpp.onchip.gpp" + std::to_string(g) + ".patches.tessellated"), 4u);
-  EXPECT_GT(s.get_u64("eu.stage.domain.math.calls.sqrt"), 0u);
-  EXPECT_EQ(s.get_u64("eu.stage.domain.math.calls.sqrt"), s.get_u64("tessellation.domain_points"));  // one normalisation each
+  EXPECT_GT(s.get_u64("eu.stage.domain.math.calls.rsqrt"), 0u);
+  EXPECT_EQ(s.get_u64("eu.stage.domain.math.calls.rsqrt"), s.get_u64("tessellation.domain_points"));  // one normalisation each
   // The GPP map: four GPP colours on the surface.
   cfg.tessellation.gpp_map = true;
   const Frame map = Renderer(cfg).render(scene, scene.camera);

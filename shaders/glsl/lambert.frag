@@ -2,10 +2,10 @@
 // tessera::shaders::LambertFragmentShader (shaders/lambert.h). Change both together.
 //
 //   n = normalize(normal); albedo = base_color * (textured ? texture(uv).rgb : 1)
-//   e = sqrt(max(dot(eye - world, eye - world), 1e-30)); v = (eye - world) / e
+//   e2 = max(dot(eye - world, eye - world), 1e-30); v = (eye - world) * inversesqrt(e2); e = sqrt(e2)
 //   radiance = ambient + sum over lights of color * intensity * attenuation * max(dot(n, l), 0)
 //     directional: l = -normalize(direction), attenuation = 1
-//     point:       d = position - world, l = d / sqrt(max(dot(d, d), 1e-30)),
+//     point:       d = position - world, l = d * inversesqrt(max(dot(d, d), 1e-30)),
 //                  attenuation = 1 / max(dot(d, d), 1e-4)
 //   highlight = sum over lights of color * intensity * attenuation * s,
 //     s = dot(n, l) > 0 ? pow(max(dot(n, h), 0), shininess) : 0, h = normalize(l + v)
@@ -13,7 +13,7 @@
 //   fog (density > 0): c = fog_color + (c - fog_color) * exp(-density * e)
 //   x = exposure * c; tone mapping per channel: clamp x; reinhard x / (1 + x); exponential 1 - exp(-x)
 //   out = c (linear; the R8G8B8A8_SRGB attachment clamps and encodes)
-// normalize(v) is v * (1 / sqrt(max(dot(v, v), 1e-30))), as in the C++ program.
+// normalize(v) is v * inversesqrt(max(dot(v, v), 1e-30)), as in the C++ program.
 #version 450
 
 layout(location = 0) in vec3 in_world;
@@ -55,7 +55,7 @@ layout(push_constant, std430) uniform InstanceBlock {
   vec4 base_color;  // rgb: linear base colour; a: shininess, negated when not textured
 } instance;
 
-vec3 normalize_eu(vec3 v) { return v * (1.0 / sqrt(max(dot(v, v), 1e-30))); }
+vec3 normalize_eu(vec3 v) { return v * inversesqrt(max(dot(v, v), 1e-30)); }
 
 void main() {
   vec3 albedo = instance.base_color.rgb;
@@ -71,8 +71,9 @@ void main() {
   float eye_distance = 0.0;
   if (highlights || fog) {
     const vec3 e = frame.eye.xyz - in_world;
-    eye_distance = sqrt(max(dot(e, e), 1e-30));
-    to_eye = e * (1.0 / eye_distance);
+    const float e2 = max(dot(e, e), 1e-30);
+    eye_distance = sqrt(e2);
+    to_eye = e * inversesqrt(e2);
   }
   vec3 radiance = frame.ambient.rgb;
   vec3 highlight = vec3(0.0);
@@ -84,7 +85,7 @@ void main() {
     } else {
       const vec3 d = frame.lights[i].position.xyz - in_world;
       const float dist2 = dot(d, d);
-      dir = d * (1.0 / sqrt(max(dist2, 1e-30)));
+      dir = d * inversesqrt(max(dist2, 1e-30));
       attenuation = 1.0 / max(dist2, 1e-4);
     }
     const float cosine = dot(n, dir);

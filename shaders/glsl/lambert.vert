@@ -2,7 +2,7 @@
 // tessera::shaders::LambertVertexShader (shaders/lambert.h). Change both together.
 //
 // world = model * position; normal = normalize(normal_matrix * normal);
-// clip = view_projection * world. normalize(v) is v * (1 / sqrt(max(dot(v, v), 1e-30))).
+// clip = view_projection * world. normalize(v) is v * inversesqrt(max(dot(v, v), 1e-30)).
 // Varyings: world.xyz (location 0), normal.xyz (location 1), uv.xy (location 2).
 #version 450
 
@@ -35,7 +35,7 @@ void main() {
                                   instance.normal_matrix[2].xyz);
   out_world = world.xyz;
   const vec3 normal = normal_matrix * in_normal;
-  out_normal = normal * (1.0 / sqrt(max(dot(normal, normal), 1e-30)));
+  out_normal = normal * inversesqrt(max(dot(normal, normal), 1e-30));
   out_uv = in_uv;
   gl_Position = frame.view_projection * world;
 }

@@ -53,7 +53,7 @@ layout(set = 2, binding = 1, std430) readonly buffer HeightfieldBlock {
 
 const uint kBezier = 0u, kPnTriangle = 1u, kDisplaced = 2u;  // tessera::PatchKind
 
-vec3 normalize_eu(vec3 v) { return v * (1.0 / sqrt(max(dot(v, v), 1e-30))); }
+vec3 normalize_eu(vec3 v) { return v * inversesqrt(max(dot(v, v), 1e-30)); }
 
 // Heightfield::sample (renderer/scene/patches.cpp): bilinear height and unnormalised normal.
 void field_sample(float x, float z, out float height, out vec3 normal) {

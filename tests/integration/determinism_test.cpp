@@ -242,8 +242,8 @@ TEST(AdaptiveTiling, FramePicbAndSupertilesAreConsistent) {
   uint64_t sum = 0;
   for (uint16_t c : f.picb) sum += c;
   // PIC = (0.5 * 32 bytes + 0.5 * L) * 3 vertices, rounded; L is the vertex program's length
-  // counted by the EU (82 instructions: 41 of matrix products, 6 of normalising arithmetic, a
-  // sqrt and a div).
+  // counted by the EU (71 instructions: 41 of matrix products, 6 of normalising arithmetic and
+  // an rsqrt).
   const uint64_t length = s.get_u64("shader.vertex.instructions_per_invocation");
   EXPECT_GT(length, 47u);
   EXPECT_EQ(s.get_u64("eu.stage.vertex.dynamic_instructions"), length * s.get_u64("raster.vs.invocations"));

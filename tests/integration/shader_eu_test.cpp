@@ -1,4 +1,5 @@
-// The shaders take their square roots, divisions, pow and exp from the execution unit's math
+// The shaders take their square roots, reciprocal square roots, divisions, pow and exp from the
+// execution unit's math
 // library: every frame's EU counters must match the work the shading formulas (shaders/lambert.h)
 // call for, per stage, and add up across stages.
 #include <gtest/gtest.h>
@@ -59,20 +60,21 @@ uint64_t calls(const Stats& s, const std::string& stage, const char* fn) {
   return s.get_u64("eu.stage." + stage + ".math.calls." + fn);
 }
 
-TEST(ShaderEu, PlainLambertCallsSqrtAndDivPerLivePixelAndVertex) {
+TEST(ShaderEu, PlainLambertCallsRsqrtAndDivPerLivePixelAndVertex) {
   const Stats s = render(quad_scene(glm::vec3(0.0f), 0.0f, ToneMapping::clamp, true));
   const uint64_t live = s.get_u64("raster.fs.invocations") - s.get_u64("raster.fs.helper_invocations");
   const uint64_t vertices = s.get_u64("raster.vs.invocations");
   ASSERT_GT(live, 1000u);
   ASSERT_EQ(vertices, 4u);
-  // Normal normalisation (sqrt, div) and one point light (sqrt; div for l and attenuation).
-  EXPECT_EQ(calls(s, "fragment", "sqrt"), 2 * live);
-  EXPECT_EQ(calls(s, "fragment", "div"), 3 * live);
+  // Normal normalisation (rsqrt) and one point light (rsqrt for l, div for the attenuation).
+  EXPECT_EQ(calls(s, "fragment", "rsqrt"), 2 * live);
+  EXPECT_EQ(calls(s, "fragment", "div"), live);
+  EXPECT_EQ(calls(s, "fragment", "sqrt"), 0u);
   EXPECT_EQ(calls(s, "fragment", "pow"), 0u);
   EXPECT_EQ(calls(s, "fragment", "exp"), 0u);
   // The vertex program normalises the normal once per invocation.
-  EXPECT_EQ(calls(s, "vertex", "sqrt"), vertices);
-  EXPECT_EQ(calls(s, "vertex", "div"), vertices);
+  EXPECT_EQ(calls(s, "vertex", "rsqrt"), vertices);
+  EXPECT_EQ(calls(s, "vertex", "div"), 0u);
   EXPECT_EQ(s.get_u64("eu.stage.vertex.dynamic_instructions"),
             vertices * s.get_u64("shader.vertex.instructions_per_invocation"));
 }
@@ -81,10 +83,12 @@ TEST(ShaderEu, HighlightsFogAndToneMappingAddTheirCalls) {
   const Stats s = render(quad_scene(glm::vec3(0.5f), 0.2f, ToneMapping::reinhard, false));
   const uint64_t live = s.get_u64("raster.fs.invocations") - s.get_u64("raster.fs.helper_invocations");
   ASSERT_GT(live, 1000u);
-  // Two directional lights. sqrt: normal, eye distance, one half-vector per light.
-  EXPECT_EQ(calls(s, "fragment", "sqrt"), 4 * live);
-  // div: normal, eye direction, one half-vector per light, Reinhard per channel.
-  EXPECT_EQ(calls(s, "fragment", "div"), (2 + 2 + 3) * live);
+  // Two directional lights. rsqrt: normal, eye direction, one half-vector per light; sqrt: the
+  // eye distance for fog.
+  EXPECT_EQ(calls(s, "fragment", "rsqrt"), 4 * live);
+  EXPECT_EQ(calls(s, "fragment", "sqrt"), live);
+  // div: Reinhard per channel.
+  EXPECT_EQ(calls(s, "fragment", "div"), 3 * live);
   EXPECT_EQ(calls(s, "fragment", "pow"), 2 * live);  // one highlight per light
   EXPECT_EQ(calls(s, "fragment", "exp"), live);      // fog
   const Stats e = render(quad_scene(glm::vec3(0.0f), 0.0f, ToneMapping::exponential, false));

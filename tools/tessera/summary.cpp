@@ -39,11 +39,12 @@ std::string frame_summary(const Stats& s) {
               num(s, "raster.fs.invocations") > 0 ? 100.0 * num(s, "raster.fs.helper_invocations") / num(s, "raster.fs.invocations")
                                                   : 0.0);
   const double fs = num(s, "raster.fs.invocations") - num(s, "raster.fs.helper_invocations");
-  out += line("eu       %.1f M instructions: vertex %.0f per invocation, fragment %.1f per live pixel; calls sqrt %.0f, "
-              "div %.0f, pow %.0f, exp %.0f\n",
+  out += line("eu       %.1f M instructions: vertex %.0f per invocation, fragment %.1f per live pixel; calls rsqrt %.0f, "
+              "sqrt %.0f, div %.0f, pow %.0f, exp %.0f\n",
               num(s, "eu.dynamic_instructions") * 1e-6, num(s, "shader.vertex.instructions_per_invocation"),
-              fs > 0 ? num(s, "eu.stage.fragment.dynamic_instructions") / fs : 0.0, num(s, "eu.math.calls.sqrt"),
-              num(s, "eu.math.calls.div"), num(s, "eu.math.calls.pow"), num(s, "eu.math.calls.exp"));
+              fs > 0 ? num(s, "eu.stage.fragment.dynamic_instructions") / fs : 0.0, num(s, "eu.math.calls.rsqrt"),
+              num(s, "eu.math.calls.sqrt"), num(s, "eu.math.calls.div"), num(s, "eu.math.calls.pow"),
+              num(s, "eu.math.calls.exp"));
   out += line("texture  %.0f samples, %.0f texels fetched\n", num(s, "texture.samples"), num(s, "texture.texel_fetches"));
   out += line("memory   read %.1f MiB, written %.1f MiB:", mib(num(s, "memory.total.read_bytes")),
               mib(num(s, "memory.total.written_bytes")));

@@ -9,7 +9,7 @@ namespace tessera {
 
 // One function in one precision.
 struct EuFunctionReport {
-  std::string name;       // "log2", "log", "exp2", "exp", "pow", "cbrt", "sqrt", "div"
+  std::string name;       // "log2", "log", "exp2", "exp", "pow", "cbrt", "sqrt", "rsqrt", "div"
   std::string precision;  // "binary32" or "binary64"
   double branch_free_instructions_per_call;  // dynamic EU instructions, branch-free library
   double branchy_instructions_per_call;      // FP instructions + integer ops + branches, baseline

@@ -38,6 +38,7 @@ class Stats;
   X(pow, 2, "x^y, IEEE 754 powr semantics")   \
   X(cbrt, 1, "cube root")                     \
   X(sqrt, 1, "square root")                   \
+  X(rsqrt, 1, "reciprocal square root")       \
   X(div, 2, "x / y")
 
 enum class EuMathFunction : uint8_t {
@@ -62,6 +63,7 @@ float exp(float x);
 float pow(float x, float y);
 float cbrt(float x);
 float sqrt(float x);
+float rsqrt(float x);  // 1/sqrt(x): +-0 -> +-inf, +inf -> +0, x < 0 -> NaN
 float div(float x, float y);
 double log2(double x);
 double log(double x);
@@ -70,6 +72,7 @@ double exp(double x);
 double pow(double x, double y);
 double cbrt(double x);
 double sqrt(double x);
+double rsqrt(double x);
 double div(double x, double y);
 }  // namespace eu_fast
 
@@ -84,6 +87,7 @@ class EuShaderMath {
   float pow(float x, float y) { return count(EuMathFunction::pow), eu_fast::pow(x, y); }
   float cbrt(float x) { return count(EuMathFunction::cbrt), eu_fast::cbrt(x); }
   float sqrt(float x) { return count(EuMathFunction::sqrt), eu_fast::sqrt(x); }
+  float rsqrt(float x) { return count(EuMathFunction::rsqrt), eu_fast::rsqrt(x); }
   float div(float x, float y) { return count(EuMathFunction::div), eu_fast::div(x, y); }
 
   // The shader's own arithmetic between library calls, as FMA-datapath instructions: a shader
