@@ -18,16 +18,19 @@ using json = nlohmann::json;
 // Every config field, once: X(section, field). The JSON reader and writer are generated from
 // it, so a new key cannot be read but not written (docs/config.md documents each).
 #define TESSERA_CONFIG_FIELDS(X)                                                          \
-  X(frame, width) X(frame, height) X(frame, threads) X(frame, keep_samples)               \
+  X(frame, width) X(frame, height) X(frame, threads) X(frame, keep_samples) X(frame, mode) \
   X(raster, tile_size) X(raster, cull_backface) X(raster, guard_band) X(raster, store_depth) \
   X(raster, msaa)                                                                         \
   X(color, cache_bytes) X(color, line_bytes) X(color, ways)                               \
   X(tiling, mode) X(tiling, atomic_size) X(tiling, tile_buffer_bytes) X(tiling, alpha) \
   X(tiling, baselines)                                                                    \
   X(tessellation, gpps) X(tessellation, batch_size) X(tessellation, policy)               \
-  X(tessellation, baselines) X(tessellation, gpp_map)
+  X(tessellation, baselines) X(tessellation, gpp_map)                                    \
+  X(trace, shadows) X(trace, reflections) X(trace, diffuse_samples) X(trace, seed)        \
+  X(rt, lod) X(rt, residency) X(rt, budget_mib) X(rt, lod_jitter) X(rt, diffuse_lod_bias)  \
+  X(rt, shadow_lod_level)
 
-constexpr const char* kSections[] = {"frame", "raster", "color", "tiling", "tessellation"};
+constexpr const char* kSections[] = {"frame", "raster", "color", "tiling", "tessellation", "trace", "rt"};
 
 // Reads one object strictly: every key must be consumed by a field reader.
 class ObjectReader {
@@ -99,6 +102,17 @@ void validate_config(const Config& c) {
   range(what, "frame.width", c.frame.width, 1, 16384);
   range(what, "frame.height", c.frame.height, 1, 16384);
   range(what, "frame.threads", c.frame.threads, 0, 1024);
+  if (c.frame.mode != "raster" && c.frame.mode != "rt" && c.frame.mode != "hybrid") {
+    throw Error("config: frame.mode = \"" + c.frame.mode + "\" is not \"raster\", \"rt\" or \"hybrid\"");
+  }
+  range(what, "trace.diffuse_samples", c.trace.diffuse_samples, 0, 64);
+  if (c.rt.residency != "all" && c.rt.residency != "demand" && c.rt.residency != "lazy") {
+    throw Error("config: rt.residency = \"" + c.rt.residency + "\" is not \"all\", \"demand\" or \"lazy\"");
+  }
+  range(what, "rt.budget_mib", c.rt.budget_mib, 1.0 / 1024.0, 1024.0 * 1024.0);
+  range(what, "rt.lod_jitter", c.rt.lod_jitter, 0, 1e7);
+  range(what, "rt.diffuse_lod_bias", c.rt.diffuse_lod_bias, -1e7, 1e7);
+  range(what, "rt.shadow_lod_level", c.rt.shadow_lod_level, -1, 3);
   range(what, "raster.tile_size", c.raster.tile_size, 8, 1024);
   if (c.raster.tile_size % 8 != 0) throw Error("config: raster.tile_size must be a multiple of 8");
   range(what, "raster.guard_band", c.raster.guard_band, 0, 32768);

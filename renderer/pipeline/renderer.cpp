@@ -22,7 +22,9 @@
 #include "color/color_back_end.h"
 #include "color/color_counters.h"
 #include "geometry/clipper.h"
+#include "pipeline/rt_frame.h"
 #include "pipeline/tessellation_stage.h"
+#include "tessera/lod.h"
 #include "raster/raster_counters.h"
 #include "raster/sample_pattern.h"
 #include "raster/tile_rasterizer.h"
@@ -371,6 +373,7 @@ void publish_color(Stats& s, const color::ColorCounters& cc, const color::ColorT
 
 struct Renderer::Impl {
   Config config;
+  RtFrameCache rt_cache;  // rt/hybrid frames: the scene's BVH and LOD residency between frames
 };
 
 Renderer::Renderer(const Config& config) : impl_(std::make_unique<Impl>()) {
@@ -382,6 +385,13 @@ const Config& Renderer::config() const { return impl_->config; }
 
 Frame Renderer::render(const Scene& scene, const Camera& camera) {
   const Config& cfg = impl_->config;
+  // Ray-traced frames (docs/rt.md, Rendering); hybrid shades on top of this path's frame.
+  if (cfg.frame.mode == "rt") return render_rt_frame(scene, camera, cfg, impl_->rt_cache);
+  if (cfg.frame.mode == "hybrid") {
+    Config raster = cfg;
+    raster.frame.mode = "raster";
+    return render_hybrid_frame(scene, camera, cfg, Renderer(raster).render(scene, camera), impl_->rt_cache);
+  }
   const int width = cfg.frame.width;
   const int height = cfg.frame.height;
   const auto t_start = Clock::now();
@@ -454,7 +464,11 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
     if (inst.mesh >= scene.meshes.size() || inst.material >= scene.materials.size()) {
       throw Error("render: instance refers to a missing mesh or material");
     }
-    add_draw(scene.meshes[inst.mesh], inst.transform, inst.material, -1);
+    // LOD groups: the raster path picks one level per object by camera distance (the
+    // ray-tracing unit chooses per ray, docs/rt.md).
+    const uint32_t mesh = camera_lod_mesh(scene, inst, camera.position);
+    if (mesh == kLodDiscarded) continue;
+    add_draw(scene.meshes[mesh], inst.transform, inst.material, -1);
   }
   stored_vertices = total_vertices;
   stored_triangles = total_triangles;

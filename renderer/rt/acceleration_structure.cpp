@@ -17,7 +17,9 @@
 
 #include "rt/bvh_builder.h"
 #include "tessera/error.h"
+#include "tessera/memory_ledger.h"
 #include "tessera/rt.h"
+#include "tessera/rt_residency.h"
 #include "tessera/scene.h"
 #include "tessera/stats.h"
 
@@ -47,6 +49,9 @@ constexpr const char* kCounterDescriptions[] = {
 
 void Counters::publish(Stats& stats) const {
   for (size_t i = 0; i < v.size(); ++i) stats.set(kCounterKeys[i], v[i]);
+}
+void Counters::record(MemoryLedger& ledger) const {
+  ledger.add_read(MemoryClient::rt, v[node_bytes] + v[triangle_bytes] + v[lod_bytes]);
 }
 const char* Counters::key(Id id) { return kCounterKeys[size_t(id)]; }
 const char* Counters::description(Id id) { return kCounterDescriptions[size_t(id)]; }
@@ -146,11 +151,36 @@ AccelerationStructure AccelerationStructure::build(const Scene& scene, const Bui
   }
   // Only meshes some instance uses are built.
   std::vector<uint8_t> used(mesh_count, 0);
+  // LOD groups: one LOD object each (the row of the residency registers).
+  as.lod_objects_.resize(scene.lod_groups.size());
+  for (size_t g = 0; g < scene.lod_groups.size(); ++g) {
+    const LodGroup& group = scene.lod_groups[g];
+    if (group.levels.empty() || group.levels.size() > size_t(kLodLevels) || group.ranges.size() != group.levels.size())
+      throw Error("rt: LOD group " + std::to_string(g) + " needs 1.." + std::to_string(kLodLevels) +
+                  " levels and one range per level");
+    for (size_t l = 0; l < group.levels.size(); ++l) {
+      if (group.levels[l] >= mesh_count)
+        throw Error("rt: LOD group " + std::to_string(g) + " level " + std::to_string(l) + " refers to mesh " +
+                    std::to_string(group.levels[l]) + " of " + std::to_string(mesh_count));
+      if (l > 0 && !(group.ranges[l] > group.ranges[l - 1]))
+        throw Error("rt: LOD group " + std::to_string(g) + " ranges must increase strictly");
+      as.lod_objects_[g].mesh[l] = group.levels[l];
+    }
+    as.lod_objects_[g].level_count = uint32_t(group.levels.size());
+  }
   for (size_t i = 0; i < scene.instances.size(); ++i) {
-    if (scene.instances[i].mesh >= mesh_count)
-      throw Error("rt: instance " + std::to_string(i) + " refers to mesh " + std::to_string(scene.instances[i].mesh) +
-                  " of " + std::to_string(mesh_count));
-    used[scene.instances[i].mesh] = 1;
+    const Instance& inst = scene.instances[i];
+    if (inst.lod_group >= 0) {
+      if (size_t(inst.lod_group) >= scene.lod_groups.size())
+        throw Error("rt: instance " + std::to_string(i) + " refers to LOD group " + std::to_string(inst.lod_group) +
+                    " of " + std::to_string(scene.lod_groups.size()));
+      for (uint32_t m : scene.lod_groups[size_t(inst.lod_group)].levels) used[m] = 1;
+      continue;
+    }
+    if (inst.mesh >= mesh_count)
+      throw Error("rt: instance " + std::to_string(i) + " refers to mesh " + std::to_string(inst.mesh) + " of " +
+                  std::to_string(mesh_count));
+    used[inst.mesh] = 1;
   }
   tbb::parallel_for(tbb::blocked_range<size_t>(0, mesh_count, 1), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t m = r.begin(); m != r.end(); ++m)
@@ -158,32 +188,66 @@ AccelerationStructure AccelerationStructure::build(const Scene& scene, const Bui
   }, tbb::simple_partitioner());
 
   std::vector<Aabb> boxes;
+  std::vector<uint32_t> top_refs;  // child reference of each top-level box
   as.record_of_instance_.assign(scene.instances.size(), kInvalidId);
+  auto world_box = [](const WideBvh& mesh, const glm::mat4& transform) {
+    Aabb world;
+    for (int c = 0; c < 8; ++c) {
+      const glm::vec3 p{(c & 1) ? mesh.bounds.hi.x : mesh.bounds.lo.x, (c & 2) ? mesh.bounds.hi.y : mesh.bounds.lo.y,
+                        (c & 4) ? mesh.bounds.hi.z : mesh.bounds.lo.z};
+      world.extend(glm::vec3(transform * glm::vec4(p, 1.0f)));
+    }
+    // Rounding of the corner transform: widen by a few ulps so the box stays conservative.
+    const glm::vec3 pad = (glm::abs(world.lo) + glm::abs(world.hi) + (world.hi - world.lo)) * 1e-6f;
+    world.lo -= pad;
+    world.hi += pad;
+    return world;
+  };
   for (size_t i = 0; i < scene.instances.size(); ++i) {
     const Instance& inst = scene.instances[i];
-    const WideBvh& mesh = as.meshes_[inst.mesh];
-    if (mesh.empty()) continue;
     const float det = glm::determinant(glm::mat3(inst.transform));
     if (!(std::isfinite(det) && det != 0.0f)) continue;  // flattened or broken transform: nothing to hit
     InstanceRecord rec;
     rec.object_to_world = inst.transform;
     rec.world_to_object = glm::inverse(inst.transform);
     rec.translation_only = glm::mat3(rec.world_to_object) == glm::mat3(1.0f);
-    rec.mesh = inst.mesh;
     rec.scene_instance = uint32_t(i);
-    Aabb world;
-    for (int c = 0; c < 8; ++c) {
-      const glm::vec3 p{(c & 1) ? mesh.bounds.hi.x : mesh.bounds.lo.x, (c & 2) ? mesh.bounds.hi.y : mesh.bounds.lo.y,
-                        (c & 4) ? mesh.bounds.hi.z : mesh.bounds.lo.z};
-      world.extend(glm::vec3(inst.transform * glm::vec4(p, 1.0f)));
+    if (inst.lod_group >= 0) {
+      // A LOD node: one instance record per level (consecutive), the combined box in the top level.
+      const LodGroup& group = scene.lod_groups[size_t(inst.lod_group)];
+      LodRecord node;
+      node.object_id = uint32_t(inst.lod_group);
+      node.level_count = uint32_t(group.levels.size());
+      node.bias = group.bias;
+      Aabb combined;
+      const uint32_t first = uint32_t(as.instances_.size());
+      for (size_t l = 0; l < group.levels.size(); ++l) {
+        rec.mesh = group.levels[l];
+        const WideBvh& mesh = as.meshes_[rec.mesh];
+        node.range[l] = group.ranges[l];
+        node.level_unit[l] = node.object_id * kLodLevels + uint32_t(l);
+        node.level_ref[l] = mesh.empty() ? kEmptyChild : child_ref(ChildKind::instance, first + uint32_t(l));
+        if (!mesh.empty()) combined.extend(world_box(mesh, inst.transform));
+        as.instances_.push_back(rec);
+      }
+      if (combined.empty()) {
+        as.instances_.resize(first);
+        continue;
+      }
+      as.record_of_instance_[i] = first;
+      TS_CHECK(as.lod_records_.size() < (1u << 29), "rt: too many LOD nodes");
+      top_refs.push_back(child_ref(ChildKind::lod, uint32_t(as.lod_records_.size())));
+      as.lod_records_.push_back(node);
+      boxes.push_back(combined);
+      continue;
     }
-    // Rounding of the corner transform: widen by a few ulps so the box stays conservative.
-    const glm::vec3 pad = (glm::abs(world.lo) + glm::abs(world.hi) + (world.hi - world.lo)) * 1e-6f;
-    world.lo -= pad;
-    world.hi += pad;
+    const WideBvh& mesh = as.meshes_[inst.mesh];
+    if (mesh.empty()) continue;
+    rec.mesh = inst.mesh;
     as.record_of_instance_[i] = uint32_t(as.instances_.size());
+    top_refs.push_back(child_ref(ChildKind::instance, uint32_t(as.instances_.size())));
     as.instances_.push_back(rec);
-    boxes.push_back(world);
+    boxes.push_back(world_box(mesh, inst.transform));
   }
   if (!boxes.empty()) {
     BinaryBuildOptions bo;
@@ -193,11 +257,12 @@ AccelerationStructure AccelerationStructure::build(const Scene& scene, const Bui
     as.top_.bounds = binary.nodes[0].bounds();
     as.top_.nodes = collapse_to_wide(binary, [&](uint32_t first, uint32_t count) {
       TS_CHECK(count == 1, "rt: top-level leaves hold one instance");
-      return child_ref(ChildKind::instance, binary.order[first]);
+      return top_refs[binary.order[first]];
     });
   }
   BuildInfo& info = as.info_;
-  info.instances = as.instances_.size();
+  info.instances = boxes.size();
+  info.lod_nodes = as.lod_records_.size();
   for (size_t m = 0; m < mesh_count; ++m) {
     const WideBvh& b = as.meshes_[m];
     if (b.empty()) continue;
@@ -209,8 +274,32 @@ AccelerationStructure AccelerationStructure::build(const Scene& scene, const Bui
     info.bytes += b.bytes();
   }
   info.wide_nodes += as.top_.nodes.size();
-  info.bytes += as.top_.bytes() + as.instances_.size() * sizeof(InstanceRecord);
+  info.bytes += as.top_.bytes() + as.instances_.size() * sizeof(InstanceRecord) + as.lod_records_.size() * sizeof(LodRecord);
   return as;
+}
+
+std::vector<int8_t> AccelerationStructure::camera_lod_levels(const glm::vec3& eye) const {
+  std::vector<int8_t> levels(lod_records_.size(), -1);
+  for (size_t i = 0; i < lod_records_.size(); ++i) {
+    const LodRecord& node = lod_records_[i];
+    const uint32_t first = node.level_ref[0];
+    if (first == kEmptyChild) continue;
+    const InstanceRecord& rec = instances_[ref_index(first)];
+    const Aabb& box = meshes_[rec.mesh].bounds;
+    const glm::vec3 centre = glm::vec3(rec.object_to_world * glm::vec4(0.5f * (box.lo + box.hi), 1.0f));
+    const float r = glm::length(centre - eye) + node.bias;
+    for (uint32_t l = 0; l < node.level_count; ++l)
+      if (r < node.range[l]) {
+        levels[i] = int8_t(l);
+        break;
+      }
+  }
+  return levels;
+}
+
+uint64_t AccelerationStructure::mesh_bytes(uint32_t mesh) const {
+  if (mesh >= meshes_.size()) return 0;
+  return meshes_[mesh].bytes() + positions_[mesh].size() * sizeof(glm::vec3) + indices_[mesh].size() * sizeof(uint32_t);
 }
 
 void AccelerationStructure::publish(Stats& stats) const {
@@ -220,12 +309,15 @@ void AccelerationStructure::publish(Stats& stats) const {
   stats.set("rt.bvh.leaves", info_.leaves);
   stats.set("rt.bvh.blocks", info_.blocks);
   stats.set("rt.bvh.bytes", info_.bytes);
+  stats.set("rt.bvh.lod_nodes", info_.lod_nodes);
 }
 
 glm::vec3 AccelerationStructure::geometric_normal(const Hit& hit) const {
   if (!hit.hit() || hit.instance >= record_of_instance_.size() || record_of_instance_[hit.instance] == kInvalidId)
     return glm::vec3(0.0f);
-  const InstanceRecord& rec = instances_[record_of_instance_[hit.instance]];
+  const size_t record = size_t(record_of_instance_[hit.instance]) + size_t(std::max(hit.lod_level, 0));
+  if (record >= instances_.size() || instances_[record].scene_instance != hit.instance) return glm::vec3(0.0f);
+  const InstanceRecord& rec = instances_[record];
   const auto& p = positions_[rec.mesh];
   const auto& idx = indices_[rec.mesh];
   TS_CHECK(size_t(hit.primitive) * 3 + 2 < idx.size(), "rt: hit primitive out of range");
@@ -242,7 +334,15 @@ namespace {
 
 struct LocalCounts {
   uint64_t interior = 0, leaf = 0, instance = 0, tested = 0, passed = 0, blocks = 0;
+  uint64_t lod = 0, discards = 0, forced = 0, substitutions = 0;
+  uint64_t level[kLodLevels] = {};
   void add_to(Counters& c) const {
+    c[Counters::nodes_lod] += lod;
+    c[Counters::lod_discards] += discards;
+    c[Counters::lod_forced] += forced;
+    c[Counters::lod_substitutions] += substitutions;
+    c[Counters::lod_bytes] += lod * sizeof(LodRecord);
+    for (int l = 0; l < kLodLevels; ++l) c[Counters::Id(Counters::lod_level0 + l)] += level[l];
     c[Counters::nodes_interior] += interior;
     c[Counters::nodes_leaf] += leaf;
     c[Counters::nodes_instance] += instance;
@@ -461,13 +561,16 @@ inline void prefetch(const WideNode* nodes, uint32_t ref) {
 // Traverses one wide BVH. `leaf(ref, tmax)` handles leaf and instance children and returns
 // whether it found a hit (closest hit: it lowered tmax). Closest hit visits children near to
 // far and skips stack entries beyond the current hit; any hit returns at the first.
-template <bool kAnyHit, typename Leaf>
+// With kEntry, `leaf` also gets the child's entry distance from its parent's slab test (LOD
+// nodes select a level from it); without, it gets 0.
+template <bool kAnyHit, bool kEntry = false, typename Leaf>
 inline bool traverse(const WideNode* nodes, const SpaceRay& r, float& tmax, LocalCounts& c, StackEntry* stack,
                      Leaf&& leaf) {
   const BoxRay br(r);
   int sp = 0;
   bool found = false;
   uint32_t ref = child_ref(ChildKind::interior, 0);
+  float ref_t = r.tmin;
   for (;;) {
     bool have = true;
     while (ref_kind(ref) == ChildKind::interior) {
@@ -483,6 +586,7 @@ inline bool traverse(const WideNode* nodes, const SpaceRay& r, float& tmax, Loca
       mask &= mask - 1;
       if (!mask) {
         ref = n.child[first];
+        if constexpr (kEntry) ref_t = _mm256_cvtss_f32(_mm256_permutevar8x32_ps(tn, _mm256_set1_epi32(first)));
         continue;
       }
       alignas(32) float d[8];
@@ -494,6 +598,7 @@ inline bool traverse(const WideNode* nodes, const SpaceRay& r, float& tmax, Loca
           prefetch(nodes, n.child[i]);
         }
         ref = n.child[first];
+        ref_t = d[first];
         continue;
       }
       // Sort the hit children by entry distance, nearest first, and push the others. Keys hold
@@ -523,8 +628,9 @@ inline bool traverse(const WideNode* nodes, const SpaceRay& r, float& tmax, Loca
         prefetch(nodes, child);
       }
       ref = uint32_t(key[0]);
+      if constexpr (kEntry) ref_t = key_distance(key[0]);
     }
-    if (have && ref != kEmptyChild && leaf(ref, tmax, stack + sp)) {
+    if (have && ref != kEmptyChild && leaf(ref, tmax, stack + sp, kEntry ? ref_t : 0.0f)) {
       found = true;
       if constexpr (kAnyHit) return true;
     }
@@ -533,19 +639,60 @@ inline bool traverse(const WideNode* nodes, const SpaceRay& r, float& tmax, Loca
       --sp;
     } while (stack[sp].t > tmax);
     ref = stack[sp].ref;
+    ref_t = stack[sp].t;
   }
 }
 
-template <bool kAnyHit>
-inline bool trace(const AccelerationStructure& as, const Ray& ray, Hit& hit, LocalCounts& c) {
+struct LodQuery {
+  RayType type;
+  const RayLod& ray;
+  const LodSettings& settings;
+};
+
+template <bool kAnyHit, bool kLod>
+inline bool trace(const AccelerationStructure& as, const Ray& ray, Hit& hit, LocalCounts& c, const LodQuery& q) {
   if (as.top_level().empty() || !valid_direction(ray.direction) || !(ray.tmin <= ray.tmax)) return false;
   const SpaceRay world = prepare(ray.origin, ray.direction, ray.tmin);
   float tmax = ray.tmax;
   const auto& meshes = as.meshes();
   const auto& instances = as.instances();
+  // LOD ranges are world distances; t is in units of the (not necessarily unit) direction.
+  const float direction_length = kLod ? glm::length(ray.direction) : 1.0f;
   StackEntry stack[kStackSize];
-  return traverse<kAnyHit>(as.top_level().nodes.data(), world, tmax, c, stack, [&](uint32_t ref, float& t_top,
-                                                                                   StackEntry* free_stack) {
+  return traverse<kAnyHit, kLod>(as.top_level().nodes.data(), world, tmax, c, stack, [&](uint32_t ref, float& t_top,
+                                                                                        StackEntry* free_stack,
+                                                                                        float t_entry) {
+    int level = -1;
+    if constexpr (kLod) {
+      if (ref_kind(ref) == ChildKind::lod) {
+        // LOD node: select a level from the entry distance, path length and biases (or the ray
+        // type's forced level), substitute a resident one if needed, and descend into it.
+        const LodRecord& node = as.lod_records()[ref_index(ref)];
+        ++c.lod;
+        bool forced = false;
+        int want;
+        if (q.settings.object_levels.empty()) {
+          want = select_lod_level(node, t_entry * direction_length, q.type, q.ray, q.settings, &forced);
+        } else {  // per-object choice made before the frame (comparison baseline)
+          want = q.settings.enabled ? std::min(int(q.settings.object_levels[ref_index(ref)]), int(node.level_count) - 1) : 0;
+        }
+        c.forced += forced;
+        if (want < 0) {
+          ++c.discards;  // the discard interval: traversal of this object ends here
+          return false;
+        }
+        level = want;
+        if (q.settings.residency) {
+          bool substituted = false;
+          level = q.settings.residency->select(node.object_id, want, substituted);
+          c.substitutions += substituted;
+          if (level < 0) return false;
+        }
+        ++c.level[level];
+        ref = node.level_ref[level];
+        if (ref == kEmptyChild) return false;
+      }
+    }
     const InstanceRecord& inst = instances[ref_index(ref)];
     ++c.instance;
     SpaceRay object;
@@ -564,7 +711,7 @@ inline bool trace(const AccelerationStructure& as, const Ray& ray, Hit& hit, Loc
     const TriRay tri(object);
     BlockHit best{};
     const bool got = traverse<kAnyHit>(bvh.nodes.data(), object, t_top, c, free_stack, [&](uint32_t leaf, float& t_leaf,
-                                                                                         StackEntry*) {
+                                                                                         StackEntry*, float) {
       ++c.leaf;
       const uint32_t count = leaf_block_count(leaf);
       const TriangleBlock* blocks = bvh.blocks.data() + ref_index(leaf);
@@ -584,12 +731,13 @@ inline bool trace(const AccelerationStructure& as, const Ray& ray, Hit& hit, Loc
       hit.v = best.v;
       hit.primitive = best.primitive;
       hit.instance = inst.scene_instance;
+      hit.lod_level = level;
     }
     return got;
   });
 }
 
-void count_ray(Counters& counters, RayType type) {
+inline void count_ray(Counters& counters, RayType type) {
   switch (type) {
     case RayType::primary: ++counters[Counters::rays_primary]; break;
     case RayType::shadow: ++counters[Counters::rays_shadow]; break;
@@ -601,22 +749,76 @@ void count_ray(Counters& counters, RayType type) {
 
 constexpr size_t kRayChunk = 256;
 
+// Stochastic LOD: a per-ray uniform number from its seed (splitmix64), the same on any thread.
+float jitter_unit(uint64_t seed) {
+  uint64_t z = seed + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return float(z >> 40) * 0x1.0p-24f;  // [0, 1)
+}
+
+const LodSettings kDefaultLod{};
+
+}  // namespace
+
+int select_lod_level(const LodRecord& node, float t_entry_distance, RayType type, const RayLod& ray,
+                     const LodSettings& settings, bool* forced) {
+  if (forced) *forced = false;
+  const int n = int(std::min<uint32_t>(node.level_count, kLodLevels));
+  if (n == 0) return -1;
+  if (!settings.enabled) return 0;  // LOD off: finest everywhere
+  const size_t ti = uint32_t(type) < uint32_t(RayType::count) ? size_t(type) : 0;
+  const int mode = settings.forced_level[ti];
+  if (mode != kLodByDistance) {
+    // Ray-type mode bits override the distance-based choice (never discards).
+    if (forced) *forced = true;
+    return std::clamp(mode, 0, n - 1);
+  }
+  float r = t_entry_distance + ray.path_length + ray.bias + settings.type_bias[ti] + node.bias;
+  if (settings.jitter != 0.0f) r += settings.jitter * (jitter_unit(ray.seed) - 0.5f);
+  for (int i = 0; i < n; ++i)
+    if (r < node.range[i]) return i;
+  return -1;
+}
+
+namespace {
+
+template <bool kAnyHit>
+bool trace_ray(const AccelerationStructure& as, const Ray& ray, Hit& hit, LocalCounts& c, const LodQuery& q) {
+  if (!(q.settings.object_levels.empty() || q.settings.object_levels.size() >= as.lod_records().size()))
+    throw Error("rt: LodSettings::object_levels has " + std::to_string(q.settings.object_levels.size()) +
+                " levels for " + std::to_string(as.lod_records().size()) + " LOD nodes");
+  // Scenes without LOD nodes keep the traversal of the foundation (no entry distances).
+  return as.lod_records().empty() ? trace<kAnyHit, false>(as, ray, hit, c, q) : trace<kAnyHit, true>(as, ray, hit, c, q);
+}
+
 }  // namespace
 
 Hit AccelerationStructure::intersect(const Ray& ray, RayType type, Counters& counters) const {
+  return intersect(ray, type, RayLod{}, kDefaultLod, counters);
+}
+
+bool AccelerationStructure::occluded(const Ray& ray, RayType type, Counters& counters) const {
+  return occluded(ray, type, RayLod{}, kDefaultLod, counters);
+}
+
+Hit AccelerationStructure::intersect(const Ray& ray, RayType type, const RayLod& lod, const LodSettings& settings,
+                                     Counters& counters) const {
   Hit hit;
   LocalCounts c;
   count_ray(counters, type);
-  if (trace<false>(*this, ray, hit, c)) ++counters[Counters::rays_hit];
+  if (trace_ray<false>(*this, ray, hit, c, LodQuery{type, lod, settings})) ++counters[Counters::rays_hit];
   c.add_to(counters);
   return hit;
 }
 
-bool AccelerationStructure::occluded(const Ray& ray, RayType type, Counters& counters) const {
+bool AccelerationStructure::occluded(const Ray& ray, RayType type, const RayLod& lod, const LodSettings& settings,
+                                     Counters& counters) const {
   Hit unused;
   LocalCounts c;
   count_ray(counters, type);
-  const bool got = trace<true>(*this, ray, unused, c);
+  const bool got = trace_ray<true>(*this, ray, unused, c, LodQuery{type, lod, settings});
   if (got) ++counters[Counters::rays_hit];
   c.add_to(counters);
   return got;
@@ -624,26 +826,48 @@ bool AccelerationStructure::occluded(const Ray& ray, RayType type, Counters& cou
 
 void AccelerationStructure::intersect(std::span<const Ray> rays, std::span<Hit> hits, RayType type,
                                       Counters& counters) const {
-  TS_CHECK(hits.size() >= rays.size(), "rt: hit buffer smaller than the ray batch");
-  const size_t chunks = (rays.size() + kRayChunk - 1) / kRayChunk;
-  std::vector<Counters> partial(chunks);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t ch = r.begin(); ch != r.end(); ++ch)
-      for (size_t i = ch * kRayChunk; i < std::min(rays.size(), (ch + 1) * kRayChunk); ++i)
-        hits[i] = intersect(rays[i], type, partial[ch]);
-  });
-  for (const Counters& p : partial) counters.merge(p);
+  intersect(rays, {}, hits, type, kDefaultLod, counters);
 }
 
 void AccelerationStructure::occluded(std::span<const Ray> rays, std::span<uint8_t> occluded_out, RayType type,
                                      Counters& counters) const {
-  TS_CHECK(occluded_out.size() >= rays.size(), "rt: result buffer smaller than the ray batch");
+  occluded(rays, {}, occluded_out, type, kDefaultLod, counters);
+}
+
+namespace {
+RayLod ray_lod(std::span<const RayLod> lod, size_t i) {
+  if (!lod.empty()) return lod[i];
+  RayLod r;
+  r.seed = i;
+  return r;
+}
+}  // namespace
+
+void AccelerationStructure::intersect(std::span<const Ray> rays, std::span<const RayLod> lod, std::span<Hit> hits,
+                                      RayType type, const LodSettings& settings, Counters& counters) const {
+  TS_CHECK(hits.size() >= rays.size(), "rt: hit buffer smaller than the ray batch");
+  TS_CHECK(lod.empty() || lod.size() >= rays.size(), "rt: LOD inputs fewer than the rays");
   const size_t chunks = (rays.size() + kRayChunk - 1) / kRayChunk;
   std::vector<Counters> partial(chunks);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t ch = r.begin(); ch != r.end(); ++ch)
       for (size_t i = ch * kRayChunk; i < std::min(rays.size(), (ch + 1) * kRayChunk); ++i)
-        occluded_out[i] = occluded(rays[i], type, partial[ch]) ? 1 : 0;
+        hits[i] = intersect(rays[i], type, ray_lod(lod, i), settings, partial[ch]);
+  });
+  for (const Counters& p : partial) counters.merge(p);
+}
+
+void AccelerationStructure::occluded(std::span<const Ray> rays, std::span<const RayLod> lod,
+                                     std::span<uint8_t> occluded_out, RayType type, const LodSettings& settings,
+                                     Counters& counters) const {
+  TS_CHECK(occluded_out.size() >= rays.size(), "rt: result buffer smaller than the ray batch");
+  TS_CHECK(lod.empty() || lod.size() >= rays.size(), "rt: LOD inputs fewer than the rays");
+  const size_t chunks = (rays.size() + kRayChunk - 1) / kRayChunk;
+  std::vector<Counters> partial(chunks);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t ch = r.begin(); ch != r.end(); ++ch)
+      for (size_t i = ch * kRayChunk; i < std::min(rays.size(), (ch + 1) * kRayChunk); ++i)
+        occluded_out[i] = occluded(rays[i], type, ray_lod(lod, i), settings, partial[ch]) ? 1 : 0;
   });
   for (const Counters& p : partial) counters.merge(p);
 }

@@ -11,6 +11,7 @@
 #include "scene/strict_json.h"
 #include "tessera/error.h"
 #include "tessera/procedural.h"
+#include "tessera/lod.h"
 #include "tessera/scene.h"
 
 namespace tessera {
@@ -133,6 +134,7 @@ class SceneReader {
   Image read_generated_image(ObjectReader& r, const std::string& generator);
   Material read_material(const Json& j, const std::string& path, size_t index);
   Instance read_instance(const Json& j, const std::string& path, bool& patch);
+  LodGroup read_lod_group(const Json& j, const std::string& path, size_t index, std::vector<Mesh>& meshes);
   PatchMesh read_patch_mesh(const Json& j, const std::string& path, size_t index, const std::vector<Mesh>& meshes);
   TessellationSettings read_tessellation(const Json& j, const std::string& path);
   std::vector<Instance> read_grid(const Json& j, const std::string& path);
@@ -156,6 +158,8 @@ class SceneReader {
   uint64_t patches_ = 0;
   NameTable textures_{"textures"};
   NameTable materials_{"materials"};
+  NameTable lod_groups_{"lod_groups"};
+  std::vector<uint32_t> lod_finest_;  // finest mesh of each LOD group
 };
 
 SceneReader::MeshBuilder SceneReader::read_mesh(const Json& j, const std::string& path,
@@ -308,6 +312,7 @@ Material SceneReader::read_material(const Json& j, const std::string& path, size
   }
   m.specular = r.vec3("specular", m.specular, kUnit);
   m.shininess = r.number("shininess", m.shininess, {kMinShininess, kMaxShininess});
+  m.reflectivity = r.number("reflectivity", m.reflectivity, {0.0, 1.0});
   r.finish();
   return m;
 }
@@ -399,9 +404,16 @@ PatchMesh SceneReader::read_patch_mesh(const Json& j, const std::string& path, s
 Instance SceneReader::read_instance(const Json& j, const std::string& path, bool& patch) {
   ObjectReader r(j, file_, path);
   Instance inst;
-  const std::string mesh = r.string("mesh");
-  patch = patch_meshes_.contains(mesh);
-  inst.mesh = patch ? patch_meshes_.lookup(mesh, r.at("mesh"), "patch mesh") : meshes_.lookup(mesh, r.at("mesh"), "mesh");
+  if (r.has("mesh") == r.has("lod_group")) r.here().fail("needs exactly one of \"mesh\" or \"lod_group\"");
+  if (r.has("lod_group")) {
+    patch = false;
+    inst.lod_group = int32_t(lod_groups_.lookup(r.string("lod_group"), r.at("lod_group"), "LOD group"));
+    inst.mesh = lod_finest_[size_t(inst.lod_group)];
+  } else {
+    const std::string mesh = r.string("mesh");
+    patch = patch_meshes_.contains(mesh);
+    inst.mesh = patch ? patch_meshes_.lookup(mesh, r.at("mesh"), "patch mesh") : meshes_.lookup(mesh, r.at("mesh"), "mesh");
+  }
   inst.material = materials_.lookup(r.string("material"), r.at("material"), "material");
   if (r.has("transform") && r.has("matrix")) {
     r.here().fail("give either \"transform\" or \"matrix\", not both");
@@ -426,10 +438,63 @@ Instance SceneReader::read_instance(const Json& j, const std::string& path, bool
   return inst;
 }
 
+// An LOD group names its levels (meshes, finest first) or generates them from one mesh with
+// the simplifier; ranges are the distances where each level stops, near to far.
+LodGroup SceneReader::read_lod_group(const Json& j, const std::string& path, size_t index, std::vector<Mesh>& meshes) {
+  ObjectReader r(j, file_, path);
+  LodGroup g;
+  g.name = r.string("name");
+  lod_groups_.add(g.name, index, r.at("name"));
+  if (r.has("levels") == r.has("mesh")) r.here().fail("needs exactly one of \"levels\" or \"mesh\" (with \"generate\")");
+  if (const Json* lv = r.find("levels")) {
+    const Where where = r.at("levels");
+    const auto& items = as_array(*lv, where);
+    if (items.empty() || items.size() > size_t(kMaxLodLevels))
+      where.fail(std::to_string(items.size()) + " levels, expected 1.." + std::to_string(kMaxLodLevels));
+    for (size_t i = 0; i < items.size(); ++i) {
+      const Where w{file_, join(where.path, i)};
+      g.levels.push_back(meshes_.lookup(strict_json::as_string(items[i], w), w, "mesh"));
+    }
+  } else {
+    const uint32_t source = meshes_.lookup(r.string("mesh"), r.at("mesh"), "mesh");
+    const int count = r.integer("generate", kMaxLodLevels, 2, kMaxLodLevels);
+    if (meshes[source].triangle_count() == 0) r.at("mesh").fail("mesh has no triangles to simplify");
+    std::vector<Mesh> generated = at_path(r.at("mesh"), [&] { return simplify_lod_levels(meshes[source], count); });
+    g.levels.push_back(source);
+    for (Mesh& m : generated) {
+      reserve_triangles(m.triangle_count(), r.at("mesh"));
+      g.levels.push_back(uint32_t(meshes.size()));
+      meshes.push_back(std::move(m));
+    }
+  }
+  if (r.has("generate") && r.has("levels")) r.at("generate").fail("only with \"mesh\"");
+  const Where where = r.at("ranges");
+  const auto& ranges = as_array(r.require("ranges"), where);
+  if (ranges.size() != g.levels.size())
+    where.fail(std::to_string(ranges.size()) + " ranges for " + std::to_string(g.levels.size()) +
+               " levels (one per level; beyond the last the object is discarded)");
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const Where w{file_, join(where.path, i)};
+    g.ranges.push_back(float(strict_json::as_number(ranges[i], w, {0.0, 1e30, true})));
+    if (i > 0 && !(g.ranges[i] > g.ranges[i - 1])) w.fail("ranges must increase strictly, near to far");
+  }
+  g.bias = r.number("bias", g.bias, {-1e7, 1e7});
+  r.finish();
+  lod_finest_.push_back(g.levels[0]);
+  return g;
+}
+
 std::vector<Instance> SceneReader::read_grid(const Json& j, const std::string& path) {
   ObjectReader r(j, file_, path);
   InstanceGridParams p;
-  p.mesh = meshes_.lookup(r.string("mesh"), r.at("mesh"), "mesh");
+  if (r.has("mesh") == r.has("lod_group")) r.here().fail("needs exactly one of \"mesh\" or \"lod_group\"");
+  int32_t lod_group = -1;
+  if (r.has("lod_group")) {
+    lod_group = int32_t(lod_groups_.lookup(r.string("lod_group"), r.at("lod_group"), "LOD group"));
+    p.mesh = lod_finest_[size_t(lod_group)];
+  } else {
+    p.mesh = meshes_.lookup(r.string("mesh"), r.at("mesh"), "mesh");
+  }
   p.material = materials_.lookup(r.string("material"), r.at("material"), "material");
   p.count = r.ivec3("count", p.count, 1, int64_t(kMaxGridInstances));
   const uint64_t total = uint64_t(p.count.x) * uint64_t(p.count.y) * uint64_t(p.count.z);
@@ -445,7 +510,9 @@ std::vector<Instance> SceneReader::read_grid(const Json& j, const std::string& p
   p.position_jitter = r.number("position_jitter", p.position_jitter, {0.0, 0.5});
   p.seed = r.seed("seed", p.seed);
   r.finish();
-  return at_path(r.here(), [&] { return make_instance_grid(p); });
+  std::vector<Instance> grid = at_path(r.here(), [&] { return make_instance_grid(p); });
+  for (Instance& inst : grid) inst.lod_group = lod_group;
+  return grid;
 }
 
 Light SceneReader::read_light(const Json& j, const std::string& path) {
@@ -498,7 +565,7 @@ Camera SceneReader::read_camera(const Json& j, const std::string& path, bool all
 Scene SceneReader::read(const Json& doc) {
   Scene scene;
   ObjectReader root(doc, file_, "");
-  root.allow_only({"description", "meshes", "patch_meshes", "textures", "materials", "instances", "grids", "lights",
+  root.allow_only({"description", "meshes", "lod_groups", "patch_meshes", "textures", "materials", "instances", "grids", "lights",
                    "camera", "cameras", "ambient", "background", "fog", "tone_mapping"});
   if (const Json* d = root.find("description")) strict_json::as_string(*d, root.at("description"));
 
@@ -508,6 +575,11 @@ Scene SceneReader::read(const Json& doc) {
     for (size_t i = 0; i < items.size(); ++i)
       builders.push_back(read_mesh(items[i], join("meshes", i), i));
     for (const MeshBuilder& build : builders) scene.meshes.push_back(build());
+  }
+  if (const Json* list = root.find("lod_groups")) {
+    const auto& items = as_array(*list, root.at("lod_groups"));
+    for (size_t i = 0; i < items.size(); ++i)
+      scene.lod_groups.push_back(read_lod_group(items[i], join("lod_groups", i), i, scene.meshes));
   }
   if (const Json* list = root.find("textures")) {
     const auto& items = as_array(*list, root.at("textures"));

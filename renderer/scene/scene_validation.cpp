@@ -116,9 +116,26 @@ void validate_scene(const Scene& scene, const std::string& what) {
                   std::to_string(scene.textures.size()) + " textures)");
     }
   }
+  for (size_t i = 0; i < scene.lod_groups.size(); ++i) {
+    const LodGroup& g = scene.lod_groups[i];
+    const std::string where = prefix + describe("lod_groups", i, g.name);
+    if (g.levels.empty() || g.levels.size() > size_t(kMaxLodLevels) || g.ranges.size() != g.levels.size()) {
+      throw Error(where + ": needs 1.." + std::to_string(kMaxLodLevels) + " levels and one range per level");
+    }
+    for (size_t l = 0; l < g.levels.size(); ++l) {
+      if (g.levels[l] >= scene.meshes.size()) throw Error(where + ": level " + std::to_string(l) + " names a missing mesh");
+      if (!(std::isfinite(g.ranges[l]) && g.ranges[l] > 0.0f) || (l > 0 && !(g.ranges[l] > g.ranges[l - 1]))) {
+        throw Error(where + ": ranges must be finite, positive and strictly increasing");
+      }
+    }
+    if (!std::isfinite(g.bias)) throw Error(where + ": bias must be finite");
+  }
   for (size_t i = 0; i < scene.instances.size(); ++i) {
     const Instance& inst = scene.instances[i];
     const std::string where = prefix + "instances[" + std::to_string(i) + "]";
+    if (inst.lod_group >= 0 && size_t(inst.lod_group) >= scene.lod_groups.size()) {
+      throw Error(where + ": LOD group index " + std::to_string(inst.lod_group) + " is out of range");
+    }
     if (inst.mesh >= scene.meshes.size()) {
       throw Error(where + ": mesh index " + std::to_string(inst.mesh) + " is out of range (" +
                   std::to_string(scene.meshes.size()) + " meshes)");

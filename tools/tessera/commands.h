@@ -25,6 +25,8 @@ struct RenderArgs {
   std::filesystem::path config;        // config JSON (optional)
   std::optional<int> width, height, threads, tile_size, msaa;
   std::string tiling;  // --tiling fixed[:N] | adaptive
+  std::string mode;    // --mode raster | rt | hybrid (frame.mode)
+  std::optional<int> diffuse_samples;  // trace.diffuse_samples override
   std::vector<std::string> cameras;    // explicit views: index into the scene's "cameras" or px,py,pz,tx,ty,tz[,fov]
   bool all_cameras = false;            // the scene camera plus every entry of "cameras"
   int orbit = 0;                       // N turntable frames around the camera target

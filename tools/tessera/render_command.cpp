@@ -123,6 +123,10 @@ void add_render_command(CLI::App& app, RenderArgs& args) {
   cmd->add_option("--tiling", args.tiling,
                   "What the raster path renders: fixed[:N] (tiles of N pixels, default raster.tile_size) or adaptive "
                   "(supertiles of atomic tiles)");
+  cmd->add_option("--mode", args.mode,
+                  "raster (default), rt (every pixel by rays: primary, shadow, mirror and diffuse bounces) or hybrid "
+                  "(raster visibility, rays for shadows and mirror reflections); docs/rt.md");
+  cmd->add_option("--diffuse-samples", args.diffuse_samples, "Diffuse bounce rays per pixel in rt mode (0..64)");
   cmd->add_option("--msaa", args.msaa, "Samples per pixel: 1, 2, 4 or 8 (Vulkan standard positions, box resolve)");
   cmd->add_option("--camera", args.cameras,
                   "View: a name or index from the scene's \"cameras\", or px,py,pz,tx,ty,tz[,fov]; repeat for a batch");
@@ -140,7 +144,12 @@ int run_render(const RenderArgs& args) {
   if (!args.tiling.empty()) apply_tiling_option(args.tiling, config);
   if (args.msaa) config.raster.msaa = *args.msaa;
   if (args.gpps) config.tessellation.gpps = *args.gpps;
+  if (!args.mode.empty()) config.frame.mode = args.mode;
+  if (args.diffuse_samples) config.trace.diffuse_samples = *args.diffuse_samples;
   validate_config(config);
+  if (config.frame.mode == "rt" && (!args.picb.empty() || !args.supertiles.empty() || !args.color_state.empty())) {
+    throw Error("--picb, --supertiles and --color-state show the raster path: use --mode raster or hybrid");
+  }
 
   const Scene scene = load_scene(args.scene);
 
@@ -166,6 +175,7 @@ int run_render(const RenderArgs& args) {
   if (!args.gpp_map.empty()) {
     Config map_config = config;
     map_config.tessellation.gpp_map = true;
+    map_config.frame.mode = "raster";  // the GPP map is a raster image
     map_config.tessellation.baselines = false;
     map_config.tiling.baselines = false;
     map_renderer.emplace(map_config);

@@ -1,6 +1,7 @@
 #include "summary.h"
 
 #include <cstdio>
+#include <variant>
 
 namespace tessera::cli {
 
@@ -18,7 +19,26 @@ double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
 }  // namespace
 
+// The ray-tracing unit's line (rt and hybrid frames).
+std::string rt_summary(const Stats& s) {
+  return line("rt       rays primary %.0f, shadow %.0f, diffuse %.0f, reflection %.0f (%.0f hit); %.0f interior nodes, "
+              "%.0f leaves, %.0f LOD nodes, %.0f triangle tests; BVH %s in %.1f ms, trace %.1f ms\n",
+              num(s, "rt.rays.primary"), num(s, "rt.rays.shadow"), num(s, "rt.rays.diffuse"), num(s, "rt.rays.reflection"),
+              num(s, "rt.rays.hit"), num(s, "rt.nodes.interior"), num(s, "rt.nodes.leaf"), num(s, "rt.nodes.lod"),
+              num(s, "rt.triangles.tested"), num(s, "rt.bvh.built") > 0 ? "built" : "reused",
+              num(s, "frame.time_ms.bvh_build"), num(s, "frame.time_ms.trace"));
+}
+
 std::string frame_summary(const Stats& s) {
+  const auto* mode = s.has("frame.mode") ? std::get_if<std::string>(&s.get("frame.mode")) : nullptr;
+  if (mode && *mode == "rt") {
+    std::string out = line("frame    %.0fx%.0f, rt, %.0f triangles, %.0f threads, %.1f ms\n", num(s, "frame.width"),
+                           num(s, "frame.height"), num(s, "frame.triangles"), num(s, "frame.threads"),
+                           num(s, "frame.time_ms.total"));
+    out += rt_summary(s);
+    out += line("eu       %.1f M instructions in the closest-hit program\n", num(s, "eu.dynamic_instructions") * 1e-6);
+    return out;
+  }
   std::string out;
   out += line("frame    %.0fx%.0f, %.0f draws, %.0f triangles, %.0f tiles of %.0f px, %.0f threads, %.1f ms "
               "(vertex %.1f, primitive %.1f, tile %.1f)\n",
@@ -59,6 +79,7 @@ std::string frame_summary(const Stats& s) {
     }
   }
   out += "\n";
+  if (num(s, "rt.rays.primary") + num(s, "rt.rays.shadow") > 0) out += rt_summary(s);
   return out;
 }
 

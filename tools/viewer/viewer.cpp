@@ -418,6 +418,25 @@ void Viewer::draw_controls() {
       config_.raster.tile_size = std::clamp((tile + 4) / 8 * 8, 8, 1024);
       dirty_ = true;
     }
+    // How pixels are made (docs/rt.md, Rendering): the raster path, rays, or both.
+    static constexpr const char* kModes[] = {"raster", "rt", "hybrid"};
+    if (ImGui::BeginCombo("frame.mode", config_.frame.mode.c_str())) {
+      for (const char* mode : kModes) {
+        if (ImGui::Selectable(mode, config_.frame.mode == mode)) {
+          config_.frame.mode = mode;
+          dirty_ = true;
+        }
+      }
+      ImGui::EndCombo();
+    }
+    if (config_.frame.mode != "raster") {
+      if (ImGui::Checkbox("trace.shadows", &config_.trace.shadows)) dirty_ = true;
+      if (ImGui::Checkbox("trace.reflections", &config_.trace.reflections)) dirty_ = true;
+      if (ImGui::SliderInt("trace.diffuse_samples", &config_.trace.diffuse_samples, 0, 64)) {
+        config_.trace.diffuse_samples = std::clamp(config_.trace.diffuse_samples, 0, 64);
+        dirty_ = true;
+      }
+    }
     // Tiling: what the raster path renders (pixels never change, the tiling stats do).
     bool adaptive = config_.tiling.mode == "adaptive";
     if (ImGui::Checkbox("tiling.mode adaptive (supertiles)", &adaptive)) {

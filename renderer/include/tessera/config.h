@@ -12,6 +12,8 @@ struct FrameConfig {
   int height = 720;    // pixels, 1..16384
   int threads = 0;     // worker threads; 0 = all hardware threads
   bool keep_samples = false;  // keep every colour sample of a multisampled frame in Frame::samples
+  std::string mode = "raster";  // "raster", "rt" (every ray through the RT unit) or "hybrid"
+                                // (raster visibility + rays for shadows and reflections)
 };
 
 struct RasterConfig {
@@ -52,12 +54,34 @@ struct TessellationConfig {
                                      // of the GPP that tessellated them, the rest grey
 };
 
+// What rt and hybrid frames trace beyond primary visibility (docs/rt.md, Rendering).
+struct TraceConfig {
+  bool shadows = true;        // a shadow ray (any hit) to every light a surface faces
+  bool reflections = true;    // one bounce of mirror reflection for materials with reflectivity > 0
+  int diffuse_samples = 1;    // cosine-weighted diffuse bounce rays per pixel (rt mode), 0..64
+  int seed = 1;               // diffuse sampling seed (per pixel: independent of threads)
+};
+
+// The ray-tracing unit's LOD nodes and residency manager (docs/rt.md, LOD nodes).
+struct RtConfig {
+  bool lod = true;                  // per-ray LOD selection at LOD nodes; false = finest level everywhere
+  std::string residency = "all";    // LOD levels in memory: "all", "demand" (load on first touch,
+                                    // rays wait) or "lazy" (substitute, load after the frame)
+  double budget_mib = 1024.0;       // BVH + geometry bytes the residency manager may keep, MiB (> 0)
+  double lod_jitter = 0.0;          // width of the stochastic LOD transition band, world units (>= 0)
+  double diffuse_lod_bias = 0.0;    // added to diffuse rays' LOD distance (coarser), world units
+  int shadow_lod_level = -1;        // shadow rays' forced level: -1 = by distance, 0..3 (clamped to
+                                    // each object's coarsest)
+};
+
 struct Config {
   FrameConfig frame;
   RasterConfig raster;
   ColorConfig color;
   TilingConfig tiling;
   TessellationConfig tessellation;
+  TraceConfig trace;
+  RtConfig rt;
 };
 
 // Parses JSON text; `what` names the source in error messages. Throws tessera::Error.

@@ -20,7 +20,8 @@ class Stats;
   X(color, "colour buffer: planes of a multisampled target, or the single-sample image")  \
   X(color_index, "colour index bits (per-sample plane indices or an index-bit palette)") \
   X(color_control, "colour control surface (4 bits per 8x4 tile)")               \
-  X(tessellation, "patch records written and read back by off-chip tessellation redistribution")
+  X(tessellation, "patch records written and read back by off-chip tessellation redistribution") \
+  X(rt, "ray tracing: BVH nodes, triangle blocks and LOD records fetched (read); LOD levels loaded by the residency manager (written)")
 
 enum class MemoryClient : int {
 #define TESSERA_X(name, desc) name,

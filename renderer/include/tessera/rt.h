@@ -16,6 +16,7 @@
 namespace tessera {
 
 class Stats;
+struct MemoryLedger;
 struct Scene;
 
 namespace rt {
@@ -39,6 +40,7 @@ struct Hit {
   float v = 0.0f;
   uint32_t instance = kInvalidId;
   uint32_t primitive = kInvalidId;
+  int32_t lod_level = -1;  // level of an LOD instance that was hit (primitive indexes its mesh), -1 = none
   bool hit() const { return primitive != kInvalidId; }
 };
 
@@ -72,7 +74,16 @@ const char* ray_type_name(RayType type);
   X(triangles_tested, "rt.triangles.tested", "ray-triangle tests (valid lanes of visited blocks)")   \
   X(triangles_hit, "rt.triangles.hit", "triangle tests that passed (closer hit candidates)")         \
   X(node_bytes, "rt.bytes.nodes", "bytes of wide nodes fetched")                                     \
-  X(triangle_bytes, "rt.bytes.triangles", "bytes of triangle blocks fetched")
+  X(triangle_bytes, "rt.bytes.triangles", "bytes of triangle blocks fetched")                         \
+  X(nodes_lod, "rt.nodes.lod", "LOD nodes reached (a level selected or the object discarded)")        \
+  X(lod_level0, "rt.lod.level0", "LOD nodes that descended into level 0 (finest)")                    \
+  X(lod_level1, "rt.lod.level1", "LOD nodes that descended into level 1")                             \
+  X(lod_level2, "rt.lod.level2", "LOD nodes that descended into level 2")                             \
+  X(lod_level3, "rt.lod.level3", "LOD nodes that descended into level 3")                             \
+  X(lod_discards, "rt.lod.discards", "LOD nodes whose distance fell in the discard interval")         \
+  X(lod_forced, "rt.lod.forced", "LOD nodes whose level the ray type's mode forced")                  \
+  X(lod_substitutions, "rt.lod.substitutions", "LOD nodes that used a resident level instead of the wanted one") \
+  X(lod_bytes, "rt.bytes.lod", "bytes of LOD records fetched (64 per LOD node)")
 
 struct Counters {
   enum Id : int {
@@ -90,6 +101,8 @@ struct Counters {
   }
   bool operator==(const Counters&) const = default;
   void publish(Stats& stats) const;  // every counter under its key
+  // BVH and geometry bytes fetched (nodes, blocks, LOD records) as reads of MemoryClient::rt.
+  void record(MemoryLedger& ledger) const;
   static const char* key(Id id);
   static const char* description(Id id);
 };
@@ -194,7 +207,8 @@ struct BuildInfo {
   uint64_t wide_nodes = 0;     // over all levels
   uint64_t blocks = 0;
   uint64_t leaves = 0;
-  uint64_t bytes = 0;          // nodes + blocks + instance records
+  uint64_t bytes = 0;          // nodes + blocks + instance and LOD records
+  uint64_t lod_nodes = 0;      // LOD instances (top-level children of kind lod)
 };
 
 // Builds the bottom-level BVH of one triangle mesh (positions + 3 indices per triangle).
@@ -209,6 +223,65 @@ struct InstanceRecord {
   uint32_t mesh = 0;
   uint32_t scene_instance = 0;  // index in Scene::instances (reported in Hit::instance)
   bool translation_only = false;  // rays keep their direction in object space
+};
+
+// ---- LOD nodes (docs/rt.md, spec rt-lod.md) -------------------------------------------------
+
+constexpr int kLodLevels = 4;  // levels per LOD node (kMaxLodLevels of tessera/scene.h)
+
+// A LOD node: a top-level child of kind `lod` whose box (in the parent's slot) is the union of
+// its levels' world boxes. One per LOD instance; each level is an instance child of that level's
+// mesh BVH. 64 bytes, one cache line.
+struct alignas(64) LodRecord {
+  uint32_t object_id = 0;       // LOD group: row of the residency bit registers
+  uint32_t level_count = 0;     // 1..kLodLevels; interval level_count (beyond the last range) = discard
+  float bias = 0.0f;            // node bias
+  float range[kLodLevels] = {};  // near to far: interval i is [range[i-1], range[i])
+  uint32_t level_ref[kLodLevels] = {};  // child reference per level (an instance child)
+  uint32_t level_unit[kLodLevels] = {};  // residency unit (object * kLodLevels + level)
+};
+static_assert(sizeof(LodRecord) == 64);
+
+// Per-ray LOD inputs, set by the shader that spawns the ray.
+struct RayLod {
+  float path_length = 0.0f;  // distance travelled before this ray's origin (camera to here)
+  float bias = 0.0f;         // ray bias: larger = coarser sooner (diffuse > mirror)
+  uint64_t seed = 0;         // jitter seed (e.g. pixel and sample): same seed, same choice
+};
+
+constexpr int kLodByDistance = -1;   // forced_level: no override
+constexpr int kLodCoarsest = 0x7fff; // forced_level: the object's coarsest level
+
+class Residency;
+
+// Per-frame LOD policy. Selection at a LOD node: unless the ray type forces a level,
+// r = t_entry * |direction| + path_length + ray bias + type_bias[type] + node bias
+//     + jitter * (u - 1/2), u = hash(seed) in [0, 1);
+// the first level with r < range[i] is used, none = discard.
+struct LodSettings {
+  bool enabled = true;   // false: LOD off - the finest level everywhere, no discard
+  float jitter = 0.0f;   // width of the stochastic transition band (distance units)
+  std::array<float, size_t(RayType::count)> type_bias{};  // added per ray type
+  std::array<int, size_t(RayType::count)> forced_level = [] {  // mode bits per ray type
+    std::array<int, size_t(RayType::count)> a;
+    a.fill(kLodByDistance);
+    return a;
+  }();
+  Residency* residency = nullptr;  // null: every level resident, no marks
+  // The rasterizer's way for comparison: when not empty, one level per LOD node (index of
+  // lod_records(), -1 = discard) chosen per object per frame, e.g. camera_lod_levels(); it
+  // replaces the per-ray choice (and the ray-type modes).
+  std::span<const int8_t> object_levels;
+};
+
+// The level a LOD node selects for one ray, before residency: kLodLevels.. = discard (-1).
+int select_lod_level(const LodRecord& node, float t_entry_distance, RayType type, const RayLod& ray,
+                     const LodSettings& settings, bool* forced = nullptr);
+
+// An LOD group as the acceleration structure holds it: the mesh of each level (a residency unit).
+struct LodObject {
+  uint32_t level_count = 0;
+  uint32_t mesh[kLodLevels] = {};
 };
 
 class AccelerationStructure {
@@ -226,6 +299,16 @@ class AccelerationStructure {
   void intersect(std::span<const Ray> rays, std::span<Hit> hits, RayType type, Counters& counters) const;
   void occluded(std::span<const Ray> rays, std::span<uint8_t> occluded, RayType type, Counters& counters) const;
 
+  // The same with LOD inputs. The overloads without them use RayLod{} and LodSettings{}
+  // (distance selection, no bias, every level resident). Batches: `lod` is empty (RayLod{}
+  // with seed = ray index) or one per ray.
+  Hit intersect(const Ray& ray, RayType type, const RayLod& lod, const LodSettings& settings, Counters& counters) const;
+  bool occluded(const Ray& ray, RayType type, const RayLod& lod, const LodSettings& settings, Counters& counters) const;
+  void intersect(std::span<const Ray> rays, std::span<const RayLod> lod, std::span<Hit> hits, RayType type,
+                 const LodSettings& settings, Counters& counters) const;
+  void occluded(std::span<const Ray> rays, std::span<const RayLod> lod, std::span<uint8_t> occluded, RayType type,
+                const LodSettings& settings, Counters& counters) const;
+
   // World-space geometric normal (unnormalized, from the triangle's winding) of a hit.
   glm::vec3 geometric_normal(const Hit& hit) const;
 
@@ -233,6 +316,14 @@ class AccelerationStructure {
   const WideBvh& top_level() const { return top_; }
   const std::vector<WideBvh>& meshes() const { return meshes_; }
   const std::vector<InstanceRecord>& instances() const { return instances_; }
+  const std::vector<LodRecord>& lod_records() const { return lod_records_; }
+  const std::vector<LodObject>& lod_objects() const { return lod_objects_; }  // one per Scene LOD group
+  // Bytes of a mesh as a residency unit: its BVH (nodes + blocks) and its geometry (positions,
+  // indices).
+  uint64_t mesh_bytes(uint32_t mesh) const;
+  // Per-object camera-distance LOD (tessera/lod.h's choice): per LOD node the level picked by
+  // the distance from `eye` to the centre of its finest level's world box plus the node bias.
+  std::vector<int8_t> camera_lod_levels(const glm::vec3& eye) const;
   void publish(Stats& stats) const;  // rt.bvh.* build figures
 
  private:
@@ -242,7 +333,9 @@ class AccelerationStructure {
   BuildInfo info_;
   std::vector<std::vector<glm::vec3>> positions_;  // per mesh, for geometric_normal
   std::vector<std::vector<uint32_t>> indices_;
-  std::vector<uint32_t> record_of_instance_;  // Scene instance -> instances_ entry
+  std::vector<uint32_t> record_of_instance_;  // Scene instance -> instances_ entry (level 0 of an LOD instance)
+  std::vector<LodRecord> lod_records_;
+  std::vector<LodObject> lod_objects_;
 };
 
 }  // namespace rt

@@ -41,15 +41,29 @@ struct Material {
   int texture = -1;            // index into Scene::textures, -1 for none
   glm::vec3 specular{0.0f};    // linear RGB Blinn-Phong highlight colour; 0 = none
   float shininess = 32.0f;     // Blinn-Phong exponent, [kMinShininess, kMaxShininess]
+  float reflectivity = 0.0f;   // mirror reflection weight in [0, 1] (rt and hybrid frames)
 };
 
 constexpr float kMinShininess = 1.0f;
 constexpr float kMaxShininess = 8192.0f;
 
 struct Instance {
-  uint32_t mesh = 0;
+  uint32_t mesh = 0;          // for an LOD instance: its group's finest level
   uint32_t material = 0;
   glm::mat4 transform{1.0f};  // object to world
+  int32_t lod_group = -1;     // index into Scene::lod_groups, -1 = a plain mesh instance
+};
+
+// A level-of-detail chain (docs/scene-format.md, docs/rt.md): meshes finest first and the
+// distances at which each stops being used, near to far; beyond the last range the object is
+// discarded. The raster path picks one level per instance from the camera distance
+// (tessera/lod.h); the ray tracer picks per ray at a LOD node of its BVH.
+constexpr int kMaxLodLevels = 4;
+struct LodGroup {
+  std::string name;
+  std::vector<uint32_t> levels;  // mesh indices, finest first, 1..kMaxLodLevels
+  std::vector<float> ranges;     // one per level, strictly increasing, > 0
+  float bias = 0.0f;             // node bias added to the ray's distance (> 0 = coarser sooner)
 };
 
 enum class LightType : uint32_t { directional = 0, point = 1 };
@@ -91,6 +105,7 @@ struct Scene {
   std::vector<Texture> textures;
   std::vector<Material> materials;
   std::vector<Instance> instances;
+  std::vector<LodGroup> lod_groups;  // placed by instances with lod_group >= 0
   std::vector<Light> lights;  // at most kMaxLights
   Camera camera;
   std::vector<Camera> cameras;       // optional extra named viewpoints for batch capture

@@ -1,0 +1,106 @@
+// Residency of LOD levels for the ray-tracing unit (spec rt-lod.md, docs/rt.md): which level of
+// which LOD object is in (modelled) memory, under a byte budget, with three policies, the
+// used/wanted bit registers and the per-frame load queue.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/rt.h"
+
+namespace tessera {
+class Stats;
+struct MemoryLedger;
+struct RtConfig;
+}
+
+namespace tessera::rt {
+
+enum class ResidencyPolicy : uint32_t {
+  all_resident = 0,  // every level loaded before the first frame
+  demand = 1,        // a non-resident level is loaded when a ray selects it; the ray waits
+  lazy = 2,          // a resident level is used instead; the wanted one loads after the frame
+};
+const char* residency_policy_name(ResidencyPolicy policy);
+// "all", "demand" or "lazy"; throws tessera::Error otherwise.
+ResidencyPolicy parse_residency_policy(const std::string& name);
+
+// What one frame did, from end_frame().
+struct ResidencyFrame {
+  uint64_t frame = 0;
+  uint64_t loads = 0;              // levels loaded: during the frame (demand) or after it (lazy)
+  uint64_t loaded_bytes = 0;
+  uint64_t stall_loads = 0;        // demand: loads rays waited for
+  uint64_t stall_bytes = 0;
+  uint64_t evictions = 0;
+  uint64_t deferred = 0;           // lazy: wanted levels that did not fit the budget
+  uint64_t used_levels = 0;        // bits set in the used register
+  uint64_t wanted_levels = 0;      // bits set in the wanted register
+  uint64_t resident_bytes = 0;     // after the frame's loads and evictions (base included)
+  uint64_t peak_bytes = 0;         // most resident during the frame
+  uint64_t needed_bytes = 0;       // base + every level used or wanted: what the frame would have needed
+  uint64_t budget_bytes = 0;
+};
+
+// One per acceleration structure and render; the traversal calls select() from many threads.
+// The unit of residency is (LOD object, level); `base` bytes (top level, plain meshes) are
+// always resident and count against the budget.
+class Residency {
+ public:
+  Residency(const AccelerationStructure& as, ResidencyPolicy policy, uint64_t budget_bytes);
+
+  // The level a LOD node uses when it selected `wanted` of `object` (thread-safe): sets the
+  // used bit of the level used and, when that differs, the wanted bit of `wanted`. Returns -1
+  // when no level of the object is resident (the object is skipped). `substituted` is set
+  // when the level used differs from the wanted one.
+  int select(uint32_t object, int wanted, bool& substituted);
+
+  // After the frame: reads the registers, loads (lazy: the wanted levels, within the budget,
+  // evicting levels not used this frame, least recently used first), evicts down to the
+  // budget (demand), clears the registers and returns the frame's figures.
+  ResidencyFrame end_frame();
+
+  bool resident(uint32_t object, int level) const;
+  bool used(uint32_t object, int level) const;    // this frame's register
+  bool wanted(uint32_t object, int level) const;
+  uint64_t resident_bytes() const { return resident_bytes_.load(); }
+  uint64_t base_bytes() const { return base_bytes_; }
+  uint64_t level_bytes(uint32_t object, int level) const;
+  ResidencyPolicy policy() const { return policy_; }
+  uint64_t budget_bytes() const { return budget_; }
+  size_t objects() const { return objects_.size(); }
+
+  // rt.residency.* of the last end_frame(); loaded bytes as writes of MemoryClient::rt.
+  static void publish(const ResidencyFrame& frame, Stats& stats);
+  static void record(const ResidencyFrame& frame, MemoryLedger& ledger);
+
+ private:
+  size_t unit(uint32_t object, int level) const { return size_t(object) * kLodLevels + size_t(level); }
+  bool load(size_t unit);  // marks resident; true if this call loaded it
+  static bool test(const std::vector<std::atomic<uint64_t>>& bits, size_t i) {
+    return (bits[i / 64].load(std::memory_order_relaxed) >> (i % 64)) & 1u;
+  }
+
+  ResidencyPolicy policy_;
+  uint64_t budget_;
+  uint64_t base_bytes_ = 0;
+  std::vector<LodObject> objects_;
+  std::vector<uint64_t> bytes_;                         // per unit
+  std::unique_ptr<std::atomic<uint8_t>[]> resident_;    // per unit
+  std::vector<uint64_t> last_used_;                     // per unit: frame number + 1, 0 = never
+  std::vector<std::atomic<uint64_t>> used_bits_, wanted_bits_;  // objects x kLodLevels bits
+  std::atomic<uint64_t> resident_bytes_{0}, peak_bytes_{0};
+  std::atomic<uint64_t> stall_loads_{0}, stall_bytes_{0};
+  uint64_t frame_ = 0;
+};
+
+// The config's rt section: the budget in bytes, the policy, and the LOD settings it implies
+// (lod on/off, jitter, the diffuse bias, shadow rays' forced level) with `residency` attached.
+uint64_t residency_budget_bytes(const RtConfig& config);
+ResidencyPolicy residency_policy(const RtConfig& config);
+LodSettings lod_settings(const RtConfig& config, Residency* residency);
+
+}  // namespace tessera::rt

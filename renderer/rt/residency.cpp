@@ -1,0 +1,234 @@
+// Residency manager for LOD levels: all resident, demand loading, lazy substitution with the
+// used/wanted bit registers (tessera/rt_residency.h, docs/rt.md).
+#include "tessera/rt_residency.h"
+
+#include <algorithm>
+
+#include "tessera/config.h"
+#include "tessera/error.h"
+#include "tessera/memory_ledger.h"
+#include "tessera/stats.h"
+
+namespace tessera::rt {
+
+const char* residency_policy_name(ResidencyPolicy policy) {
+  switch (policy) {
+    case ResidencyPolicy::all_resident: return "all";
+    case ResidencyPolicy::demand: return "demand";
+    case ResidencyPolicy::lazy: return "lazy";
+  }
+  return "unknown";
+}
+
+ResidencyPolicy parse_residency_policy(const std::string& name) {
+  if (name == "all") return ResidencyPolicy::all_resident;
+  if (name == "demand") return ResidencyPolicy::demand;
+  if (name == "lazy") return ResidencyPolicy::lazy;
+  throw Error("rt: residency policy \"" + name + "\" is not \"all\", \"demand\" or \"lazy\"");
+}
+
+Residency::Residency(const AccelerationStructure& as, ResidencyPolicy policy, uint64_t budget_bytes)
+    : policy_(policy), budget_(budget_bytes), objects_(as.lod_objects()) {
+  const size_t units = objects_.size() * kLodLevels;
+  bytes_.assign(units, 0);
+  last_used_.assign(units, 0);
+  resident_ = std::make_unique<std::atomic<uint8_t>[]>(units);
+  used_bits_ = std::vector<std::atomic<uint64_t>>((units + 63) / 64);
+  wanted_bits_ = std::vector<std::atomic<uint64_t>>((units + 63) / 64);
+  std::vector<uint8_t> lod_mesh(as.meshes().size(), 0);
+  for (size_t o = 0; o < objects_.size(); ++o)
+    for (uint32_t l = 0; l < objects_[o].level_count; ++l) {
+      bytes_[unit(uint32_t(o), int(l))] = as.mesh_bytes(objects_[o].mesh[l]);
+      lod_mesh[objects_[o].mesh[l]] = 1;
+    }
+  // Base: the top level with its instance and LOD records, and every mesh that is no LOD level.
+  base_bytes_ = as.top_level().bytes() + as.instances().size() * sizeof(InstanceRecord) +
+                as.lod_records().size() * sizeof(LodRecord);
+  for (size_t m = 0; m < as.meshes().size(); ++m)
+    if (!lod_mesh[m] && !as.meshes()[m].empty()) base_bytes_ += as.mesh_bytes(uint32_t(m));
+  uint64_t resident = base_bytes_;
+  for (size_t o = 0; o < objects_.size(); ++o) {
+    const uint32_t n = objects_[o].level_count;
+    for (uint32_t l = 0; l < n; ++l) {
+      // All resident: everything before the first frame. Lazy: the coarsest level of each
+      // object stays resident (pinned), so a substitute always exists. Demand: nothing.
+      const bool in = policy == ResidencyPolicy::all_resident || (policy == ResidencyPolicy::lazy && l + 1 == n);
+      resident_[unit(uint32_t(o), int(l))].store(in ? 1 : 0);
+      if (in) resident += bytes_[unit(uint32_t(o), int(l))];
+    }
+  }
+  resident_bytes_ = resident;
+  peak_bytes_ = resident;
+}
+
+uint64_t Residency::level_bytes(uint32_t object, int level) const {
+  if (object >= objects_.size() || level < 0 || level >= kLodLevels) return 0;
+  return bytes_[unit(object, level)];
+}
+
+bool Residency::resident(uint32_t object, int level) const {
+  if (object >= objects_.size() || level < 0 || uint32_t(level) >= objects_[object].level_count) return false;
+  return resident_[unit(object, level)].load(std::memory_order_relaxed) != 0;
+}
+bool Residency::used(uint32_t object, int level) const {
+  if (object >= objects_.size() || level < 0 || level >= kLodLevels) return false;
+  return test(used_bits_, unit(object, level));
+}
+bool Residency::wanted(uint32_t object, int level) const {
+  if (object >= objects_.size() || level < 0 || level >= kLodLevels) return false;
+  return test(wanted_bits_, unit(object, level));
+}
+
+bool Residency::load(size_t u) {
+  if (resident_[u].exchange(1) != 0) return false;
+  const uint64_t now = resident_bytes_.fetch_add(bytes_[u]) + bytes_[u];
+  uint64_t peak = peak_bytes_.load();
+  while (now > peak && !peak_bytes_.compare_exchange_weak(peak, now)) {
+  }
+  return true;
+}
+
+int Residency::select(uint32_t object, int wanted, bool& substituted) {
+  substituted = false;
+  TS_CHECK(object < objects_.size() && wanted >= 0 && uint32_t(wanted) < objects_[object].level_count,
+           "rt: LOD selection out of range");
+  auto mark = [](std::vector<std::atomic<uint64_t>>& bits, size_t i) {
+    // Bits are only ever set during a frame: OR is order-independent, so any thread count
+    // leaves the same registers.
+    if (!((bits[i / 64].load(std::memory_order_relaxed) >> (i % 64)) & 1u))
+      bits[i / 64].fetch_or(uint64_t(1) << (i % 64), std::memory_order_relaxed);
+  };
+  const size_t u = unit(object, wanted);
+  if (policy_ == ResidencyPolicy::demand) {
+    // Page fault: the ray waits for the load. Each level loads once, so the count is the same
+    // whichever ray (thread) faults first.
+    if (!resident_[u].load(std::memory_order_relaxed) && load(u)) {
+      stall_loads_.fetch_add(1, std::memory_order_relaxed);
+      stall_bytes_.fetch_add(bytes_[u], std::memory_order_relaxed);
+    }
+  }
+  if (resident_[u].load(std::memory_order_relaxed)) {
+    mark(used_bits_, u);
+    return wanted;
+  }
+  // Lazy substitution: a coarser resident level first, else a finer one; the wanted level is
+  // marked for loading after the frame.
+  mark(wanted_bits_, u);
+  const int n = int(objects_[object].level_count);
+  int use = -1;
+  for (int l = wanted + 1; l < n && use < 0; ++l)
+    if (resident_[unit(object, l)].load(std::memory_order_relaxed)) use = l;
+  for (int l = wanted - 1; l >= 0 && use < 0; --l)
+    if (resident_[unit(object, l)].load(std::memory_order_relaxed)) use = l;
+  if (use < 0) return -1;
+  mark(used_bits_, unit(object, use));
+  substituted = true;
+  return use;
+}
+
+ResidencyFrame Residency::end_frame() {
+  ResidencyFrame f;
+  f.frame = frame_;
+  f.budget_bytes = budget_;
+  const size_t units = bytes_.size();
+  f.needed_bytes = base_bytes_;
+  for (size_t u = 0; u < units; ++u) {
+    const bool is_used = test(used_bits_, u), is_wanted = test(wanted_bits_, u);
+    f.used_levels += is_used;
+    f.wanted_levels += is_wanted;
+    if (is_used || is_wanted) f.needed_bytes += bytes_[u];
+    if (is_used) last_used_[u] = frame_ + 1;
+  }
+  f.stall_loads = stall_loads_.exchange(0);
+  f.stall_bytes = stall_bytes_.exchange(0);
+  f.loads = f.stall_loads;
+  f.loaded_bytes = f.stall_bytes;
+  auto pinned = [&](size_t u) {
+    return policy_ == ResidencyPolicy::lazy && u % kLodLevels + 1 == objects_[u / kLodLevels].level_count;
+  };
+  // Least recently used resident level that this frame neither used nor wanted; deterministic
+  // (ties by unit index).
+  auto victim = [&]() -> size_t {
+    size_t best = units;
+    for (size_t u = 0; u < units; ++u) {
+      if (!resident_[u].load() || pinned(u) || test(used_bits_, u) || test(wanted_bits_, u)) continue;
+      if (best == units || last_used_[u] < last_used_[best]) best = u;
+    }
+    return best;
+  };
+  auto evict = [&](size_t u) {
+    resident_[u].store(0);
+    resident_bytes_.fetch_sub(bytes_[u]);
+    ++f.evictions;
+  };
+  if (policy_ == ResidencyPolicy::lazy) {
+    // Next-frame loading of the wanted levels, finest first within an object, within budget.
+    for (size_t u = 0; u < units; ++u) {
+      if (!test(wanted_bits_, u) || resident_[u].load()) continue;
+      while (resident_bytes_.load() + bytes_[u] > budget_) {
+        const size_t v = victim();
+        if (v == units) break;
+        evict(v);
+      }
+      if (resident_bytes_.load() + bytes_[u] > budget_) {
+        ++f.deferred;
+        continue;
+      }
+      load(u);
+      ++f.loads;
+      f.loaded_bytes += bytes_[u];
+    }
+  } else if (policy_ == ResidencyPolicy::demand) {
+    // Loads happened during the frame; trim back to the budget before the next one.
+    while (resident_bytes_.load() > budget_) {
+      const size_t v = victim();
+      if (v == units) break;
+      evict(v);
+    }
+  }
+  for (auto& w : used_bits_) w.store(0);
+  for (auto& w : wanted_bits_) w.store(0);
+  f.resident_bytes = resident_bytes_.load();
+  f.peak_bytes = std::max(peak_bytes_.load(), f.resident_bytes);
+  peak_bytes_ = f.resident_bytes;
+  ++frame_;
+  return f;
+}
+
+void Residency::publish(const ResidencyFrame& f, Stats& stats) {
+  stats.set("rt.residency.frame", f.frame);
+  stats.set("rt.residency.loads", f.loads);
+  stats.set("rt.residency.loaded_bytes", f.loaded_bytes);
+  stats.set("rt.residency.stall_loads", f.stall_loads);
+  stats.set("rt.residency.stall_bytes", f.stall_bytes);
+  stats.set("rt.residency.evictions", f.evictions);
+  stats.set("rt.residency.deferred", f.deferred);
+  stats.set("rt.residency.used_levels", f.used_levels);
+  stats.set("rt.residency.wanted_levels", f.wanted_levels);
+  stats.set("rt.residency.resident_bytes", f.resident_bytes);
+  stats.set("rt.residency.peak_bytes", f.peak_bytes);
+  stats.set("rt.residency.needed_bytes", f.needed_bytes);
+  stats.set("rt.residency.budget_bytes", f.budget_bytes);
+}
+
+void Residency::record(const ResidencyFrame& f, MemoryLedger& ledger) {
+  ledger.add_write(MemoryClient::rt, f.loaded_bytes);
+}
+
+uint64_t residency_budget_bytes(const RtConfig& config) {
+  return uint64_t(config.budget_mib * 1024.0 * 1024.0);
+}
+
+ResidencyPolicy residency_policy(const RtConfig& config) { return parse_residency_policy(config.residency); }
+
+LodSettings lod_settings(const RtConfig& config, Residency* residency) {
+  LodSettings s;
+  s.enabled = config.lod;
+  s.jitter = float(config.lod_jitter);
+  s.type_bias[size_t(RayType::diffuse)] = float(config.diffuse_lod_bias);
+  s.forced_level[size_t(RayType::shadow)] = config.shadow_lod_level < 0 ? kLodByDistance : config.shadow_lod_level;
+  s.residency = residency;
+  return s;
+}
+
+}  // namespace tessera::rt
