@@ -113,6 +113,56 @@ struct FragmentCounters {
   EuShaderMath math;
 };
 
+// The lit colour of a surface point before fog and tone mapping, shared by the raster fragment
+// program and the ray tracer's closest-hit program (rt_programs.h):
+//   albedo * (ambient + sum_l visible_l * diffuse_l) + specular * sum_l visible_l * highlight_l
+// n is the unit normal; to_eye the unit direction to the viewer (read only with highlights, i.e.
+// a non-zero specular colour); visible[l] = 0 drops light l (in shadow), nullptr = all visible.
+inline glm::vec3 lit_surface(const LambertLighting& lit, const glm::vec3& world, const glm::vec3& n,
+                             const glm::vec3& albedo, const glm::vec3& specular, float shininess,
+                             const glm::vec3& to_eye, const float* visible, EuShaderMath& math) {
+  const bool highlights = specular != glm::vec3(0.0f);
+  glm::vec3 radiance = lit.ambient;
+  glm::vec3 highlight(0.0f);
+  for (int l = 0; l < lit.light_count; ++l) {
+    if (visible && visible[l] == 0.0f) continue;
+    const Light& light = lit.lights[l];
+    glm::vec3 dir;
+    float attenuation = 1.0f;
+    if (light.type == LightType::directional) {
+      dir = lit.to_light[l];
+    } else {
+      // Difference, dot product, scale by the reciprocal distance.
+      const glm::vec3 d = light.position - world;
+      const float dist2 = glm::dot(d, d);
+      math.alu(2, 4, 3);
+      dir = d * math.rsqrt(std::max(dist2, 1e-30f));
+      attenuation = math.div(1.0f, std::max(dist2, 1e-4f));
+    }
+    // dot(n, l); radiance += color * (intensity * attenuation * ndotl): 2 mul + 3 fma.
+    const float cosine = glm::dot(n, dir);
+    const float ndotl = std::max(cosine, 0.0f);
+    const float scale = light.intensity * attenuation;
+    radiance += light.color * (scale * ndotl);
+    math.alu(5, 3, 0);
+    if (highlights) {
+      // h = normalize(l + v) (3 add + normalisation), dot(n, h), highlight accumulation.
+      const glm::vec3 h = normalize_eu(dir + to_eye, math);
+      const float ndoth = std::max(glm::dot(n, h), 0.0f);
+      const float sp = math.pow(ndoth, shininess);
+      highlight += light.color * (scale * (cosine > 0.0f ? sp : 0.0f));
+      math.alu(5, 2, 3);
+    }
+  }
+  glm::vec3 c = albedo * radiance;
+  math.alu(0, 3, 0);
+  if (highlights) {
+    c += specular * highlight;
+    math.alu(3, 0, 0);
+  }
+  return c;
+}
+
 struct LambertFragmentShader {
   using Counters = FragmentCounters;
 
@@ -169,43 +219,7 @@ struct LambertFragmentShader {
       }
       if (fog) eye_distance = math.sqrt(e2);
     }
-    glm::vec3 radiance = lit.ambient;
-    glm::vec3 highlight(0.0f);
-    for (int l = 0; l < lit.light_count; ++l) {
-      const Light& light = lit.lights[l];
-      glm::vec3 dir;
-      float attenuation = 1.0f;
-      if (light.type == LightType::directional) {
-        dir = lit.to_light[l];
-      } else {
-        // Difference, dot product, scale by the reciprocal distance.
-        const glm::vec3 d = light.position - world;
-        const float dist2 = glm::dot(d, d);
-        math.alu(2, 4, 3);
-        dir = d * math.rsqrt(std::max(dist2, 1e-30f));
-        attenuation = math.div(1.0f, std::max(dist2, 1e-4f));
-      }
-      // dot(n, l); radiance += color * (intensity * attenuation * ndotl): 2 mul + 3 fma.
-      const float cosine = glm::dot(n, dir);
-      const float ndotl = std::max(cosine, 0.0f);
-      const float scale = light.intensity * attenuation;
-      radiance += light.color * (scale * ndotl);
-      math.alu(5, 3, 0);
-      if (highlights) {
-        // h = normalize(l + v) (3 add + normalisation), dot(n, h), highlight accumulation.
-        const glm::vec3 h = normalize_eu(dir + to_eye, math);
-        const float ndoth = std::max(glm::dot(n, h), 0.0f);
-        const float s = math.pow(ndoth, u.shininess);
-        highlight += light.color * (scale * (cosine > 0.0f ? s : 0.0f));
-        math.alu(5, 2, 3);
-      }
-    }
-    glm::vec3 c = albedo * radiance;
-    math.alu(0, 3, 0);
-    if (highlights) {
-      c += u.specular * highlight;
-      math.alu(3, 0, 0);
-    }
+    glm::vec3 c = lit_surface(lit, world, n, albedo, u.specular, u.shininess, to_eye, nullptr, math);
     if (fog) {
       // -density * distance (1 mul); c = fog + (c - fog) * f (3 add + 3 fma).
       const float f = math.exp(-lit.fog.density * eye_distance);

@@ -97,41 +97,7 @@ struct RtClosestHitProgram {
       to_eye = e * math.rsqrt(std::max(glm::dot(e, e), 1e-30f));
       math.alu(0, 3, 0);
     }
-    glm::vec3 radiance = lit.ambient;
-    glm::vec3 highlight(0.0f);
-    for (int l = 0; l < lit.light_count; ++l) {
-      if (visible[l] == 0.0f) continue;
-      const Light& light = lit.lights[l];
-      glm::vec3 dir;
-      float attenuation = 1.0f;
-      if (light.type == LightType::directional) {
-        dir = lit.to_light[l];
-      } else {
-        const glm::vec3 d = light.position - s.position;
-        const float dist2 = glm::dot(d, d);
-        math.alu(2, 4, 3);
-        dir = d * math.rsqrt(std::max(dist2, 1e-30f));
-        attenuation = math.div(1.0f, std::max(dist2, 1e-4f));
-      }
-      const float cosine = glm::dot(n, dir);
-      const float ndotl = std::max(cosine, 0.0f);
-      const float scale = light.intensity * attenuation;
-      radiance += light.color * (scale * ndotl);
-      math.alu(5, 3, 0);
-      if (highlights) {
-        const glm::vec3 h = normalize_eu(dir + to_eye, math);
-        const float ndoth = std::max(glm::dot(n, h), 0.0f);
-        const float sp = math.pow(ndoth, m.shininess);
-        highlight += light.color * (scale * (cosine > 0.0f ? sp : 0.0f));
-        math.alu(5, 2, 3);
-      }
-    }
-    glm::vec3 c = albedo * radiance;
-    math.alu(0, 3, 0);
-    if (highlights) {
-      c += m.specular * highlight;
-      math.alu(3, 0, 0);
-    }
+    const glm::vec3 c = lit_surface(lit, s.position, n, albedo, m.specular, m.shininess, to_eye, visible, math);
     return c;
   }
 
