@@ -163,6 +163,32 @@ inline glm::vec3 lit_surface(const LambertLighting& lit, const glm::vec3& world,
   return c;
 }
 
+// The last steps of every colour program: exponential fog by the eye distance (density > 0),
+// exposure, tone mapping.
+inline glm::vec3 fog_and_tone_map(const LambertLighting& lit, glm::vec3 c, float eye_distance, EuShaderMath& math) {
+  if (lit.fog.density > 0.0f) {
+    // -density * distance (1 mul); c = fog + (c - fog) * f (3 add + 3 fma).
+    const float f = math.exp(-lit.fog.density * eye_distance);
+    c = lit.fog.color + (c - lit.fog.color) * f;
+    math.alu(3, 1, 3);
+  }
+  c *= lit.exposure;
+  math.alu(0, 3, 0);
+  switch (lit.tone_mapping) {
+    case ToneMapping::clamp:
+      break;
+    case ToneMapping::reinhard:
+      for (int k = 0; k < 3; ++k) c[k] = c[k] * math.div(1.0f, 1.0f + c[k]);
+      math.alu(0, 3, 3);
+      break;
+    case ToneMapping::exponential:
+      for (int k = 0; k < 3; ++k) c[k] = 1.0f - math.exp(-c[k]);
+      math.alu(0, 0, 3);
+      break;
+  }
+  return c;
+}
+
 struct LambertFragmentShader {
   using Counters = FragmentCounters;
 
@@ -219,28 +245,8 @@ struct LambertFragmentShader {
       }
       if (fog) eye_distance = math.sqrt(e2);
     }
-    glm::vec3 c = lit_surface(lit, world, n, albedo, u.specular, u.shininess, to_eye, nullptr, math);
-    if (fog) {
-      // -density * distance (1 mul); c = fog + (c - fog) * f (3 add + 3 fma).
-      const float f = math.exp(-lit.fog.density * eye_distance);
-      c = lit.fog.color + (c - lit.fog.color) * f;
-      math.alu(3, 1, 3);
-    }
-    c *= lit.exposure;
-    math.alu(0, 3, 0);
-    switch (lit.tone_mapping) {
-      case ToneMapping::clamp:
-        break;
-      case ToneMapping::reinhard:
-        for (int k = 0; k < 3; ++k) c[k] = c[k] * math.div(1.0f, 1.0f + c[k]);
-        math.alu(0, 3, 3);
-        break;
-      case ToneMapping::exponential:
-        for (int k = 0; k < 3; ++k) c[k] = 1.0f - math.exp(-c[k]);
-        math.alu(0, 0, 3);
-        break;
-    }
-    return c;
+    const glm::vec3 c = lit_surface(lit, world, n, albedo, u.specular, u.shininess, to_eye, nullptr, math);
+    return fog_and_tone_map(lit, c, eye_distance, math);
   }
 };
 

@@ -153,26 +153,7 @@ struct RtClosestHitProgram {
 
   // Fog by the eye distance, exposure and tone mapping: lambert.h's last steps.
   static glm::vec3 finish(const LambertLighting& lit, glm::vec3 c, float eye_distance, EuShaderMath& math) {
-    if (lit.fog.density > 0.0f) {
-      const float f = math.exp(-lit.fog.density * eye_distance);
-      c = lit.fog.color + (c - lit.fog.color) * f;
-      math.alu(3, 1, 3);
-    }
-    c *= lit.exposure;
-    math.alu(0, 3, 0);
-    switch (lit.tone_mapping) {
-      case ToneMapping::clamp:
-        break;
-      case ToneMapping::reinhard:
-        for (int k = 0; k < 3; ++k) c[k] = c[k] * math.div(1.0f, 1.0f + c[k]);
-        math.alu(0, 3, 3);
-        break;
-      case ToneMapping::exponential:
-        for (int k = 0; k < 3; ++k) c[k] = 1.0f - math.exp(-c[k]);
-        math.alu(0, 0, 3);
-        break;
-    }
-    return c;
+    return fog_and_tone_map(lit, c, eye_distance, math);
   }
 };
 
