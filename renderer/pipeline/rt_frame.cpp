@@ -384,6 +384,7 @@ Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cf
   Frame frame;
   frame.color = Image(width, height);
   frame.depth.assign(size_t(width) * size_t(height), 1.0f);
+  frame.lod_levels.assign(size_t(width) * size_t(height), int8_t(-1));
   frame.tile_size = kTile;
   frame.tiles_x = (width + kTile - 1) / kTile;
   frame.tiles_y = (height + kTile - 1) / kTile;
@@ -406,6 +407,7 @@ Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cf
               continue;
             }
             ++tc.pixels_hit;
+            frame.lod_levels[i] = int8_t(hit.lod_level);
             const rt::Ray rx = rt::camera_ray(camera, width, height, float(x) + 1.5f, float(y) + 0.5f);
             const rt::Ray ry = rt::camera_ray(camera, width, height, float(x) + 0.5f, float(y) + 1.5f);
             glm::vec3 position;
@@ -521,6 +523,7 @@ Frame render_hybrid_frame(const Scene& scene, const Camera& camera, const Config
               }
             }
             ++tc.pixels_hit;
+            frame.lod_levels[i] = int8_t(hit.lod_level);
             const rt::Ray rx = rt::camera_ray(camera, width, height, float(x) + 1.5f, float(y) + 0.5f);
             const rt::Ray ry = rt::camera_ray(camera, width, height, float(x) + 0.5f, float(y) + 1.5f);
             glm::vec3 position;

@@ -21,6 +21,7 @@ struct RenderArgs {
   std::filesystem::path picb;          // PICB heat map (optional)
   std::filesystem::path supertiles;    // supertile partition (optional)
   std::filesystem::path gpp_map;       // triangles coloured by the GPP that tessellated them (optional)
+  std::filesystem::path lod_map;       // LOD level hit per pixel (optional, rt mode)
   std::optional<int> gpps;             // tessellation.gpps override
   std::filesystem::path config;        // config JSON (optional)
   std::optional<int> width, height, threads, tile_size, msaa;

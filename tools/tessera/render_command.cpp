@@ -110,6 +110,8 @@ void add_render_command(CLI::App& app, RenderArgs& args) {
   cmd->add_option("--color-state", args.color_state, "Per-tile colour-unit state map with legend (needs --msaa > 1)");
   cmd->add_option("--picb", args.picb, "PICB heat map over the frame (adaptive tiling), with legend");
   cmd->add_option("--supertiles", args.supertiles, "Supertile partition generated from the PICB, borders drawn");
+  cmd->add_option("--lod-map", args.lod_map,
+                  "LOD level each pixel's primary ray hit (needs --mode rt), tinted over the frame, with a legend");
   cmd->add_option("--gpp-map", args.gpp_map,
                   "Second image of the frame: tessellated triangles in the colour of the GPP that tessellated them, "
                   "the rest grey (flat, unlit)");
@@ -147,6 +149,7 @@ int run_render(const RenderArgs& args) {
   if (!args.mode.empty()) config.frame.mode = args.mode;
   if (args.diffuse_samples) config.trace.diffuse_samples = *args.diffuse_samples;
   validate_config(config);
+  if (config.frame.mode != "rt" && !args.lod_map.empty()) throw Error("--lod-map shows the ray-traced path: use --mode rt");
   if (config.frame.mode == "rt" && (!args.picb.empty() || !args.supertiles.empty() || !args.color_state.empty())) {
     throw Error("--picb, --supertiles and --color-state show the raster path: use --mode raster or hybrid");
   }
@@ -191,6 +194,7 @@ int run_render(const RenderArgs& args) {
     write_png(png, frame.color);
     if (!args.color_state.empty()) write_png(batch ? numbered(args.color_state, i) : args.color_state, color_state_image(frame));
     if (!args.picb.empty()) write_png(batch ? numbered(args.picb, i) : args.picb, picb_image(frame));
+    if (!args.lod_map.empty()) write_png(batch ? numbered(args.lod_map, i) : args.lod_map, lod_image(frame));
     if (!args.supertiles.empty()) write_png(batch ? numbered(args.supertiles, i) : args.supertiles, supertile_image(frame));
     if (map_renderer) write_png(batch ? numbered(args.gpp_map, i) : args.gpp_map, map_renderer->render(scene, views[i]).color);
     if (!args.stats.empty()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "image_text.h"
 #include "tessera/error.h"
@@ -69,6 +70,40 @@ Image supertile_image(const Frame& frame) {
   std::snprintf(text, sizeof(text), "%u supertiles of %dx%d atomic tiles (borders in black)", unsigned(count), frame.atomic_size,
                 frame.atomic_size);
   draw_text(img, 8, h + 6, text, pack_rgba8(235, 235, 235), scale);
+  return img;
+}
+
+Image lod_image(const Frame& frame) {
+  const int w = frame.color.width, h = frame.color.height, scale = legend_scale(frame.color);
+  if (frame.lod_levels.size() != size_t(w) * size_t(h)) {
+    throw Error("the frame carries no LOD levels (render with --mode rt)");
+  }
+  // Finest to coarsest: green, yellow, orange, red; no LOD object: the frame in grey.
+  static const Rgba8 kLevel[4] = {pack_rgba8(40, 200, 70), pack_rgba8(235, 215, 40), pack_rgba8(245, 130, 30),
+                                  pack_rgba8(220, 40, 40)};
+  const int legend_h = 10 * scale + 12;
+  Image img(w, h + legend_h, pack_rgba8(24, 24, 28));
+  uint64_t counts[4] = {};
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const int level = frame.lod_levels[size_t(y) * size_t(w) + size_t(x)];
+      const uint8_t g = luma(frame.color.at(x, y));
+      if (level >= 0 && level < 4) {
+        ++counts[level];
+        img.at(x, y) = mix_rgb(pack_rgba8(g, g, g), kLevel[level], 170);
+      } else {
+        img.at(x, y) = pack_rgba8(uint8_t(g / 2), uint8_t(g / 2), uint8_t(g / 2));
+      }
+    }
+  }
+  int x = 8;
+  for (int level = 0; level < 4; ++level) {
+    fill_rect(img, x, h + 6, x + 8 * scale, h + 6 + 8 * scale, kLevel[level]);
+    char text[64];
+    std::snprintf(text, sizeof(text), "L%d %llu px", level, (unsigned long long)counts[level]);
+    draw_text(img, x + 10 * scale, h + 6, text, pack_rgba8(235, 235, 235), scale);
+    x += (10 + 6 * int(std::strlen(text)) + 8) * scale;
+  }
   return img;
 }
 

@@ -1,5 +1,5 @@
-// Adaptive-tiling pictures for the capture tool: the PICB as a heat map over the frame, and
-// the supertile partition in distinct colours with its borders drawn.
+// Pictures of per-pixel unit data for the capture tool: the PICB as a heat map over the frame,
+// the supertile partition in distinct colours with its borders drawn, and the LOD map.
 #pragma once
 
 #include "tessera/image.h"
@@ -9,5 +9,8 @@ namespace tessera::cli {
 
 Image picb_image(const Frame& frame);
 Image supertile_image(const Frame& frame);
+// The LOD level each pixel's primary ray hit (ray-traced frames), tinted over a grey copy of
+// the frame, with a legend of levels and pixel counts.
+Image lod_image(const Frame& frame);
 
 }  // namespace tessera::cli

@@ -45,6 +45,9 @@ struct Frame {
   int atomic_y = 0;
   std::vector<uint16_t> picb;
   std::vector<uint32_t> supertile_of;
+  // Ray-traced frames: per pixel, the LOD level its primary ray hit (0 = finest), -1 where it
+  // hit no LOD object or nothing; empty for raster frames.
+  std::vector<int8_t> lod_levels;
 };
 
 class Renderer {
