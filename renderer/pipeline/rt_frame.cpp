@@ -466,6 +466,7 @@ Frame render_hybrid_frame(const Scene& scene, const Camera& camera, const Config
   const glm::mat4 inverse_vp = glm::inverse(tracer.view_projection());
   const int tiles_x = (width + kTile - 1) / kTile, tiles_y = (height + kTile - 1) / kTile;
   std::vector<TileCounters> counters(size_t(tiles_x) * size_t(tiles_y));
+  frame.lod_levels.assign(size_t(width) * size_t(height), int8_t(-1));
   // The depth buffer holds sample 0 of each pixel: its position within the pixel.
   SampleOffset sample0 = SamplePattern<1>::offsets[0];
   switch (cfg.raster.msaa) {
