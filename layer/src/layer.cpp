@@ -1951,7 +1951,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   // Plan: pipelineStatisticsQuery plus host query reset (core 1.2, else VK_EXT_host_query_reset).
   std::string note;
   bool want = true;
-  if (!supported.pipelineStatisticsQuery) {
+  if (!settings().queries) {
+    want = false;
+    note = "turned off (setting queries = 0)";
+  } else if (!supported.pipelineStatisticsQuery) {
     want = false;
     note = "device lacks pipelineStatisticsQuery";
   }

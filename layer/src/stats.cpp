@@ -110,9 +110,10 @@ void apply(Settings& s, const std::string& key, const std::string& value, const 
     s.msaa_dump = value;
   } else if (key == "msaa_state_image") {
     s.msaa_state_image = value;
-  } else if (key == "summary") {
-    if (value == "1" || value == "true" || value == "on") s.summary = true;
-    else if (value == "0" || value == "false" || value == "off") s.summary = false;
+  } else if (key == "summary" || key == "queries") {
+    bool& flag = key == "summary" ? s.summary : s.queries;
+    if (value == "1" || value == "true" || value == "on") flag = true;
+    else if (value == "0" || value == "false" || value == "off") flag = false;
     else return bad();
   } else {
     warn(where + ": unknown setting tessera_stats." + key + ", ignored");
@@ -128,6 +129,7 @@ const char* const kKeys[][2] = {
     {"submits_per_frame", "TESSERA_LAYER_SUBMITS_PER_FRAME"},
     {"frame_label", "TESSERA_LAYER_FRAME_LABEL"},
     {"summary", "TESSERA_LAYER_SUMMARY"},
+    {"queries", "TESSERA_LAYER_QUERIES"},
     {"gpps", "TESSERA_LAYER_GPPS"},
     {"msaa_interval", "TESSERA_LAYER_MSAA_INTERVAL"},
     {"msaa_dump", "TESSERA_LAYER_MSAA_DUMP"},

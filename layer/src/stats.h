@@ -92,6 +92,7 @@ struct Settings {
   uint64_t submits_per_frame = 1;
   std::string frame_label = "tessera.frame";
   bool summary = true;  // one summary line per device on stderr at vkDestroyDevice
+  bool queries = true;  // pipeline-statistics queries (GPU counts); off leaves the CPU-side counts
   int gpps = 4;         // GPPs of the modelled array (1..16; 0: no GPP model)
   uint64_t msaa_interval = 0;    // read back MSAA colour every Nth frame (0: never)
   std::string msaa_dump;         // per read-back image sample dump, "{device}", "{frame}", "{image}" replaced
