@@ -105,6 +105,20 @@ struct LambertLighting {
       to_light[l] = lights[l].type == LightType::directional ? -glm::normalize(lights[l].direction) : glm::vec3(0.0f);
     }
   }
+
+  // A frame's lighting as seen from `eye` (the first kMaxLights lights), prepared.
+  static LambertLighting of_scene(const Scene& scene, const glm::vec3& eye) {
+    LambertLighting lit;
+    lit.ambient = scene.ambient;
+    lit.eye = eye;
+    lit.fog = scene.fog;
+    lit.tone_mapping = scene.tone_mapping;
+    lit.exposure = scene.exposure;
+    lit.light_count = int(std::min<size_t>(scene.lights.size(), kMaxLights));
+    for (int i = 0; i < lit.light_count; ++i) lit.lights[i] = scene.lights[size_t(i)];
+    lit.prepare();
+    return lit;
+  }
 };
 
 // What the fragment stage counts: texture sampling and EU work.

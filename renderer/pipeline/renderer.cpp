@@ -399,15 +399,7 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   tbb::task_arena arena(cfg.frame.threads > 0 ? cfg.frame.threads : tbb::task_arena::automatic);
 
   const CameraMatrices cam = camera_matrices(camera, width, height);
-  shaders::LambertLighting lighting;
-  lighting.ambient = scene.ambient;
-  lighting.eye = camera.position;
-  lighting.fog = scene.fog;
-  lighting.tone_mapping = scene.tone_mapping;
-  lighting.exposure = scene.exposure;
-  lighting.light_count = int(std::min<size_t>(scene.lights.size(), kMaxLights));
-  for (int i = 0; i < lighting.light_count; ++i) lighting.lights[i] = scene.lights[size_t(i)];
-  lighting.prepare();
+  const shaders::LambertLighting lighting = shaders::LambertLighting::of_scene(scene, camera.position);
   FragmentShader::Uniforms fs_common;
   fs_common.lighting = &lighting;
   // L, the vertex program's length for the tiler, counted on the EU's profiles.

@@ -109,15 +109,8 @@ class Tracer {
  public:
   Tracer(const Scene& scene, const Camera& camera, const Config& config, const rt::AccelerationStructure& as,
          const rt::LodSettings& lod)
-      : scene_(scene), config_(config), as_(as), lod_(lod) {
-    lighting_.ambient = scene.ambient;
-    lighting_.eye = camera.position;
-    lighting_.fog = scene.fog;
-    lighting_.tone_mapping = scene.tone_mapping;
-    lighting_.exposure = scene.exposure;
-    lighting_.light_count = int(std::min<size_t>(scene.lights.size(), kMaxLights));
-    for (int i = 0; i < lighting_.light_count; ++i) lighting_.lights[i] = scene.lights[size_t(i)];
-    lighting_.prepare();
+      : scene_(scene), config_(config), as_(as), lod_(lod),
+        lighting_(shaders::LambertLighting::of_scene(scene, camera.position)) {
     normal_matrix_.reserve(scene.instances.size());
     for (const Instance& inst : scene.instances) {
       if (inst.mesh >= scene.meshes.size() || inst.material >= scene.materials.size()) {

@@ -841,20 +841,28 @@ RayLod ray_lod(std::span<const RayLod> lod, size_t i) {
   r.seed = i;
   return r;
 }
+
+// Rays 0..n-1 in fixed chunks of kRayChunk over the calling arena, each chunk counting into its
+// own Counters, merged in chunk order: totals independent of the thread count.
+template <typename Trace>
+void for_each_ray_chunked(size_t n, Counters& counters, Trace&& trace) {
+  const size_t chunks = (n + kRayChunk - 1) / kRayChunk;
+  std::vector<Counters> partial(chunks);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t ch = r.begin(); ch != r.end(); ++ch)
+      for (size_t i = ch * kRayChunk; i < std::min(n, (ch + 1) * kRayChunk); ++i) trace(i, partial[ch]);
+  });
+  for (const Counters& p : partial) counters.merge(p);
+}
 }  // namespace
 
 void AccelerationStructure::intersect(std::span<const Ray> rays, std::span<const RayLod> lod, std::span<Hit> hits,
                                       RayType type, const LodSettings& settings, Counters& counters) const {
   TS_CHECK(hits.size() >= rays.size(), "rt: hit buffer smaller than the ray batch");
   TS_CHECK(lod.empty() || lod.size() >= rays.size(), "rt: LOD inputs fewer than the rays");
-  const size_t chunks = (rays.size() + kRayChunk - 1) / kRayChunk;
-  std::vector<Counters> partial(chunks);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t ch = r.begin(); ch != r.end(); ++ch)
-      for (size_t i = ch * kRayChunk; i < std::min(rays.size(), (ch + 1) * kRayChunk); ++i)
-        hits[i] = intersect(rays[i], type, ray_lod(lod, i), settings, partial[ch]);
+  for_each_ray_chunked(rays.size(), counters, [&](size_t i, Counters& c) {
+    hits[i] = intersect(rays[i], type, ray_lod(lod, i), settings, c);
   });
-  for (const Counters& p : partial) counters.merge(p);
 }
 
 void AccelerationStructure::occluded(std::span<const Ray> rays, std::span<const RayLod> lod,
@@ -862,14 +870,9 @@ void AccelerationStructure::occluded(std::span<const Ray> rays, std::span<const 
                                      Counters& counters) const {
   TS_CHECK(occluded_out.size() >= rays.size(), "rt: result buffer smaller than the ray batch");
   TS_CHECK(lod.empty() || lod.size() >= rays.size(), "rt: LOD inputs fewer than the rays");
-  const size_t chunks = (rays.size() + kRayChunk - 1) / kRayChunk;
-  std::vector<Counters> partial(chunks);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t ch = r.begin(); ch != r.end(); ++ch)
-      for (size_t i = ch * kRayChunk; i < std::min(rays.size(), (ch + 1) * kRayChunk); ++i)
-        occluded_out[i] = occluded(rays[i], type, ray_lod(lod, i), settings, partial[ch]) ? 1 : 0;
+  for_each_ray_chunked(rays.size(), counters, [&](size_t i, Counters& c) {
+    occluded_out[i] = occluded(rays[i], type, ray_lod(lod, i), settings, c) ? 1 : 0;
   });
-  for (const Counters& p : partial) counters.merge(p);
 }
 
 }  // namespace tessera::rt
