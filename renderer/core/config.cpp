@@ -27,7 +27,7 @@ using json = nlohmann::json;
   X(tessellation, gpps) X(tessellation, batch_size) X(tessellation, policy)               \
   X(tessellation, baselines) X(tessellation, gpp_map)                                    \
   X(trace, shadows) X(trace, reflections) X(trace, diffuse_samples) X(trace, seed)        \
-  X(rt, lod) X(rt, residency) X(rt, budget_mib) X(rt, lod_jitter) X(rt, diffuse_lod_bias)  \
+  X(rt, lod) X(rt, lod_selection) X(rt, residency) X(rt, budget_mib) X(rt, lod_jitter) X(rt, diffuse_lod_bias)  \
   X(rt, shadow_lod_level)
 
 constexpr const char* kSections[] = {"frame", "raster", "color", "tiling", "tessellation", "trace", "rt"};
@@ -108,6 +108,9 @@ void validate_config(const Config& c) {
   range(what, "trace.diffuse_samples", c.trace.diffuse_samples, 0, 64);
   if (c.rt.residency != "all" && c.rt.residency != "demand" && c.rt.residency != "lazy") {
     throw Error("config: rt.residency = \"" + c.rt.residency + "\" is not \"all\", \"demand\" or \"lazy\"");
+  }
+  if (c.rt.lod_selection != "ray" && c.rt.lod_selection != "object") {
+    throw Error("config: rt.lod_selection = \"" + c.rt.lod_selection + "\" is not \"ray\" or \"object\"");
   }
   range(what, "rt.budget_mib", c.rt.budget_mib, 1.0 / 1024.0, 1024.0 * 1024.0);
   range(what, "rt.lod_jitter", c.rt.lod_jitter, 0, 1e7);

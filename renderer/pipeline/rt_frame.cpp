@@ -107,10 +107,15 @@ struct Footprint {
 
 class Tracer {
  public:
+  // LOD selection and residency of the config's rt section.
   Tracer(const Scene& scene, const Camera& camera, const Config& config, const rt::AccelerationStructure& as,
-         const rt::LodSettings& lod)
-      : scene_(scene), config_(config), as_(as), lod_(lod),
+         rt::Residency& residency)
+      : scene_(scene), config_(config), as_(as), lod_(rt::lod_settings(config.rt, &residency)),
         lighting_(shaders::LambertLighting::of_scene(scene, camera.position)) {
+    if (config.rt.lod_selection == "object") {
+      object_levels_ = as.camera_lod_levels(camera.position);
+      lod_.object_levels = object_levels_;
+    }
     normal_matrix_.reserve(scene.instances.size());
     for (const Instance& inst : scene.instances) {
       if (inst.mesh >= scene.meshes.size() || inst.material >= scene.materials.size()) {
@@ -121,6 +126,10 @@ class Tracer {
     spread_ = 2.0f * std::tan(glm::radians(camera.fov_y_degrees) * 0.5f) / float(config.frame.height);
     view_projection_ = camera_matrices(camera, config.frame.width, config.frame.height).view_projection;
   }
+
+  // A copy's lod_.object_levels would view the source's vector.
+  Tracer(const Tracer&) = delete;
+  Tracer& operator=(const Tracer&) = delete;
 
   const glm::mat4& view_projection() const { return view_projection_; }
 
@@ -317,6 +326,7 @@ class Tracer {
   const Config& config_;
   const rt::AccelerationStructure& as_;
   rt::LodSettings lod_;
+  std::vector<int8_t> object_levels_;  // lod_selection "object": lod_.object_levels views it
   shaders::LambertLighting lighting_;
   std::vector<glm::mat3> normal_matrix_;
   float spread_ = 0.0f;  // angle between neighbouring pixels' rays (radians, at the centre)
@@ -371,8 +381,7 @@ Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cf
   const double build_ms = ms_since(t_start);
   const rt::AccelerationStructure& as = *cache.as;
   rt::Residency& residency = *cache.residency;
-  // LOD selection and residency of the config's rt section.
-  const Tracer tracer(scene, camera, cfg, as, rt::lod_settings(cfg.rt, &residency));
+  const Tracer tracer(scene, camera, cfg, as, residency);
 
   Frame frame;
   frame.color = Image(width, height);
@@ -454,8 +463,7 @@ Frame render_hybrid_frame(const Scene& scene, const Camera& camera, const Config
   const double build_ms = ms_since(t_start);
   const rt::AccelerationStructure& as = *cache.as;
   rt::Residency& residency = *cache.residency;
-  // LOD selection and residency of the config's rt section.
-  const Tracer tracer(scene, camera, cfg, as, rt::lod_settings(cfg.rt, &residency));
+  const Tracer tracer(scene, camera, cfg, as, residency);
   const glm::mat4 inverse_vp = glm::inverse(tracer.view_projection());
   const int tiles_x = (width + kTile - 1) / kTile, tiles_y = (height + kTile - 1) / kTile;
   std::vector<TileCounters> counters(size_t(tiles_x) * size_t(tiles_y));

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <string>
 
+#include <unistd.h>
+
 #include "tessera/config.h"
 #include "tessera/error.h"
 #include "tessera/image.h"
@@ -233,6 +235,50 @@ TEST(RtFrame, HybridAgreesWithRt) {
   const double msaa_psnr = psnr_rgb(msaa.color, hybrid.color);
   std::printf("lit_spheres: hybrid 4x vs 1x PSNR %.2f dB\n", msaa_psnr);
   EXPECT_GE(msaa_psnr, 30.0);  // only silhouettes (resolved edges) differ
+}
+
+// rt.lod_selection: a ray picks the level from its own distance to the object's box, the
+// per-object way from the camera's distance to the object's centre. A sphere of radius 4
+// centred 12 in front of the camera with the level change at 10: the centre ray enters the
+// box at 8 (level 0) while the centre is at 12 (level 1).
+TEST(RtFrame, LodSelectionPerRayOrPerObject) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("tessera_lod_selection_" + std::to_string(::getpid()) + ".json");
+  {
+    std::FILE* f = std::fopen(path.string().c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(R"({"camera": {"position": [0, 0, 0], "target": [0, 0, -1], "fov_y_degrees": 20},
+      "materials": [{"name": "m"}],
+      "meshes": [{"name": "hi", "generator": "sphere", "radius": 4, "segments": 32, "rings": 16},
+                 {"name": "lo", "generator": "sphere", "radius": 4, "segments": 8, "rings": 4}],
+      "lod_groups": [{"name": "ball", "levels": ["hi", "lo"], "ranges": [10, 1000]}],
+      "instances": [{"lod_group": "ball", "material": "m", "transform": {"translate": [0, 0, -12]}}]})",
+               f);
+    std::fclose(f);
+  }
+  const Scene scene = load_scene(path);
+  std::filesystem::remove(path);
+  Config config = small_config("rt", 32, 32);
+  config.trace.diffuse_samples = 0;
+  const size_t centre = 16 * 32 + 16;
+  const Frame by_ray = render(scene, config);
+  ASSERT_EQ(by_ray.lod_levels.size(), 32u * 32u);
+  EXPECT_EQ(by_ray.lod_levels[centre], 0);
+  config.rt.lod_selection = "object";
+  const Frame by_object = render(scene, config);
+  EXPECT_EQ(by_object.lod_levels[centre], 1);
+  // One level for the whole object: every hit pixel shows it.
+  size_t hits = 0;
+  for (int8_t level : by_object.lod_levels) {
+    if (level < 0) continue;
+    ++hits;
+    EXPECT_EQ(level, 1);
+  }
+  EXPECT_GT(hits, 100u);
+  EXPECT_EQ(by_object.stats.get_u64("rt.lod.level0"), 0u);
+  EXPECT_GT(by_ray.stats.get_u64("rt.lod.level0"), 0u);
+  EXPECT_THROW(config_from_json_text(R"({"rt": {"lod_selection": "camera"}})", "test"), Error);
+  EXPECT_EQ(config_from_json_text(R"({"rt": {"lod_selection": "object"}})", "test").rt.lod_selection, "object");
 }
 
 TEST(RtFrame, BadModeNamesRejected) {

@@ -36,14 +36,14 @@ float unit_float(uint64_t x) { return float(x >> 40) * (1.0f / 16777216.0f); }
 }  // namespace
 
 RayWorkload make_ray_workload(const AccelerationStructure& as, const Scene& scene, const Camera& camera, int width,
-                              int height, uint64_t seed) {
+                              int height, uint64_t seed, const LodSettings& lod) {
   RayWorkload w;
   w.primary.reserve(size_t(width) * size_t(height));
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x) w.primary.push_back(camera_ray(camera, width, height, float(x) + 0.5f, float(y) + 0.5f));
   std::vector<Hit> hits(w.primary.size());
   Counters unused;
-  as.intersect(w.primary, hits, RayType::primary, unused);
+  as.intersect(w.primary, {}, hits, RayType::primary, lod, unused);
   for (size_t i = 0; i < hits.size(); ++i) {
     if (!hits[i].hit()) continue;
     const Ray& pr = w.primary[i];
@@ -76,6 +76,7 @@ RayWorkload make_ray_workload(const AccelerationStructure& as, const Scene& scen
     diffuse.origin = o;
     diffuse.direction = t * (r * std::cos(phi)) + b * (r * std::sin(phi)) + n * std::sqrt(std::max(0.0f, 1.0f - u1));
     w.diffuse.push_back(diffuse);
+    w.secondary_path.push_back(hits[i].t * glm::length(pr.direction));
   }
   return w;
 }

@@ -42,6 +42,40 @@ TEST(Lod, SimplifiedLevelsHalveTheTrianglesDeterministically) {
   EXPECT_THROW(simplify_lod_levels(ball, 5), Error);
 }
 
+// Coarse levels keep the shape: a UV sphere's seam and pole vertices (split by attributes
+// only) must not pin the simplifier, nor may it reach a count by wrecking the surface. Every
+// level of a radius-1 sphere keeps nearly its area, and no triangle cuts through the inside.
+TEST(Lod, CoarseLevelsKeepTheShape) {
+  ScratchDir dir;
+  const Scene s = load_scene(dir.write("sphere.json", R"({"camera": {"position": [0, 2, 5], "target": [0, 0, 0]},
+    "materials": [{"name": "m"}],
+    "meshes": [{"name": "ball", "generator": "sphere", "radius": 1, "segments": 256, "rings": 128}],
+    "instances": [{"mesh": "ball", "material": "m"}]})"));
+  for (float keep : {0.5f, 0.25f, 0.1f}) {
+    const auto levels = simplify_lod_levels(s.meshes[0], 4, keep);
+    for (size_t l = 0; l < levels.size(); ++l) {
+      const Mesh& m = levels[l];
+      double area = 0.0, nearest = 1.0;
+      for (size_t t = 0; t + 2 < m.indices.size(); t += 3) {
+        const glm::vec3 a = m.vertices[m.indices[t]].position, b = m.vertices[m.indices[t + 1]].position,
+                        c = m.vertices[m.indices[t + 2]].position;
+        area += 0.5 * double(glm::length(glm::cross(b - a, c - a)));
+        nearest = std::min(nearest, double(glm::length((a + b + c) / 3.0f)));
+      }
+      const double sphere = 4.0 * 3.14159265358979;
+      EXPECT_GT(area, 0.88 * sphere) << "keep " << keep << " level " << l + 1 << ": " << m.triangle_count() << " triangles";
+      EXPECT_LT(area, 1.001 * sphere) << "keep " << keep << " level " << l + 1;
+      EXPECT_GT(nearest, 0.8) << "keep " << keep << " level " << l + 1 << ": a triangle cuts through the sphere";
+    }
+    // Reached the count where that keeps the shape (1/10 per level stops early at level 3).
+    if (keep >= 0.25f)
+      EXPECT_LT(levels.back().triangle_count(), size_t(double(s.meshes[0].triangle_count()) * keep * keep * keep * 1.5));
+    for (size_t l = 1; l < levels.size(); ++l) EXPECT_LE(levels[l].triangle_count(), levels[l - 1].triangle_count());
+  }
+  EXPECT_THROW(simplify_lod_levels(s.meshes[0], 4, 0.0f), Error);
+  EXPECT_THROW(simplify_lod_levels(s.meshes[0], 4, 0.95f), Error);
+}
+
 TEST(Lod, GroupsFromTheSceneFileAndTheirInstances) {
   ScratchDir dir;
   const Scene s = load_text(dir, R"(
@@ -81,6 +115,17 @@ TEST(Lod, BadGroupsAreClearErrors) {
                {"unknown mesh \"nope\""});
   expect_error([&] { load_text(dir, R"("lod_groups": [{"name": "g", "mesh": "ball", "generate": 9, "ranges": [5]}]})"); },
                {"generate"});
+  expect_error([&] { load_text(dir, R"("lod_groups": [{"name": "g", "mesh": "ball", "reduction": 0.95, "ranges": [1, 2, 3, 4]}]})"); },
+               {"lod_groups[0].reduction"});
+  expect_error([&] { load_text(dir, R"("lod_groups": [{"name": "g", "levels": ["ball"], "reduction": 0.25, "ranges": [5]}]})"); },
+               {"reduction", "only with"});
+  {
+    const Scene s = load_text(dir, R"("lod_groups": [{"name": "g", "mesh": "ball", "generate": 3, "reduction": 0.25, "ranges": [1, 2, 3]}]})");
+    const size_t finest = s.meshes[0].triangle_count();
+    ASSERT_EQ(s.lod_groups[0].levels.size(), 3u);
+    EXPECT_LE(s.meshes[s.lod_groups[0].levels[1]].triangle_count(), finest * 3 / 8);
+    EXPECT_GE(s.meshes[s.lod_groups[0].levels[1]].triangle_count(), finest / 8);
+  }
   expect_error([&] { load_text(dir, R"("lod_groups": [{"name": "g", "mesh": "ball", "levels": ["ball"], "ranges": [5]}]})"); },
                {"exactly one of"});
   expect_error([&] { load_text(dir, R"("instances": [{"lod_group": "none", "material": "m"}]})"); },

@@ -459,7 +459,9 @@ LodGroup SceneReader::read_lod_group(const Json& j, const std::string& path, siz
     const uint32_t source = meshes_.lookup(r.string("mesh"), r.at("mesh"), "mesh");
     const int count = r.integer("generate", kMaxLodLevels, 2, kMaxLodLevels);
     if (meshes[source].triangle_count() == 0) r.at("mesh").fail("mesh has no triangles to simplify");
-    std::vector<Mesh> generated = at_path(r.at("mesh"), [&] { return simplify_lod_levels(meshes[source], count); });
+    const float keep = float(r.number("reduction", 0.5, {0.01, 0.9}));
+    std::vector<Mesh> generated =
+        at_path(r.at("mesh"), [&] { return simplify_lod_levels(meshes[source], count, keep); });
     g.levels.push_back(source);
     for (Mesh& m : generated) {
       reserve_triangles(m.triangle_count(), r.at("mesh"));
@@ -468,6 +470,7 @@ LodGroup SceneReader::read_lod_group(const Json& j, const std::string& path, siz
     }
   }
   if (r.has("generate") && r.has("levels")) r.at("generate").fail("only with \"mesh\"");
+  if (r.has("reduction") && r.has("levels")) r.at("reduction").fail("only with \"mesh\"");
   const Where where = r.at("ranges");
   const auto& ranges = as_array(r.require("ranges"), where);
   if (ranges.size() != g.levels.size())

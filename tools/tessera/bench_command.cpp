@@ -173,7 +173,11 @@ int run_bench(const BenchArgs& args) {
   if (args.suite == "layer") return run_layer_bench(args);
   const std::vector<std::filesystem::path> scenes = args.scenes.empty() ? default_scenes() : args.scenes;
   if (args.suite == "color") return run_color_bench(args, scenes);
-  if (args.suite == "rt") return run_rt_bench(args, scenes);
+  if (args.suite == "rt") {
+    std::vector<std::filesystem::path> rt_scenes = scenes;
+    if (args.scenes.empty()) rt_scenes.push_back(std::filesystem::path(TESSERA_SOURCE_DIR) / "assets/bench/far_field.json");
+    return run_rt_bench(args, rt_scenes);
+  }
   if (args.suite == "tiling") {
     std::vector<std::filesystem::path> tiling_scenes = scenes;
     if (args.scenes.empty()) tiling_scenes.push_back(std::filesystem::path(TESSERA_SOURCE_DIR) / "assets/bench/clouds.json");

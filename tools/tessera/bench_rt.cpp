@@ -3,8 +3,12 @@
 // one ray per call on both sides (rt::AccelerationStructure::intersect/occluded vs
 // rtcIntersect1/rtcOccluded1); build time per million triangles against Embree's MEDIUM
 // quality build. Goals tracked: primary >= 1.0x, diffuse >= 0.8x, build time <= 0.5x.
+// Scenes with LOD groups also get the far-field comparison: whole rt frames with LOD off, one
+// level per object from the camera distance, and per-ray LOD nodes (trace time, resident
+// bytes, PSNR against LOD off); goal: per ray >= 3x faster at >= 35 dB with >= 50% less resident.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <optional>
@@ -17,8 +21,12 @@
 
 #include "commands.h"
 #include "files.h"
+#include "tessera/config.h"
+#include "tessera/image.h"
+#include "tessera/renderer.h"
 #include "tessera/rt.h"
 #include "tessera/rt_embree_peer.h"
+#include "tessera/rt_residency.h"
 #include "tessera/scene.h"
 
 namespace tessera::cli {
@@ -52,6 +60,158 @@ void for_rays(size_t count, tbb::task_arena* arena, const std::function<void(siz
                           trace(c * kChunk, std::min(count, (c + 1) * kChunk));
                       });
   });
+}
+
+// One way of choosing LOD levels. The RT unit's time is measured on the workload's rays alone
+// (primary, shadow, diffuse, each with its path length), in the steady state of lazy
+// residency with no budget pressure (resident = what the view needs); the image for PSNR is
+// a whole rt frame (closest-hit and miss programs, shadow rays, one diffuse bounce).
+struct LodVariant {
+  const char* label;
+  bool lod;
+  const char* selection;  // config rt.lod_selection
+};
+
+struct LodRays {
+  const rt::RayWorkload& rays;
+  std::vector<rt::RayLod> primary_lod, secondary_lod;
+  explicit LodRays(const rt::RayWorkload& w) : rays(w) {
+    for (size_t i = 0; i < w.primary.size(); ++i) primary_lod.push_back(rt::RayLod{0.0f, 0.0f, i});
+    for (size_t i = 0; i < w.secondary_path.size(); ++i)
+      secondary_lod.push_back(rt::RayLod{w.secondary_path[i], 0.0f, i});
+  }
+};
+
+// Traces every ray of `r` once with `settings` (chunks of kChunk on `arena`); returns counters
+// merged in chunk order.
+rt::Counters trace_lod_rays(const rt::AccelerationStructure& as, const LodRays& r, const rt::LodSettings& settings,
+                            tbb::task_arena* arena) {
+  struct Set {
+    const std::vector<rt::Ray>* rays;
+    const std::vector<rt::RayLod>* lod;
+    rt::RayType type;
+  };
+  const Set sets[] = {{&r.rays.primary, &r.primary_lod, rt::RayType::primary},
+                      {&r.rays.shadow, &r.secondary_lod, rt::RayType::shadow},
+                      {&r.rays.diffuse, &r.secondary_lod, rt::RayType::diffuse}};
+  rt::Counters total;
+  for (const Set& set : sets) {
+    std::vector<rt::Counters> counters((set.rays->size() + kChunk - 1) / kChunk);
+    for_rays(set.rays->size(), arena, [&](size_t b, size_t e) {
+      rt::Counters& c = counters[b / kChunk];
+      for (size_t j = b; j < e; ++j) {
+        if (set.type == rt::RayType::shadow)
+          (void)as.occluded((*set.rays)[j], set.type, (*set.lod)[j], settings, c);
+        else
+          (void)as.intersect((*set.rays)[j], set.type, (*set.lod)[j], settings, c);
+      }
+    });
+    for (const rt::Counters& c : counters) total.merge(c);
+  }
+  return total;
+}
+
+Frame render_lod_frame(const Scene& scene, const BenchArgs& args, const LodVariant& v) {
+  Config config;
+  config.frame.mode = "rt";
+  config.frame.width = args.width;
+  config.frame.height = args.height;
+  config.frame.threads = args.threads;
+  config.rt.lod = v.lod;
+  config.rt.lod_selection = v.selection;
+  config.rt.residency = "lazy";
+  config.rt.budget_mib = 1024.0 * 1024.0;
+  Renderer renderer(config);
+  renderer.render(scene, scene.camera);  // lazy: substitutes and marks what it wants
+  return renderer.render(scene, scene.camera);
+}
+
+void run_lod_comparison(const std::string& name, const Scene& scene, const rt::AccelerationStructure& as,
+                        const rt::RayWorkload& workload, const BenchArgs& args, tbb::task_arena& arena,
+                        nlohmann::ordered_json& results) {
+  const LodVariant variants[] = {{"lod_off", false, "ray"}, {"per_object", true, "object"}, {"per_ray", true, "ray"}};
+  const LodRays rays(workload);
+  const uint64_t ray_count = workload.primary.size() + workload.shadow.size() + workload.diffuse.size();
+  const std::vector<int8_t> object_levels = as.camera_lod_levels(scene.camera.position);
+  std::printf("%-16s far field: %llu rays (primary, shadow, diffuse), %d threads, lazy residency; PSNR of rt frames\n",
+              name.c_str(), (unsigned long long)ray_count, arena.max_concurrency());
+  std::printf("%-16s %-11s %9s %9s %8s %12s %8s %8s %9s %9s  %s\n", "scene", "lod", "rays ms", "Mrays/s", "speedup",
+              "resident MB", "vs off", "PSNR dB", "nodes/ray", "tris/ray", "LOD levels 0/1/2/3, discards");
+  double off_ms = 0.0;
+  uint64_t off_resident = 0;
+  Frame off_frame;
+  for (const LodVariant& v : variants) {
+    const bool is_off = std::string(v.label) == "lod_off";
+    rt::Residency residency(as, rt::ResidencyPolicy::lazy, uint64_t(1) << 50);
+    rt::LodSettings settings;
+    settings.enabled = v.lod;
+    if (std::string(v.selection) == "object") settings.object_levels = object_levels;
+    settings.residency = &residency;
+    // Warm-up: the first pass substitutes and marks, its end of frame loads the wanted levels.
+    for (int i = 0; i < std::max(args.warmup, 1); ++i) {
+      (void)trace_lod_rays(as, rays, settings, &arena);
+      (void)residency.end_frame();
+    }
+    std::vector<double> samples;
+    rt::Counters counters;
+    rt::ResidencyFrame frame_residency;
+    for (int i = 0; i < args.repetitions; ++i) {
+      samples.push_back(time_ms([&] { counters = trace_lod_rays(as, rays, settings, &arena); }));
+      frame_residency = residency.end_frame();
+    }
+    const double ms = median_of(samples);
+    const Frame frame = render_lod_frame(scene, args, v);
+    if (is_off) {
+      off_ms = ms;
+      off_resident = frame_residency.resident_bytes;
+      off_frame = frame;
+    }
+    const double speedup = off_ms / ms;
+    const double resident_ratio = double(frame_residency.resident_bytes) / double(off_resident);
+    const double psnr = psnr_rgb(frame.color, off_frame.color);
+    const double n = double(ray_count);
+    const double nodes_per_ray = double(counters[rt::Counters::nodes_interior] + counters[rt::Counters::nodes_leaf]) / n;
+    const double tris_per_ray = double(counters[rt::Counters::triangles_tested]) / n;
+    nlohmann::ordered_json r;
+    r["name"] = name;
+    r["metric"] = std::string("far_field_") + v.label;
+    r["lod"] = v.lod;
+    r["lod_selection"] = v.selection;
+    r["threads"] = arena.max_concurrency();
+    r["rays"] = ray_count;
+    r["rays_ms"] = ms;
+    r["samples_ms"] = samples;
+    r["mrays_per_s"] = n / (ms * 1e3);
+    r["resident_bytes"] = frame_residency.resident_bytes;
+    r["needed_bytes"] = frame_residency.needed_bytes;
+    r["interior_nodes_per_ray"] = double(counters[rt::Counters::nodes_interior]) / n;
+    r["leaves_per_ray"] = double(counters[rt::Counters::nodes_leaf]) / n;
+    r["triangles_per_ray"] = tris_per_ray;
+    nlohmann::ordered_json levels = nlohmann::ordered_json::array();
+    for (int l = 0; l < rt::kLodLevels; ++l) levels.push_back(counters[rt::Counters::Id(rt::Counters::lod_level0 + l)]);
+    r["lod_levels"] = levels;
+    r["lod_discards"] = counters[rt::Counters::lod_discards];
+    r["frame_time_ms"] = frame.stats.get_number("frame.time_ms.trace");
+    if (!is_off) {
+      r["speedup_vs_lod_off"] = speedup;
+      r["resident_vs_lod_off"] = resident_ratio;
+      r["psnr_vs_lod_off_db"] = psnr;
+      if (std::string(v.label) == "per_ray") {
+        r["goal"] = ">= 3x faster than lod_off at >= 35 dB with <= 0.5x the resident bytes";
+        r["goal_met"] = speedup >= 3.0 && psnr >= 35.0 && resident_ratio <= 0.5;
+      }
+    }
+    results.push_back(r);
+    char psnr_text[32] = "-";
+    if (!is_off) std::snprintf(psnr_text, sizeof psnr_text, std::isinf(psnr) ? "inf" : "%.1f", psnr);
+    std::printf("%-16s %-11s %9.1f %9.2f %8.2f %12.1f %8.3f %8s %9.1f %9.1f  %llu/%llu/%llu/%llu, %llu\n",
+                name.c_str(), v.label, ms, n / (ms * 1e3), speedup, double(frame_residency.resident_bytes) / 1e6,
+                resident_ratio, psnr_text, nodes_per_ray, tris_per_ray,
+                (unsigned long long)counters[rt::Counters::lod_level0], (unsigned long long)counters[rt::Counters::lod_level1],
+                (unsigned long long)counters[rt::Counters::lod_level2], (unsigned long long)counters[rt::Counters::lod_level3],
+                (unsigned long long)counters[rt::Counters::lod_discards]);
+    std::fflush(stdout);
+  }
 }
 
 }  // namespace
@@ -108,7 +268,10 @@ int run_rt_bench(const BenchArgs& args, const std::vector<std::filesystem::path>
                   ours_ms_per_m, peer_ms_per_m, (unsigned long long)as->info().triangles);
     }
 
-    const rt::RayWorkload w = rt::make_ray_workload(*as, scene, scene.camera, args.width, args.height);
+    // Against Embree, LOD off: both trace the finest level of every object.
+    rt::LodSettings lod_off;
+    lod_off.enabled = false;
+    const rt::RayWorkload w = rt::make_ray_workload(*as, scene, scene.camera, args.width, args.height, 1, lod_off);
     struct Kind {
       const char* label;
       const std::vector<rt::Ray>* rays;
@@ -134,7 +297,8 @@ int run_rt_bench(const BenchArgs& args, const std::vector<std::filesystem::path>
               rt::Counters& c = counters[b / kChunk];
               uint32_t s = 0;
               for (size_t j = b; j < e; ++j)
-                s += k.any_hit ? uint32_t(as->occluded(rays[j], k.type, c)) : as->intersect(rays[j], k.type, c).primitive;
+                s += k.any_hit ? uint32_t(as->occluded(rays[j], k.type, rt::RayLod{}, lod_off, c))
+                               : as->intersect(rays[j], k.type, rt::RayLod{}, lod_off, c).primitive;
               sink[b / kChunk] += s;
             });
           });
@@ -182,6 +346,10 @@ int run_rt_bench(const BenchArgs& args, const std::vector<std::filesystem::path>
                     ours_m, peer_m, ours_m / peer_m, nodes_per_ray, tris_per_ray);
         std::fflush(stdout);
       }
+    }
+    if (!as->lod_records().empty()) {
+      peer.reset();
+      run_lod_comparison(name, scene, *as, w, args, all, results);
     }
   }
   nlohmann::ordered_json doc;

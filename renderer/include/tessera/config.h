@@ -65,6 +65,9 @@ struct TraceConfig {
 // The ray-tracing unit's LOD nodes and residency manager (docs/rt.md, LOD nodes).
 struct RtConfig {
   bool lod = true;                  // per-ray LOD selection at LOD nodes; false = finest level everywhere
+  std::string lod_selection = "ray";  // "ray": each ray picks at each LOD node (the spec's unit);
+                                      // "object": one level per object per frame from the camera
+                                      // distance (the rasterizer's way, for comparison)
   std::string residency = "all";    // LOD levels in memory: "all", "demand" (load on first touch,
                                     // rays wait) or "lazy" (substitute, load after the frame)
   double budget_mib = 1024.0;       // BVH + geometry bytes the residency manager may keep, MiB (> 0)

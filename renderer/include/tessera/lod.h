@@ -12,12 +12,15 @@
 
 namespace tessera {
 
-// `count` - 1 coarser levels of `mesh` (level 1, 2, ...), each about half the triangles of the
-// previous (meshopt_simplify, falling back to the sloppy simplifier where the topology-keeping
-// one cannot reach the target). Deterministic. Unused vertices are dropped; attributes of
-// the kept ones are unchanged. Names are "<name>@lod<i>". Throws tessera::Error for count
-// outside 2..kMaxLodLevels or an empty mesh.
-std::vector<Mesh> simplify_lod_levels(const Mesh& mesh, int count);
+// `count` - 1 coarser levels of `mesh` (level 1, 2, ...), each aiming for `keep` of the
+// previous level's triangles (0.5: half; far-field assets often drop faster; 0.01..0.9).
+// meshopt_simplify with an error bound of 1% of the mesh's extent: a level stops above its
+// target rather than lose the shape. Where attribute seams keep it above 1.5x the target, the
+// mesh welded by position is simplified instead, then the sloppy simplifier (same bound).
+// Deterministic. Unused vertices are dropped; attributes of the kept ones are unchanged.
+// Names are "<name>@lod<i>". Throws tessera::Error for count outside 2..kMaxLodLevels, keep
+// outside its range or an empty mesh.
+std::vector<Mesh> simplify_lod_levels(const Mesh& mesh, int count, float keep = 0.5f);
 
 // Level chosen for one distance, the LOD node's walk: the first level whose range exceeds
 // `distance`; -1 (discard) beyond the last range.

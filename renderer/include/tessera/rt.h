@@ -357,9 +357,14 @@ struct RayWorkload {
   std::vector<Ray> primary;
   std::vector<Ray> shadow;
   std::vector<Ray> diffuse;
+  // Per shadow / diffuse ray (same index): the primary hit's distance from the camera, the
+  // path length their LOD selection adds.
+  std::vector<float> secondary_path;
 };
+// Primary rays hit with `lod` (LOD off: the finest levels, what Embree traces); a shadow ray
+// to the first light and a diffuse ray per hit.
 RayWorkload make_ray_workload(const AccelerationStructure& as, const Scene& scene, const Camera& camera, int width,
-                              int height, uint64_t seed = 1);
+                              int height, uint64_t seed = 1, const LodSettings& lod = {});
 
 }  // namespace rt
 }  // namespace tessera
