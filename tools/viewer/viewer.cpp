@@ -436,6 +436,13 @@ void Viewer::draw_controls() {
         config_.trace.diffuse_samples = std::clamp(config_.trace.diffuse_samples, 0, 64);
         dirty_ = true;
       }
+      // LOD nodes (scenes with lod_groups): off, per ray, or one level per object.
+      if (ImGui::Checkbox("rt.lod", &config_.rt.lod)) dirty_ = true;
+      bool per_object = config_.rt.lod_selection == "object";
+      if (ImGui::Checkbox("rt.lod_selection object (camera distance)", &per_object)) {
+        config_.rt.lod_selection = per_object ? "object" : "ray";
+        dirty_ = true;
+      }
     }
     // Tiling: what the raster path renders (pixels never change, the tiling stats do).
     bool adaptive = config_.tiling.mode == "adaptive";
