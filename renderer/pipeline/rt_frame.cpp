@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "pipeline/tessellation_stage.h"
 #include "raster/sample_pattern.h"
 #include "raster/tile_rasterizer.h"
 #include "shaders/rt_programs.h"
@@ -74,9 +76,11 @@ uint64_t cache_key(const Scene& scene, const RtConfig& rt) {
 
 // The cached structure and residency for this scene, built (in `arena`) when missing or stale.
 // Returns whether it was built now.
-bool prepare_cache(const Scene& scene, const Config& cfg, tbb::task_arena& arena, RtFrameCache& cache) {
-  const uint64_t key = cache_key(scene, cfg.rt);
-  if (cache.as && cache.key == key) return false;
+// `rebuild` forces it (a scene made for this frame only: its meshes' storage may reuse freed
+// addresses, which the key cannot tell apart).
+bool prepare_cache(const Scene& scene, const Config& cfg, tbb::task_arena& arena, RtFrameCache& cache, bool rebuild) {
+  const uint64_t key = rebuild ? 0 : cache_key(scene, cfg.rt);
+  if (cache.as && cache.key == key && !rebuild) return false;
   cache.residency.reset();
   cache.as = std::make_unique<rt::AccelerationStructure>();
   arena.execute([&] { *cache.as = rt::AccelerationStructure::build(scene); });
@@ -373,15 +377,67 @@ void publish_trace(Stats& s, const Config& cfg, const rt::AccelerationStructure&
 
 }  // namespace
 
+// The common start of rt and hybrid frames: the traced scene, its cached structure and
+// residency, and the tracer. A scene with patch instances is traced with this view's
+// tessellated meshes (what the raster path draws) added as meshes and instances, on a copy of
+// the scene; its structure is rebuilt every frame then, since tessellation follows the view
+// (and LOD residency starts over with it).
+class FrameSetup {
+ public:
+  FrameSetup(const Scene& scene, const Camera& camera, const Config& cfg, RtFrameCache& cache)
+      : arena(cfg.frame.threads > 0 ? cfg.frame.threads : tbb::task_arena::automatic), traced_(&scene) {
+    const auto t_start = Clock::now();
+    if (!scene.patch_instances.empty()) {
+      TessellationView view;
+      view.view_projection = camera_matrices(camera, cfg.frame.width, cfg.frame.height).view_projection;
+      view.eye = camera.position;
+      view.viewport = glm::vec2(float(cfg.frame.width), float(cfg.frame.height));
+      arena.execute([&] { tessellation.emplace(run_tessellation_stage(scene, cfg.tessellation, view)); });
+      with_patches_.emplace(scene);
+      for (TessellatedMesh& m : tessellation->meshes) {
+        const PatchInstance& source = scene.patch_instances.at(m.patch_instance);
+        Instance inst;
+        inst.mesh = uint32_t(with_patches_->meshes.size());
+        inst.material = source.material;
+        inst.transform = source.transform;
+        with_patches_->meshes.push_back(std::move(m.mesh));
+        with_patches_->instances.push_back(inst);
+      }
+      tessellation->meshes.clear();
+      traced_ = &*with_patches_;
+    }
+    built = prepare_cache(*traced_, cfg, arena, cache, with_patches_.has_value());
+    build_ms = ms_since(t_start);
+    as = cache.as.get();
+    residency = cache.residency.get();
+    tracer.emplace(*traced_, camera, cfg, *as, *residency);
+  }
+  FrameSetup(const FrameSetup&) = delete;
+  FrameSetup& operator=(const FrameSetup&) = delete;
+
+  tbb::task_arena arena;
+  std::optional<TessellationStageResult> tessellation;  // scenes with patch instances
+  bool built = false;
+  double build_ms = 0.0;  // tessellation and structure
+  const rt::AccelerationStructure* as = nullptr;
+  rt::Residency* residency = nullptr;
+  std::optional<Tracer> tracer;
+
+ private:
+  std::optional<Scene> with_patches_;
+  const Scene* traced_;
+};
+
 Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cfg, RtFrameCache& cache) {
   const auto t_start = Clock::now();
   const int width = cfg.frame.width, height = cfg.frame.height;
-  tbb::task_arena arena(cfg.frame.threads > 0 ? cfg.frame.threads : tbb::task_arena::automatic);
-  const bool built = prepare_cache(scene, cfg, arena, cache);
-  const double build_ms = ms_since(t_start);
-  const rt::AccelerationStructure& as = *cache.as;
-  rt::Residency& residency = *cache.residency;
-  const Tracer tracer(scene, camera, cfg, as, residency);
+  FrameSetup setup(scene, camera, cfg, cache);
+  tbb::task_arena& arena = setup.arena;
+  const bool built = setup.built;
+  const double build_ms = setup.build_ms;
+  const rt::AccelerationStructure& as = *setup.as;
+  rt::Residency& residency = *setup.residency;
+  const Tracer& tracer = *setup.tracer;
 
   Frame frame;
   frame.color = Image(width, height);
@@ -437,6 +493,7 @@ Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cf
   publish_trace(s, cfg, as, all, build_ms, trace_ms);
   rt::Residency::publish(residency_frame, s);
   s.set("rt.bvh.built", uint64_t(built));
+  if (setup.tessellation) setup.tessellation->publish(s);  // tessellation.*, as the raster path
   all.shading.math.publish(s);
   s.set("eu.dynamic_instructions", all.shading.math.instructions());
   // Memory: what the traversal fetched (memory client rt) and the texels the programs read.
@@ -458,12 +515,13 @@ Frame render_hybrid_frame(const Scene& scene, const Camera& camera, const Config
   if (frame.color.width != width || frame.color.height != height || frame.depth.size() != size_t(width) * size_t(height)) {
     throw Error("render: hybrid frame needs the raster frame of the same size");
   }
-  tbb::task_arena arena(cfg.frame.threads > 0 ? cfg.frame.threads : tbb::task_arena::automatic);
-  const bool built = prepare_cache(scene, cfg, arena, cache);
+  FrameSetup setup(scene, camera, cfg, cache);
+  tbb::task_arena& arena = setup.arena;
+  const bool built = setup.built;
   const double build_ms = ms_since(t_start);
-  const rt::AccelerationStructure& as = *cache.as;
-  rt::Residency& residency = *cache.residency;
-  const Tracer tracer(scene, camera, cfg, as, residency);
+  const rt::AccelerationStructure& as = *setup.as;
+  rt::Residency& residency = *setup.residency;
+  const Tracer& tracer = *setup.tracer;
   const glm::mat4 inverse_vp = glm::inverse(tracer.view_projection());
   const int tiles_x = (width + kTile - 1) / kTile, tiles_y = (height + kTile - 1) / kTile;
   std::vector<TileCounters> counters(size_t(tiles_x) * size_t(tiles_y));

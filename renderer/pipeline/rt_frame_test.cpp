@@ -49,8 +49,9 @@ glm::vec3 linear_at(const Image& image, int x, int y) {
 // tone mapping. Shadows are off because the raster path has none: with them the lit-spheres
 // floor differs wherever a sphere's shadow falls (checked below to lower the PSNR).
 TEST(RtFrame, MatchesRasterWithoutShadowsOrBounces) {
+  // patches.json: patch instances are traced as the view's tessellated meshes.
   for (const char* path : {"assets/conformance/lit_spheres.json", "assets/conformance/textured_box.json",
-                           "assets/conformance/shiny_fog.json"}) {
+                           "assets/conformance/shiny_fog.json", "assets/patches.json"}) {
     const Scene scene = load_asset(path);
     Config rt = small_config("rt", 320, 180);
     rt.trace.shadows = false;
@@ -63,6 +64,11 @@ TEST(RtFrame, MatchesRasterWithoutShadowsOrBounces) {
     EXPECT_GE(psnr, 50.0) << path;  // measured 62-84 dB at 320x180
     EXPECT_GT(traced.stats.get_number("rt.rays.primary"), 0.0);
     EXPECT_EQ(traced.stats.get_number("rt.rays.shadow"), 0.0);
+    if (!scene.patch_instances.empty()) {
+      EXPECT_EQ(traced.stats.get_u64("tessellation.triangles"), raster.stats.get_u64("tessellation.triangles"));
+      EXPECT_GT(traced.stats.get_u64("tessellation.triangles"), 0u);
+      EXPECT_EQ(traced.stats.get_u64("rt.bvh.instances"), scene.instances.size() + scene.patch_instances.size());
+    }
     if (std::string(path).find("lit_spheres") != std::string::npos) {
       rt.trace.shadows = true;
       const Frame shadowed = render(scene, rt);
