@@ -458,7 +458,11 @@ Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cf
         for (int y = rect.y0; y < rect.y1; ++y) {
           for (int x = rect.x0; x < rect.x1; ++x) {
             const size_t i = size_t(y) * size_t(width) + size_t(x);
-            const rt::Ray ray = rt::camera_ray(camera, width, height, float(x) + 0.5f, float(y) + 0.5f);
+            // The raster path's near and far planes: t along a camera ray is the view depth
+            // (its direction's component along the view axis is 1).
+            rt::Ray ray = rt::camera_ray(camera, width, height, float(x) + 0.5f, float(y) + 0.5f);
+            ray.tmin = camera.near_plane;
+            ray.tmax = camera.far_plane;
             const rt::Hit hit = tracer.intersect(ray, rt::RayType::primary, 0.0f, i, tc);
             if (!hit.hit()) {
               frame.color.pixels[i] = encode_color(background);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -243,27 +244,53 @@ TEST(RtFrame, HybridAgreesWithRt) {
   EXPECT_GE(msaa_psnr, 30.0);  // only silhouettes (resolved edges) differ
 }
 
-// rt.lod_selection: a ray picks the level from its own distance to the object's box, the
-// per-object way from the camera's distance to the object's centre. A sphere of radius 4
-// centred 12 in front of the camera with the level change at 10: the centre ray enters the
-// box at 8 (level 0) while the centre is at 12 (level 1).
-TEST(RtFrame, LodSelectionPerRayOrPerObject) {
+// A sphere of radius 4 centred 12 in front of the camera, as a LOD group of two levels that
+// change at distance 10.
+Scene sphere_ahead() {
   const std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("tessera_lod_selection_" + std::to_string(::getpid()) + ".json");
-  {
-    std::FILE* f = std::fopen(path.string().c_str(), "w");
-    ASSERT_NE(f, nullptr);
-    std::fputs(R"({"camera": {"position": [0, 0, 0], "target": [0, 0, -1], "fov_y_degrees": 20},
-      "materials": [{"name": "m"}],
-      "meshes": [{"name": "hi", "generator": "sphere", "radius": 4, "segments": 32, "rings": 16},
-                 {"name": "lo", "generator": "sphere", "radius": 4, "segments": 8, "rings": 4}],
-      "lod_groups": [{"name": "ball", "levels": ["hi", "lo"], "ranges": [10, 1000]}],
-      "instances": [{"lod_group": "ball", "material": "m", "transform": {"translate": [0, 0, -12]}}]})",
-               f);
-    std::fclose(f);
-  }
-  const Scene scene = load_scene(path);
+      std::filesystem::temp_directory_path() / ("tessera_sphere_ahead_" + std::to_string(::getpid()) + ".json");
+  std::FILE* f = std::fopen(path.string().c_str(), "w");
+  if (!f) throw Error("cannot write " + path.string());
+  std::fputs(R"({"camera": {"position": [0, 0, 0], "target": [0, 0, -1], "fov_y_degrees": 20},
+    "materials": [{"name": "m"}],
+    "meshes": [{"name": "hi", "generator": "sphere", "radius": 4, "segments": 32, "rings": 16},
+               {"name": "lo", "generator": "sphere", "radius": 4, "segments": 8, "rings": 4}],
+    "lod_groups": [{"name": "ball", "levels": ["hi", "lo"], "ranges": [10, 1000]}],
+    "instances": [{"lod_group": "ball", "material": "m", "transform": {"translate": [0, 0, -12]}}]})",
+             f);
+  std::fclose(f);
+  Scene scene = load_scene(path);
   std::filesystem::remove(path);
+  return scene;
+}
+
+// Primary rays start at the near plane and end at the far plane, as raster clipping does.
+TEST(RtFrame, NearAndFarPlanesClipPrimaryRays) {
+  Scene scene = sphere_ahead();
+  Config config = small_config("rt", 16, 16);
+  config.trace.diffuse_samples = 0;
+  const auto hits = [&](const Frame& f) { return f.stats.get_u64("rt.rays.hit"); };
+  const Frame open = render(scene, config);
+  EXPECT_GT(hits(open), 100u);
+  for (const auto& [near_plane, far_plane, expect_hits] :
+       {std::tuple{0.1f, 7.9f, false}, std::tuple{16.1f, 100.0f, false}, std::tuple{7.9f, 8.1f, true}}) {
+    scene.camera.near_plane = near_plane;
+    scene.camera.far_plane = far_plane;
+    const Frame clipped = render(scene, config);
+    EXPECT_EQ(hits(clipped) > 0, expect_hits) << near_plane << " .. " << far_plane;
+    EXPECT_LT(hits(clipped), hits(open));
+  }
+  // Between the front (8) and the back (16) of the sphere: the back faces inside are hit.
+  scene.camera.near_plane = 12.0f;
+  scene.camera.far_plane = 100.0f;
+  EXPECT_GT(hits(render(scene, config)), 0u);
+}
+
+// rt.lod_selection: a ray picks the level from its own distance to the object's box, the
+// per-object way from the camera's distance to the object's centre. The centre ray enters
+// the sphere's box at 8 (level 0) while the centre is at 12 (level 1).
+TEST(RtFrame, LodSelectionPerRayOrPerObject) {
+  const Scene scene = sphere_ahead();
   Config config = small_config("rt", 32, 32);
   config.trace.diffuse_samples = 0;
   const size_t centre = 16 * 32 + 16;
