@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <limits>
+#include <string>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -24,9 +24,17 @@ constexpr int kMaxBins = 64;
 constexpr size_t kParallelBinThreshold = 1u << 15;
 constexpr size_t kBinChunk = 1u << 13;
 constexpr size_t kParallelTaskThreshold = 1u << 12;
+// Ranges at least this large bin into two bin sets (even and odd references): neighbouring
+// references of coherent meshes fall into the same bins, and one set would chain every
+// update on the previous one through memory.
+constexpr size_t kTwoBinSetThreshold = 64;
+// Large ranges have wide bins, where long runs of references share every bin: more sets
+// shorten those chains further.
+constexpr size_t kManyBinSetThreshold = 1024;
+constexpr int kManyBinSets = 8;
 
-// A box in SSE registers (lane 3 unused). Min/max are exact, so merging boxes in any order
-// gives the same bits.
+// A box in SSE registers (lane 3 unused), here for centroid bounds. Min/max are exact, so
+// merging boxes in any order gives the same bits.
 struct Box4 {
   __m128 lo = _mm_set1_ps(std::numeric_limits<float>::infinity());
   __m128 hi = _mm_set1_ps(-std::numeric_limits<float>::infinity());
@@ -36,12 +44,6 @@ struct Box4 {
   }
   void extend(const Box4& b) { extend(b.lo, b.hi); }
   void extend(__m128 p) { extend(p, p); }
-  float half_area() const {
-    alignas(16) float d[4];
-    _mm_store_ps(d, _mm_sub_ps(hi, lo));
-    if (!(d[0] >= 0.0f && d[1] >= 0.0f && d[2] >= 0.0f)) return 0.0f;
-    return d[0] * d[1] + d[1] * d[2] + d[2] * d[0];
-  }
   float extent(int a) const {
     alignas(16) float d[4];
     _mm_store_ps(d, _mm_sub_ps(hi, lo));
@@ -49,24 +51,49 @@ struct Box4 {
   }
 };
 
-// A primitive's box; the primitive index rides in lane 3 of lo (ignored by the box arithmetic).
-struct alignas(32) PrimRef {
-  __m128 lo, hi;
-  __m128 centroid2() const { return _mm_add_ps(lo, hi); }  // twice the centroid
-  uint32_t index() const { return uint32_t(_mm_extract_epi32(_mm_castps_si128(lo), 3)); }
+// A box as one AVX register: lo in lanes 0-2, -hi in lanes 4-6, so merging boxes is a single
+// min (negation is exact, so this is the same as min/max on lo/hi). Lanes 3 and 7 carry no
+// box: a primitive's index rides in lane 3.
+struct Box8 {
+  __m256 v = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+  void extend(__m256 b) { v = _mm256_min_ps(v, b); }
+  void extend(const Box8& b) { extend(b.v); }
+  __m128 lo() const { return _mm256_castps256_ps128(v); }
+  __m128 hi() const { return _mm_xor_ps(_mm256_extractf128_ps(v, 1), _mm_set1_ps(-0.0f)); }
 };
 
+// Half the surface area of a non-empty box, in registers: dx*dy + dy*dz + dz*dx.
+inline float half_area(const Box8& b) {
+  const __m128 d = _mm_sub_ps(b.hi(), b.lo());
+  const __m128 yzx = _mm_shuffle_ps(d, d, _MM_SHUFFLE(3, 0, 2, 1));
+  const __m128 p = _mm_mul_ps(d, yzx);  // dx*dy, dy*dz, dz*dx
+  return _mm_cvtss_f32(_mm_add_ss(_mm_add_ss(p, _mm_shuffle_ps(p, p, 1)), _mm_movehl_ps(p, p)));
+}
+
+// A primitive's box (as Box8) with its index in lane 3.
+struct alignas(32) PrimRef {
+  __m256 v;
+  // Twice the centroid: lo + hi, written lo - (-hi) (exact).
+  __m128 centroid2() const { return _mm_sub_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)); }
+  uint32_t index() const { return uint32_t(_mm_extract_epi32(_mm_castps_si128(_mm256_castps256_ps128(v)), 3)); }
+};
+
+// Per-axis bin boxes as plain registers (no default member initialisers): a node's bins are
+// reset for its `n` bins only, not for all kMaxBins, which dominated small ranges.
 struct Bins {
-  Box4 box[3][kMaxBins];
+  __m256 box[3][kMaxBins];  // Box8 form
   uint32_t count[3][kMaxBins];
-  explicit Bins(int n) {
+  Bins() = default;  // uninitialised: reset() the bins in use
+  explicit Bins(int n) { reset(n); }
+  void reset(int n) {
+    const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
     for (int a = 0; a < 3; ++a)
-      for (int i = 0; i < n; ++i) box[a][i] = Box4{}, count[a][i] = 0;
+      for (int i = 0; i < n; ++i) box[a][i] = inf, count[a][i] = 0;
   }
   void merge(const Bins& o, int n) {
     for (int a = 0; a < 3; ++a)
       for (int i = 0; i < n; ++i) {
-        box[a][i].extend(o.box[a][i]);
+        box[a][i] = _mm256_min_ps(box[a][i], o.box[a][i]);
         count[a][i] += o.count[a][i];
       }
   }
@@ -96,124 +123,189 @@ struct BinMapper {
   }
 };
 
+inline void bin_one(const PrimRef& r, const BinMapper& m, Bins& bins) {
+  alignas(16) int b[4];
+  _mm_store_si128(reinterpret_cast<__m128i*>(b), m.bins(r.centroid2()));
+  for (int a = 0; a < 3; ++a) {
+    bins.box[a][b[a]] = _mm256_min_ps(bins.box[a][b[a]], r.v);
+    ++bins.count[a][b[a]];
+  }
+}
+
+// Bins references round robin into `Sets` bin sets (the first is `bins`), then merges them.
+template <int Sets>
+void bin_range_sets(const PrimRef* refs, size_t begin, size_t end, const BinMapper& m, int nb, Bins& bins) {
+  Bins extra[Sets - 1];
+  Bins* set[Sets];
+  set[0] = &bins;
+  for (int k = 1; k < Sets; ++k) extra[k - 1].reset(nb), set[k] = &extra[k - 1];
+  size_t i = begin;
+  for (; i + Sets <= end; i += Sets)
+    for (int k = 0; k < Sets; ++k) bin_one(refs[i + size_t(k)], m, *set[k]);
+  for (int k = 0; i < end; ++i, ++k) bin_one(refs[i], m, *set[k]);
+  for (int k = 1; k < Sets; ++k) bins.merge(extra[k - 1], nb);
+}
+
+void bin_range(const PrimRef* refs, size_t begin, size_t end, const BinMapper& m, int nb, Bins& bins) {
+  const size_t n = end - begin;
+  if (n < kTwoBinSetThreshold) {
+    for (size_t i = begin; i < end; ++i) bin_one(refs[i], m, bins);
+  } else if (n < kManyBinSetThreshold) {
+    bin_range_sets<2>(refs, begin, end, m, nb, bins);
+  } else {
+    bin_range_sets<kManyBinSets>(refs, begin, end, m, nb, bins);
+  }
+}
+
+struct Split {
+  int axis = -1;
+  int bin = 0;  // bins [0, bin) go left
+  float cost = std::numeric_limits<float>::infinity();
+};
+
+// Bins the range and sweeps for the cheapest plane. Kept out of the recursive build so its
+// bin sets do not sit in every level's stack frame.
+[[gnu::noinline]] Split find_split(const PrimRef* refs, size_t begin, size_t end, const BinMapper& m, int nb) {
+  const size_t n = end - begin;
+  Bins bins(nb);
+  if (n >= kParallelBinThreshold) {
+    const size_t chunks = (n + kBinChunk - 1) / kBinChunk;
+    std::vector<Bins> partial(chunks, Bins(nb));
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t c = r.begin(); c != r.end(); ++c)
+        bin_range(refs, begin + c * kBinChunk, std::min(end, begin + (c + 1) * kBinChunk), m, nb, partial[c]);
+    }, tbb::simple_partitioner());
+    for (const Bins& p : partial) bins.merge(p, nb);
+  } else {
+    bin_range(refs, begin, end, m, nb, bins);
+  }
+  // Sweep: cost of splitting after bin i = A(left) * blocks(left) + A(right) * blocks(right),
+  // counting triangles in blocks of 4 since a block costs one SIMD test whatever its fill.
+  auto blocks = [](uint32_t count) { return float((count + kBlockWidth - 1) / kBlockWidth); };
+  Split best;
+  float right_cost[kMaxBins];
+  for (int a = 0; a < 3; ++a) {
+    if (m.scale_of[a] == 0.0f) continue;
+    Box8 acc;
+    uint32_t count = 0;
+    for (int i = nb - 1; i > 0; --i) {
+      acc.extend(bins.box[a][i]);
+      count += bins.count[a][i];
+      right_cost[i] = count ? half_area(acc) * blocks(count) : 0.0f;  // unused when empty
+    }
+    acc = Box8{};
+    count = 0;
+    for (int i = 0; i < nb - 1; ++i) {
+      acc.extend(bins.box[a][i]);
+      count += bins.count[a][i];
+      if (count == 0 || count == n) continue;
+      const float cost = half_area(acc) * blocks(count) + right_cost[i + 1];
+      if (cost < best.cost) best = Split{a, i + 1, cost};
+    }
+  }
+  return best;
+}
+
 struct Builder {
-  std::vector<PrimRef>& refs;
-  BinaryBvh& out;
+  PrimRef* refs;
+  BinaryNode* nodes;
   const BinaryBuildOptions& opt;
-  std::atomic<int> max_depth{0};
 
-  void note_depth(int d) {
-    int cur = max_depth.load(std::memory_order_relaxed);
-    while (d > cur && !max_depth.compare_exchange_weak(cur, d, std::memory_order_relaxed)) {
-    }
-  }
-
-  void bin_range(size_t begin, size_t end, const BinMapper& m, Bins& bins) const {
-    for (size_t i = begin; i < end; ++i) {
-      const PrimRef& r = refs[i];
-      alignas(16) int b[4];
-      _mm_store_si128(reinterpret_cast<__m128i*>(b), m.bins(r.centroid2()));
-      for (int a = 0; a < 3; ++a) {
-        bins.box[a][b[a]].extend(r.lo, r.hi);
-        ++bins.count[a][b[a]];
-      }
-    }
-  }
-
-  void set_node(uint32_t slot, const Box4& box, uint32_t a, uint32_t b, uint32_t count) {
+  void set_node(uint32_t slot, const Box8& box, size_t first, size_t count, uint32_t right) {
     alignas(16) float lo[4], hi[4];
-    _mm_store_ps(lo, box.lo);
-    _mm_store_ps(hi, box.hi);
-    BinaryNode& n = out.nodes[slot];
+    _mm_store_ps(lo, box.lo());
+    _mm_store_ps(hi, box.hi());
+    BinaryNode& n = nodes[slot];
     for (int k = 0; k < 3; ++k) n.lo[k] = lo[k], n.hi[k] = hi[k];
-    n.a = a;
-    n.b = b;
-    n.count = count;
+    n.first = uint32_t(first);
+    n.count = uint32_t(count);
+    n.right = right;
   }
 
-  void make_leaf(uint32_t slot, size_t begin, size_t end, const Box4& box, int depth) {
-    set_node(slot, box, uint32_t(begin), 0, uint32_t(end - begin));
-    note_depth(depth);
+  struct Built {
+    int depth;      // deepest leaf
+    uint32_t next;  // first slot after the subtree's nodes
+    size_t blocks;  // blocks of kBlockWidth its leaves fill
+  };
+
+  Built leaf(uint32_t slot, const Box8& box, size_t begin, size_t n, int depth) {
+    set_node(slot, box, begin, n, 0);
+    return Built{depth, slot + 1, (n + kBlockWidth - 1) / kBlockWidth};
   }
 
   // Builds the subtree over refs[begin, end) into `slot` (owning 2n-1 slots from there).
   // `box` and `centroids2` are the range's primitive bounds and doubled-centroid bounds.
-  void build(uint32_t slot, size_t begin, size_t end, const Box4& box, const Box4& centroids2, int depth) {
+  // Ranges split into parallel tasks place the right child right after the left child's
+  // 2*n_left - 1 slots; below that a subtree is built by one task and packs its nodes depth
+  // first, so the slots its leaves leave unused stay at the end of its range, their pages
+  // never touched.
+  Built build(uint32_t slot, size_t begin, size_t end, const Box8& box, const Box4& centroids2, int depth) {
     const size_t n = end - begin;
     const size_t max_leaf = size_t(opt.max_leaf_size);
-    if (n <= std::min<size_t>(2, max_leaf) || n == 1) return make_leaf(slot, begin, end, box, depth);
+    if (n <= std::min<size_t>(2, max_leaf) || n == 1) return leaf(slot, box, begin, n, depth);
     const bool sah = depth <= opt.max_sah_depth;
-    if (!sah && n <= max_leaf) return make_leaf(slot, begin, end, box, depth);
+    // Up to one block a leaf always wins the cost test below (blocks(n) * A = A <= A + any
+    // split), so such ranges skip the binning.
+    if ((!sah || n <= size_t(kBlockWidth)) && n <= max_leaf) return leaf(slot, box, begin, n, depth);
     // Fewer bins for small ranges: as many candidate planes as there are primitives to split.
     const int nb = std::clamp(int(n / 2), 4, opt.bins);
-    int best_axis = -1, best_split = 0;
-    float best_cost = std::numeric_limits<float>::infinity();
     const BinMapper m(centroids2, nb);
+    Split split;
     if (sah) {
-      Bins bins(nb);
-      if (n >= kParallelBinThreshold) {
-        const size_t chunks = (n + kBinChunk - 1) / kBinChunk;
-        std::vector<Bins> partial(chunks, Bins(nb));
-        tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
-          for (size_t c = r.begin(); c != r.end(); ++c)
-            bin_range(begin + c * kBinChunk, std::min(end, begin + (c + 1) * kBinChunk), m, partial[c]);
-        }, tbb::simple_partitioner());
-        for (const Bins& p : partial) bins.merge(p, nb);
-      } else {
-        bin_range(begin, end, m, bins);
-      }
-      // Sweep: cost of splitting after bin i = A(left) * blocks(left) + A(right) * blocks(right),
-      // counting triangles in blocks of 4 since a block costs one SIMD test whatever its fill.
-      auto blocks = [](uint32_t count) { return float((count + kBlockWidth - 1) / kBlockWidth); };
-      float right_cost[kMaxBins];
-      for (int a = 0; a < 3; ++a) {
-        if (m.scale_of[a] == 0.0f) continue;
-        Box4 acc;
-        uint32_t count = 0;
-        for (int i = nb - 1; i > 0; --i) {
-          acc.extend(bins.box[a][i]);
-          count += bins.count[a][i];
-          right_cost[i] = acc.half_area() * blocks(count);
-        }
-        acc = Box4{};
-        count = 0;
-        for (int i = 0; i < nb - 1; ++i) {
-          acc.extend(bins.box[a][i]);
-          count += bins.count[a][i];
-          if (count == 0 || count == n) continue;
-          const float cost = acc.half_area() * blocks(count) + right_cost[i + 1];
-          if (cost < best_cost) {
-            best_cost = cost;
-            best_axis = a;
-            best_split = i + 1;  // bins [0, best_split) go left
-          }
-        }
-      }
+      split = find_split(refs, begin, end, m, nb);
       // Leaf when small enough and not worse than a split (a node step ~ one block test).
-      const float area = box.half_area();
-      if (n <= max_leaf && blocks(uint32_t(n)) * area <= area + best_cost) return make_leaf(slot, begin, end, box, depth);
+      const float area = half_area(box);
+      const float blocks = float((n + kBlockWidth - 1) / kBlockWidth);
+      if (n <= max_leaf && blocks * area <= area + split.cost)
+        return leaf(slot, box, begin, n, depth);
     }
     size_t mid;
-    Box4 lbox, rbox, lcent, rcent;
-    if (best_axis >= 0) {
-      // In-place partition by bin, accumulating the children's bounds on the way.
-      size_t i = begin, j = end;
-      while (i < j) {
-        const __m128 c = refs[i].centroid2();
-        alignas(16) int b[4];
-        _mm_store_si128(reinterpret_cast<__m128i*>(b), m.bins(c));
-        if (b[best_axis] < best_split) {
-          lbox.extend(refs[i].lo, refs[i].hi);
-          lcent.extend(c);
-          ++i;
-        } else {
-          --j;
-          std::swap(refs[i], refs[j]);
-          rbox.extend(refs[j].lo, refs[j].hi);
-          rcent.extend(refs[j].centroid2());
+    Box8 lbox, rbox;
+    Box4 lcent, rcent;
+    if (split.axis >= 0) {
+      // In-place partition by bin from both ends, swapping only misplaced pairs and
+      // accumulating the children's bounds on the way (in locals the compiler can keep in
+      // registers: the swaps would otherwise force them through memory).
+      const __m128i split_bin = _mm_set1_epi32(split.bin);
+      const int axis_bit = 1 << split.axis;
+      auto goes_left = [&](__m128 c2) {
+        return (_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(m.bins(c2), split_bin))) & axis_bit) != 0;
+      };
+      const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+      __m256 lb = inf, rb = inf;
+      __m128 lc_lo = _mm256_castps256_ps128(inf), lc_hi = _mm_sub_ps(_mm_setzero_ps(), lc_lo);
+      __m128 rc_lo = lc_lo, rc_hi = lc_hi;
+      PrimRef* i = refs + begin;
+      PrimRef* j = refs + end;
+      for (;;) {
+        for (; i < j; ++i) {
+          const __m128 c = i->centroid2();
+          if (!goes_left(c)) break;
+          lb = _mm256_min_ps(lb, i->v);
+          lc_lo = _mm_min_ps(lc_lo, c), lc_hi = _mm_max_ps(lc_hi, c);
         }
+        for (; i < j; --j) {
+          const __m128 c = (j - 1)->centroid2();
+          if (goes_left(c)) break;
+          rb = _mm256_min_ps(rb, (j - 1)->v);
+          rc_lo = _mm_min_ps(rc_lo, c), rc_hi = _mm_max_ps(rc_hi, c);
+        }
+        if (i >= j) break;
+        // *i belongs right and *(j - 1) left: swap them into place.
+        --j;
+        const __m256 right_v = i->v, left_v = j->v;
+        i->v = left_v;
+        j->v = right_v;
+        const __m128 lc = i->centroid2(), rc = j->centroid2();
+        lb = _mm256_min_ps(lb, left_v);
+        lc_lo = _mm_min_ps(lc_lo, lc), lc_hi = _mm_max_ps(lc_hi, lc);
+        rb = _mm256_min_ps(rb, right_v);
+        rc_lo = _mm_min_ps(rc_lo, rc), rc_hi = _mm_max_ps(rc_hi, rc);
+        ++i;
       }
-      mid = i;
+      mid = size_t(i - refs);
+      lbox.v = lb, rbox.v = rb;
+      lcent.lo = lc_lo, lcent.hi = lc_hi, rcent.lo = rc_lo, rcent.hi = rc_hi;
     } else {
       // No usable split (coincident centroids or past the SAH depth): object median on the
       // widest centroid axis, ties broken by primitive index so the order is total.
@@ -221,57 +313,93 @@ struct Builder {
                         ? 0
                         : (centroids2.extent(1) >= centroids2.extent(2) ? 1 : 2);
       mid = begin + n / 2;
-      std::nth_element(refs.begin() + long(begin), refs.begin() + long(mid), refs.begin() + long(end),
-                       [a](const PrimRef& x, const PrimRef& y) {
-                         alignas(16) float cx[4], cy[4];
-                         _mm_store_ps(cx, x.centroid2());
-                         _mm_store_ps(cy, y.centroid2());
-                         return cx[a] < cy[a] || (cx[a] == cy[a] && x.index() < y.index());
-                       });
-      for (size_t k = begin; k < mid; ++k) lbox.extend(refs[k].lo, refs[k].hi), lcent.extend(refs[k].centroid2());
-      for (size_t k = mid; k < end; ++k) rbox.extend(refs[k].lo, refs[k].hi), rcent.extend(refs[k].centroid2());
+      std::nth_element(refs + begin, refs + mid, refs + end, [a](const PrimRef& x, const PrimRef& y) {
+        alignas(16) float cx[4], cy[4];
+        _mm_store_ps(cx, x.centroid2());
+        _mm_store_ps(cy, y.centroid2());
+        return cx[a] < cy[a] || (cx[a] == cy[a] && x.index() < y.index());
+      });
+      for (size_t k = begin; k < mid; ++k) lbox.extend(refs[k].v), lcent.extend(refs[k].centroid2());
+      for (size_t k = mid; k < end; ++k) rbox.extend(refs[k].v), rcent.extend(refs[k].centroid2());
     }
     TS_CHECK(mid > begin && mid < end, "BVH split left a side empty");
-    const uint32_t left = slot + 1, right = slot + uint32_t(2 * (mid - begin));
-    set_node(slot, box, left, right, 0);
-    auto build_left = [&] { build(left, begin, mid, lbox, lcent, depth + 1); };
-    auto build_right = [&] { build(right, mid, end, rbox, rcent, depth + 1); };
+    const uint32_t left = slot + 1;
     if (n >= kParallelTaskThreshold) {
-      tbb::parallel_invoke(build_left, build_right);
-    } else {
-      build_left();
-      build_right();
+      const uint32_t right = slot + uint32_t(2 * (mid - begin));
+      Built l{}, r{};
+      tbb::parallel_invoke([&] { l = build(left, begin, mid, lbox, lcent, depth + 1); },
+                           [&] { r = build(right, mid, end, rbox, rcent, depth + 1); });
+      set_node(slot, box, begin, n, right);
+      return Built{std::max(l.depth, r.depth), slot + uint32_t(2 * n - 1), l.blocks + r.blocks};
     }
+    const Built l = build(left, begin, mid, lbox, lcent, depth + 1);
+    const Built r = build(l.next, mid, end, rbox, rcent, depth + 1);
+    set_node(slot, box, begin, n, l.next);
+    return Built{std::max(l.depth, r.depth), r.next, l.blocks + r.blocks};
   }
 };
 
+constexpr size_t kBoundsBatch = 256;  // boxes fetched per bounds call (on the stack)
+
 }  // namespace
 
-BinaryBvh build_binary_bvh(std::span<const Aabb> primitive_bounds, const BinaryBuildOptions& options) {
-  TS_CHECK(options.bins >= 4 && options.bins <= kMaxBins, "BVH bins must be in [4, 64]");
-  TS_CHECK(options.max_leaf_size >= 1, "BVH leaves need at least one primitive");
+BinaryBvh build_binary_bvh(size_t n, const PrimitiveBoundsFn& bounds, const BinaryBuildOptions& options) {
+  // Options come from BuildOptions (user settings): bad values are errors, not internal faults.
+  if (options.bins < 4 || options.bins > kMaxBins)
+    throw Error("rt: BVH bins must be in [4, 64], got " + std::to_string(options.bins));
+  if (options.max_leaf_size < 1)
+    throw Error("rt: BVH leaves need at least one primitive, got " + std::to_string(options.max_leaf_size));
   BinaryBvh out;
-  const size_t n = primitive_bounds.size();
   if (n == 0) return out;
   TS_CHECK(n < (1u << 30), "too many primitives for one BVH");
-  std::vector<PrimRef> refs(n);
-  Box4 box, centroids2;
-  for (size_t i = 0; i < n; ++i) {
-    const Aabb& b = primitive_bounds[i];
-    PrimRef& r = refs[i];
-    r.lo = _mm_castsi128_ps(_mm_insert_epi32(_mm_castps_si128(_mm_setr_ps(b.lo.x, b.lo.y, b.lo.z, 0.0f)), int(i), 3));
-    r.hi = _mm_setr_ps(b.hi.x, b.hi.y, b.hi.z, 0.0f);
-    box.extend(r.lo, r.hi);
-    centroids2.extend(r.centroid2());
-  }
+  // References in parallel over fixed chunks (each chunk's pages first touched by its task);
+  // the root bounds merge per chunk by min/max, exact in any order.
+  BuildArray<PrimRef> refs(n);
+  const size_t chunks = (n + kBinChunk - 1) / kBinChunk;
+  std::vector<std::pair<Box8, Box4>> chunk_bounds(chunks);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    Aabb batch[kBoundsBatch];
+    for (size_t c = r.begin(); c != r.end(); ++c) {
+      Box8 box;
+      Box4 centroids2;
+      const size_t chunk_end = std::min(n, (c + 1) * kBinChunk);
+      for (size_t first = c * kBinChunk; first < chunk_end; first += kBoundsBatch) {
+        const size_t k = std::min(kBoundsBatch, chunk_end - first);
+        bounds(first, std::span<Aabb>(batch, k));
+        for (size_t e = 0; e < k; ++e) {
+          const Aabb& b = batch[e];
+          PrimRef& ref = refs[first + e];
+          const __m128 lo = _mm_castsi128_ps(
+              _mm_insert_epi32(_mm_castps_si128(_mm_setr_ps(b.lo.x, b.lo.y, b.lo.z, 0.0f)), int(first + e), 3));
+          ref.v = _mm256_set_m128(_mm_setr_ps(-b.hi.x, -b.hi.y, -b.hi.z, 0.0f), lo);
+          box.extend(ref.v);
+          centroids2.extend(ref.centroid2());
+        }
+      }
+      chunk_bounds[c] = {box, centroids2};
+    }
+  }, tbb::simple_partitioner());
+  Box8 box;
+  Box4 centroids2;
+  for (const auto& b : chunk_bounds) box.extend(b.first), centroids2.extend(b.second);
   out.slots = 2 * n - 1;
-  out.nodes = std::make_unique_for_overwrite<BinaryNode[]>(out.slots);
-  Builder builder{refs, out, options};
-  builder.build(0, 0, n, box, centroids2, 1);
-  out.depth = builder.max_depth.load();
+  // Most slots stay unused (leaves leave theirs at the end of each packed subtree's range).
+  out.nodes = BuildArray<BinaryNode>(out.slots, BuildArray<BinaryNode>::Pages::small);
+  Builder builder{refs.data(), out.nodes.data(), options};
+  const Builder::Built root = builder.build(0, 0, n, box, centroids2, 1);
+  out.depth = root.depth;
+  out.blocks = root.blocks;
   out.order.resize(n);
-  for (size_t i = 0; i < n; ++i) out.order[i] = refs[i].index();
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin() * kBinChunk; i < std::min(n, r.end() * kBinChunk); ++i) out.order[i] = refs[i].index();
+  }, tbb::simple_partitioner());
   return out;
+}
+
+BinaryBvh build_binary_bvh(std::span<const Aabb> primitive_bounds, const BinaryBuildOptions& options) {
+  return build_binary_bvh(primitive_bounds.size(), [primitive_bounds](size_t first, std::span<Aabb> out) {
+    std::copy_n(primitive_bounds.begin() + long(first), out.size(), out.begin());
+  }, options);
 }
 
 namespace {
@@ -296,33 +424,34 @@ struct Collapser {
     nodes.emplace_back();
     clear(nodes.back());
     std::array<uint32_t, kWidth> kids{};
+    std::array<float, kWidth> area{};  // -1 for leaves, which are never opened
     int count = 0;
+    auto add = [&](int i, uint32_t kid) {
+      kids[i] = kid;
+      const BinaryNode& c = binary.nodes[kid];
+      area[i] = c.leaf() ? -1.0f : c.bounds().half_area();
+    };
     const BinaryNode& root = binary.nodes[slot];
-    if (root.count) {
-      kids[count++] = slot;
+    if (root.leaf()) {
+      kids[count] = slot, area[count++] = -1.0f;
     } else {
-      kids[count++] = root.a;
-      kids[count++] = root.b;
+      add(count++, slot + 1);
+      add(count++, root.right);
     }
     while (count < kWidth) {
       int best = -1;
       float best_area = -1.0f;
-      for (int i = 0; i < count; ++i) {
-        const BinaryNode& c = binary.nodes[kids[i]];
-        if (c.count == 0 && c.bounds().half_area() > best_area) {
-          best_area = c.bounds().half_area();
-          best = i;
-        }
-      }
+      for (int i = 0; i < count; ++i)
+        if (area[i] >= 0.0f && area[i] > best_area) best_area = area[i], best = i;
       if (best < 0) break;
-      const BinaryNode& open = binary.nodes[kids[best]];
-      kids[best] = open.a;
-      kids[count++] = open.b;
+      const uint32_t open = kids[best];
+      add(best, open + 1);
+      add(count++, binary.nodes[open].right);
     }
     std::array<uint32_t, kWidth> refs{};
     for (int i = 0; i < count; ++i) {
       const BinaryNode& c = binary.nodes[kids[i]];
-      refs[i] = c.count ? make_leaf(c.a, c.count) : child_ref(ChildKind::interior, emit(kids[i]));
+      refs[i] = c.leaf() ? make_leaf(c.first, c.count) : child_ref(ChildKind::interior, emit(kids[i]));
     }
     WideNode& w = nodes[index];  // after the recursion: emplace_back may have moved it
     for (int i = 0; i < count; ++i) {

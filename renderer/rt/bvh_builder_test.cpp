@@ -1,0 +1,194 @@
+// Binary BVH builder: tree invariants (every primitive once, exact bounds, slot ranges), the
+// same tree for any thread count on coherent input (long runs of references in one bin, the
+// case the round-robin bin sets exist for), degenerate input and bad options.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <random>
+#include <vector>
+
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+
+#include "rt/bvh_builder.h"
+#include "tessera/error.h"
+
+namespace tessera::rt {
+namespace {
+
+// Boxes of a height-field grid in row order: neighbours in memory are neighbours in space.
+std::vector<Aabb> grid_boxes(int n) {
+  std::vector<Aabb> boxes;
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x) {
+      const float h = 0.1f * float((x * 7 + y * 13) % 17);
+      Aabb b;
+      b.extend(glm::vec3(float(x), float(y), h));
+      b.extend(glm::vec3(float(x + 1), float(y + 1), h + 0.5f));
+      boxes.push_back(b);
+    }
+  return boxes;
+}
+
+std::vector<Aabb> random_boxes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> pos(-100.0f, 100.0f), size(0.0f, 3.0f);
+  std::vector<Aabb> boxes(n);
+  for (Aabb& b : boxes) {
+    const glm::vec3 lo(pos(rng), pos(rng), pos(rng));
+    b.extend(lo);
+    b.extend(lo + glm::vec3(size(rng), size(rng), size(rng)));
+  }
+  return boxes;
+}
+
+struct Walk {
+  std::vector<int> seen;  // times each primitive was reached through a leaf
+  size_t leaves = 0, largest_leaf = 0;
+  int depth = 0;
+};
+
+// Checks the subtree at `slot` over order[first, first + count) and returns its bounds.
+Aabb check_node(const BinaryBvh& bvh, std::span<const Aabb> boxes, uint32_t slot, uint32_t first, uint32_t count,
+                int depth, Walk& walk) {
+  EXPECT_LT(slot, bvh.slots);
+  const BinaryNode& node = bvh.nodes[slot];
+  EXPECT_EQ(node.first, first);
+  EXPECT_EQ(node.count, count);
+  Aabb expected;
+  if (node.leaf()) {
+    ++walk.leaves;
+    walk.largest_leaf = std::max<size_t>(walk.largest_leaf, count);
+    walk.depth = std::max(walk.depth, depth);
+    for (uint32_t k = first; k < first + count; ++k) {
+      const uint32_t prim = bvh.order[k];
+      EXPECT_LT(prim, boxes.size());
+      if (prim >= boxes.size()) continue;
+      ++walk.seen[prim];
+      expected.extend(boxes[prim].lo);
+      expected.extend(boxes[prim].hi);
+    }
+  } else {
+    const BinaryNode& left = bvh.nodes[slot + 1];
+    // The right child follows the left subtree's nodes, within the left child's 2n-1 slots'
+    // reach, so both subtrees fit in the node's 2n-1 slots.
+    EXPECT_GE(node.right, slot + 2);
+    EXPECT_LE(node.right, slot + 2 * left.count);
+    EXPECT_GT(left.count, 0u);
+    EXPECT_LT(left.count, count);
+    const Aabb l = check_node(bvh, boxes, slot + 1, first, left.count, depth + 1, walk);
+    const Aabb r = check_node(bvh, boxes, node.right, first + left.count, count - left.count, depth + 1, walk);
+    expected.extend(l.lo), expected.extend(l.hi), expected.extend(r.lo), expected.extend(r.hi);
+  }
+  const Aabb got = node.bounds();
+  EXPECT_EQ(got.lo, expected.lo) << "slot " << slot;
+  EXPECT_EQ(got.hi, expected.hi) << "slot " << slot;
+  return got;
+}
+
+void check_tree(const BinaryBvh& bvh, std::span<const Aabb> boxes, const BinaryBuildOptions& options) {
+  ASSERT_EQ(bvh.order.size(), boxes.size());
+  ASSERT_EQ(bvh.slots, 2 * boxes.size() - 1);
+  Walk walk;
+  walk.seen.assign(boxes.size(), 0);
+  check_node(bvh, boxes, 0, 0, uint32_t(boxes.size()), 1, walk);
+  EXPECT_TRUE(std::all_of(walk.seen.begin(), walk.seen.end(), [](int s) { return s == 1; }));
+  EXPECT_LE(walk.largest_leaf, size_t(options.max_leaf_size));
+  EXPECT_EQ(walk.depth, bvh.depth);
+}
+
+// The reachable tree as a flat list (unused slots are never written, so whole arrays are not
+// comparable).
+std::vector<uint32_t> flatten(const BinaryBvh& bvh) {
+  std::vector<uint32_t> out;
+  std::vector<uint32_t> stack{0};
+  while (!stack.empty()) {
+    const uint32_t slot = stack.back();
+    stack.pop_back();
+    const BinaryNode& n = bvh.nodes[slot];
+    for (float v : n.lo) out.push_back(std::bit_cast<uint32_t>(v));
+    for (float v : n.hi) out.push_back(std::bit_cast<uint32_t>(v));
+    out.push_back(n.first), out.push_back(n.count), out.push_back(n.leaf());
+    if (!n.leaf()) stack.push_back(n.right), stack.push_back(slot + 1);
+  }
+  return out;
+}
+
+TEST(RtBvhBuilder, TreeInvariants) {
+  BinaryBuildOptions options;
+  for (const auto& boxes : {grid_boxes(160), random_boxes(50000, 3), random_boxes(7, 4), random_boxes(1, 5)}) {
+    const BinaryBvh bvh = build_binary_bvh(boxes, options);
+    check_tree(bvh, boxes, options);
+  }
+  options.max_leaf_size = 1;  // the top level's setting
+  const auto boxes = random_boxes(3000, 6);
+  check_tree(build_binary_bvh(boxes, options), boxes, options);
+}
+
+TEST(RtBvhBuilder, SameTreeForAnyThreadCount) {
+  // 256x256 coherent boxes: parallel binning at the top, many bin sets, parallel subtrees.
+  const auto boxes = grid_boxes(256);
+  const BinaryBuildOptions options;
+  BinaryBvh one, many;
+  tbb::task_arena(1).execute([&] { one = build_binary_bvh(boxes, options); });
+  tbb::global_control allow(tbb::global_control::max_allowed_parallelism, 8);
+  tbb::task_arena(8).execute([&] { many = build_binary_bvh(boxes, options); });
+  check_tree(one, boxes, options);
+  EXPECT_EQ(one.order, many.order);
+  EXPECT_EQ(one.depth, many.depth);
+  EXPECT_EQ(flatten(one), flatten(many));
+}
+
+TEST(RtBvhBuilder, CoincidentBoxesSplitByMedian) {
+  std::vector<Aabb> boxes(1000);
+  for (Aabb& b : boxes) b.extend(glm::vec3(1.0f)), b.extend(glm::vec3(2.0f));
+  const BinaryBuildOptions options;
+  const BinaryBvh bvh = build_binary_bvh(boxes, options);
+  check_tree(bvh, boxes, options);
+  EXPECT_LE(bvh.depth, 12);  // balanced: log2(1000 / 8) + a few
+}
+
+TEST(RtBvhBuilder, BadOptionsThrow) {
+  const auto boxes = random_boxes(10, 7);
+  BinaryBuildOptions options;
+  options.bins = 3;
+  EXPECT_THROW(build_binary_bvh(boxes, options), Error);
+  options.bins = 65;
+  EXPECT_THROW(build_binary_bvh(boxes, options), Error);
+  options.bins = 32;
+  options.max_leaf_size = 0;
+  EXPECT_THROW(build_binary_bvh(boxes, options), Error);
+  EXPECT_EQ(build_binary_bvh(std::span<const Aabb>(), BinaryBuildOptions{}).slots, 0u);
+}
+
+TEST(RtBvhBuilder, CollapseReachesEveryLeafOnce) {
+  const auto boxes = grid_boxes(100);
+  const BinaryBvh bvh = build_binary_bvh(boxes, BinaryBuildOptions{});
+  std::vector<int> seen(boxes.size(), 0);
+  uint32_t leaves = 0;
+  const auto nodes = collapse_to_wide(bvh, [&](uint32_t first, uint32_t count) {
+    for (uint32_t k = first; k < first + count; ++k) ++seen[bvh.order[k]];
+    return leaf_ref(leaves++, 1);
+  });
+  ASSERT_FALSE(nodes.empty());
+  EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; }));
+  // Every interior reference points forward (depth-first numbering) and every node is reached once.
+  std::vector<int> reached(nodes.size(), 0);
+  reached[0] = 1;
+  uint32_t leaf_refs = 0;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (uint32_t c : nodes[i].child) {
+      if (ref_kind(c) == ChildKind::interior) {
+        ASSERT_LT(ref_index(c), nodes.size());
+        EXPECT_GT(ref_index(c), i);
+        ++reached[ref_index(c)];
+      }
+      leaf_refs += ref_kind(c) == ChildKind::leaf;
+    }
+  EXPECT_TRUE(std::all_of(reached.begin(), reached.end(), [](int r) { return r == 1; }));
+  EXPECT_EQ(leaf_refs, leaves);
+}
+
+}  // namespace
+}  // namespace tessera::rt
