@@ -439,7 +439,7 @@ void Viewer::draw_controls() {
       // LOD nodes (scenes with lod_groups): off, per ray, or one level per object.
       if (ImGui::Checkbox("rt.lod", &config_.rt.lod)) dirty_ = true;
       bool per_object = config_.rt.lod_selection == "object";
-      if (ImGui::Checkbox("rt.lod_selection object (camera distance)", &per_object)) {
+      if (ImGui::Checkbox("rt.lod_selection object", &per_object)) {
         config_.rt.lod_selection = per_object ? "object" : "ray";
         dirty_ = true;
       }
