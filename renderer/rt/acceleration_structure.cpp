@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -84,8 +85,6 @@ void free_bvh_memory(void* p, size_t bytes, size_t alignment) {
 }
 
 namespace {
-constexpr size_t kTriangleChunk = size_t(1) << 13;  // triangles per task in the build passes
-
 // Throws for a triangle with an index out of range or a non-finite vertex.
 void check_triangle(std::span<const glm::vec3> positions, std::span<const uint32_t> indices, size_t i) {
   for (int k = 0; k < 3; ++k) {
@@ -117,31 +116,30 @@ WideBvh build_mesh_bvh(std::span<const glm::vec3> positions, std::span<const uin
   const size_t n = indices.size() / 3;
   WideBvh bvh;
   if (n == 0) return bvh;
-  // Checked in parallel over fixed chunks; the first bad triangle is reported whatever the
-  // thread count.
-  const size_t chunks = (n + kTriangleChunk - 1) / kTriangleChunk;
-  std::vector<size_t> first_bad(chunks, n);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t c = r.begin(); c != r.end(); ++c)
-      for (size_t i = c * kTriangleChunk; i < std::min(n, (c + 1) * kTriangleChunk); ++i)
-        if (!triangle_ok(positions, indices, i)) {
-          first_bad[c] = i;
-          break;
-        }
-  }, tbb::simple_partitioner());
-  for (size_t bad : first_bad)
-    if (bad < n) check_triangle(positions, indices, bad);
   BinaryBuildOptions bo;
   bo.bins = options.bins;
   bo.max_leaf_size = std::clamp(options.max_leaf_size, 1, kBlockWidth * kMaxLeafBlocks);
+  // Triangles are checked as their boxes are taken, saving a pass over the vertices: a bad one
+  // gets a point box at the origin, and the lowest bad index (the same for any thread count)
+  // is reported once the tree is built.
+  std::atomic<size_t> first_bad{n};
   const BinaryBvh binary = build_binary_bvh(n, [&](size_t first, std::span<Aabb> out) {
+    size_t bad = n;
     for (size_t e = 0; e < out.size(); ++e) {
       const size_t i = first + e;
       Aabb box;
-      for (int k = 0; k < 3; ++k) box.extend(positions[indices[3 * i + size_t(k)]]);
+      if (triangle_ok(positions, indices, i)) {
+        for (int k = 0; k < 3; ++k) box.extend(positions[indices[3 * i + size_t(k)]]);
+      } else {
+        bad = std::min(bad, i);
+        box.extend(glm::vec3(0.0f));
+      }
       out[e] = box;
     }
+    for (size_t seen = first_bad.load(); bad < seen && !first_bad.compare_exchange_weak(seen, bad);) {
+    }
   }, bo);
+  if (first_bad.load() < n) check_triangle(positions, indices, first_bad.load());
   bvh.bounds = binary.nodes[0].bounds();
   // The collapse numbers the leaves' blocks in node order; the blocks are filled afterwards in
   // parallel (each leaf writes only its own blocks). The block array (its size is known from
@@ -394,10 +392,17 @@ glm::vec3 AccelerationStructure::geometric_normal(const Hit& hit) const {
 
 namespace {
 
-struct LocalCounts {
-  uint64_t interior = 0, leaf = 0, instance = 0, tested = 0, passed = 0, blocks = 0;
-  uint64_t lod = 0, discards = 0, forced = 0, substitutions = 0;
-  uint64_t level[kLodLevels] = {};
+struct alignas(32) LocalCounts {
+  uint64_t interior, leaf, instance, tested, passed, blocks;
+  uint64_t lod, discards, forced, substitutions;
+  uint64_t level[kLodLevels];
+  uint64_t unused[2];
+  // Zeroed with four vector stores: member initializers compiled to `rep stos`, whose start-up
+  // cost was paid on every ray.
+  LocalCounts() {
+    static_assert(sizeof(LocalCounts) == 128);
+    for (int i = 0; i < 4; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(this) + i, _mm256_setzero_si256());
+  }
   void add_to(Counters& c) const {
     if (lod) {  // the other LOD counts only move at LOD nodes
       c[Counters::nodes_lod] += lod;
@@ -431,17 +436,27 @@ struct LocalCounts {
 constexpr float kRobustFar = 1.0000008f;
 
 // A ray prepared in one space (world for the top level, object space below an instance).
-// Scalars only: box tests broadcast them from here, which keeps entering an instance cheap.
+// Three-component values in SSE registers (lane 3 unused): the box and triangle tests
+// broadcast them from here, which keeps entering an instance cheap.
 struct SpaceRay {
-  float ox, oy, oz;  // origin
-  float rx, ry, rz;  // reciprocal direction
+  __m128 org;  // origin (x, y, z, 0)
+  __m128 rcp;  // reciprocal direction (x, y, z, 1)
   float tmin;
   int nx, ny, nz;  // float offsets of the near planes inside a WideNode
   // Watertight triangle test (Woop, Benthin, Wald 2013): permuted axes and shear.
   int kx, ky, kz;
-  float sx, sy, sz;
-  float px, py, pz;  // origin components along kx, ky, kz
+  __m128i k;      // (kx, ky, kz, kz): picks those components out of a vector
+  __m128 shear;   // (sx, sy, sz, sz)
+  __m128 korg;    // origin components along kx, ky, kz
 };
+
+// Lane i of a vector in memory.
+inline const float* lane(const __m128& v, int i) { return reinterpret_cast<const float*>(&v) + i; }
+
+// Lane i of v in all 8 lanes.
+inline __m256 lane8(__m128 v, int i) {
+  return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(v), _mm256_set1_epi32(i));
+}
 
 // Finite and not zero (NaN fails every comparison); bitwise & keeps it branch-free.
 bool valid_direction(const glm::vec3& d) {
@@ -452,36 +467,40 @@ bool valid_direction(const glm::vec3& d) {
 
 // Moves an origin into a prepared ray (the direction-dependent part stays).
 inline void set_origin(SpaceRay& r, const glm::vec3& org) {
-  r.ox = org.x, r.oy = org.y, r.oz = org.z;
-  r.px = org[r.kx];
-  r.py = org[r.ky];
-  r.pz = org[r.kz];
+  r.org = _mm_setr_ps(org.x, org.y, org.z, 0.0f);
+  r.korg = _mm_permutevar_ps(r.org, r.k);
 }
 
 // Inlined: returned through memory, the ray's fields were written one by one and read back in
 // pairs, which store forwarding cannot serve (a stall of its own on every ray).
+// Branch-free, and two vector divisions for the six quotients (IEEE division gives each lane
+// the scalar quotient): the axis choice and sign of a diffuse ray's direction are random, and
+// were two mispredicted branches a ray.
 [[gnu::always_inline]] inline SpaceRay prepare(const glm::vec3& org, const glm::vec3& dir, float tmin) {
   SpaceRay r;
   // Tiny components are clamped so reciprocals stay finite (no 0 * inf = NaN in the slabs).
-  auto rcp = [](float d) {
-    const float m = std::max(std::fabs(d), 1e-20f);
-    return 1.0f / std::copysign(m, d);
-  };
-  r.rx = rcp(dir.x);
-  r.ry = rcp(dir.y);
-  r.rz = rcp(dir.z);
+  const __m128 d = _mm_setr_ps(dir.x, dir.y, dir.z, 1.0f);
+  const __m128 sign = _mm_and_ps(d, _mm_set1_ps(-0.0f));
+  const __m128 ad = _mm_andnot_ps(_mm_set1_ps(-0.0f), d);
+  const __m128 clamped = _mm_or_ps(_mm_max_ps(ad, _mm_set1_ps(1e-20f)), sign);
+  r.rcp = _mm_div_ps(_mm_set1_ps(1.0f), clamped);
   r.tmin = tmin;
   r.nx = std::signbit(dir.x) ? 8 : 0;
   r.ny = std::signbit(dir.y) ? 24 : 16;
   r.nz = std::signbit(dir.z) ? 40 : 32;
-  const glm::vec3 ad = glm::abs(dir);
-  r.kz = ad.x >= ad.y && ad.x >= ad.z ? 0 : (ad.y >= ad.z ? 1 : 2);
-  r.kx = (r.kz + 1) % 3;
-  r.ky = (r.kx + 1) % 3;
-  if (dir[r.kz] < 0.0f) std::swap(r.kx, r.ky);  // keep the winding
-  r.sx = dir[r.kx] / dir[r.kz];
-  r.sy = dir[r.ky] / dir[r.kz];
-  r.sz = 1.0f / dir[r.kz];
+  // kz: the dominant axis (first of equals); kx, ky the next two, swapped when d[kz] < 0 to
+  // keep the winding.
+  // Compares |x| >= |y|, |x| >= |z|, |y| >= |z| as bits 0-2 of m; kz for each m in 2-bit fields.
+  const int m = _mm_movemask_ps(_mm_cmpge_ps(_mm_permute_ps(ad, _MM_SHUFFLE(1, 1, 0, 0)),
+                                             _mm_permute_ps(ad, _MM_SHUFFLE(2, 2, 2, 1)))) & 7;
+  const int kz = (0x152a >> (2 * m)) & 3;
+  int kx = (0x09 >> (2 * kz)) & 3, ky = (0x12 >> (2 * kz)) & 3;
+  const int flip = (kx ^ ky) & -((_mm_movemask_ps(d) >> kz) & 1);
+  kx ^= flip, ky ^= flip;
+  r.kx = kx, r.ky = ky, r.kz = kz;
+  r.k = _mm_setr_epi32(kx, ky, kz, kz);
+  const __m128 dk = _mm_permutevar_ps(d, r.k);  // d[kx], d[ky], d[kz], d[kz]
+  r.shear = _mm_div_ps(_mm_blend_ps(dk, _mm_set1_ps(1.0f), 0xc), _mm_permute_ps(dk, _MM_SHUFFLE(2, 2, 2, 2)));
   set_origin(r, org);
   return r;
 }
@@ -492,40 +511,39 @@ struct BoxRay {
   __m256 nox, noy, noz, fox, foy, foz;  // near / far plane offsets
   __m256 rx, ry, rz, fx, fy, fz;        // reciprocals for the near planes, grown ones for the far
   __m256 tmin;
-  size_t nx, ny, nz;
+  size_t nx, ny, nz, fx_, fy_, fz_;  // byte offsets of the near and far planes inside a WideNode
   explicit BoxRay(const SpaceRay& r) {
     // Offsets: origin * rcp rounded, then moved by |origin * rcp| * 2^-23 (at least one ulp, so
     // the rounded sum moves by at least one ulp, more than the product's rounding error of half
     // an ulp) plus the smallest normal (products in the subnormal range), so plane * rcp -
     // near_offset <= (plane - origin) * rcp <= plane * rcp - far_offset exactly. The three axes
     // at once (lane 3 unused).
-    const __m128 o = _mm_setr_ps(r.ox, r.oy, r.oz, 0.0f), rcp = _mm_setr_ps(r.rx, r.ry, r.rz, 0.0f);
+    const __m128 o = r.org, rcp = r.rcp;
     const __m128 frcp = _mm_mul_ps(rcp, _mm_set1_ps(kRobustFar));
     const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
     const __m128 ulps = _mm_set1_ps(0x1p-23f), tiny = _mm_set1_ps(0x1p-126f);
     const __m128 qn = _mm_mul_ps(o, rcp), qf = _mm_mul_ps(o, frcp);
     const __m128 near_off = _mm_add_ps(qn, _mm_add_ps(_mm_mul_ps(_mm_and_ps(qn, abs_mask), ulps), tiny));
     const __m128 far_off = _mm_sub_ps(qf, _mm_add_ps(_mm_mul_ps(_mm_and_ps(qf, abs_mask), ulps), tiny));
-    auto lane = [](__m128 v, int i) {
-      return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(v), _mm256_set1_epi32(i));
-    };
-    nox = lane(near_off, 0), noy = lane(near_off, 1), noz = lane(near_off, 2);
-    fox = lane(far_off, 0), foy = lane(far_off, 1), foz = lane(far_off, 2);
-    rx = lane(rcp, 0), ry = lane(rcp, 1), rz = lane(rcp, 2);
-    fx = lane(frcp, 0), fy = lane(frcp, 1), fz = lane(frcp, 2);
+    nox = lane8(near_off, 0), noy = lane8(near_off, 1), noz = lane8(near_off, 2);
+    fox = lane8(far_off, 0), foy = lane8(far_off, 1), foz = lane8(far_off, 2);
+    rx = lane8(rcp, 0), ry = lane8(rcp, 1), rz = lane8(rcp, 2);
+    fx = lane8(frcp, 0), fy = lane8(frcp, 1), fz = lane8(frcp, 2);
     tmin = _mm256_set1_ps(r.tmin);
-    nx = size_t(r.nx), ny = size_t(r.ny), nz = size_t(r.nz);
+    nx = size_t(r.nx) * 4, ny = size_t(r.ny) * 4, nz = size_t(r.nz) * 4;
+    fx_ = nx ^ 32, fy_ = ny ^ 32, fz_ = nz ^ 32;
   }
 };
 
 inline int box_hits(const WideNode& n, const BoxRay& r, float tmax, __m256& tnear) {
-  const float* p = n.lo_x;
-  const __m256 tnx = _mm256_fmsub_ps(_mm256_load_ps(p + r.nx), r.rx, r.nox);
-  const __m256 tfx = _mm256_fmsub_ps(_mm256_load_ps(p + (r.nx ^ 8)), r.fx, r.fox);
-  const __m256 tny = _mm256_fmsub_ps(_mm256_load_ps(p + r.ny), r.ry, r.noy);
-  const __m256 tfy = _mm256_fmsub_ps(_mm256_load_ps(p + (r.ny ^ 8)), r.fy, r.foy);
-  const __m256 tnz = _mm256_fmsub_ps(_mm256_load_ps(p + r.nz), r.rz, r.noz);
-  const __m256 tfz = _mm256_fmsub_ps(_mm256_load_ps(p + (r.nz ^ 8)), r.fz, r.foz);
+  const char* p = reinterpret_cast<const char*>(n.lo_x);
+  auto plane = [p](size_t offset) { return _mm256_load_ps(reinterpret_cast<const float*>(p + offset)); };
+  const __m256 tnx = _mm256_fmsub_ps(plane(r.nx), r.rx, r.nox);
+  const __m256 tfx = _mm256_fmsub_ps(plane(r.fx_), r.fx, r.fox);
+  const __m256 tny = _mm256_fmsub_ps(plane(r.ny), r.ry, r.noy);
+  const __m256 tfy = _mm256_fmsub_ps(plane(r.fy_), r.fy, r.foy);
+  const __m256 tnz = _mm256_fmsub_ps(plane(r.nz), r.rz, r.noz);
+  const __m256 tfz = _mm256_fmsub_ps(plane(r.fz_), r.fz, r.foz);
   tnear = _mm256_max_ps(_mm256_max_ps(tnx, tny), _mm256_max_ps(tnz, r.tmin));
   const __m256 tfar = _mm256_min_ps(_mm256_min_ps(tfx, tfy), _mm256_min_ps(tfz, _mm256_set1_ps(tmax * kRobustFar)));
   return _mm256_movemask_ps(_mm256_cmp_ps(tnear, tfar, _CMP_LE_OQ));
@@ -537,8 +555,10 @@ struct TriRay {
   __m256 px, py, pz, sx, sy, sz, tmin;
   size_t kx, ky, kz;
   explicit TriRay(const SpaceRay& r)
-      : px(_mm256_set1_ps(r.px)), py(_mm256_set1_ps(r.py)), pz(_mm256_set1_ps(r.pz)), sx(_mm256_set1_ps(r.sx)),
-        sy(_mm256_set1_ps(r.sy)), sz(_mm256_set1_ps(r.sz)), tmin(_mm256_set1_ps(r.tmin)), kx(size_t(r.kx)),
+      : px(_mm256_broadcast_ss(lane(r.korg, 0))), py(_mm256_broadcast_ss(lane(r.korg, 1))),
+        pz(_mm256_broadcast_ss(lane(r.korg, 2))), sx(_mm256_broadcast_ss(lane(r.shear, 0))),
+        sy(_mm256_broadcast_ss(lane(r.shear, 1))), sz(_mm256_broadcast_ss(lane(r.shear, 2))),
+        tmin(_mm256_broadcast_ss(&r.tmin)), kx(size_t(r.kx)),
         ky(size_t(r.ky)), kz(size_t(r.kz)) {}
 };
 
@@ -550,7 +570,7 @@ struct BlockHit {
 // Watertight test of one ray against a block of 4 triangles. Returns the lanes that hit within
 // [tmin, tmax]; with `closest`, writes the nearest of them into `best` and lowers tmax.
 template <bool kAnyHit>
-inline bool intersect_block(const TriangleBlock& b, const TriRay& r, float& tmax, BlockHit& best, LocalCounts& c) {
+[[gnu::always_inline]] inline bool intersect_block(const TriangleBlock& b, const TriRay& r, float& tmax, BlockHit& best, LocalCounts& c) {
   const __m128i prim = _mm_load_si128(reinterpret_cast<const __m128i*>(b.primitive));
   const int valid = ~_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(prim, _mm_set1_epi32(-1)))) & 0xf;
   c.tested += uint64_t(__builtin_popcount(unsigned(valid)));
@@ -620,13 +640,15 @@ inline bool intersect_block(const TriangleBlock& b, const TriRay& r, float& tmax
 // Closest hit on a leaf's two blocks at once, 8 lanes (block 0 low, block 1 high): the same
 // per-lane arithmetic as intersect_block, and the same outcome and counts as testing block 0
 // and then block 1 with the distance block 0 left (block 1 wins ties).
-inline bool intersect_pair(const TriangleBlock& b0, const TriangleBlock& b1, const TriRay& r, float& tmax,
+// Always inlined: all vector registers are caller-saved, so a call made the leaf save and
+// reload the box test's ray (9 of them) around every leaf.
+[[gnu::always_inline]] inline bool intersect_pair(const TriangleBlock& b0, const TriangleBlock& b1, const TriRay& r, float& tmax,
                            BlockHit& best, LocalCounts& c) {
-  auto load = [&](const float* p0, const float* p1) { return _mm256_set_m128(_mm_load_ps(p1), _mm_load_ps(p0)); };
   const __m256i prim = _mm256_set_m128i(_mm_load_si128(reinterpret_cast<const __m128i*>(b1.primitive)),
                                         _mm_load_si128(reinterpret_cast<const __m128i*>(b0.primitive)));
   const int valid = ~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(prim, _mm256_set1_epi32(-1)))) & 0xff;
   c.tested += uint64_t(__builtin_popcount(unsigned(valid)));
+  auto load = [&](const float* p0, const float* p1) { return _mm256_set_m128(_mm_load_ps(p1), _mm_load_ps(p0)); };
   const __m256 px = r.px, py = r.py, pz = r.pz, sx = r.sx, sy = r.sy;
   const __m256 az_ = _mm256_sub_ps(load(b0.v0[r.kz], b1.v0[r.kz]), pz);
   const __m256 bz_ = _mm256_sub_ps(load(b0.v1[r.kz], b1.v1[r.kz]), pz);
@@ -754,7 +776,7 @@ inline void cswap(uint64_t& a, uint64_t& b) {
 // far and skips stack entries beyond the current hit; any hit returns at the first.
 // With kEntry, `leaf` also gets the child's entry distance from its parent's slab test (LOD
 // nodes select a level from it); without, it gets 0.
-template <bool kAnyHit, bool kEntry = false, typename Leaf>
+template <bool kAnyHit, bool kEntry = false, bool kRayInMemory = false, typename Leaf>
 inline bool traverse(const WideNode* nodes, const TriangleBlock* blocks, const SpaceRay& r, float& tmax,
                      LocalCounts& c, StackEntry* stack, Leaf&& leaf) {
   const BoxRay br(r);
@@ -768,7 +790,11 @@ inline bool traverse(const WideNode* nodes, const TriangleBlock* blocks, const S
       const WideNode& n = nodes[ref & 0x1fffffffu];
       ++c.interior;
       __m256 tn;
-      int mask = box_hits(n, br, tmax, tn);
+      // kRayInMemory (the top level): the ray's values are read from memory at each node, not
+      // held in registers, so entering an instance has no registers of this level to save.
+      const BoxRay* ray = &br;
+      if constexpr (kRayInMemory) asm("" : "+r"(ray));
+      int mask = box_hits(n, *ray, tmax, tn);
       if (!mask) {
         have = false;
         break;
@@ -861,7 +887,7 @@ inline bool trace(const AccelerationStructure& as, const Ray& ray, Hit& hit, Loc
   // LOD ranges are world distances; t is in units of the (not necessarily unit) direction.
   const float direction_length = kLod ? glm::length(ray.direction) : 1.0f;
   StackEntry stack[kStackSize];
-  return traverse<kAnyHit, kLod>(as.top_level().nodes.data(), nullptr, world, tmax, c, stack, [&](uint32_t ref, float& t_top,
+  return traverse<kAnyHit, kLod, true>(as.top_level().nodes.data(), nullptr, world, tmax, c, stack, [&](uint32_t ref, float& t_top,
                                                                                         StackEntry* free_stack,
                                                                                         float t_entry) {
     int level = -1;
@@ -910,10 +936,12 @@ inline bool trace(const AccelerationStructure& as, const Ray& ray, Hit& hit, Loc
       object = prepare(o, d, ray.tmin);
     }
     const WideBvh& bvh = meshes[inst.mesh];
-    const TriRay tri(object);
     BlockHit best{};
     const bool got = traverse<kAnyHit>(bvh.nodes.data(), bvh.blocks.data(), object, t_top, c, free_stack, [&](uint32_t leaf, float& t_leaf,
                                                                                          StackEntry*, float) {
+      // Broadcast here, not on entering the instance: fewer leaves are visited than instances
+      // entered, and values set up at the entry were spilled around the box tests anyway.
+      const TriRay tri(object);
       ++c.leaf;
       const uint32_t count = leaf_block_count(leaf);
       const TriangleBlock* blocks = bvh.blocks.data() + ref_index(leaf);

@@ -79,23 +79,36 @@ struct alignas(32) PrimRef {
 };
 
 // Per-axis bin boxes as plain registers (no default member initialisers): a node's bins are
-// reset for its `n` bins only, not for all kMaxBins, which dominated small ranges.
+// reset for its `n` bins only, not for all kMaxBins, which dominated small ranges. Lane 3 (the
+// index lane of references) holds the bin's primitive count as a float, so one register update
+// bins a primitive on an axis; a Bins never counts more than kParallelBinThreshold primitives,
+// far below float's exact-integer limit.
 struct Bins {
-  __m256 box[3][kMaxBins];  // Box8 form
-  uint32_t count[3][kMaxBins];
+  __m256 box[3][kMaxBins];
   Bins() = default;  // uninitialised: reset() the bins in use
   explicit Bins(int n) { reset(n); }
+  static __m256 empty() {
+    const float inf = std::numeric_limits<float>::infinity();
+    return _mm256_setr_ps(inf, inf, inf, 0.0f, inf, inf, inf, inf);
+  }
+  // A reference (its lane 3, the index, is not a count) and another bin.
+  static __m256 add(__m256 bin, __m256 ref) {
+    return _mm256_blend_ps(_mm256_min_ps(bin, ref), _mm256_add_ps(bin, _mm256_setr_ps(0, 0, 0, 1, 0, 0, 0, 0)), 0x08);
+  }
+  static __m256 combine(__m256 bin, __m256 other) {
+    return _mm256_blend_ps(_mm256_min_ps(bin, other), _mm256_add_ps(bin, other), 0x08);
+  }
   void reset(int n) {
-    const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+    const __m256 e = empty();
     for (int a = 0; a < 3; ++a)
-      for (int i = 0; i < n; ++i) box[a][i] = inf, count[a][i] = 0;
+      for (int i = 0; i < n; ++i) box[a][i] = e;
   }
   void merge(const Bins& o, int n) {
     for (int a = 0; a < 3; ++a)
-      for (int i = 0; i < n; ++i) {
-        box[a][i] = _mm256_min_ps(box[a][i], o.box[a][i]);
-        count[a][i] += o.count[a][i];
-      }
+      for (int i = 0; i < n; ++i) box[a][i] = combine(box[a][i], o.box[a][i]);
+  }
+  uint32_t count(int a, int i) const {
+    return uint32_t(_mm_cvtss_si32(_mm_permute_ps(_mm256_castps256_ps128(box[a][i]), 3)));
   }
 };
 
@@ -121,39 +134,57 @@ struct BinMapper {
     const __m128i i = _mm_cvttps_epi32(_mm_mul_ps(_mm_sub_ps(c2, origin), scale));
     return _mm_max_epi32(_mm_min_epi32(i, top), _mm_setzero_si128());
   }
+  // The three bins as bytes 0-2 of one word (bins < 256).
+  uint32_t packed_bins(__m128 c2) const {
+    const __m128i b = _mm_shuffle_epi8(bins(c2), _mm_setr_epi8(0, 4, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+    return uint32_t(_mm_cvtsi128_si32(b));
+  }
 };
 
-inline void bin_one(const PrimRef& r, const BinMapper& m, Bins& bins) {
-  alignas(16) int b[4];
-  _mm_store_si128(reinterpret_cast<__m128i*>(b), m.bins(r.centroid2()));
-  for (int a = 0; a < 3; ++a) {
-    bins.box[a][b[a]] = _mm256_min_ps(bins.box[a][b[a]], r.v);
-    ++bins.count[a][b[a]];
-  }
+// The bin's slot in a Bins for each axis of a packed word.
+inline void bin_one(__m256 v, uint32_t packed, Bins& bins) {
+  __m256* b0 = &bins.box[0][packed & 0xff];
+  __m256* b1 = &bins.box[1][(packed >> 8) & 0xff];
+  __m256* b2 = &bins.box[2][packed >> 16];
+  *b0 = Bins::add(*b0, v);
+  *b1 = Bins::add(*b1, v);
+  *b2 = Bins::add(*b2, v);
 }
 
 // Bins references round robin into `Sets` bin sets (the first is `bins`), then merges them.
+// The bins of a batch are computed first, in a pass without stores to the bins: computed
+// in the same pass, a bin's address is known only late, and loads of later bins would be
+// issued past stores whose address is still unknown, stalling or replaying when they alias.
+// They are kept in `bin_of` (beside `refs`, same index) for the partition.
 template <int Sets>
-void bin_range_sets(const PrimRef* refs, size_t begin, size_t end, const BinMapper& m, int nb, Bins& bins) {
-  Bins extra[Sets - 1];
+void bin_range_sets(const PrimRef* refs, uint32_t* bin_of, size_t begin, size_t end, const BinMapper& m, int nb,
+                    Bins& bins) {
+  constexpr size_t kBatch = 64;
+  Bins extra[Sets > 1 ? Sets - 1 : 1];
   Bins* set[Sets];
   set[0] = &bins;
   for (int k = 1; k < Sets; ++k) extra[k - 1].reset(nb), set[k] = &extra[k - 1];
-  size_t i = begin;
-  for (; i + Sets <= end; i += Sets)
-    for (int k = 0; k < Sets; ++k) bin_one(refs[i + size_t(k)], m, *set[k]);
-  for (int k = 0; i < end; ++i, ++k) bin_one(refs[i], m, *set[k]);
+  for (size_t first = begin; first < end; first += kBatch) {
+    const size_t count = std::min(kBatch, end - first);
+    const PrimRef* r = refs + first;
+    uint32_t* packed = bin_of + first;
+    for (size_t i = 0; i < count; ++i) packed[i] = m.packed_bins(r[i].centroid2());
+    size_t i = 0;
+    for (; i + Sets <= count; i += Sets)
+      for (int k = 0; k < Sets; ++k) bin_one(r[i + size_t(k)].v, packed[i + size_t(k)], *set[k]);
+    for (int k = 0; i < count; ++i, ++k) bin_one(r[i].v, packed[i], *set[k]);
+  }
   for (int k = 1; k < Sets; ++k) bins.merge(extra[k - 1], nb);
 }
 
-void bin_range(const PrimRef* refs, size_t begin, size_t end, const BinMapper& m, int nb, Bins& bins) {
+void bin_range(const PrimRef* refs, uint32_t* bin_of, size_t begin, size_t end, const BinMapper& m, int nb, Bins& bins) {
   const size_t n = end - begin;
   if (n < kTwoBinSetThreshold) {
-    for (size_t i = begin; i < end; ++i) bin_one(refs[i], m, bins);
+    bin_range_sets<1>(refs, bin_of, begin, end, m, nb, bins);
   } else if (n < kManyBinSetThreshold) {
-    bin_range_sets<2>(refs, begin, end, m, nb, bins);
+    bin_range_sets<2>(refs, bin_of, begin, end, m, nb, bins);
   } else {
-    bin_range_sets<kManyBinSets>(refs, begin, end, m, nb, bins);
+    bin_range_sets<kManyBinSets>(refs, bin_of, begin, end, m, nb, bins);
   }
 }
 
@@ -165,24 +196,40 @@ struct Split {
 
 // Bins the range and sweeps for the cheapest plane. Kept out of the recursive build so its
 // bin sets do not sit in every level's stack frame.
-[[gnu::noinline]] Split find_split(const PrimRef* refs, size_t begin, size_t end, const BinMapper& m, int nb) {
+[[gnu::noinline]] Split find_split(const PrimRef* refs, uint32_t* bin_of, size_t begin, size_t end, const BinMapper& m,
+                                   int nb) {
   const size_t n = end - begin;
   Bins bins(nb);
+  uint32_t counts[3][kMaxBins];
   if (n >= kParallelBinThreshold) {
+    // Counts sum as integers: a float count is exact only within one chunk.
     const size_t chunks = (n + kBinChunk - 1) / kBinChunk;
-    std::vector<Bins> partial(chunks, Bins(nb));
+    std::vector<Bins> partial(chunks);
     tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
-      for (size_t c = r.begin(); c != r.end(); ++c)
-        bin_range(refs, begin + c * kBinChunk, std::min(end, begin + (c + 1) * kBinChunk), m, nb, partial[c]);
+      for (size_t c = r.begin(); c != r.end(); ++c) {
+        partial[c].reset(nb);
+        bin_range(refs, bin_of, begin + c * kBinChunk, std::min(end, begin + (c + 1) * kBinChunk), m, nb, partial[c]);
+      }
     }, tbb::simple_partitioner());
-    for (const Bins& p : partial) bins.merge(p, nb);
+    for (int a = 0; a < 3; ++a)
+      for (int i = 0; i < nb; ++i) counts[a][i] = 0;
+    for (const Bins& p : partial) {
+      bins.merge(p, nb);
+      for (int a = 0; a < 3; ++a)
+        for (int i = 0; i < nb; ++i) counts[a][i] += p.count(a, i);
+    }
   } else {
-    bin_range(refs, begin, end, m, nb, bins);
+    bin_range(refs, bin_of, begin, end, m, nb, bins);
+    for (int a = 0; a < 3; ++a)
+      for (int i = 0; i < nb; ++i) counts[a][i] = bins.count(a, i);
   }
   // Sweep: cost of splitting after bin i = A(left) * blocks(left) + A(right) * blocks(right),
   // counting triangles in blocks of 4 since a block costs one SIMD test whatever its fill.
   auto blocks = [](uint32_t count) { return float((count + kBlockWidth - 1) / kBlockWidth); };
-  Split best;
+  // Selected without branches on the data (they mispredicted on nearly every small node),
+  // keeping the first strictly better candidate as before.
+  float best_cost = std::numeric_limits<float>::infinity();
+  int best_key = -1;  // axis * kMaxBins + bin
   float right_cost[kMaxBins];
   for (int a = 0; a < 3; ++a) {
     if (m.scale_of[a] == 0.0f) continue;
@@ -190,24 +237,28 @@ struct Split {
     uint32_t count = 0;
     for (int i = nb - 1; i > 0; --i) {
       acc.extend(bins.box[a][i]);
-      count += bins.count[a][i];
-      right_cost[i] = count ? half_area(acc) * blocks(count) : 0.0f;  // unused when empty
+      count += counts[a][i];
+      right_cost[i] = half_area(acc) * blocks(count);  // unused where the right side is empty
     }
     acc = Box8{};
     count = 0;
     for (int i = 0; i < nb - 1; ++i) {
       acc.extend(bins.box[a][i]);
-      count += bins.count[a][i];
-      if (count == 0 || count == n) continue;
+      count += counts[a][i];
       const float cost = half_area(acc) * blocks(count) + right_cost[i + 1];
-      if (cost < best.cost) best = Split{a, i + 1, cost};
+      const bool better = (count != 0) & (count != n) & (cost < best_cost);
+      best_cost = better ? cost : best_cost;
+      best_key = better ? a * kMaxBins + i + 1 : best_key;
     }
   }
+  Split best;
+  if (best_key >= 0) best = Split{best_key / kMaxBins, best_key % kMaxBins, best_cost};
   return best;
 }
 
 struct Builder {
   PrimRef* refs;
+  uint32_t* bin_of;  // bins of refs[i] on the three axes (BinMapper::packed_bins), per node
   BinaryNode* nodes;
   const BinaryBuildOptions& opt;
 
@@ -252,7 +303,7 @@ struct Builder {
     const BinMapper m(centroids2, nb);
     Split split;
     if (sah) {
-      split = find_split(refs, begin, end, m, nb);
+      split = find_split(refs, bin_of, begin, end, m, nb);
       // Leaf when small enough and not worse than a split (a node step ~ one block test).
       const float area = half_area(box);
       const float blocks = float((n + kBlockWidth - 1) / kBlockWidth);
@@ -266,11 +317,10 @@ struct Builder {
       // In-place partition by bin from both ends, swapping only misplaced pairs and
       // accumulating the children's bounds on the way (in locals the compiler can keep in
       // registers: the swaps would otherwise force them through memory).
-      const __m128i split_bin = _mm_set1_epi32(split.bin);
-      const int axis_bit = 1 << split.axis;
-      auto goes_left = [&](__m128 c2) {
-        return (_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(m.bins(c2), split_bin))) & axis_bit) != 0;
-      };
+      // The bins come from the binning (positions are each examined once, so swapped
+      // references need not carry theirs along): a short dependency chain ahead of each branch.
+      const uint32_t shift = 8 * uint32_t(split.axis), split_bin = uint32_t(split.bin);
+      auto goes_left = [&](const PrimRef* r) { return ((bin_of[r - refs] >> shift) & 0xff) < split_bin; };
       const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
       __m256 lb = inf, rb = inf;
       __m128 lc_lo = _mm256_castps256_ps128(inf), lc_hi = _mm_sub_ps(_mm_setzero_ps(), lc_lo);
@@ -279,14 +329,14 @@ struct Builder {
       PrimRef* j = refs + end;
       for (;;) {
         for (; i < j; ++i) {
+          if (!goes_left(i)) break;
           const __m128 c = i->centroid2();
-          if (!goes_left(c)) break;
           lb = _mm256_min_ps(lb, i->v);
           lc_lo = _mm_min_ps(lc_lo, c), lc_hi = _mm_max_ps(lc_hi, c);
         }
         for (; i < j; --j) {
+          if (goes_left(j - 1)) break;
           const __m128 c = (j - 1)->centroid2();
-          if (goes_left(c)) break;
           rb = _mm256_min_ps(rb, (j - 1)->v);
           rc_lo = _mm_min_ps(rc_lo, c), rc_hi = _mm_max_ps(rc_hi, c);
         }
@@ -385,7 +435,8 @@ BinaryBvh build_binary_bvh(size_t n, const PrimitiveBoundsFn& bounds, const Bina
   out.slots = 2 * n - 1;
   // Most slots stay unused (leaves leave theirs at the end of each packed subtree's range).
   out.nodes = BuildArray<BinaryNode>(out.slots, BuildArray<BinaryNode>::Pages::small);
-  Builder builder{refs.data(), out.nodes.data(), options};
+  BuildArray<uint32_t> bin_of(n);
+  Builder builder{refs.data(), bin_of.data(), out.nodes.data(), options};
   const Builder::Built root = builder.build(0, 0, n, box, centroids2, 1);
   out.depth = root.depth;
   out.blocks = root.blocks;

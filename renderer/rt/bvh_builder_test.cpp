@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <tbb/global_control.h>
@@ -188,6 +190,48 @@ TEST(RtBvhBuilder, CollapseReachesEveryLeafOnce) {
     }
   EXPECT_TRUE(std::all_of(reached.begin(), reached.end(), [](int r) { return r == 1; }));
   EXPECT_EQ(leaf_refs, leaves);
+}
+
+// Triangles are checked while the builder takes their boxes (in parallel): the lowest bad one
+// is the one reported, whatever the thread count.
+TEST(RtBvhBuilder, LowestBadTriangleReportedForAnyThreadCount) {
+  constexpr int kSide = 200;  // 80000 triangles: several chunks of boxes
+  std::vector<glm::vec3> positions;
+  for (int y = 0; y <= kSide; ++y)
+    for (int x = 0; x <= kSide; ++x) positions.emplace_back(float(x), float(y), 0.1f * float((x * y) % 7));
+  std::vector<uint32_t> indices;
+  for (int y = 0; y < kSide; ++y)
+    for (int x = 0; x < kSide; ++x) {
+      const uint32_t v = uint32_t(y * (kSide + 1) + x);
+      for (uint32_t i : {v, v + 1, v + uint32_t(kSide) + 1, v + 1, v + uint32_t(kSide) + 2, v + uint32_t(kSide) + 1})
+        indices.push_back(i);
+    }
+  indices[3 * 70000 + 1] = uint32_t(positions.size()) + 5;  // out of range
+  positions.push_back(glm::vec3(0.0f, std::numeric_limits<float>::infinity(), 0.0f));
+  indices[3 * 30001 + 2] = uint32_t(positions.size()) - 1;  // non-finite
+  indices[3 * 65000] = uint32_t(positions.size()) - 1;
+  for (int threads : {1, 8}) {
+    tbb::global_control allow(tbb::global_control::max_allowed_parallelism, size_t(threads));
+    tbb::task_arena(threads).execute([&] {
+      try {
+        (void)build_mesh_bvh(positions, indices);
+        ADD_FAILURE() << "no error with " << threads << " threads";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("triangle 30001 "), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("non-finite"), std::string::npos) << e.what();
+      }
+    });
+  }
+  indices[3 * 30001 + 2] = 0;
+  indices[3 * 65000] = 0;
+  try {
+    (void)build_mesh_bvh(positions, indices);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("triangle 70000 refers to vertex"), std::string::npos) << e.what();
+  }
+  indices[3 * 70000 + 1] = 0;
+  EXPECT_FALSE(build_mesh_bvh(positions, indices).empty());
 }
 
 }  // namespace

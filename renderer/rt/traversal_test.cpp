@@ -2,7 +2,11 @@
 // where the fused multiply-add form's product origin * (1/d) carries most of the rounding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <random>
+#include <vector>
 
 #include "tessera/rt.h"
 #include "tessera/scene.h"
@@ -78,6 +82,79 @@ TEST(RtTraversal, NoBoxIsCulledFarFromTheOrigin) {
     EXPECT_GT(rays, 50000) << "offset " << offset;
     EXPECT_EQ(misses, 0) << "offset " << offset;
   }
+}
+
+// A closed cube [-1, 1]^3, each face an n x n grid of cells split into two triangles.
+Scene cube_scene(int n) {
+  Mesh m;
+  m.name = "cube";
+  for (int axis = 0; axis < 3; ++axis)
+    for (const float side : {-1.0f, 1.0f}) {
+      const uint32_t first = uint32_t(m.vertices.size());
+      for (int j = 0; j <= n; ++j)
+        for (int i = 0; i <= n; ++i) {
+          glm::vec3 v(0.0f);
+          v[axis] = side;
+          v[(axis + 1) % 3] = -1.0f + 2.0f * float(i) / float(n);
+          v[(axis + 2) % 3] = -1.0f + 2.0f * float(j) / float(n);
+          glm::vec3 normal(0.0f);
+          normal[axis] = side;
+          m.vertices.push_back(Vertex{v, normal, glm::vec2(0)});
+        }
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+          const uint32_t a = first + uint32_t(j * (n + 1) + i), b = a + 1, c = a + uint32_t(n) + 1, d = c + 1;
+          m.indices.insert(m.indices.end(), {a, b, d, a, d, c});
+        }
+    }
+  compute_bounds(m);
+  Scene s;
+  s.meshes.push_back(std::move(m));
+  s.materials.push_back(Material{});
+  s.instances.push_back(Instance{0, 0, glm::mat4(1.0f)});
+  return s;
+}
+
+TEST(RtTraversal, ClosedCubeHitFromInsideForEveryAxisAndSign) {
+  // The triangle test's per-ray setup picks the dominant axis of the direction (first of equal
+  // magnitudes) and orders the other two by its sign. Directions with every sign, zero
+  // components and ties in magnitude - (1, 1, 0), (-1, 1, -1), ... - from points inside a
+  // closed cube (through its edges and corners too) must all hit, at the exact distance.
+  const Scene s = cube_scene(4);
+  const auto as = AccelerationStructure::build(s);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-0.9f, 0.9f);
+  std::vector<glm::vec3> directions;
+  for (int x = -1; x <= 1; ++x)
+    for (int y = -1; y <= 1; ++y)
+      for (int z = -1; z <= 1; ++z)
+        if (x || y || z) directions.emplace_back(float(x), float(y), float(z));
+  Counters c;
+  int rays = 0, misses = 0, wrong_distance = 0;
+  for (int o = 0; o < 200; ++o) {
+    // The centre, and points on the planes of the cells' edges (rays along a face's grid lines).
+    const glm::vec3 origin = o == 0 ? glm::vec3(0.0f) : o < 20 ? glm::vec3(0.5f * float(o % 3 - 1), 0.0f, 0.5f) : glm::vec3(u(rng), u(rng), u(rng));
+    for (const glm::vec3& d0 : directions)
+      for (const float scale : {1.0f, 0.25f, 3.0f}) {
+        Ray r;
+        r.origin = origin;
+        r.direction = d0 * scale;
+        double exact = std::numeric_limits<double>::infinity();
+        for (int a = 0; a < 3; ++a)
+          if (r.direction[a] != 0.0f)
+            exact = std::min(exact, ((r.direction[a] > 0.0f ? 1.0 : -1.0) - double(origin[a])) / double(r.direction[a]));
+        const Hit h = as.intersect(r, RayType::primary, c);
+        ++rays;
+        if (!h.hit()) {
+          ++misses;
+        } else if (std::abs(double(h.t) - exact) > 1e-5 * exact) {
+          ++wrong_distance;
+        }
+      }
+  }
+  EXPECT_EQ(rays, 200 * 26 * 3);
+  EXPECT_EQ(misses, 0);
+  EXPECT_EQ(wrong_distance, 0);
 }
 
 }  // namespace
