@@ -68,8 +68,9 @@ TEST(Lod, CoarseLevelsKeepTheShape) {
       EXPECT_GT(nearest, 0.8) << "keep " << keep << " level " << l + 1 << ": a triangle cuts through the sphere";
     }
     // Reached the count where that keeps the shape (1/10 per level stops early at level 3).
-    if (keep >= 0.25f)
+    if (keep >= 0.25f) {
       EXPECT_LT(levels.back().triangle_count(), size_t(double(s.meshes[0].triangle_count()) * keep * keep * keep * 1.5));
+    }
     for (size_t l = 1; l < levels.size(); ++l) EXPECT_LE(levels[l].triangle_count(), levels[l - 1].triangle_count());
   }
   EXPECT_THROW(simplify_lod_levels(s.meshes[0], 4, 0.0f), Error);
