@@ -17,6 +17,16 @@ namespace {
 // An n x n flat grid of cells of size `cell` at (offset, offset, offset), interior vertices
 // jittered within the plane, two triangles per cell: every box of the BVH is flat in z and
 // many share faces, so a hit point on a shared edge lies on the slabs of several boxes.
+// `mesh` (bounds computed here) as the one instance of a scene.
+Scene one_instance_scene(Mesh mesh) {
+  compute_bounds(mesh);
+  Scene s;
+  s.meshes.push_back(std::move(mesh));
+  s.materials.push_back(Material{});
+  s.instances.push_back(Instance{0, 0, glm::mat4(1.0f)});
+  return s;
+}
+
 Scene flat_grid_scene(int n, float offset, float cell) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> jitter(-0.3f, 0.3f);
@@ -40,12 +50,7 @@ Scene flat_grid_scene(int n, float offset, float cell) {
         m.indices.insert(m.indices.end(), {a, b, c, b, d, c});
       }
     }
-  compute_bounds(m);
-  Scene s;
-  s.meshes.push_back(std::move(m));
-  s.materials.push_back(Material{});
-  s.instances.push_back(Instance{0, 0, glm::mat4(1.0f)});
-  return s;
+  return one_instance_scene(std::move(m));
 }
 
 TEST(RtTraversal, NoBoxIsCulledFarFromTheOrigin) {
@@ -107,12 +112,7 @@ Scene cube_scene(int n) {
           m.indices.insert(m.indices.end(), {a, b, d, a, d, c});
         }
     }
-  compute_bounds(m);
-  Scene s;
-  s.meshes.push_back(std::move(m));
-  s.materials.push_back(Material{});
-  s.instances.push_back(Instance{0, 0, glm::mat4(1.0f)});
-  return s;
+  return one_instance_scene(std::move(m));
 }
 
 TEST(RtTraversal, ClosedCubeHitFromInsideForEveryAxisAndSign) {
