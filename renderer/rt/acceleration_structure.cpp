@@ -141,56 +141,66 @@ WideBvh build_mesh_bvh(std::span<const glm::vec3> positions, std::span<const uin
   }, bo);
   if (first_bad.load() < n) check_triangle(positions, indices, first_bad.load());
   bvh.bounds = binary.nodes[0].bounds();
-  // The collapse numbers the leaves' blocks in node order; the blocks are filled afterwards in
-  // parallel (each leaf writes only its own blocks). The block array (its size is known from
-  // the binary tree) is allocated and cleared meanwhile, beside the sequential collapse.
-  struct LeafBlocks {
-    uint32_t first, count, first_block;
-  };
-  std::vector<LeafBlocks> leaves;
-  leaves.reserve(n / 4 + 1);
-  uint32_t block_total = 0;
+  // The leaves' blocks are numbered in binary-tree order (left to right), so the blocks are
+  // filled from the binary tree by a parallel walk, beside the sequential collapse. The block
+  // array is not cleared (BvhAllocator default-initialises): the walk writes every block whole.
   TS_CHECK(binary.blocks < (1u << 26), "rt: too many triangle blocks");
+  TS_CHECK(binary.nodes[0].blocks == binary.blocks, "rt: leaf blocks do not match the binary tree");
+  bvh.blocks.resize(binary.blocks);
+  auto fill_leaf = [&](const BinaryNode& leaf, uint32_t first_block) {
+    for (uint32_t b = 0; b * kBlockWidth < leaf.count; ++b) {
+      TriangleBlock block{};
+      for (int lane = 0; lane < kBlockWidth; ++lane) {
+        const uint32_t k = b * kBlockWidth + uint32_t(lane);
+        if (k >= leaf.count) {
+          block.primitive[lane] = kInvalidId;
+          continue;
+        }
+        const uint32_t prim = binary.order[leaf.first + k];
+        block.primitive[lane] = prim;
+        const glm::vec3 v[3] = {positions[indices[3 * prim]], positions[indices[3 * prim + 1]],
+                                positions[indices[3 * prim + 2]]};
+        for (int a = 0; a < 3; ++a) {
+          block.v0[a][lane] = v[0][a];
+          block.v1[a][lane] = v[1][a];
+          block.v2[a][lane] = v[2][a];
+        }
+      }
+      bvh.blocks[first_block + b] = block;
+    }
+  };
+  // Subtrees of at least kFillTask primitives split into two tasks; smaller ones are walked by
+  // one task (an explicit stack: the tree may be deep where splits fall back to medians).
+  constexpr uint32_t kFillTask = 4096;
+  auto fill = [&](auto& self, uint32_t slot, uint32_t first_block) -> void {
+    const BinaryNode& node = binary.nodes[slot];
+    if (node.count >= kFillTask && !node.leaf()) {
+      tbb::parallel_invoke([&] { self(self, slot + 1, first_block); },
+                           [&] { self(self, node.right, first_block + binary.nodes[slot + 1].blocks); });
+      return;
+    }
+    std::vector<std::pair<uint32_t, uint32_t>> stack{{slot, first_block}};
+    while (!stack.empty()) {
+      const auto [s, fb] = stack.back();
+      stack.pop_back();
+      const BinaryNode& at = binary.nodes[s];
+      if (at.leaf()) {
+        fill_leaf(at, fb);
+        continue;
+      }
+      stack.push_back({at.right, fb + binary.nodes[s + 1].blocks});
+      stack.push_back({s + 1, fb});
+    }
+  };
   tbb::parallel_invoke(
       [&] {
-        bvh.nodes = collapse_to_wide(binary, [&](uint32_t first, uint32_t count) {
-          const uint32_t first_block = block_total;
+        bvh.nodes = collapse_to_wide(binary, [&](uint32_t, uint32_t count, uint32_t first_block) {
           const uint32_t block_count = (count + kBlockWidth - 1) / kBlockWidth;
           TS_CHECK(block_count <= uint32_t(kMaxLeafBlocks), "rt: leaf too large");
-          leaves.push_back({first, count, first_block});
-          block_total += block_count;
           return leaf_ref(first_block, block_count);
         });
       },
-      [&] { bvh.blocks.resize(binary.blocks); });
-  TS_CHECK(block_total == binary.blocks, "rt: leaf blocks do not match the binary tree");
-  constexpr size_t kLeafChunk = 1024;
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, (leaves.size() + kLeafChunk - 1) / kLeafChunk, 1),
-                    [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t l = r.begin() * kLeafChunk; l < std::min(leaves.size(), r.end() * kLeafChunk); ++l) {
-      const LeafBlocks& leaf = leaves[l];
-      for (uint32_t b = 0; b * kBlockWidth < leaf.count; ++b) {
-        TriangleBlock block{};
-        for (int lane = 0; lane < kBlockWidth; ++lane) {
-          const uint32_t k = b * kBlockWidth + uint32_t(lane);
-          if (k >= leaf.count) {
-            block.primitive[lane] = kInvalidId;
-            continue;
-          }
-          const uint32_t prim = binary.order[leaf.first + k];
-          block.primitive[lane] = prim;
-          const glm::vec3 v[3] = {positions[indices[3 * prim]], positions[indices[3 * prim + 1]],
-                                  positions[indices[3 * prim + 2]]};
-          for (int a = 0; a < 3; ++a) {
-            block.v0[a][lane] = v[0][a];
-            block.v1[a][lane] = v[1][a];
-            block.v2[a][lane] = v[2][a];
-          }
-        }
-        bvh.blocks[leaf.first_block + b] = block;
-      }
-    }
-  }, tbb::simple_partitioner());
+      [&] { fill(fill, 0, 0); });
   return bvh;
 }
 
@@ -315,7 +325,7 @@ AccelerationStructure AccelerationStructure::build(const Scene& scene, const Bui
     bo.max_leaf_size = 1;
     const BinaryBvh binary = build_binary_bvh(boxes, bo);
     as.top_.bounds = binary.nodes[0].bounds();
-    as.top_.nodes = collapse_to_wide(binary, [&](uint32_t first, uint32_t count) {
+    as.top_.nodes = collapse_to_wide(binary, [&](uint32_t first, uint32_t count, uint32_t) {
       TS_CHECK(count == 1, "rt: top-level leaves hold one instance");
       return top_refs[binary.order[first]];
     });

@@ -262,7 +262,7 @@ struct Builder {
   BinaryNode* nodes;
   const BinaryBuildOptions& opt;
 
-  void set_node(uint32_t slot, const Box8& box, size_t first, size_t count, uint32_t right) {
+  void set_node(uint32_t slot, const Box8& box, size_t first, size_t count, uint32_t right, size_t blocks) {
     alignas(16) float lo[4], hi[4];
     _mm_store_ps(lo, box.lo());
     _mm_store_ps(hi, box.hi());
@@ -271,6 +271,7 @@ struct Builder {
     n.first = uint32_t(first);
     n.count = uint32_t(count);
     n.right = right;
+    n.blocks = uint32_t(blocks);
   }
 
   struct Built {
@@ -280,8 +281,9 @@ struct Builder {
   };
 
   Built leaf(uint32_t slot, const Box8& box, size_t begin, size_t n, int depth) {
-    set_node(slot, box, begin, n, 0);
-    return Built{depth, slot + 1, (n + kBlockWidth - 1) / kBlockWidth};
+    const size_t blocks = (n + kBlockWidth - 1) / kBlockWidth;
+    set_node(slot, box, begin, n, 0, blocks);
+    return Built{depth, slot + 1, blocks};
   }
 
   // Builds the subtree over refs[begin, end) into `slot` (owning 2n-1 slots from there).
@@ -379,12 +381,12 @@ struct Builder {
       Built l{}, r{};
       tbb::parallel_invoke([&] { l = build(left, begin, mid, lbox, lcent, depth + 1); },
                            [&] { r = build(right, mid, end, rbox, rcent, depth + 1); });
-      set_node(slot, box, begin, n, right);
+      set_node(slot, box, begin, n, right, l.blocks + r.blocks);
       return Built{std::max(l.depth, r.depth), slot + uint32_t(2 * n - 1), l.blocks + r.blocks};
     }
     const Built l = build(left, begin, mid, lbox, lcent, depth + 1);
     const Built r = build(l.next, mid, end, rbox, rcent, depth + 1);
-    set_node(slot, box, begin, n, l.next);
+    set_node(slot, box, begin, n, l.next, l.blocks + r.blocks);
     return Built{std::max(l.depth, r.depth), r.next, l.blocks + r.blocks};
   }
 };
@@ -455,10 +457,11 @@ BinaryBvh build_binary_bvh(std::span<const Aabb> primitive_bounds, const BinaryB
 
 namespace {
 
+using WideNodes = std::vector<WideNode, BvhAllocator<WideNode>>;
+
 struct Collapser {
   const BinaryBvh& binary;
-  const std::function<uint32_t(uint32_t, uint32_t)>& make_leaf;
-  std::vector<WideNode, BvhAllocator<WideNode>>& nodes;
+  const MakeLeafFn& make_leaf;
 
   static void clear(WideNode& w) {
     for (int i = 0; i < kWidth; ++i) {
@@ -469,61 +472,76 @@ struct Collapser {
     }
   }
 
-  uint32_t emit(uint32_t slot) {
-    const uint32_t index = uint32_t(nodes.size());
-    TS_CHECK(index < (1u << 29), "too many wide BVH nodes");
-    nodes.emplace_back();
-    clear(nodes.back());
-    std::array<uint32_t, kWidth> kids{};
-    std::array<float, kWidth> area{};  // -1 for leaves, which are never opened
+  // The children of the wide node over binary `slot` (whose leaves' blocks start at
+  // `first_block`): opens the child of largest surface area until 8 children.
+  struct Children {
+    std::array<uint32_t, kWidth> slot{};
+    std::array<uint32_t, kWidth> first_block{};
     int count = 0;
-    auto add = [&](int i, uint32_t kid) {
-      kids[i] = kid;
+  };
+  Children gather(uint32_t slot, uint32_t first_block) const {
+    Children k;
+    std::array<float, kWidth> area{};  // -1 for leaves, which are never opened
+    auto add = [&](int i, uint32_t kid, uint32_t block) {
+      k.slot[i] = kid;
+      k.first_block[i] = block;
       const BinaryNode& c = binary.nodes[kid];
       area[i] = c.leaf() ? -1.0f : c.bounds().half_area();
     };
     const BinaryNode& root = binary.nodes[slot];
     if (root.leaf()) {
-      kids[count] = slot, area[count++] = -1.0f;
+      k.slot[k.count] = slot, k.first_block[k.count] = first_block, area[k.count++] = -1.0f;
     } else {
-      add(count++, slot + 1);
-      add(count++, root.right);
+      add(k.count++, slot + 1, first_block);
+      add(k.count++, root.right, first_block + binary.nodes[slot + 1].blocks);
     }
-    while (count < kWidth) {
+    while (k.count < kWidth) {
       int best = -1;
       float best_area = -1.0f;
-      for (int i = 0; i < count; ++i)
+      for (int i = 0; i < k.count; ++i)
         if (area[i] >= 0.0f && area[i] > best_area) best_area = area[i], best = i;
       if (best < 0) break;
-      const uint32_t open = kids[best];
-      add(best, open + 1);
-      add(count++, binary.nodes[open].right);
+      const uint32_t open = k.slot[best], open_block = k.first_block[best];
+      add(best, open + 1, open_block);
+      add(k.count++, binary.nodes[open].right, open_block + binary.nodes[open + 1].blocks);
     }
-    std::array<uint32_t, kWidth> refs{};
-    for (int i = 0; i < count; ++i) {
-      const BinaryNode& c = binary.nodes[kids[i]];
-      refs[i] = c.leaf() ? make_leaf(c.first, c.count) : child_ref(ChildKind::interior, emit(kids[i]));
-    }
-    WideNode& w = nodes[index];  // after the recursion: emplace_back may have moved it
-    for (int i = 0; i < count; ++i) {
-      const Aabb b = binary.nodes[kids[i]].bounds();
+    return k;
+  }
+
+  void write(WideNode& w, const Children& k, const std::array<uint32_t, kWidth>& refs) const {
+    clear(w);
+    for (int i = 0; i < k.count; ++i) {
+      const Aabb b = binary.nodes[k.slot[i]].bounds();
       w.lo_x[i] = b.lo.x, w.lo_y[i] = b.lo.y, w.lo_z[i] = b.lo.z;
       w.hi_x[i] = b.hi.x, w.hi_y[i] = b.hi.y, w.hi_z[i] = b.hi.z;
       w.child[i] = refs[i];
     }
+  }
+
+  // Collapses the subtree at `slot` depth first into `nodes`.
+  uint32_t emit(uint32_t slot, uint32_t first_block, WideNodes& nodes) const {
+    const uint32_t index = uint32_t(nodes.size());
+    TS_CHECK(index < (1u << 29), "too many wide BVH nodes");
+    nodes.emplace_back();
+    const Children k = gather(slot, first_block);
+    std::array<uint32_t, kWidth> refs{};
+    for (int i = 0; i < k.count; ++i) {
+      const BinaryNode& c = binary.nodes[k.slot[i]];
+      refs[i] = c.leaf() ? make_leaf(c.first, c.count, k.first_block[i])
+                         : child_ref(ChildKind::interior, emit(k.slot[i], k.first_block[i], nodes));
+    }
+    write(nodes[index], k, refs);  // after the recursion: emplace_back may have moved it
     return index;
   }
 };
 
 }  // namespace
 
-std::vector<WideNode, BvhAllocator<WideNode>> collapse_to_wide(const BinaryBvh& binary,
-                                       const std::function<uint32_t(uint32_t first, uint32_t count)>& make_leaf) {
-  std::vector<WideNode, BvhAllocator<WideNode>> nodes;
+WideNodes collapse_to_wide(const BinaryBvh& binary, const MakeLeafFn& make_leaf) {
+  WideNodes nodes;
   if (binary.slots == 0) return nodes;
   nodes.reserve(binary.order.size() / 4 + 1);
-  Collapser c{binary, make_leaf, nodes};
-  c.emit(0);
+  Collapser{binary, make_leaf}.emit(0, 0, nodes);
   return nodes;
 }
 

@@ -63,6 +63,7 @@ struct BinaryNode {
   uint32_t first;  // first entry of BinaryBvh::order under this node
   uint32_t count;  // primitives under this node
   uint32_t right;  // interior: right child slot (the left child is the next slot); 0 for a leaf
+  uint32_t blocks; // blocks of kBlockWidth primitives the leaves under this node fill
   bool leaf() const { return right == 0; }
   Aabb bounds() const { return Aabb{{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}}; }
 };
@@ -92,9 +93,12 @@ BinaryBvh build_binary_bvh(size_t count, const PrimitiveBoundsFn& bounds, const 
 BinaryBvh build_binary_bvh(std::span<const Aabb> primitive_bounds, const BinaryBuildOptions& options);
 
 // Collapses into wide nodes in depth-first order (node 0 = root), opening the child of largest
-// surface area until 8 children. `make_leaf(first, count)` turns a binary leaf into a child
-// reference (a triangle-block leaf or an instance); it is called in node order, on one thread.
-std::vector<WideNode, BvhAllocator<WideNode>> collapse_to_wide(const BinaryBvh& binary,
-                                       const std::function<uint32_t(uint32_t first, uint32_t count)>& make_leaf);
+// surface area until 8 children. `make_leaf(first, count, first_block)` turns a binary leaf into
+// a child reference (a triangle-block leaf or an instance); it is called in node order, on one
+// thread. `first_block` numbers the leaves' blocks in binary-tree order (the blocks of the
+// leaves left of this one), so the blocks can be filled from the binary tree alone, beside the
+// collapse.
+using MakeLeafFn = std::function<uint32_t(uint32_t first, uint32_t count, uint32_t first_block)>;
+std::vector<WideNode, BvhAllocator<WideNode>> collapse_to_wide(const BinaryBvh& binary, const MakeLeafFn& make_leaf);
 
 }  // namespace tessera::rt

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -169,10 +170,24 @@ TEST(RtBvhBuilder, CollapseReachesEveryLeafOnce) {
   const BinaryBvh bvh = build_binary_bvh(boxes, BinaryBuildOptions{});
   std::vector<int> seen(boxes.size(), 0);
   uint32_t leaves = 0;
-  const auto nodes = collapse_to_wide(bvh, [&](uint32_t first, uint32_t count) {
+  // Leaf first primitive -> (count, first block) as the collapse reports them.
+  std::map<uint32_t, std::pair<uint32_t, uint32_t>> reported;
+  const auto nodes = collapse_to_wide(bvh, [&](uint32_t first, uint32_t count, uint32_t first_block) {
     for (uint32_t k = first; k < first + count; ++k) ++seen[bvh.order[k]];
+    reported[first] = {count, first_block};
     return leaf_ref(leaves++, 1);
   });
+  // Blocks are numbered in binary-tree order: a leaf's first block counts the blocks of the
+  // leaves before it in `order`, and all leaves together fill exactly `blocks`.
+  uint32_t blocks_before = 0, next_first = 0;
+  for (const auto& [first, leaf] : reported) {
+    EXPECT_EQ(first, next_first);
+    EXPECT_EQ(leaf.second, blocks_before);
+    next_first = first + leaf.first;
+    blocks_before += (leaf.first + kBlockWidth - 1) / kBlockWidth;
+  }
+  EXPECT_EQ(next_first, boxes.size());
+  EXPECT_EQ(blocks_before, bvh.blocks);
   ASSERT_FALSE(nodes.empty());
   EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; }));
   // Every interior reference points forward (depth-first numbering) and every node is reached once.

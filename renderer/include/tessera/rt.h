@@ -8,7 +8,10 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <new>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -181,6 +184,16 @@ struct BvhAllocator {
   BvhAllocator(const BvhAllocator<U>&) {}
   T* allocate(size_t n) { return static_cast<T*>(allocate_bvh_memory(n * sizeof(T), alignof(T))); }
   void deallocate(T* p, size_t n) { free_bvh_memory(p, n * sizeof(T), alignof(T)); }
+  // Default-initialises: resize() leaves trivial nodes and blocks unwritten, since the builder
+  // writes every one of them anyway (clearing first cost a full pass and the page faults).
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
   template <typename U>
   bool operator==(const BvhAllocator<U>&) const {
     return true;
