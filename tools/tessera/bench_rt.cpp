@@ -64,8 +64,9 @@ void for_rays(size_t count, tbb::task_arena* arena, const std::function<void(siz
 
 // One way of choosing LOD levels. The RT unit's time is measured on the workload's rays alone
 // (primary, shadow, diffuse, each with its path length), in the steady state of lazy
-// residency with no budget pressure (resident = what the view needs); the image for PSNR is
-// a whole rt frame (closest-hit and miss programs, shadow rays, one diffuse bounce).
+// residency with no budget pressure (resident = what the view needs); the images for PSNR are
+// whole rt frames (closest-hit and miss programs, shadow rays; with and without a diffuse
+// bounce), the second frame of a renderer so that lazy residency has loaded what it wanted.
 struct LodVariant {
   const char* label;
   bool lod;
