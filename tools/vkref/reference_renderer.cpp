@@ -968,19 +968,20 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
                           0, nullptr);
   if (statistics) vkCmdBeginQuery(cmd, statistics_pool, 0, 0);
 
+  // Set 1: the material's texture (white without one), rebound only when it changes.
   VkDescriptorSet bound_set = VK_NULL_HANDLE;
+  const auto bind_material_set = [&](const Material& material) {
+    const VkDescriptorSet set = material.texture >= 0 ? texture_sets[size_t(material.texture)] : white_set;
+    if (set == bound_set) return;
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 1, 1, &set, 0, nullptr);
+    bound_set = set;
+  };
   uint32_t bound_mesh = UINT32_MAX;
   for (const Instance& instance : draws.instances) {
     const MeshBuffers& mesh = meshes[instance.mesh];
     if (mesh.index_count == 0) continue;
     const Material& material = draws.materials[instance.material];
-    const VkDescriptorSet set =
-        material.texture >= 0 ? texture_sets[size_t(material.texture)] : white_set;
-    if (set != bound_set) {
-      vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 1, 1, &set, 0,
-                              nullptr);
-      bound_set = set;
-    }
+    bind_material_set(material);
     InstancePushConstants push{};
     push.model = instance.transform;
     const glm::mat3 normal_matrix = glm::transpose(glm::inverse(glm::mat3(instance.transform)));
@@ -1011,13 +1012,7 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
       bound_pipeline = pipeline;
     }
     const Material& material = draws.materials[instance.material];
-    const VkDescriptorSet set =
-        material.texture >= 0 ? texture_sets[size_t(material.texture)] : white_set;
-    if (set != bound_set) {
-      vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 1, 1, &set, 0,
-                              nullptr);
-      bound_set = set;
-    }
+    bind_material_set(material);
     const uint32_t offset = uint32_t(i * patch_uniform_stride);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 2, 1, &mesh.set, 1, &offset);
     // The fragment stage's part of the push constants (the vertex part is unused here).
