@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Compares the frames of two builds bit for bit: every shipped scene in every frame mode
+# (raster 1x/2x/4x/8x, adaptive tiling, rt, hybrid, GPP map), colour, depth, samples,
+# overlay buffers and every statistic but wall-clock times (tools/identity/frame_dump.cpp).
+#   tools/identity/check-identical.sh BASE NEW [scene-filter]
+# BASE and NEW are build folders (holding bin/tessera_frame_dump) or folders a previous
+# frame_dump run wrote. Build the base at the commit before a change (git worktree add ../base
+# REF; cmake ... there), then run this from the source tree. Exit 0 when every file of every
+# case is identical.
+set -euo pipefail
+base=$1; new=$2; filter=${3:-}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+dump() {  # dump BUILD_OR_DUMP NAME
+  if [ -x "$1/bin/tessera_frame_dump" ]; then
+    "$1/bin/tessera_frame_dump" "$root/assets" "$work/$2" $filter >/dev/null
+  else
+    ln -s "$(cd "$1" && pwd)" "$work/$2"
+  fi
+}
+dump "$base" base
+dump "$new" new
+if diff -rq "$work/base/" "$work/new/"; then
+  echo "identical: $(ls "$work/base" | wc -l) cases"
+else
+  for f in $(diff -rq "$work/base/" "$work/new/" | grep stats.txt | awk '{print $2}'); do
+    diff "$f" "${f/\/base\//\/new\/}" | head -20
+  done
+  exit 1
+fi
