@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/counter_set.h"
+#include "tessera/counter_set.h"
 #include "eu/eu_opcode.h"
 
 

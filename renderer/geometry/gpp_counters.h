@@ -3,7 +3,7 @@
 // publishes them under geometry.gpp.<design>.gpp<i>. and geometry.gpp.<design>.
 #pragma once
 
-#include "core/counter_set.h"
+#include "tessera/counter_set.h"
 
 namespace tessera {
 

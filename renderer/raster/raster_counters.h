@@ -2,7 +2,7 @@
 // and the frame sums them, so counting never takes a lock.
 #pragma once
 
-#include "core/counter_set.h"
+#include "tessera/counter_set.h"
 
 namespace tessera {
 
