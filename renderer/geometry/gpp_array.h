@@ -15,6 +15,7 @@
 #include "geometry/dpm_message.h"
 #include "geometry/gpp_cost_model.h"
 #include "geometry/gpp_counters.h"
+#include "tessera/config.h"
 #include "tessera/memory_ledger.h"
 #include "tessera/tessellator.h"
 
@@ -40,17 +41,6 @@ enum class GppDesign : uint8_t {
 };
 
 std::string_view gpp_design_name(GppDesign design);  // "onchip", "noredist", "offchip"
-
-// How the TEBEs share out the patches of a DPM (on-chip) or of the record queue (off-chip).
-// Every TEBE runs the same policy on the same messages, so all agree without further messages.
-enum class GppPolicy : uint8_t {
-  kRoundRobin,   // the spec: handle j to Next-TEBE + j, then next = (next + count) mod N
-  kLeastLoaded,  // the spec's "weighted by expected patch cost": each handle to the TEBE with
-                 // the least estimated work assigned so far (estimate: patch setup, domain
-                 // points from the factors and the patch's extra cycles, at the cost-model
-                 // rates), ties broken cyclically
-                 // from Next-TEBE; Next-TEBE becomes the follower of the last taker
-};
 
 std::string_view gpp_policy_name(GppPolicy policy);  // "roundrobin", "leastloaded"
 

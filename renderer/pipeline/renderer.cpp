@@ -4,6 +4,7 @@
 //   rasterize, depth, shade, store) -> frame buffer, stats and memory ledger.
 // Work is split by data (vertex ranges, triangle chunks, tiles), never by thread, and results
 // are merged in a fixed order, so the frame and its stats do not depend on the thread count.
+#include "core/timing.h"
 #include "tessera/renderer.h"
 
 #include <algorithm>
@@ -57,10 +58,6 @@ struct Draw {
   size_t triangle_base = 0;  // first primitive of this draw in frame order
 };
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // Index of the draw containing element `i` of a prefix-summed field.
 template <typename Field>
@@ -303,7 +300,7 @@ void publish_tiling(Stats& s, const Config& cfg, const Picb& picb, const Superti
   fixed.tiles_x = picb.tiles_x;
   fixed.tiles_y = picb.tiles_y;
   fixed.owner = square_partition(atomic, side, "", 0).owner;
-  s.set("tiling.mode", cfg.tiling.mode);
+  s.set("tiling.mode", std::string(choice_name(cfg.tiling.mode)));
   s.set("tiling.atomic.size", uint64_t(cfg.tiling.atomic_size));
   s.set("tiling.atomic.tiles", uint64_t(picb.cost.size()));
   s.set("tiling.crossings", crossings);
@@ -386,10 +383,10 @@ const Config& Renderer::config() const { return impl_->config; }
 Frame Renderer::render(const Scene& scene, const Camera& camera) {
   const Config& cfg = impl_->config;
   // Ray-traced frames (docs/rt.md, Rendering); hybrid shades on top of this path's frame.
-  if (cfg.frame.mode == "rt") return render_rt_frame(scene, camera, cfg, impl_->rt_cache);
-  if (cfg.frame.mode == "hybrid") {
+  if (cfg.frame.mode == FrameMode::rt) return render_rt_frame(scene, camera, cfg, impl_->rt_cache);
+  if (cfg.frame.mode == FrameMode::hybrid) {
     Config raster = cfg;
-    raster.frame.mode = "raster";
+    raster.frame.mode = FrameMode::raster;
     return render_hybrid_frame(scene, camera, cfg, Renderer(raster).render(scene, camera), impl_->rt_cache);
   }
   const int width = cfg.frame.width;
@@ -473,7 +470,7 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   frame.color = Image(width, height);
   frame.depth.assign(size_t(width) * size_t(height), 1.0f);
   const int samples = cfg.raster.msaa;
-  const bool adaptive = cfg.tiling.mode == "adaptive";
+  const bool adaptive = cfg.tiling.mode == TilingMode::adaptive;
   // Adaptive tiling bins on atomic tiles and renders supertiles of them; fixed tiling bins
   // and renders tiles of raster.tile_size.
   const TileGrid atomic = TileGrid::make(width, height, cfg.tiling.atomic_size);

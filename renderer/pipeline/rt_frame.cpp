@@ -18,6 +18,7 @@
 #include "raster/sample_pattern.h"
 #include "raster/tile_rasterizer.h"
 #include "shaders/rt_programs.h"
+#include "core/timing.h"
 #include "tessera/error.h"
 #include "tessera/memory_ledger.h"
 #include "tessera/rt.h"
@@ -27,8 +28,6 @@ namespace tessera {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 constexpr int kTile = 16;  // pixel tile edge: the unit of parallel work
 // Hybrid: the primary ray that recovers the raster pixel's triangle searches this relative
@@ -69,7 +68,7 @@ uint64_t cache_key(const Scene& scene, const RtConfig& rt) {
     add(g.ranges.data(), g.ranges.size() * sizeof(float));
     add_value(g.bias);
   }
-  add(rt.residency.data(), rt.residency.size());
+  add_value(rt.residency);
   add_value(rt.budget_mib);
   return h;
 }
@@ -116,7 +115,7 @@ class Tracer {
          rt::Residency& residency)
       : scene_(scene), config_(config), as_(as), lod_(rt::lod_settings(config.rt, &residency)),
         lighting_(shaders::LambertLighting::of_scene(scene, camera.position)) {
-    if (config.rt.lod_selection == "object") {
+    if (config.rt.lod_selection == LodSelection::object) {
       object_levels_ = as.camera_lod_levels(camera.position);
       lod_.object_levels = object_levels_;
     }
@@ -487,7 +486,7 @@ Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cf
   const rt::ResidencyFrame residency_frame = residency.end_frame();
 
   Stats& s = frame.stats;
-  s.set("frame.mode", cfg.frame.mode);
+  s.set("frame.mode", std::string(choice_name(cfg.frame.mode)));
   s.set("frame.width", uint64_t(width));
   s.set("frame.height", uint64_t(height));
   s.set("frame.triangles", as.info().triangles);
@@ -602,7 +601,7 @@ Frame render_hybrid_frame(const Scene& scene, const Camera& camera, const Config
   const TileCounters all = merge(counters);
   const rt::ResidencyFrame residency_frame = residency.end_frame();
   Stats& s = frame.stats;
-  s.set("frame.mode", cfg.frame.mode);
+  s.set("frame.mode", std::string(choice_name(cfg.frame.mode)));
   publish_trace(s, cfg, as, all, build_ms, trace_ms);
   rt::Residency::publish(residency_frame, s);
   s.set("rt.bvh.built", uint64_t(built));

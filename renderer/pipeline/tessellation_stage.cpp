@@ -8,6 +8,7 @@
 #include <tbb/parallel_for.h>
 
 #include "shaders/patch_programs.h"
+#include "core/timing.h"
 #include "tessera/error.h"
 #include "tessera/stats.h"
 
@@ -15,8 +16,6 @@ namespace tessera {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 struct PatchRef {
   uint32_t instance;
@@ -96,7 +95,7 @@ TessellationStageResult run_tessellation_stage(const Scene& scene, const Tessell
   gc.gpp_count = config.gpps;
   gc.batch_size = config.batch_size;
   gc.dpm_buffer_depth = std::max(64, config.batch_size);
-  gc.policy = config.policy == "leastloaded" ? GppPolicy::kLeastLoaded : GppPolicy::kRoundRobin;
+  gc.policy = config.policy;
   GppRunResult run = run_gpp_array(GppDesign::kOnChip, stream, gc);
   if (config.baselines) {
     GppArrayConfig counts_only = gc;

@@ -341,8 +341,8 @@ TEST(RtLod, NormalsAndBadInput) {
   const Hit h = as.intersect(down(15.0f), RayType::primary, RayLod{}, LodSettings{}, c);
   ASSERT_EQ(h.lod_level, 1);
   EXPECT_GT(as.geometric_normal(h).z, 0.0f);
-  EXPECT_THROW(parse_residency_policy("sometimes"), Error);
-  EXPECT_EQ(parse_residency_policy("lazy"), ResidencyPolicy::lazy);
+  EXPECT_THROW(parse_choice<ResidencyPolicy>("rt.residency", "sometimes"), Error);
+  EXPECT_EQ(parse_choice<ResidencyPolicy>("rt.residency", "lazy"), ResidencyPolicy::lazy);
   Scene bad = scene;
   bad.lod_groups[0].ranges = {10.0f, 5.0f, 40.0f, 80.0f};
   EXPECT_THROW(AccelerationStructure::build(bad), Error);
@@ -381,7 +381,7 @@ TEST(RtResidency, SettingsFromTheConfig) {
   EXPECT_THROW(config_from_json_text(R"({"rt": {"shadow_lod_level": 4}})", "test"), Error);
   EXPECT_THROW(config_from_json_text(R"({"rt": {"lods": true}})", "test"), Error);
   const Config round = config_from_json_text(config_to_json_text(c), "round trip");
-  EXPECT_EQ(round.rt.residency, "lazy");
+  EXPECT_EQ(round.rt.residency, ResidencyPolicy::lazy);
   EXPECT_EQ(round.rt.shadow_lod_level, 3);
 }
 

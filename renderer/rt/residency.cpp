@@ -11,21 +11,7 @@
 
 namespace tessera::rt {
 
-const char* residency_policy_name(ResidencyPolicy policy) {
-  switch (policy) {
-    case ResidencyPolicy::all_resident: return "all";
-    case ResidencyPolicy::demand: return "demand";
-    case ResidencyPolicy::lazy: return "lazy";
-  }
-  return "unknown";
-}
-
-ResidencyPolicy parse_residency_policy(const std::string& name) {
-  if (name == "all") return ResidencyPolicy::all_resident;
-  if (name == "demand") return ResidencyPolicy::demand;
-  if (name == "lazy") return ResidencyPolicy::lazy;
-  throw Error("rt: residency policy \"" + name + "\" is not \"all\", \"demand\" or \"lazy\"");
-}
+const char* residency_policy_name(ResidencyPolicy policy) { return choice_name(policy).data(); }
 
 Residency::Residency(const AccelerationStructure& as, ResidencyPolicy policy, uint64_t budget_bytes)
     : policy_(policy), budget_(budget_bytes), objects_(as.lod_objects()) {
@@ -219,7 +205,7 @@ uint64_t residency_budget_bytes(const RtConfig& config) {
   return uint64_t(config.budget_mib * 1024.0 * 1024.0);
 }
 
-ResidencyPolicy residency_policy(const RtConfig& config) { return parse_residency_policy(config.residency); }
+ResidencyPolicy residency_policy(const RtConfig& config) { return config.residency; }
 
 LodSettings lod_settings(const RtConfig& config, Residency* residency) {
   LodSettings s;

@@ -13,7 +13,7 @@ namespace {
 const std::filesystem::path kAssets = std::filesystem::path(TESSERA_SOURCE_DIR) / "assets";
 
 Frame render(const Scene& scene, int threads, int tile_size, int w = 400, int h = 240, int msaa = 1,
-             const std::string& tiling = "fixed") {
+             TilingMode tiling = TilingMode::fixed) {
   Config cfg;
   cfg.tiling.mode = tiling;
   cfg.raster.msaa = msaa;
@@ -306,11 +306,11 @@ class TilingModes : public ::testing::TestWithParam<std::string> {};
 TEST_P(TilingModes, AdaptiveAndEveryFixedSizeGiveTheSamePixels) {
   const Scene scene = load_scene(kAssets / GetParam());
   for (int msaa : {1, 4}) {
-    const Frame adaptive = render(scene, 0, 64, 480, 270, msaa, "adaptive");
+    const Frame adaptive = render(scene, 0, 64, 480, 270, msaa, TilingMode::adaptive);
     ASSERT_GT(adaptive.stats.get_u64("raster.depth.passed"), 0u);
     EXPECT_EQ(adaptive.stats.get_u64("tiling.rendered.render_tiles"), adaptive.stats.get_u64("tiling.supertiles.count"));
     for (int size : {16, 32, 64, 128, 256}) {
-      const Frame fixed = render(scene, 0, size, 480, 270, msaa, "fixed");
+      const Frame fixed = render(scene, 0, size, 480, 270, msaa, TilingMode::fixed);
       EXPECT_EQ(differing_pixels(adaptive.color, fixed.color), 0u) << msaa << "x, fixed " << size;
       EXPECT_TRUE(adaptive.depth == fixed.depth) << msaa << "x, fixed " << size;
       EXPECT_EQ(adaptive.stats.get_u64("raster.fragments.covered"), fixed.stats.get_u64("raster.fragments.covered"));
@@ -322,8 +322,8 @@ TEST_P(TilingModes, AdaptiveAndEveryFixedSizeGiveTheSamePixels) {
 // same whatever the thread count.
 TEST_P(TilingModes, AdaptiveFrameIndependentOfThreads) {
   const Scene scene = load_scene(kAssets / GetParam());
-  const Frame one = render(scene, 1, 64, 400, 240, 1, "adaptive");
-  const Frame many = render(scene, 3, 64, 400, 240, 1, "adaptive");
+  const Frame one = render(scene, 1, 64, 400, 240, 1, TilingMode::adaptive);
+  const Frame many = render(scene, 3, 64, 400, 240, 1, TilingMode::adaptive);
   EXPECT_EQ(differing_pixels(one.color, many.color), 0u);
   EXPECT_EQ(deterministic_stats(one.stats), deterministic_stats(many.stats));
   EXPECT_EQ(one.supertile_of, many.supertile_of);
@@ -336,7 +336,7 @@ INSTANTIATE_TEST_SUITE_P(Scenes, TilingModes, ::testing::Values("default.json", 
 
 TEST(AdaptiveTiling, AccountingIdentitiesHold) {
   const Scene scene = load_scene(kAssets / "default.json");
-  const Frame f = render(scene, 0, 64, 480, 270, 1, "adaptive");
+  const Frame f = render(scene, 0, 64, 480, 270, 1, TilingMode::adaptive);
   const Stats& s = f.stats;
   // The rendered tiling is the adaptive baseline.
   for (const char* k : {"crossings", "vs.pass2_invocations", "vertex_fetch_bytes", "render_tiles"}) {
@@ -370,7 +370,7 @@ TEST(AdaptiveTiling, CloudsSupertilesShadeFarFewerRedundantVertices) {
   // The spec's goal: redundant pass-2 vertex shading under adaptive supertiles at most a third
   // of the best fixed tiling that fits the same tile buffer.
   const Scene scene = load_scene(kAssets / "bench/clouds.json");
-  const Frame f = render(scene, 0, 64, 960, 540, 1, "adaptive");
+  const Frame f = render(scene, 0, 64, 960, 540, 1, TilingMode::adaptive);
   const Stats& s = f.stats;
   uint64_t best = UINT64_MAX;
   for (int size : {16, 32, 64, 128, 256}) {

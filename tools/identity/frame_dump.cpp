@@ -57,6 +57,17 @@ void write_overlays(const fs::path& dir, const Frame& f) {
   write_bytes(dir / "lod_levels.bin", d.lod_levels);
 }
 
+// Sets a closed-choice config field by its JSON name (a string before the config had enums).
+template <typename T>
+void set_choice(T& field, const char* name) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    field = name;
+  } else {
+    field = parse_choice<T>("", name);
+  }
+}
+#define SET(field, name) set_choice(field, name)
+
 struct Case {
   std::string name;
   void (*apply)(Config&);
@@ -82,14 +93,14 @@ int main(int argc, char** argv) {
       {"raster2", [](Config& c) { c.raster.msaa = 2; }},
       {"raster4", [](Config& c) { c.raster.msaa = 4; c.frame.keep_samples = true; }},
       {"raster8", [](Config& c) { c.raster.msaa = 8; }},
-      {"adaptive1", [](Config& c) { c.tiling.mode = "adaptive"; }},
-      {"adaptive4", [](Config& c) { c.tiling.mode = "adaptive"; c.raster.msaa = 4; c.frame.keep_samples = true; }},
+      {"adaptive1", [](Config& c) { SET(c.tiling.mode, "adaptive"); }},
+      {"adaptive4", [](Config& c) { SET(c.tiling.mode, "adaptive"); c.raster.msaa = 4; c.frame.keep_samples = true; }},
       {"nobaselines", [](Config& c) { c.tiling.baselines = false; c.tessellation.baselines = false; }},
-      {"gppmap", [](Config& c) { c.tessellation.gpp_map = true; c.tessellation.policy = "leastloaded"; }},
-      {"rt", [](Config& c) { c.frame.mode = "rt"; }},
-      {"rt_object_lazy", [](Config& c) { c.frame.mode = "rt"; c.rt.lod_selection = "object"; c.rt.residency = "lazy"; }},
-      {"hybrid", [](Config& c) { c.frame.mode = "hybrid"; }},
-      {"hybrid4", [](Config& c) { c.frame.mode = "hybrid"; c.raster.msaa = 4; }},
+      {"gppmap", [](Config& c) { c.tessellation.gpp_map = true; SET(c.tessellation.policy, "leastloaded"); }},
+      {"rt", [](Config& c) { SET(c.frame.mode, "rt"); }},
+      {"rt_object_lazy", [](Config& c) { SET(c.frame.mode, "rt"); SET(c.rt.lod_selection, "object"); SET(c.rt.residency, "lazy"); }},
+      {"hybrid", [](Config& c) { SET(c.frame.mode, "hybrid"); }},
+      {"hybrid4", [](Config& c) { SET(c.frame.mode, "hybrid"); c.raster.msaa = 4; }},
   };
   for (const std::string& scene_name : scenes) {
     if (!filter.empty() && scene_name.find(filter) == std::string::npos) continue;

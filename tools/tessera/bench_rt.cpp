@@ -115,13 +115,13 @@ rt::Counters trace_lod_rays(const rt::AccelerationStructure& as, const LodRays& 
 Frame render_lod_frame(const Scene& scene, const BenchArgs& args, const LodVariant& v, int diffuse_samples) {
   Config config;
   config.trace.diffuse_samples = diffuse_samples;
-  config.frame.mode = "rt";
+  config.frame.mode = FrameMode::rt;
   config.frame.width = args.width;
   config.frame.height = args.height;
   config.frame.threads = args.threads;
   config.rt.lod = v.lod;
-  config.rt.lod_selection = v.selection;
-  config.rt.residency = "lazy";
+  config.rt.lod_selection = parse_choice<LodSelection>("rt.lod_selection", v.selection);
+  config.rt.residency = rt::ResidencyPolicy::lazy;
   config.rt.budget_mib = 1024.0 * 1024.0;
   Renderer renderer(config);
   renderer.render(scene, scene.camera);  // lazy: substitutes and marks what it wants

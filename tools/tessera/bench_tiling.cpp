@@ -50,7 +50,7 @@ int run_tiling_bench(const BenchArgs& args, const std::vector<std::filesystem::p
     config.frame.height = args.height;
     config.frame.threads = args.threads;
     config.raster.msaa = args.msaa;
-    config.tiling.mode = "adaptive";
+    config.tiling.mode = TilingMode::adaptive;
     config.tiling.baselines = true;
     Renderer renderer(config);
     Frame frame;

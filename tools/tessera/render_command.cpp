@@ -82,7 +82,7 @@ class StatsCsv {
 // --tiling fixed | fixed:N | adaptive
 void apply_tiling_option(const std::string& spec, Config& config) {
   if (spec == "adaptive" || spec == "fixed") {
-    config.tiling.mode = spec;
+    config.tiling.mode = parse_choice<TilingMode>("tiling.mode", spec);
     return;
   }
   if (spec.rfind("fixed:", 0) == 0) {
@@ -95,7 +95,7 @@ void apply_tiling_option(const std::string& spec, Config& config) {
       used = 0;
     }
     if (used != n.size() || n.empty()) throw Error("--tiling " + spec + ": expected fixed:N with N a tile size in pixels");
-    config.tiling.mode = "fixed";
+    config.tiling.mode = TilingMode::fixed;
     config.raster.tile_size = size;
     return;
   }
@@ -146,11 +146,11 @@ int run_render(const RenderArgs& args) {
   if (!args.tiling.empty()) apply_tiling_option(args.tiling, config);
   if (args.msaa) config.raster.msaa = *args.msaa;
   if (args.gpps) config.tessellation.gpps = *args.gpps;
-  if (!args.mode.empty()) config.frame.mode = args.mode;
+  if (!args.mode.empty()) config.frame.mode = parse_choice<FrameMode>("frame.mode", args.mode);
   if (args.diffuse_samples) config.trace.diffuse_samples = *args.diffuse_samples;
   validate_config(config);
-  if (config.frame.mode != "rt" && !args.lod_map.empty()) throw Error("--lod-map shows the ray-traced path: use --mode rt");
-  if (config.frame.mode == "rt" && (!args.picb.empty() || !args.supertiles.empty() || !args.color_state.empty())) {
+  if (config.frame.mode != FrameMode::rt && !args.lod_map.empty()) throw Error("--lod-map shows the ray-traced path: use --mode rt");
+  if (config.frame.mode == FrameMode::rt && (!args.picb.empty() || !args.supertiles.empty() || !args.color_state.empty())) {
     throw Error("--picb, --supertiles and --color-state show the raster path: use --mode raster or hybrid");
   }
 
@@ -178,7 +178,7 @@ int run_render(const RenderArgs& args) {
   if (!args.gpp_map.empty()) {
     Config map_config = config;
     map_config.tessellation.gpp_map = true;
-    map_config.frame.mode = "raster";  // the GPP map is a raster image
+    map_config.frame.mode = FrameMode::raster;  // the GPP map is a raster image
     map_config.tessellation.baselines = false;
     map_config.tiling.baselines = false;
     map_renderer.emplace(map_config);

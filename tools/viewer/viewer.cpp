@@ -419,17 +419,17 @@ void Viewer::draw_controls() {
       dirty_ = true;
     }
     // How pixels are made (docs/rt.md, Rendering): the raster path, rays, or both.
-    static constexpr const char* kModes[] = {"raster", "rt", "hybrid"};
-    if (ImGui::BeginCombo("frame.mode", config_.frame.mode.c_str())) {
-      for (const char* mode : kModes) {
-        if (ImGui::Selectable(mode, config_.frame.mode == mode)) {
+    if (ImGui::BeginCombo("frame.mode", choice_name(config_.frame.mode).data())) {
+      for (size_t i = 0; i < Choices<FrameMode>::names.size(); ++i) {
+        const FrameMode mode = FrameMode(i);
+        if (ImGui::Selectable(choice_name(mode).data(), config_.frame.mode == mode)) {
           config_.frame.mode = mode;
           dirty_ = true;
         }
       }
       ImGui::EndCombo();
     }
-    if (config_.frame.mode != "raster") {
+    if (config_.frame.mode != FrameMode::raster) {
       if (ImGui::Checkbox("trace.shadows", &config_.trace.shadows)) dirty_ = true;
       if (ImGui::Checkbox("trace.reflections", &config_.trace.reflections)) dirty_ = true;
       if (ImGui::SliderInt("trace.diffuse_samples", &config_.trace.diffuse_samples, 0, 64)) {
@@ -438,16 +438,16 @@ void Viewer::draw_controls() {
       }
       // LOD nodes (scenes with lod_groups): off, per ray, or one level per object.
       if (ImGui::Checkbox("rt.lod", &config_.rt.lod)) dirty_ = true;
-      bool per_object = config_.rt.lod_selection == "object";
+      bool per_object = config_.rt.lod_selection == LodSelection::object;
       if (ImGui::Checkbox("rt.lod_selection object", &per_object)) {
-        config_.rt.lod_selection = per_object ? "object" : "ray";
+        config_.rt.lod_selection = per_object ? LodSelection::object : LodSelection::ray;
         dirty_ = true;
       }
     }
     // Tiling: what the raster path renders (pixels never change, the tiling stats do).
-    bool adaptive = config_.tiling.mode == "adaptive";
+    bool adaptive = config_.tiling.mode == TilingMode::adaptive;
     if (ImGui::Checkbox("tiling.mode adaptive (supertiles)", &adaptive)) {
-      config_.tiling.mode = adaptive ? "adaptive" : "fixed";
+      config_.tiling.mode = adaptive ? TilingMode::adaptive : TilingMode::fixed;
       dirty_ = true;
     }
     float alpha = float(config_.tiling.alpha);

@@ -2,18 +2,92 @@
 // written to JSON. Unknown keys and out-of-range values are errors, never silently ignored.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace tessera {
+
+// Closed choices of the config. Each has its JSON names in Choices<E>::names, in enumerator
+// order; the config reader parses them once (choice_name / parse_choice below).
+enum class FrameMode : uint8_t {
+  raster,  // the raster path
+  rt,      // every ray through the ray-tracing unit
+  hybrid,  // raster visibility + rays for shadows and reflections
+};
+enum class TilingMode : uint8_t { fixed, adaptive };
+// How the TEBEs share out the patches of a DPM (on-chip) or of the record queue (off-chip).
+// Every TEBE runs the same policy on the same messages, so all agree without further messages.
+enum class GppPolicy : uint8_t {
+  kRoundRobin,   // the spec: handle j to Next-TEBE + j, then next = (next + count) mod N
+  kLeastLoaded,  // the spec's "weighted by expected patch cost": each handle to the TEBE with
+                 // the least estimated work assigned so far (estimate: patch setup, domain
+                 // points from the factors and the patch's extra cycles, at the cost-model
+                 // rates), ties broken cyclically
+                 // from Next-TEBE; Next-TEBE becomes the follower of the last taker
+};
+enum class LodSelection : uint8_t {
+  ray,     // each ray picks at each LOD node (the spec's unit)
+  object,  // one level per object per frame from the camera distance (the rasterizer's way)
+};
+namespace rt {
+enum class ResidencyPolicy : uint32_t {
+  all_resident = 0,  // every level loaded before the first frame
+  demand = 1,        // a non-resident level is loaded when a ray selects it; the ray waits
+  lazy = 2,          // a resident level is used instead; the wanted one loads after the frame
+};
+}  // namespace rt
+
+template <typename E>
+struct Choices;
+template <>
+struct Choices<FrameMode> {
+  static constexpr std::array<std::string_view, 3> names{"raster", "rt", "hybrid"};
+};
+template <>
+struct Choices<TilingMode> {
+  static constexpr std::array<std::string_view, 2> names{"fixed", "adaptive"};
+};
+template <>
+struct Choices<GppPolicy> {
+  static constexpr std::array<std::string_view, 2> names{"roundrobin", "leastloaded"};
+};
+template <>
+struct Choices<LodSelection> {
+  static constexpr std::array<std::string_view, 2> names{"ray", "object"};
+};
+template <>
+struct Choices<rt::ResidencyPolicy> {
+  static constexpr std::array<std::string_view, 3> names{"all", "demand", "lazy"};
+};
+
+template <typename E>
+constexpr std::string_view choice_name(E e) {
+  return Choices<E>::names[size_t(e)];
+}
+
+// Throws tessera::Error "config: KEY = "VALUE" is not "a", "b" or "c"".
+[[noreturn]] void throw_bad_choice(std::string_view key, std::string_view value, const std::string_view* names,
+                                   size_t count);
+
+// The enumerator named `value`; `key` (e.g. "frame.mode") names it in the error.
+template <typename E>
+E parse_choice(std::string_view key, std::string_view value) {
+  const auto& names = Choices<E>::names;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == value) return E(i);
+  }
+  throw_bad_choice(key, value, names.data(), names.size());
+}
 
 struct FrameConfig {
   int width = 1280;    // pixels, 1..16384
   int height = 720;    // pixels, 1..16384
   int threads = 0;     // worker threads; 0 = all hardware threads
   bool keep_samples = false;  // keep every colour sample of a multisampled frame in Frame::samples
-  std::string mode = "raster";  // "raster", "rt" (every ray through the RT unit) or "hybrid"
-                                // (raster visibility + rays for shadows and reflections)
+  FrameMode mode = FrameMode::raster;
 };
 
 struct RasterConfig {
@@ -35,7 +109,7 @@ struct ColorConfig {
 // are generated every frame; `mode` chooses what the raster path renders: fixed tiles of
 // raster.tile_size, or the supertiles (binned on atomic tiles, one tile buffer per supertile).
 struct TilingConfig {
-  std::string mode = "fixed";        // "fixed" or "adaptive"
+  TilingMode mode = TilingMode::fixed;
   int atomic_size = 16;              // atomic tile edge in pixels: multiple of 8, 8..256
   int tile_buffer_bytes = 524288;    // on-chip tile buffer a supertile must fit (colour + depth, all samples)
   double alpha = 0.5;                // PIC weight of vertex bytes; beta = 1 - alpha weights shader length
@@ -48,7 +122,7 @@ struct TilingConfig {
 struct TessellationConfig {
   int gpps = 4;                      // N geometry processing pipelines, 1..16
   int batch_size = 32;               // patches per input batch, 1..1024
-  std::string policy = "roundrobin";  // "roundrobin" (the spec) or "leastloaded"
+  GppPolicy policy = GppPolicy::kRoundRobin;  // "roundrobin" (the spec) or "leastloaded"
   bool baselines = true;             // also run no-redistribution and off-chip on every frame
   bool gpp_map = false;              // render the GPP map: tessellated triangles in the colour
                                      // of the GPP that tessellated them, the rest grey
@@ -65,11 +139,10 @@ struct TraceConfig {
 // The ray-tracing unit's LOD nodes and residency manager (docs/rt.md, LOD nodes).
 struct RtConfig {
   bool lod = true;                  // per-ray LOD selection at LOD nodes; false = finest level everywhere
-  std::string lod_selection = "ray";  // "ray": each ray picks at each LOD node (the spec's unit);
-                                      // "object": one level per object per frame from the camera
-                                      // distance (the rasterizer's way, for comparison)
-  std::string residency = "all";    // LOD levels in memory: "all", "demand" (load on first touch,
-                                    // rays wait) or "lazy" (substitute, load after the frame)
+  LodSelection lod_selection = LodSelection::ray;  // "ray" or "object" (for comparison)
+  rt::ResidencyPolicy residency = rt::ResidencyPolicy::all_resident;  // LOD levels in memory: "all",
+                                    // "demand" (load on first touch, rays wait) or "lazy"
+                                    // (substitute, load after the frame)
   double budget_mib = 1024.0;       // BVH + geometry bytes the residency manager may keep, MiB (> 0)
   double lod_jitter = 0.0;          // width of the stochastic LOD transition band, world units (>= 0)
   double diffuse_lod_bias = 0.0;    // added to diffuse rays' LOD distance (coarser), world units

@@ -9,24 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "tessera/config.h"
 #include "tessera/rt.h"
 
 namespace tessera {
 class Stats;
 struct MemoryLedger;
-struct RtConfig;
 }
 
 namespace tessera::rt {
 
-enum class ResidencyPolicy : uint32_t {
-  all_resident = 0,  // every level loaded before the first frame
-  demand = 1,        // a non-resident level is loaded when a ray selects it; the ray waits
-  lazy = 2,          // a resident level is used instead; the wanted one loads after the frame
-};
 const char* residency_policy_name(ResidencyPolicy policy);
-// "all", "demand" or "lazy"; throws tessera::Error otherwise.
-ResidencyPolicy parse_residency_policy(const std::string& name);
 
 // What one frame did, from end_frame().
 struct ResidencyFrame {
