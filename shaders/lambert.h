@@ -204,6 +204,7 @@ inline glm::vec3 fog_and_tone_map(const LambertLighting& lit, glm::vec3 c, float
 }
 
 struct LambertFragmentShader {
+  static constexpr int kVaryings = LambertVertexShader::kVaryings;
   using Counters = FragmentCounters;
 
   struct Uniforms {

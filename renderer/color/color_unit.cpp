@@ -29,9 +29,9 @@ double best_seconds(int repetitions, Fn&& fn) {
 }  // namespace
 
 ColorCodecRun run_color_codecs(const Frame& frame, Rgba8 clear_color, int repetitions) {
-  const int n = frame.samples_per_pixel;
+  const int n = frame.diagnostics.samples_per_pixel;
   const int w = frame.color.width, h = frame.color.height;
-  if (n < 2 || frame.samples.size() != size_t(w) * size_t(h) * size_t(n)) {
+  if (n < 2 || frame.diagnostics.samples.size() != size_t(w) * size_t(h) * size_t(n)) {
     throw Error("colour codecs: the frame holds no multisampled colour (render with MSAA and frame.keep_samples)");
   }
   // Gather every 8x4 block once; blocks past the frame edge hold the clear colour.
@@ -43,7 +43,7 @@ ColorCodecRun run_color_codecs(const Frame& frame, Rgba8 clear_color, int repeti
       for (int p = 0; p < color::kTilePixels; ++p) {
         const int x = bx + p % color::kTileWidth, y = by + p / color::kTileWidth;
         for (int k = 0; k < n; ++k) {
-          t.at(p, k) = x < w && y < h ? frame.samples[(size_t(y) * size_t(w) + size_t(x)) * size_t(n) + size_t(k)]
+          t.at(p, k) = x < w && y < h ? frame.diagnostics.samples[(size_t(y) * size_t(w) + size_t(x)) * size_t(n) + size_t(k)]
                                       : clear_color;
         }
       }

@@ -18,12 +18,12 @@ using json = nlohmann::json;
 // Every config field, once: X(section, field). The JSON reader and writer are generated from
 // it, so a new key cannot be read but not written (docs/config.md documents each).
 #define TESSERA_CONFIG_FIELDS(X)                                                          \
-  X(frame, width) X(frame, height) X(frame, threads) X(frame, keep_samples) X(frame, mode) \
+  X(frame, width) X(frame, height) X(frame, threads) X(frame, keep_samples) X(frame, diagnostics) X(frame, mode) \
   X(raster, tile_size) X(raster, cull_backface) X(raster, guard_band) X(raster, store_depth) \
   X(raster, msaa)                                                                         \
   X(color, cache_bytes) X(color, line_bytes) X(color, ways)                               \
   X(tiling, mode) X(tiling, atomic_size) X(tiling, tile_buffer_bytes) X(tiling, alpha) \
-  X(tiling, baselines)                                                                    \
+  X(tiling, accounting) X(tiling, baselines)                                                                    \
   X(tessellation, gpps) X(tessellation, batch_size) X(tessellation, policy)               \
   X(tessellation, baselines) X(tessellation, gpp_map)                                    \
   X(trace, shadows) X(trace, reflections) X(trace, diffuse_samples) X(trace, seed)        \

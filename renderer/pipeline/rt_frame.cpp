@@ -441,19 +441,23 @@ Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cf
   Frame frame;
   frame.color = Image(width, height);
   frame.depth.assign(size_t(width) * size_t(height), 1.0f);
-  frame.lod_levels.assign(size_t(width) * size_t(height), int8_t(-1));
-  frame.tile_size = kTile;
-  frame.tiles_x = (width + kTile - 1) / kTile;
-  frame.tiles_y = (height + kTile - 1) / kTile;
-  frame.tiles.resize(size_t(frame.tiles_x) * size_t(frame.tiles_y));
-  std::vector<TileCounters> counters(frame.tiles.size());
+  const int tiles_x = (width + kTile - 1) / kTile, tiles_y = (height + kTile - 1) / kTile;
+  std::vector<int8_t>& lod_levels = frame.diagnostics.lod_levels;
+  if (cfg.frame.diagnostics) {
+    lod_levels.assign(size_t(width) * size_t(height), int8_t(-1));
+    frame.diagnostics.tile_size = kTile;
+    frame.diagnostics.tiles_x = tiles_x;
+    frame.diagnostics.tiles_y = tiles_y;
+    frame.diagnostics.tiles.resize(size_t(tiles_x) * size_t(tiles_y));
+  }
+  std::vector<TileCounters> counters(size_t(tiles_x) * size_t(tiles_y));
   const glm::vec3 background = shaders::RtMissProgram::radiance(scene.background);
   const auto t_trace = Clock::now();
   arena.execute([&] {
     tbb::parallel_for(tbb::blocked_range<size_t>(0, counters.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t tile = r.begin(); tile < r.end(); ++tile) {
         TileCounters& tc = counters[tile];
-        const TileRect rect = tile_rect(int(tile), frame.tiles_x, width, height);
+        const TileRect rect = tile_rect(int(tile), tiles_x, width, height);
         for (int y = rect.y0; y < rect.y1; ++y) {
           for (int x = rect.x0; x < rect.x1; ++x) {
             const size_t i = size_t(y) * size_t(width) + size_t(x);
@@ -468,7 +472,7 @@ Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cf
               continue;
             }
             ++tc.pixels_hit;
-            frame.lod_levels[i] = int8_t(hit.lod_level);
+            if (!lod_levels.empty()) lod_levels[i] = int8_t(hit.lod_level);
             const rt::Ray rx = rt::camera_ray(camera, width, height, float(x) + 1.5f, float(y) + 0.5f);
             const rt::Ray ry = rt::camera_ray(camera, width, height, float(x) + 0.5f, float(y) + 1.5f);
             glm::vec3 position;
@@ -491,7 +495,7 @@ Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cf
   s.set("frame.height", uint64_t(height));
   s.set("frame.triangles", as.info().triangles);
   s.set("frame.tile_size", uint64_t(kTile));
-  s.set("frame.tiles", uint64_t(frame.tiles.size()));
+  s.set("frame.tiles", uint64_t(counters.size()));
   s.set("frame.threads", uint64_t(arena.max_concurrency()));
   publish_trace(s, cfg, as, all, build_ms, trace_ms);
   rt::Residency::publish(residency_frame, s);
@@ -528,7 +532,8 @@ Frame render_hybrid_frame(const Scene& scene, const Camera& camera, const Config
   const glm::mat4 inverse_vp = glm::inverse(tracer.view_projection());
   const int tiles_x = (width + kTile - 1) / kTile, tiles_y = (height + kTile - 1) / kTile;
   std::vector<TileCounters> counters(size_t(tiles_x) * size_t(tiles_y));
-  frame.lod_levels.assign(size_t(width) * size_t(height), int8_t(-1));
+  std::vector<int8_t>& lod_levels = frame.diagnostics.lod_levels;
+  if (cfg.frame.diagnostics) lod_levels.assign(size_t(width) * size_t(height), int8_t(-1));
   // The depth buffer holds sample 0 of each pixel: its position within the pixel.
   SampleOffset sample0 = SamplePattern<1>::offsets[0];
   switch (cfg.raster.msaa) {
@@ -586,7 +591,7 @@ Frame render_hybrid_frame(const Scene& scene, const Camera& camera, const Config
               }
             }
             ++tc.pixels_hit;
-            frame.lod_levels[i] = int8_t(hit.lod_level);
+            if (!lod_levels.empty()) lod_levels[i] = int8_t(hit.lod_level);
             const rt::Ray rx = rt::camera_ray(camera, width, height, float(x) + 1.5f, float(y) + 0.5f);
             const rt::Ray ry = rt::camera_ray(camera, width, height, float(x) + 0.5f, float(y) + 1.5f);
             glm::vec3 position;

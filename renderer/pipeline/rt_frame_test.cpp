@@ -293,16 +293,17 @@ TEST(RtFrame, LodSelectionPerRayOrPerObject) {
   const Scene scene = sphere_ahead();
   Config config = small_config(FrameMode::rt, 32, 32);
   config.trace.diffuse_samples = 0;
+  config.frame.diagnostics = true;
   const size_t centre = 16 * 32 + 16;
   const Frame by_ray = render(scene, config);
-  ASSERT_EQ(by_ray.lod_levels.size(), 32u * 32u);
-  EXPECT_EQ(by_ray.lod_levels[centre], 0);
+  ASSERT_EQ(by_ray.diagnostics.lod_levels.size(), 32u * 32u);
+  EXPECT_EQ(by_ray.diagnostics.lod_levels[centre], 0);
   config.rt.lod_selection = LodSelection::object;
   const Frame by_object = render(scene, config);
-  EXPECT_EQ(by_object.lod_levels[centre], 1);
+  EXPECT_EQ(by_object.diagnostics.lod_levels[centre], 1);
   // One level for the whole object: every hit pixel shows it.
   size_t hits = 0;
-  for (int8_t level : by_object.lod_levels) {
+  for (int8_t level : by_object.diagnostics.lod_levels) {
     if (level < 0) continue;
     ++hits;
     EXPECT_EQ(level, 1);

@@ -12,7 +12,9 @@ namespace tessera {
   X(triangles_in, "raster.triangles.in", "triangles assembled from the index buffers")            \
   X(culled_frustum, "raster.triangles.culled_frustum", "wholly outside one view-frustum plane")    \
   X(culled_backface, "raster.triangles.culled_backface", "facing away from the camera")            \
+  X(culled_frontface, "raster.triangles.culled_frontface", "facing the camera, in a draw that culls front faces") \
   X(culled_degenerate, "raster.triangles.culled_degenerate", "zero area after snapping, or no pixel centre in reach") \
+  X(culled_scissor, "raster.triangles.culled_scissor", "no pixel in reach inside the draw's scissor and viewport") \
   X(culled_nonfinite, "raster.triangles.culled_nonfinite", "a vertex with NaN or infinite clip coordinates") \
   X(clipped, "raster.triangles.clipped", "needed geometric clipping (near, far or guard band)")     \
   X(clip_output, "raster.triangles.clip_output", "triangles produced by the clipper")              \
@@ -26,7 +28,7 @@ namespace tessera {
   X(quads_shaded, "raster.quads.shaded", "quads with at least one pixel passing the depth test")    \
   X(fragments_covered, "raster.fragments.covered", "pixels with at least one covered sample")              \
   X(samples_covered, "raster.samples.covered", "covered samples (equals fragments at 1x MSAA)")    \
-  X(depth_passed, "raster.depth.passed", "samples passing the LESS depth test")                    \
+  X(depth_passed, "raster.depth.passed", "samples passing the depth test (LESS for scenes)")                    \
   X(depth_failed, "raster.depth.failed", "samples rejected by the depth test")                     \
   X(fs_invocations, "raster.fs.invocations", "fragment shader invocations including helpers")      \
   X(fs_helpers, "raster.fs.helper_invocations", "helper invocations (uncovered quad pixels)")      \

@@ -12,6 +12,7 @@
 #include "raster/raster_counters.h"
 #include "raster/sample_pattern.h"
 #include "raster/triangle_setup.h"
+#include "tessera/clip_space.h"
 #include "tessera/image.h"
 #include "tessera/sampler.h"
 
@@ -36,6 +37,32 @@ inline Rgba8 encode_color(const glm::vec3& linear) {
 // edge at their extreme corners before any pixel is tested.
 constexpr int kRasterBlock = 8;
 
+// The depth test: the scenes' early LESS with writes, fixed at compile time, or any Vulkan depth
+// state (draws that enter at the primitive stage), chosen per triangle by the tile stage.
+struct LessDepthTest {
+  bool passes(float z, float stored) const { return z < stored; }
+  bool writes() const { return true; }
+};
+struct DepthStateTest {
+  DepthState state;
+  bool passes(float z, float stored) const {
+    if (!state.test) return true;
+    switch (state.compare) {
+      case CompareOp::never: return false;
+      case CompareOp::less: return z < stored;
+      case CompareOp::equal: return z == stored;
+      case CompareOp::less_or_equal: return z <= stored;
+      case CompareOp::greater: return z > stored;
+      case CompareOp::not_equal: return z != stored;
+      case CompareOp::greater_or_equal: return z >= stored;
+      case CompareOp::always: return true;
+    }
+    return false;
+  }
+  // Vulkan writes depth only where the test is enabled.
+  bool writes() const { return state.test && state.write; }
+};
+
 // Instrumentation hook called with tile-local quad coordinates after a quad's samples are
 // written; the default does nothing and compiles away.
 struct NoQuadHook {
@@ -46,10 +73,11 @@ struct NoQuadHook {
 // Vulkan standard positions). Coverage and depth are per sample; the fragment program runs
 // once per pixel per triangle, at the pixel centre, and its colour goes to every covered
 // sample that passes the depth test. With one sample the only sample is the pixel centre.
-template <typename FragmentShader, int kVaryingCount, int kSamples = 1, typename QuadHook = NoQuadHook>
+template <typename FragmentShader, int kVaryingCount, int kSamples = 1, typename DepthTest = LessDepthTest,
+          typename QuadHook = NoQuadHook>
 void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::Uniforms& uniforms, TileBuffer& tile,
                         RasterCounters& counters, typename FragmentShader::Counters& shader_counters,
-                        QuadHook&& on_quad_written = QuadHook{}) {
+                        const DepthTest& depth_test = DepthTest{}, QuadHook&& on_quad_written = QuadHook{}) {
   constexpr const auto& offsets = SamplePattern<kSamples>::offsets;
   constexpr unsigned kAllSamples = (1u << kSamples) - 1;
   const int tx_end = tile.x0 + tile.width;
@@ -164,7 +192,7 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
               float b[3];
               barycentrics(v, b);
               z[p][k] = b[0] * t.z[0] + b[1] * t.z[1] + b[2] * t.z[2];
-              if (z[p][k] < tile.depth[base + size_t(k)]) live_samples[p] |= 1u << k;
+              if (depth_test.passes(z[p][k], tile.depth[base + size_t(k)])) live_samples[p] |= 1u << k;
             }
             covered_samples += unsigned(std::popcount(coverage[p]));
             passed_samples += unsigned(std::popcount(live_samples[p]));
@@ -200,7 +228,7 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
             const size_t base = pixel_index(qx + (p & 1), qy + (p >> 1));
             for (int k = 0; k < kSamples; ++k) {
               if (!(live_samples[p] & (1u << k))) continue;
-              tile.depth[base + size_t(k)] = z[p][k];
+              if (depth_test.writes()) tile.depth[base + size_t(k)] = z[p][k];
               tile.color[base + size_t(k)] = c;
             }
           }

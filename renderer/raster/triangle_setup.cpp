@@ -20,24 +20,56 @@ inline int last_pixel(int32_t hi, int32_t min_offset) { return int((int64_t(hi) 
 
 }  // namespace
 
+Viewport Viewport::of_state(int width, int height, SampleExtent samples, const ViewportState& viewport,
+                            const ScissorRect& scissor) {
+  Viewport vp{width, height, samples};
+  vp.bound_x0 = std::max(0, scissor.x);
+  vp.bound_y0 = std::max(0, scissor.y);
+  vp.bound_x1 = int32_t(std::min<int64_t>(int64_t(scissor.x) + scissor.width, width) - 1);
+  vp.bound_y1 = int32_t(std::min<int64_t>(int64_t(scissor.y) + scissor.height, height) - 1);
+  if (viewport.width == 0.0f || viewport.height == 0.0f) return vp;
+  vp.custom = true;
+  vp.x = viewport.x;
+  vp.y = viewport.y;
+  vp.w = viewport.width;
+  vp.h = viewport.height;
+  vp.min_depth = viewport.min_depth;
+  vp.max_depth = viewport.max_depth;
+  // Pixels whose centre lies in the viewport rectangle (its edges at the clip volume's x/y = +-w).
+  const float y0 = std::min(viewport.y, viewport.y + viewport.height);
+  const float y1 = std::max(viewport.y, viewport.y + viewport.height);
+  auto first = [](float edge) { return int32_t(std::clamp(std::ceil(double(edge) - 0.5), -1e9, 1e9)); };
+  auto last = [](float edge) { return int32_t(std::clamp(std::ceil(double(edge) - 0.5) - 1.0, -1e9, 1e9)); };
+  vp.bound_x0 = std::max(vp.bound_x0, first(viewport.x));
+  vp.bound_x1 = std::min(vp.bound_x1, last(viewport.x + viewport.width));
+  vp.bound_y0 = std::max(vp.bound_y0, first(y0));
+  vp.bound_y1 = std::min(vp.bound_y1, last(y1));
+  return vp;
+}
+
 SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, const Viewport& vp,
-                           bool cull_backface, int varying_count, uint32_t draw, TriangleSetup& out) {
+                           CullMode cull, FrontFace front_face, int varying_count, uint32_t draw, TriangleSetup& out) {
   const ClipVertex* v[3] = {&a, &b, &c};
-  const float half_w = 0.5f * float(vp.width);
-  const float half_h = 0.5f * float(vp.height);
+  // The whole framebuffer, or the draw's viewport (adding a zero origin changes no bit).
+  const float half_w = vp.custom ? 0.5f * vp.w : 0.5f * float(vp.width);
+  const float half_h = vp.custom ? 0.5f * vp.h : 0.5f * float(vp.height);
+  const float origin_x = vp.custom ? vp.x : 0.0f;
+  const float origin_y = vp.custom ? vp.y : 0.0f;
   for (int i = 0; i < 3; ++i) {
     const glm::vec4& p = v[i]->clip;
     const float iw = 1.0f / p.w;
-    out.x[i] = snap((p.x * iw + 1.0f) * half_w);
-    out.y[i] = snap((p.y * iw + 1.0f) * half_h);
-    out.z[i] = p.z * iw;
+    out.x[i] = snap((p.x * iw + 1.0f) * half_w + origin_x);
+    out.y[i] = snap((p.y * iw + 1.0f) * half_h + origin_y);
+    out.z[i] = vp.custom ? vp.min_depth + p.z * iw * (vp.max_depth - vp.min_depth) : p.z * iw;
     out.inv_w[i] = iw;
   }
   // In window coordinates (y down) a counter-clockwise triangle has a negative cross product.
   const int64_t cross = doubled_area(out);
   if (cross == 0) return SetupResult::culled_degenerate;
-  const bool front = cross < 0;
-  if (!front && cull_backface) return SetupResult::culled_backface;
+  const bool front = (cross < 0) == (front_face == FrontFace::counter_clockwise);
+  if (cull == CullMode::front_and_back || cull == (front ? CullMode::front : CullMode::back)) {
+    return front ? SetupResult::culled_frontface : SetupResult::culled_backface;
+  }
   int order[3] = {0, 1, 2};
   if (cross > 0) std::swap(order[1], order[2]);  // make the interior positive for all edges
   if (cross > 0) {
@@ -60,6 +92,12 @@ SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipV
   out.min_y = std::max(first_pixel(lo_y, vp.samples.max_y), 0);
   out.max_y = std::min(last_pixel(hi_y, vp.samples.min_y), vp.height - 1);
   if (out.min_x > out.max_x || out.min_y > out.max_y) return SetupResult::culled_degenerate;
+  // Scissor and viewport bounds (the whole framebuffer for scenes).
+  out.min_x = std::max(out.min_x, vp.bound_x0);
+  out.max_x = std::min(out.max_x, vp.bound_x1);
+  out.min_y = std::max(out.min_y, vp.bound_y0);
+  out.max_y = std::min(out.max_y, vp.bound_y1);
+  if (out.min_x > out.max_x || out.min_y > out.max_y) return SetupResult::culled_scissor;
   out.draw = draw;
   // Top-left rule with y down: the gradient (A, B) of an edge function points inside, so a
   // left edge has A > 0 and a top edge (horizontal, interior below) has A == 0 and B > 0.

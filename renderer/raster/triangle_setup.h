@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include <glm/glm.hpp>
 
 #include "geometry/clipper.h"
+#include "tessera/clip_space.h"
 
 namespace tessera {
 
@@ -38,7 +40,7 @@ struct TriangleSetup {
 };
 static_assert(sizeof(TriangleSetup) == 168, "parameter-buffer accounting assumes 168-byte records");
 
-enum class SetupResult { ok, culled_backface, culled_degenerate };
+enum class SetupResult { ok, culled_backface, culled_frontface, culled_degenerate, culled_scissor };
 
 // Reach of a pixel's sample positions in 1/256 pixel from its top-left corner: {128, 128,
 // 128, 128} for single sampling (the pixel centre).
@@ -49,16 +51,38 @@ struct SampleExtent {
   int32_t max_y = kSubpixelHalf;
 };
 
+// The framebuffer and the viewport transform. Scenes draw to the whole framebuffer; draws that
+// enter at the primitive stage carry a Vulkan viewport and scissor (tessera/clip_space.h).
 struct Viewport {
-  int width = 0;
+  int width = 0;  // framebuffer: pixels [0, width) x [0, height)
   int height = 0;
   SampleExtent samples;  // where samples sit inside a pixel (MSAA)
+  // A viewport other than the whole framebuffer: the clip volume maps to [x, x + w] x
+  // [y, y + h] (h < 0 flips y) and depth [min_depth, max_depth].
+  bool custom = false;
+  float x = 0.0f, y = 0.0f, w = 0.0f, h = 0.0f, min_depth = 0.0f, max_depth = 1.0f;
+  // Pixels that may be written within the framebuffer, inclusive: the scissor and, for a
+  // custom viewport, its rectangle (the guard band lets triangles reach past it).
+  int32_t bound_x0 = 0, bound_y0 = 0;
+  int32_t bound_x1 = std::numeric_limits<int32_t>::max(), bound_y1 = std::numeric_limits<int32_t>::max();
+
+  // The transform and bounds of a Vulkan draw's viewport and scissor in a width x height
+  // framebuffer (a zero-sized viewport means the whole framebuffer).
+  static Viewport of_state(int width, int height, SampleExtent samples, const ViewportState& viewport,
+                           const ScissorRect& scissor);
 };
 
-// Sets up a triangle from clip-space vertices (w > 0, inside the guard band).
-// `cull_backface`: drop triangles that are clockwise on screen (counter-clockwise is front).
+// Sets up a triangle from clip-space vertices (w > 0, inside the guard band): culls by facing
+// (`cull`, with `front_face` the winding on screen that faces the viewer), snaps, and clamps
+// the pixel bounds to the framebuffer and the viewport's bounds.
 SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, const Viewport& vp,
-                           bool cull_backface, int varying_count, uint32_t draw, TriangleSetup& out);
+                           CullMode cull, FrontFace front_face, int varying_count, uint32_t draw, TriangleSetup& out);
+// Scenes' culling: counter-clockwise is front, `cull_backface` drops the rest.
+inline SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, const Viewport& vp,
+                                  bool cull_backface, int varying_count, uint32_t draw, TriangleSetup& out) {
+  return setup_triangle(a, b, c, vp, cull_backface ? CullMode::back : CullMode::none, FrontFace::counter_clockwise,
+                        varying_count, draw, out);
+}
 
 // Edge i runs from vertex i to vertex (i+1)%3. Its function at fixed-point point (px, py) is
 // A * (px - x_i) + B * (py - y_i) with A = y_{i+1} - y_i, B = x_i - x_{i+1}: positive inside.

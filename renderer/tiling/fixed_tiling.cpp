@@ -19,6 +19,32 @@ void bin_setups(const TileGrid& grid, const SampleExtent& samples, const std::ve
   }
 }
 
+void refine_bins(const TileGrid& grid, const TileGrid& fine, const SampleExtent& samples, const BinChunk& chunk,
+                 std::vector<uint32_t>& offsets, std::vector<uint32_t>& entries) {
+  const int ratio = grid.tile_size / fine.tile_size;
+  const size_t tiles = size_t(fine.tile_count());
+  // Visits the fine tiles of coarse tile `c` that setup `s` reaches.
+  auto for_each_fine = [&](int c, uint32_t s, auto&& visit) {
+    const int fx0 = (c % grid.tiles_x) * ratio, fy0 = (c / grid.tiles_x) * ratio;
+    for_each_tile(fine, samples, chunk.setups[s], visit, fx0, fy0, fx0 + ratio - 1, fy0 + ratio - 1);
+  };
+  offsets.assign(tiles + 1, 0);
+  for (int c = 0; c < grid.tile_count(); ++c) {
+    for (uint32_t k = chunk.offsets[size_t(c)]; k < chunk.offsets[size_t(c) + 1]; ++k) {
+      for_each_fine(c, chunk.entries[k], [&](int tile) { ++offsets[size_t(tile) + 1]; });
+    }
+  }
+  for (size_t i = 0; i < tiles; ++i) offsets[i + 1] += offsets[i];
+  entries.resize(offsets[tiles]);
+  std::vector<uint32_t> cursor(offsets.begin(), offsets.end() - 1);
+  for (int c = 0; c < grid.tile_count(); ++c) {
+    for (uint32_t k = chunk.offsets[size_t(c)]; k < chunk.offsets[size_t(c) + 1]; ++k) {
+      const uint32_t s = chunk.entries[k];
+      for_each_fine(c, s, [&](int tile) { entries[cursor[size_t(tile)]++] = s; });
+    }
+  }
+}
+
 void bin_chunk(const TileGrid& grid, const SampleExtent& samples, BinChunk& chunk) {
   bin_setups(grid, samples, chunk.setups, chunk.offsets, chunk.entries);
 }

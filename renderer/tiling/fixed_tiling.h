@@ -4,8 +4,8 @@
 // kept without any global sort and no matter how many threads did the binning.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "raster/triangle_setup.h"
@@ -49,20 +49,23 @@ inline bool tile_outside(const EdgeFunction e[3], const SampleExtent& s, int x0,
   return false;
 }
 
+// Only tiles inside the window [wx0, wx1] x [wy0, wy1] of tile coordinates are visited (the
+// whole grid by default); the window never changes which tiles pass.
 template <typename Visit>
-void for_each_tile(const TileGrid& g, const SampleExtent& samples, const TriangleSetup& t, Visit&& visit) {
+void for_each_tile(const TileGrid& g, const SampleExtent& samples, const TriangleSetup& t, Visit&& visit, int wx0 = 0,
+                   int wy0 = 0, int wx1 = INT32_MAX, int wy1 = INT32_MAX) {
   const int tx0 = t.min_x / g.tile_size;
   const int tx1 = t.max_x / g.tile_size;
   const int ty0 = t.min_y / g.tile_size;
   const int ty1 = t.max_y / g.tile_size;
   if (tx0 == tx1 && ty0 == ty1) {
-    visit(ty0 * g.tiles_x + tx0);
+    if (tx0 >= wx0 && tx0 <= wx1 && ty0 >= wy0 && ty0 <= wy1) visit(ty0 * g.tiles_x + tx0);
     return;
   }
   EdgeFunction e[3];
   edge_functions(t, e);
-  for (int ty = ty0; ty <= ty1; ++ty) {
-    for (int tx = tx0; tx <= tx1; ++tx) {
+  for (int ty = std::max(ty0, wy0); ty <= std::min(ty1, wy1); ++ty) {
+    for (int tx = std::max(tx0, wx0); tx <= std::min(tx1, wx1); ++tx) {
       const int x0 = std::max(tx * g.tile_size, t.min_x);
       const int y0 = std::max(ty * g.tile_size, t.min_y);
       const int x1 = std::min((tx + 1) * g.tile_size - 1, t.max_x);
@@ -80,5 +83,11 @@ void bin_chunk(const TileGrid& grid, const SampleExtent& samples, BinChunk& chun
 // The same lists for `setups` into separate arrays (a second grid over the same triangles).
 void bin_setups(const TileGrid& grid, const SampleExtent& samples, const std::vector<TriangleSetup>& setups,
                 std::vector<uint32_t>& offsets, std::vector<uint32_t>& entries);
+// The chunk's lists over a finer grid whose tiles nest in the chunk's own (fine.tile_size
+// divides grid.tile_size), derived from its lists: each listed triangle is tested against the
+// fine tiles of the tile it is listed in only. The result equals bin_setups on the fine grid
+// (a triangle reaching a fine tile reaches the tile holding it), in primitive order per tile.
+void refine_bins(const TileGrid& grid, const TileGrid& fine, const SampleExtent& samples, const BinChunk& chunk,
+                 std::vector<uint32_t>& offsets, std::vector<uint32_t>& entries);
 
 }  // namespace tessera

@@ -57,6 +57,7 @@ TilingWork account_tiling(const TilingFrame& f, const TilePartition& partition) 
   tbb::enumerable_thread_specific<Marks> marks([&] {
     return Marks{std::vector<uint32_t>(size_t(f.primitives), UINT32_MAX), std::vector<uint32_t>(size_t(f.vertices), UINT32_MAX)};
   });
+  const std::vector<uint32_t>& verts = *f.primitive_vertices;
   tbb::parallel_for(tbb::blocked_range<uint32_t>(0, partition.count, 4), [&](const tbb::blocked_range<uint32_t>& r) {
     Marks& m = marks.local();
     for (uint32_t rt = r.begin(); rt < r.end(); ++rt) {
@@ -69,7 +70,6 @@ TilingWork account_tiling(const TilingFrame& f, const TilePartition& partition) 
         for (size_t ch = 0; ch < bins.size(); ++ch) {
           const BinChunk& chunk = bins[ch];
           const std::vector<uint32_t>& prim = (*f.setup_primitive)[ch];
-          const std::vector<uint32_t>& verts = (*f.setup_vertices)[ch];
           for (uint32_t e = chunk.offsets[tile]; e < chunk.offsets[size_t(tile) + 1]; ++e) {
             const uint32_t s = chunk.entries[e];
             uint32_t& pm = m.primitive[prim[s]];
@@ -77,7 +77,7 @@ TilingWork account_tiling(const TilingFrame& f, const TilePartition& partition) 
             pm = rt;
             ++c.crossings;
             for (int v = 0; v < 3; ++v) {
-              uint32_t& vm = m.vertex[verts[size_t(s) * 3 + size_t(v)]];
+              uint32_t& vm = m.vertex[verts[size_t(prim[s]) * 3 + size_t(v)]];
               if (vm != rt) {
                 vm = rt;
                 ++c.invocations;
@@ -97,7 +97,7 @@ TilingWork account_tiling(const TilingFrame& f, const TilePartition& partition) 
     for (uint32_t s : chunk.entries) reached[s] = 1;
     for (size_t s = 0; s < reached.size(); ++s) {
       if (!reached[s]) continue;
-      for (int v = 0; v < 3; ++v) binned[(*f.setup_vertices)[ch][s * 3 + size_t(v)]] = 1;
+      for (int v = 0; v < 3; ++v) binned[verts[size_t((*f.setup_primitive)[ch][s]) * 3 + size_t(v)]] = 1;
     }
   }
 

@@ -21,10 +21,10 @@ namespace tessera {
 // Frame-wide inputs, shared by every partition evaluated on the frame.
 struct TilingFrame {
   const std::vector<BinChunk>* bins = nullptr;  // per chunk: CSR lists over `grid`
-  // Per chunk, per set-up triangle: the source primitive (frame order) and its three vertices
-  // (frame-wide vertex ids). Triangles clipped into several pieces share the source.
+  // Per chunk, per set-up triangle: the source primitive (frame order); triangles clipped into
+  // several pieces share it. Per primitive: its three vertices (frame-wide vertex ids).
   const std::vector<std::vector<uint32_t>>* setup_primitive = nullptr;
-  const std::vector<std::vector<uint32_t>>* setup_vertices = nullptr;
+  const std::vector<uint32_t>* primitive_vertices = nullptr;
   TileGrid grid;                    // the grid the bins were built on
   uint64_t primitives = 0;          // primitives in the frame (source ids are below this)
   uint64_t vertices = 0;            // vertices of all draws (pass-1 invocations)

@@ -18,7 +18,7 @@ namespace {
 struct HandFrame {
   std::vector<BinChunk> bins{1};
   std::vector<std::vector<uint32_t>> primitive{{0, 1, 2, 2}};
-  std::vector<std::vector<uint32_t>> vertices{{0, 1, 2, 1, 2, 3, 4, 5, 6, 4, 5, 6}};
+  std::vector<uint32_t> vertices{0, 1, 2, 1, 2, 3, 4, 5, 6};
   TilingFrame frame;
 
   HandFrame() {
@@ -27,7 +27,7 @@ struct HandFrame {
     bins[0].entries = {0, 0, 1, 2, 3, 3};
     frame.bins = &bins;
     frame.setup_primitive = &primitive;
-    frame.setup_vertices = &vertices;
+    frame.primitive_vertices = &vertices;
     frame.grid = TileGrid::make(64, 16, 16);
     frame.primitives = 3;
     frame.vertices = 8;

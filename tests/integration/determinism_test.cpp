@@ -233,14 +233,14 @@ TEST(AdaptiveTiling, FramePicbAndSupertilesAreConsistent) {
   const Frame f = render(scene, 0, 64, 320, 200);
   const Stats& s = f.stats;
   // 320x200 with 16x16 atomic tiles: 20 x 13 (the last row partial).
-  ASSERT_EQ(f.atomic_x, 20);
-  ASSERT_EQ(f.atomic_y, 13);
-  ASSERT_EQ(f.picb.size(), 260u);
-  ASSERT_EQ(f.supertile_of.size(), 260u);
+  ASSERT_EQ(f.diagnostics.atomic_x, 20);
+  ASSERT_EQ(f.diagnostics.atomic_y, 13);
+  ASSERT_EQ(f.diagnostics.picb.size(), 260u);
+  ASSERT_EQ(f.diagnostics.supertile_of.size(), 260u);
   EXPECT_EQ(s.get_u64("tiling.atomic.tiles"), 260u);
   // Every crossing added the same PIC (one vertex layout, one shader) unless a tile saturated.
   uint64_t sum = 0;
-  for (uint16_t c : f.picb) sum += c;
+  for (uint16_t c : f.diagnostics.picb) sum += c;
   // PIC = (0.5 * 32 bytes + 0.5 * L) * 3 vertices, rounded; L is the vertex program's length
   // counted by the EU (71 instructions: 41 of matrix products, 6 of normalising arithmetic and
   // an rsqrt).
@@ -254,7 +254,7 @@ TEST(AdaptiveTiling, FramePicbAndSupertilesAreConsistent) {
   } else {
     EXPECT_LT(sum, unsaturated);  // saturated tiles hold 65535, less than their true sum
     uint64_t at_limit = 0;
-    for (uint16_t c : f.picb) at_limit += c == 65535;
+    for (uint16_t c : f.diagnostics.picb) at_limit += c == 65535;
     EXPECT_EQ(at_limit, s.get_u64("tiling.picb.saturated"));
   }
   EXPECT_GT(s.get_u64("tiling.crossings"), s.get_u64("raster.triangles.setup") / 2);
@@ -280,12 +280,12 @@ TEST(AdaptiveTiling, CloudsSceneSupertilesCutFarLessThanSquares) {
   EXPECT_LT(adaptive * 10, fixed) << "adaptive " << adaptive << " vs fixed " << fixed;
   // Some supertile is not a rectangle (its atomic tiles do not fill its bounding box).
   bool non_rectangular = false;
-  const uint32_t count = *std::max_element(f.supertile_of.begin(), f.supertile_of.end()) + 1;
+  const uint32_t count = *std::max_element(f.diagnostics.supertile_of.begin(), f.diagnostics.supertile_of.end()) + 1;
   for (uint32_t s = 0; s < count && !non_rectangular; ++s) {
-    int x0 = f.atomic_x, y0 = f.atomic_y, x1 = -1, y1 = -1, n = 0;
-    for (int y = 0; y < f.atomic_y; ++y)
-      for (int x = 0; x < f.atomic_x; ++x)
-        if (f.supertile_of[size_t(y * f.atomic_x + x)] == s) {
+    int x0 = f.diagnostics.atomic_x, y0 = f.diagnostics.atomic_y, x1 = -1, y1 = -1, n = 0;
+    for (int y = 0; y < f.diagnostics.atomic_y; ++y)
+      for (int x = 0; x < f.diagnostics.atomic_x; ++x)
+        if (f.diagnostics.supertile_of[size_t(y * f.diagnostics.atomic_x + x)] == s) {
           x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y), ++n;
         }
     non_rectangular = n > 0 && n < (x1 - x0 + 1) * (y1 - y0 + 1);
@@ -326,7 +326,7 @@ TEST_P(TilingModes, AdaptiveFrameIndependentOfThreads) {
   const Frame many = render(scene, 3, 64, 400, 240, 1, TilingMode::adaptive);
   EXPECT_EQ(differing_pixels(one.color, many.color), 0u);
   EXPECT_EQ(deterministic_stats(one.stats), deterministic_stats(many.stats));
-  EXPECT_EQ(one.supertile_of, many.supertile_of);
+  EXPECT_EQ(one.diagnostics.supertile_of, many.diagnostics.supertile_of);
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, TilingModes, ::testing::Values("default.json", "bench/clouds.json"),

@@ -585,8 +585,8 @@ struct UnitResult {
 UnitResult colour_unit(const Dump& d) {
   tessera::Frame frame;
   frame.color = tessera::Image(int(d.width), int(d.height));
-  frame.samples_per_pixel = int(d.samples);
-  frame.samples.assign(d.data.begin(), d.data.end());
+  frame.diagnostics.samples_per_pixel = int(d.samples);
+  frame.diagnostics.samples.assign(d.data.begin(), d.data.end());
   const tessera::ColorCodecRun run = tessera::run_color_codecs(frame, d.clear, 1);
   UnitResult u;
   u.tiles = run.tiles;

@@ -40,12 +40,23 @@ void write_stats(const fs::path& path, const Stats& s) {
 }
 
 // The overlay buffers, wherever this build's Frame keeps them.
+template <typename F>
+const auto& diagnostics_of(const F& f) {
+  if constexpr (requires { f.diagnostics; }) {
+    return f.diagnostics;
+  } else {
+    return f;
+  }
+}
+
+// Asks for the overlay buffers where the config has the switch.
+template <typename C>
+void ask_for_diagnostics(C& config) {
+  if constexpr (requires { config.frame.diagnostics; }) config.frame.diagnostics = true;
+}
+
 void write_overlays(const fs::path& dir, const Frame& f) {
-#ifdef TESSERA_FRAME_DIAGNOSTICS
-  const FrameDiagnostics& d = f.diagnostics;
-#else
-  const Frame& d = f;
-#endif
+  const auto& d = diagnostics_of(f);
   std::ofstream meta(dir / "overlay_meta.txt");
   meta << d.tile_size << " " << d.tiles_x << " " << d.tiles_y << " " << d.color_blocks_x << " " << d.color_blocks_y
        << " " << d.samples_per_pixel << " " << d.atomic_size << " " << d.atomic_x << " " << d.atomic_y << "\n";
@@ -112,6 +123,7 @@ int main(int argc, char** argv) {
       cfg.frame.width = 320;
       cfg.frame.height = 180;
       cfg.frame.threads = 2;
+      ask_for_diagnostics(cfg);
       c.apply(cfg);
       Renderer renderer(cfg);
       const Frame f = renderer.render(scene, scene.camera);

@@ -11,13 +11,13 @@
 namespace tessera::cli {
 
 Image color_state_image(const Frame& frame) {
-  if (frame.color_states.empty()) {
+  if (frame.diagnostics.color_states.empty()) {
     throw Error("--color-state needs a multisampled frame (--msaa 2, 4 or 8): the colour unit stores only those");
   }
   const int w = frame.color.width, h = frame.color.height;
   // Counts per state, for the legend.
   uint64_t counts[16] = {};
-  for (uint8_t code : frame.color_states) ++counts[code & 15u];
+  for (uint8_t code : frame.diagnostics.color_states) ++counts[code & 15u];
   std::vector<uint8_t> shown;
   for (int code = 0; code < 16; ++code) {
     if (color_tile_state_name(uint8_t(code))) shown.push_back(uint8_t(code));
@@ -31,12 +31,12 @@ Image color_state_image(const Frame& frame) {
     for (int x = 0; x < w; ++x) {
       const Rgba8 c = frame.color.at(x, y);
       const int grey = luma(c);
-      const uint8_t code = frame.color_states[size_t(y / 4) * size_t(frame.color_blocks_x) + size_t(x / 8)];
+      const uint8_t code = frame.diagnostics.color_states[size_t(y / 4) * size_t(frame.diagnostics.color_blocks_x) + size_t(x / 8)];
       img.at(x, y) = mix_rgb(pack_rgba8(uint8_t(grey), uint8_t(grey), uint8_t(grey)), color_tile_state_swatch(code), 170);
     }
   }
   // Legend.
-  const uint64_t total = frame.color_states.size();
+  const uint64_t total = frame.diagnostics.color_states.size();
   int y = h + 6;
   for (uint8_t code : shown) {
     fill_rect(img, 8, y, 8 + 10 * scale, y + 10 * scale, color_tile_state_swatch(code));

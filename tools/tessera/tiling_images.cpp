@@ -13,7 +13,7 @@ namespace tessera::cli {
 namespace {
 
 void require_tiling(const Frame& frame) {
-  if (frame.picb.empty() || frame.atomic_size <= 0) throw Error("the frame carries no PICB (adaptive tiling data)");
+  if (frame.diagnostics.picb.empty() || frame.diagnostics.atomic_size <= 0) throw Error("the frame carries no PICB (adaptive tiling data)");
 }
 
 int legend_scale(const Image& frame_image) { return frame_image.width >= 640 ? 2 : 1; }
@@ -26,10 +26,10 @@ Image picb_image(const Frame& frame) {
   const int legend_h = 14 * scale + 16;
   Image img(w, h + legend_h, pack_rgba8(24, 24, 28));
   uint16_t max_cost = 0;
-  for (uint16_t c : frame.picb) max_cost = std::max(max_cost, c);
+  for (uint16_t c : frame.diagnostics.picb) max_cost = std::max(max_cost, c);
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
-      const uint16_t c = frame.picb[size_t(y / frame.atomic_size) * size_t(frame.atomic_x) + size_t(x / frame.atomic_size)];
+      const uint16_t c = frame.diagnostics.picb[size_t(y / frame.diagnostics.atomic_size) * size_t(frame.diagnostics.atomic_x) + size_t(x / frame.diagnostics.atomic_size)];
       const uint8_t g = luma(frame.color.at(x, y));
       const Rgba8 heat = viewer::heat_ramp(max_cost ? float(c) / float(max_cost) : 0.0f);
       img.at(x, y) = c ? mix_rgb(pack_rgba8(g, g, g), heat, 190) : pack_rgba8(uint8_t(g / 3), uint8_t(g / 3), uint8_t(g / 3));
@@ -39,7 +39,7 @@ Image picb_image(const Frame& frame) {
   const int ramp_w = std::min(w - 16, 256 * scale), y0 = h + 6;
   for (int i = 0; i < ramp_w; ++i) fill_rect(img, 8 + i, y0, 9 + i, y0 + 8 * scale, viewer::heat_ramp(float(i) / float(ramp_w - 1)));
   char text[160];
-  std::snprintf(text, sizeof(text), "PICB per %dx%d atomic tile: 0 .. %u", frame.atomic_size, frame.atomic_size, unsigned(max_cost));
+  std::snprintf(text, sizeof(text), "PICB per %dx%d atomic tile: 0 .. %u", frame.diagnostics.atomic_size, frame.diagnostics.atomic_size, unsigned(max_cost));
   draw_text(img, 16 + ramp_w, y0, text, pack_rgba8(235, 235, 235), scale);
   return img;
 }
@@ -50,9 +50,9 @@ Image supertile_image(const Frame& frame) {
   const int legend_h = 10 * scale + 12;
   Image img(w, h + legend_h, pack_rgba8(24, 24, 28));
   uint32_t count = 0;
-  for (uint32_t s : frame.supertile_of) count = std::max(count, s + 1);
+  for (uint32_t s : frame.diagnostics.supertile_of) count = std::max(count, s + 1);
   auto owner = [&](int x, int y) {
-    return frame.supertile_of[size_t(y / frame.atomic_size) * size_t(frame.atomic_x) + size_t(x / frame.atomic_size)];
+    return frame.diagnostics.supertile_of[size_t(y / frame.diagnostics.atomic_size) * size_t(frame.diagnostics.atomic_x) + size_t(x / frame.diagnostics.atomic_size)];
   };
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
@@ -67,15 +67,15 @@ Image supertile_image(const Frame& frame) {
     }
   }
   char text[160];
-  std::snprintf(text, sizeof(text), "%u supertiles of %dx%d atomic tiles (borders in black)", unsigned(count), frame.atomic_size,
-                frame.atomic_size);
+  std::snprintf(text, sizeof(text), "%u supertiles of %dx%d atomic tiles (borders in black)", unsigned(count), frame.diagnostics.atomic_size,
+                frame.diagnostics.atomic_size);
   draw_text(img, 8, h + 6, text, pack_rgba8(235, 235, 235), scale);
   return img;
 }
 
 Image lod_image(const Frame& frame) {
   const int w = frame.color.width, h = frame.color.height, scale = legend_scale(frame.color);
-  if (frame.lod_levels.size() != size_t(w) * size_t(h)) {
+  if (frame.diagnostics.lod_levels.size() != size_t(w) * size_t(h)) {
     throw Error("the frame carries no LOD levels (render with --mode rt)");
   }
   // Finest to coarsest: green, yellow, orange, red; no LOD object: the frame in grey.
@@ -86,7 +86,7 @@ Image lod_image(const Frame& frame) {
   uint64_t counts[4] = {};
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
-      const int level = frame.lod_levels[size_t(y) * size_t(w) + size_t(x)];
+      const int level = frame.diagnostics.lod_levels[size_t(y) * size_t(w) + size_t(x)];
       const uint8_t g = luma(frame.color.at(x, y));
       if (level >= 0 && level < 4) {
         ++counts[level];

@@ -29,17 +29,17 @@ Overlay tile_overlay(OverlayKind kind, const Frame& frame, const char* title) {
   Overlay out;
   out.image = Image(width, height);
   uint32_t max_value = 0;
-  for (const TileWork& w : frame.tiles) max_value = std::max(max_value, tile_value(kind, w));
+  for (const TileWork& w : frame.diagnostics.tiles) max_value = std::max(max_value, tile_value(kind, w));
   out.legend = {title, 0.0, double(max_value)};
-  if (frame.tile_size <= 0 || frame.tiles.size() != size_t(frame.tiles_x) * size_t(frame.tiles_y)) return out;
-  for (int ty = 0; ty < frame.tiles_y; ++ty) {
-    for (int tx = 0; tx < frame.tiles_x; ++tx) {
-      const uint32_t v = tile_value(kind, frame.tiles[size_t(ty) * size_t(frame.tiles_x) + size_t(tx)]);
+  if (frame.diagnostics.tile_size <= 0 || frame.diagnostics.tiles.size() != size_t(frame.diagnostics.tiles_x) * size_t(frame.diagnostics.tiles_y)) return out;
+  for (int ty = 0; ty < frame.diagnostics.tiles_y; ++ty) {
+    for (int tx = 0; tx < frame.diagnostics.tiles_x; ++tx) {
+      const uint32_t v = tile_value(kind, frame.diagnostics.tiles[size_t(ty) * size_t(frame.diagnostics.tiles_x) + size_t(tx)]);
       const float t = max_value ? float(v) / float(max_value) : 0.0f;
       const Rgba8 fill = heat_ramp(t, v ? kTileAlpha : kEmptyTileAlpha);
       const Rgba8 border = pack_rgba8(0, 0, 0, kTileBorderAlpha);
-      const int x0 = tx * frame.tile_size, y0 = ty * frame.tile_size;
-      const int x1 = std::min(x0 + frame.tile_size, width), y1 = std::min(y0 + frame.tile_size, height);
+      const int x0 = tx * frame.diagnostics.tile_size, y0 = ty * frame.diagnostics.tile_size;
+      const int x1 = std::min(x0 + frame.diagnostics.tile_size, width), y1 = std::min(y0 + frame.diagnostics.tile_size, height);
       for (int y = y0; y < y1; ++y) {
         for (int x = x0; x < x1; ++x) out.image.at(x, y) = (x == x0 || y == y0) ? border : fill;
       }
@@ -80,13 +80,13 @@ Overlay color_state_overlay(const Frame& frame) {
   const int width = frame.color.width, height = frame.color.height;
   Overlay out;
   out.image = Image(width, height, pack_rgba8(0, 0, 0, 0));
-  if (frame.color_states.empty()) {
+  if (frame.diagnostics.color_states.empty()) {
     out.legend.title = "Colour compression state: none (set raster.msaa to 2, 4 or 8)";
     return out;
   }
   out.legend.title = "Colour compression state per 8x4 tile";
   uint64_t counts[16] = {};
-  for (uint8_t code : frame.color_states) ++counts[code & 15u];
+  for (uint8_t code : frame.diagnostics.color_states) ++counts[code & 15u];
   for (int code = 0; code < 16; ++code) {
     if (counts[code] && color_tile_state_name(uint8_t(code))) {
       out.legend.categories.push_back({color_tile_state_name(uint8_t(code)), color_tile_state_swatch(uint8_t(code)), counts[code]});
@@ -94,7 +94,7 @@ Overlay color_state_overlay(const Frame& frame) {
   }
   for (int y = 0; y < height; ++y) {
     for (int x = 0; x < width; ++x) {
-      const uint8_t code = frame.color_states[size_t(y / 4) * size_t(frame.color_blocks_x) + size_t(x / 8)];
+      const uint8_t code = frame.diagnostics.color_states[size_t(y / 4) * size_t(frame.diagnostics.color_blocks_x) + size_t(x / 8)];
       const Rgba8 c = color_tile_state_swatch(code);
       out.image.at(x, y) = (c & 0x00ffffffu) | (Rgba8(kTileAlpha) << 24);
     }
@@ -103,12 +103,12 @@ Overlay color_state_overlay(const Frame& frame) {
 }
 
 uint32_t atomic_index(const Frame& frame, int x, int y) {
-  return uint32_t(y / frame.atomic_size) * uint32_t(frame.atomic_x) + uint32_t(x / frame.atomic_size);
+  return uint32_t(y / frame.diagnostics.atomic_size) * uint32_t(frame.diagnostics.atomic_x) + uint32_t(x / frame.diagnostics.atomic_size);
 }
 
 bool has_tiling(const Frame& frame) {
-  return frame.atomic_size > 0 && !frame.picb.empty() &&
-         frame.picb.size() == size_t(frame.atomic_x) * size_t(frame.atomic_y) && frame.supertile_of.size() == frame.picb.size();
+  return frame.diagnostics.atomic_size > 0 && !frame.diagnostics.picb.empty() &&
+         frame.diagnostics.picb.size() == size_t(frame.diagnostics.atomic_x) * size_t(frame.diagnostics.atomic_y) && frame.diagnostics.supertile_of.size() == frame.diagnostics.picb.size();
 }
 
 Overlay picb_overlay(const Frame& frame) {
@@ -119,12 +119,12 @@ Overlay picb_overlay(const Frame& frame) {
     out.legend.title = "PICB: no adaptive-tiling data in this frame";
     return out;
   }
-  const uint16_t max_cost = *std::max_element(frame.picb.begin(), frame.picb.end());
-  out.legend = {"PICB per " + std::to_string(frame.atomic_size) + "x" + std::to_string(frame.atomic_size) + " atomic tile", 0.0,
+  const uint16_t max_cost = *std::max_element(frame.diagnostics.picb.begin(), frame.diagnostics.picb.end());
+  out.legend = {"PICB per " + std::to_string(frame.diagnostics.atomic_size) + "x" + std::to_string(frame.diagnostics.atomic_size) + " atomic tile", 0.0,
                 double(max_cost)};
   for (int y = 0; y < height; ++y) {
     for (int x = 0; x < width; ++x) {
-      const uint16_t c = frame.picb[atomic_index(frame, x, y)];
+      const uint16_t c = frame.diagnostics.picb[atomic_index(frame, x, y)];
       out.image.at(x, y) = heat_ramp(max_cost ? float(c) / float(max_cost) : 0.0f, c ? kTileAlpha : kEmptyTileAlpha);
     }
   }
@@ -139,15 +139,15 @@ Overlay supertile_overlay(const Frame& frame) {
     out.legend.title = "Supertiles: no adaptive-tiling data in this frame";
     return out;
   }
-  const uint32_t count = *std::max_element(frame.supertile_of.begin(), frame.supertile_of.end()) + 1;
-  out.legend.title = std::to_string(count) + " supertiles of " + std::to_string(frame.atomic_size) + "x" +
-                     std::to_string(frame.atomic_size) + " atomic tiles";
+  const uint32_t count = *std::max_element(frame.diagnostics.supertile_of.begin(), frame.diagnostics.supertile_of.end()) + 1;
+  out.legend.title = std::to_string(count) + " supertiles of " + std::to_string(frame.diagnostics.atomic_size) + "x" +
+                     std::to_string(frame.diagnostics.atomic_size) + " atomic tiles";
   out.legend.categories.push_back({"supertile border", pack_rgba8(0, 0, 0), count});
   for (int y = 0; y < height; ++y) {
     for (int x = 0; x < width; ++x) {
-      const uint32_t s = frame.supertile_of[atomic_index(frame, x, y)];
-      const bool border = (x + 1 < width && frame.supertile_of[atomic_index(frame, x + 1, y)] != s) ||
-                          (y + 1 < height && frame.supertile_of[atomic_index(frame, x, y + 1)] != s);
+      const uint32_t s = frame.diagnostics.supertile_of[atomic_index(frame, x, y)];
+      const bool border = (x + 1 < width && frame.diagnostics.supertile_of[atomic_index(frame, x + 1, y)] != s) ||
+                          (y + 1 < height && frame.diagnostics.supertile_of[atomic_index(frame, x, y + 1)] != s);
       // A distinct tint per supertile from a multiplicative hash of its id.
       const uint32_t hash = (s + 1) * 2654435761u;
       out.image.at(x, y) = border ? pack_rgba8(0, 0, 0, 230)

@@ -11,12 +11,12 @@ Frame tiled_frame() {
   Frame f;
   f.color = Image(20, 10);
   f.depth.assign(200, 1.0f);
-  f.tile_size = 8;
-  f.tiles_x = 3;
-  f.tiles_y = 2;
-  f.tiles.resize(6);
-  f.tiles[4].bin_entries = 10;  // tile (1, 1)
-  f.tiles[5].bin_entries = 5;   // tile (2, 1): partial, 4x2 pixels
+  f.diagnostics.tile_size = 8;
+  f.diagnostics.tiles_x = 3;
+  f.diagnostics.tiles_y = 2;
+  f.diagnostics.tiles.resize(6);
+  f.diagnostics.tiles[4].bin_entries = 10;  // tile (1, 1)
+  f.diagnostics.tiles[5].bin_entries = 5;   // tile (2, 1): partial, 4x2 pixels
   return f;
 }
 
@@ -80,11 +80,11 @@ namespace {
 TEST(Overlays, ColorStateMapsEveryBlockWithACategoricalLegend) {
   Frame f;
   f.color = Image(20, 10);  // 3 x 3 blocks of 8x4, the last column and row partial
-  f.color_blocks_x = 3;
-  f.color_blocks_y = 3;
-  f.color_states.assign(9, uint8_t(ColorTileState::cleared));
-  f.color_states[4] = uint8_t(ColorTileState::index_two_colour);  // block (1, 1)
-  f.color_states[8] = uint8_t(ColorTileState::planes_compressed);  // block (2, 2), partial
+  f.diagnostics.color_blocks_x = 3;
+  f.diagnostics.color_blocks_y = 3;
+  f.diagnostics.color_states.assign(9, uint8_t(ColorTileState::cleared));
+  f.diagnostics.color_states[4] = uint8_t(ColorTileState::index_two_colour);  // block (1, 1)
+  f.diagnostics.color_states[8] = uint8_t(ColorTileState::planes_compressed);  // block (2, 2), partial
   const auto o = build_overlay(OverlayKind::color_state, f, Camera{});
   ASSERT_TRUE(o);
   ASSERT_EQ(o->legend.categories.size(), 3u);
@@ -119,11 +119,11 @@ namespace {
 Frame atomic_frame() {
   Frame f;
   f.color = Image(32, 16);
-  f.atomic_size = 16;
-  f.atomic_x = 2;
-  f.atomic_y = 1;
-  f.picb = {0, 100};
-  f.supertile_of = {0, 1};
+  f.diagnostics.atomic_size = 16;
+  f.diagnostics.atomic_x = 2;
+  f.diagnostics.atomic_y = 1;
+  f.diagnostics.picb = {0, 100};
+  f.diagnostics.supertile_of = {0, 1};
   return f;
 }
 

@@ -52,7 +52,7 @@ TEST(RenderWorker, RendersOffThreadAndMatchesADirectRender) {
   Renderer direct(small_config());
   const Frame f = direct.render(*scene, scene->camera);
   EXPECT_EQ(r.frame->color.pixels, f.color.pixels);
-  EXPECT_EQ(r.frame->tiles.size(), size_t(r.frame->tiles_x * r.frame->tiles_y));
+  EXPECT_EQ(r.frame->diagnostics.tiles.size(), size_t(r.frame->diagnostics.tiles_x * r.frame->diagnostics.tiles_y));
 }
 
 TEST(RenderWorker, NewestRequestWins) {

@@ -86,7 +86,8 @@ struct FrameConfig {
   int width = 1280;    // pixels, 1..16384
   int height = 720;    // pixels, 1..16384
   int threads = 0;     // worker threads; 0 = all hardware threads
-  bool keep_samples = false;  // keep every colour sample of a multisampled frame in Frame::samples
+  bool keep_samples = false;  // keep every colour sample of a multisampled frame (Frame::diagnostics.samples)
+  bool diagnostics = false;   // fill Frame::diagnostics: per-tile work, colour states, PICB, supertiles, LOD levels
   FrameMode mode = FrameMode::raster;
 };
 
@@ -113,6 +114,9 @@ struct TilingConfig {
   int atomic_size = 16;              // atomic tile edge in pixels: multiple of 8, 8..256
   int tile_buffer_bytes = 524288;    // on-chip tile buffer a supertile must fit (colour + depth, all samples)
   double alpha = 0.5;                // PIC weight of vertex bytes; beta = 1 - alpha weights shader length
+  bool accounting = true;            // the tiler's accounting on every frame: PICB and supertiles
+                                     // (fixed mode; adaptive needs them to render), two-pass VS
+                                     // and parameter-buffer work (tiling.rendered.*, baselines)
   bool baselines = true;             // also account fixed 16..256 and adaptive tiles on every frame
 };
 

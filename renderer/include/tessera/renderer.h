@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/clip_space.h"
 #include "tessera/config.h"
 #include "tessera/image.h"
 #include "tessera/scene.h"
@@ -21,12 +22,13 @@ struct TileWork {
 };
 static_assert(sizeof(TileWork) == 12, "TileWork is three 32-bit counters");
 
-struct Frame {
-  Image color;               // sRGB-encoded RGBA8, width x height
-  std::vector<float> depth;  // D32F per pixel, 1.0 where nothing was drawn
-  Stats stats;               // schema in docs/stats.md
-  int tile_size = 0;         // fixed tile edge in pixels
-  int tiles_x = 0;           // tile grid: ceil(width / tile_size) x ceil(height / tile_size)
+// What the units did per tile, per colour block and per pixel, for overlays and tools (workload,
+// colour-state, PICB, supertile and LOD maps). Filled only when the config asks
+// (frame.diagnostics; frame.keep_samples for the colour samples): the frame's functional
+// results and statistics never depend on it.
+struct FrameDiagnostics {
+  int tile_size = 0;  // fixed tile edge in pixels
+  int tiles_x = 0;    // tile grid: ceil(width / tile_size) x ceil(height / tile_size)
   int tiles_y = 0;
   std::vector<TileWork> tiles;  // row-major over the tile grid, tiles_x * tiles_y entries
   // Colour-unit control code (tessera/color_state.h) of every 8x4 block of a multisampled
@@ -38,7 +40,7 @@ struct Frame {
   // (width * height * msaa entries, the samples of a pixel adjacent).
   int samples_per_pixel = 1;
   std::vector<Rgba8> samples;
-  // Adaptive tiling: the PICB over atomic tiles (row-major, atomic_x * atomic_y) and the
+  // Tiling accounting: the PICB over atomic tiles (row-major, atomic_x * atomic_y) and the
   // supertile owning each atomic tile, generated from it.
   int atomic_size = 0;
   int atomic_x = 0;
@@ -48,6 +50,13 @@ struct Frame {
   // Ray-traced frames: per pixel, the LOD level its primary ray hit (0 = finest), -1 where it
   // hit no LOD object or nothing; empty for raster frames.
   std::vector<int8_t> lod_levels;
+};
+
+struct Frame {
+  Image color;               // sRGB-encoded RGBA8, width x height
+  std::vector<float> depth;  // D32F per pixel (sample 0), the clear depth where nothing was drawn
+  Stats stats;               // schema in docs/stats.md
+  FrameDiagnostics diagnostics;
 };
 
 class Renderer {
@@ -60,6 +69,11 @@ class Renderer {
   const Config& config() const;
   // Renders one frame at config.frame.width x height. Thread count never changes the result.
   Frame render(const Scene& scene, const Camera& camera);
+  // Renders draws already in clip space (tessera/clip_space.h) through the primitive, tile and
+  // colour stages at the frame's size and sample count; the config's frame.width/height,
+  // raster.msaa and raster.cull_backface do not apply (each draw carries its state). Throws
+  // tessera::Error for a malformed frame (sizes, sample counts, indices out of range).
+  Frame render_clip_space(const ClipSpaceFrame& frame);
 
  private:
   struct Impl;

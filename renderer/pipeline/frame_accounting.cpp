@@ -1,0 +1,95 @@
+#include "pipeline/frame_accounting.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "core/timing.h"
+#include "tiling/tiling_stats.h"
+
+namespace tessera {
+
+std::vector<BinChunk> atomic_lists(const std::vector<BinChunk>& bins, const TileGrid& grid, const TileGrid& atomic,
+                                   const SampleExtent& samples) {
+  std::vector<BinChunk> out(bins.size());
+  const bool nested = grid.tile_size % atomic.tile_size == 0;
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, bins.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t c = r.begin(); c < r.end(); ++c) {
+      if (nested) {
+        refine_bins(grid, atomic, samples, bins[c], out[c].offsets, out[c].entries);
+      } else {
+        bin_setups(atomic, samples, bins[c].setups, out[c].offsets, out[c].entries);
+      }
+    }
+  });
+  return out;
+}
+
+void build_picb_and_supertiles(const std::vector<BinChunk>& atomic_bins, uint32_t pic, TilingAccounting& out) {
+  auto t0 = Clock::now();
+  const TileGrid& atomic = out.atomic;
+  out.picb = Picb(atomic.tiles_x, atomic.tiles_y);
+  Picb& picb = out.picb;
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, size_t(atomic.tile_count()), 256), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i < r.end(); ++i) {
+      uint64_t entries = 0;
+      for (const BinChunk& b : atomic_bins) entries += b.offsets[i + 1] - b.offsets[i];
+      picb.cost[i] = uint16_t(std::min<uint64_t>(entries * pic, 65535));
+    }
+  });
+  out.crossings = 0;
+  for (const BinChunk& b : atomic_bins) out.crossings += b.entries.size();
+  out.picb_ms = ms_since(t0);
+  t0 = Clock::now();
+  out.supertiles = generate_supertiles(picb, out.capacity);
+  out.generation_ms = ms_since(t0);
+}
+
+void account_tilings(const TilingConfig& config, const TilingFrame& frame, const std::vector<BinChunk>& atomic_bins,
+                     const std::vector<BinChunk>& rendered_bins, const TileGrid& rendered_grid, TilingAccounting& out) {
+  const auto t0 = Clock::now();
+  const bool adaptive = config.mode == TilingMode::adaptive;
+  const uint64_t budget = uint64_t(config.tile_buffer_bytes);
+  const TileGrid& atomic = out.atomic;
+  TilingFrame on_atomic = frame;
+  on_atomic.bins = &atomic_bins;
+  on_atomic.grid = atomic;
+  const TilePartition adaptive_partition{"adaptive", out.supertiles.owner, uint32_t(out.supertiles.count()), budget};
+  if (adaptive) {
+    out.rendered = account_tiling(on_atomic, adaptive_partition);
+  } else {
+    TilingFrame on_grid = frame;
+    on_grid.bins = &rendered_bins;
+    on_grid.grid = rendered_grid;
+    out.rendered = account_tiling(on_grid, square_partition(rendered_grid, 1, "fixed", budget));
+  }
+  out.baselines.clear();
+  if (config.baselines) {
+    for (int size = 16; size <= 256; size *= 2) {
+      if (size % atomic.tile_size != 0) continue;
+      const std::string name = "fixed_" + std::to_string(size);
+      out.baselines.emplace_back(name, account_tiling(on_atomic, square_partition(atomic, size / atomic.tile_size, name, budget)));
+    }
+    out.baselines.emplace_back("adaptive", adaptive ? *out.rendered : account_tiling(on_atomic, adaptive_partition));
+  }
+  out.accounting_ms = ms_since(t0);
+}
+
+void publish_tiling(const TilingConfig& config, const TilingAccounting& tiling, Frame& frame, bool diagnostics) {
+  Stats& s = frame.stats;
+  publish_tiling_generation(s, config, tiling.picb, tiling.supertiles, tiling.crossings, tiling.capacity);
+  if (tiling.rendered) publish_tiling_work(s, "tiling.rendered", *tiling.rendered);
+  for (const auto& [name, work] : tiling.baselines) publish_tiling_work(s, "tiling.baseline." + name, work);
+  if (diagnostics) {
+    FrameDiagnostics& d = frame.diagnostics;
+    d.atomic_size = config.atomic_size;
+    d.atomic_x = tiling.picb.tiles_x;
+    d.atomic_y = tiling.picb.tiles_y;
+    d.picb = tiling.picb.cost;
+    d.supertile_of = tiling.supertiles.owner;
+  }
+}
+
+}  // namespace tessera

@@ -1,0 +1,83 @@
+#include "pipeline/primitive_stage.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+namespace tessera {
+
+void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& out) {
+  const std::vector<PrimitiveDraw>& draws = *in.draws;
+  const size_t chunk_count = (in.triangles + kChunkTriangles - 1) / kChunkTriangles;
+  out.chunks.assign(chunk_count, BinChunk{});
+  out.counters.assign(chunk_count, RasterCounters{});
+  out.sources.assign(in.record_sources ? chunk_count : 0, {});
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunk_count, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t c = r.begin(); c < r.end(); ++c) {
+      BinChunk& chunk = out.chunks[c];
+      RasterCounters& rc = out.counters[c];
+      std::vector<uint32_t>* sources = in.record_sources ? &out.sources[c] : nullptr;
+      const size_t first = c * kChunkTriangles;
+      const size_t last = std::min(first + kChunkTriangles, in.triangles);
+      chunk.setups.reserve(last - first);
+      size_t d = size_t(std::upper_bound(draws.begin(), draws.end(), first,
+                                         [](size_t t, const PrimitiveDraw& x) { return t < x.triangle_base; }) -
+                        draws.begin()) - 1;
+      ClipVertex poly[kMaxClipVertices];
+      TriangleSetup setup;
+      auto emit = [&](const ClipVertex& a, const ClipVertex& b, const ClipVertex& v, const PrimitiveDraw& draw,
+                      uint32_t draw_index, uint32_t source) {
+        switch (setup_triangle(a, b, v, draw.viewport, draw.cull, draw.front_face, in.varyings, draw_index, setup)) {
+          case SetupResult::ok:
+            chunk.setups.push_back(setup);
+            if (sources) sources->push_back(source);
+            break;
+          case SetupResult::culled_backface: ++rc[RasterCounters::culled_backface]; break;
+          case SetupResult::culled_frontface: ++rc[RasterCounters::culled_frontface]; break;
+          case SetupResult::culled_degenerate: ++rc[RasterCounters::culled_degenerate]; break;
+          case SetupResult::culled_scissor: ++rc[RasterCounters::culled_scissor]; break;
+        }
+      };
+      for (size_t tri = first; tri < last; ++tri) {
+        while (d + 1 < draws.size() && tri >= draws[d + 1].triangle_base) ++d;
+        const PrimitiveDraw& draw = draws[d];
+        const uint32_t* idx = &draw.indices[(tri - draw.triangle_base) * 3];
+        const ClipVertex& v0 = in.vertices[draw.vertex_base + idx[0]];
+        const ClipVertex& v1 = in.vertices[draw.vertex_base + idx[1]];
+        const ClipVertex& v2 = in.vertices[draw.vertex_base + idx[2]];
+        ++rc[RasterCounters::triangles_in];
+        bool finite = true;
+        for (const ClipVertex* v : {&v0, &v1, &v2}) {
+          for (int k = 0; k < 4; ++k) finite = finite && std::isfinite(v->clip[k]);
+        }
+        if (!finite) {
+          ++rc[RasterCounters::culled_nonfinite];
+          continue;
+        }
+        if (frustum_outcode(v0.clip) & frustum_outcode(v1.clip) & frustum_outcode(v2.clip)) {
+          ++rc[RasterCounters::culled_frustum];
+          continue;
+        }
+        const GuardBand& guard = draw.guard;
+        const uint32_t planes = clip_outcode(v0.clip, guard) | clip_outcode(v1.clip, guard) | clip_outcode(v2.clip, guard);
+        if (!planes) {
+          emit(v0, v1, v2, draw, uint32_t(d), uint32_t(tri));
+          continue;
+        }
+        ++rc[RasterCounters::clipped];
+        const int n = clip_triangle(v0, v1, v2, planes, guard, in.varyings, poly);
+        for (int k = 1; k + 1 < n; ++k) {
+          ++rc[RasterCounters::clip_output];
+          emit(poly[0], poly[k], poly[k + 1], draw, uint32_t(d), uint32_t(tri));
+        }
+      }
+      rc[RasterCounters::setup] += chunk.setups.size();
+      bin_chunk(in.grid, in.samples, chunk);
+      rc[RasterCounters::bin_entries] += chunk.entries.size();
+    }
+  });
+}
+
+}  // namespace tessera

@@ -1,0 +1,207 @@
+#include "pipeline/tile_stage.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "raster/tile_rasterizer.h"
+#include "shaders/interpolated_color.h"
+#include "shaders/lambert.h"
+
+namespace tessera {
+
+namespace {
+
+// One tile in the tile buffer while its draws run: its rectangle, scratch colour/depth of
+// width x height x kSamples entries, and with MSAA the colour unit's back end.
+template <typename FragmentShader, int kSamples>
+struct TilePass {
+  TileBuffer tile;
+  std::optional<color::ColorBackEnd> back_end;
+  typename FragmentShader::Counters shader;
+  uint64_t entries = 0;
+};
+
+// Clears the tile buffer and runs every triangle binned to bin-grid tile `tile_index`.
+template <typename FragmentShader, int kSamples>
+void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, int tile_index, Rgba8* color,
+               float* depth, RasterCounters& rc, TilePass<FragmentShader, kSamples>& p) {
+  constexpr int kVaryings = FragmentShader::kVaryings;
+  const TileGrid& grid = job.grid;
+  TileBuffer& tile = p.tile;
+  tile.x0 = (tile_index % grid.tiles_x) * grid.tile_size;
+  tile.y0 = (tile_index / grid.tiles_x) * grid.tile_size;
+  tile.width = std::min(grid.tile_size, frame.color.width - tile.x0);
+  tile.height = std::min(grid.tile_size, frame.color.height - tile.y0);
+  tile.color = color;
+  tile.depth = depth;
+  const size_t pixels = size_t(tile.width) * size_t(tile.height);
+  std::fill_n(tile.color, pixels * kSamples, job.clear_color);
+  std::fill_n(tile.depth, pixels * kSamples, job.clear_depth);
+  // With MSAA the colour writes go through the colour unit's cache as they happen.
+  if constexpr (kSamples > 1) p.back_end.emplace(job.color_cache, kSamples, job.clear_color, tile.color, tile.width, tile.height);
+  auto on_quad = [&](int x, int y) {
+    if constexpr (kSamples > 1) p.back_end->on_quad_written(x, y);
+  };
+  for (const BinChunk& chunk : *job.chunks) {
+    const uint32_t begin = chunk.offsets[size_t(tile_index)];
+    const uint32_t end = chunk.offsets[size_t(tile_index) + 1];
+    p.entries += end - begin;
+    for (uint32_t k = begin; k < end; ++k) {
+      const TriangleSetup& t = chunk.setups[chunk.entries[k]];
+      const DepthState& depth_state = job.depth[t.draw];
+      // Scenes' draws all test LESS and write: that test is compiled in; any other Vulkan
+      // depth state is evaluated per sample.
+      if (depth_state == DepthState{}) {
+        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, job.uniforms[t.draw], tile, rc, p.shader,
+                                                                LessDepthTest{}, on_quad);
+      } else {
+        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, job.uniforms[t.draw], tile, rc, p.shader,
+                                                                DepthStateTest{depth_state}, on_quad);
+      }
+    }
+  }
+}
+
+// Stores a drawn tile to the frame buffer (resolving multisampled colour by a box filter in
+// linear space) and accounts its memory traffic.
+template <typename FragmentShader, int kSamples>
+void store_tile(const TileStageInput<FragmentShader>& job, TilePass<FragmentShader, kSamples>& pass, Frame& frame,
+                RasterCounters& rc, MemoryLedger& ledger, color::ColorCounters* job_color,
+                color::ColorTraffic* job_traffic, EuShaderMath& fragment_math) {
+  TileBuffer& tile = pass.tile;
+  FrameDiagnostics& diag = frame.diagnostics;
+  const int width = frame.color.width;
+  const size_t pixels = size_t(tile.width) * size_t(tile.height);
+  const SamplerCounters& sampler = pass.shader.sampler;
+  fragment_math.merge(pass.shader.math);
+  const uint64_t entries = pass.entries;
+  if (entries) ++rc[RasterCounters::tiles_touched];
+  rc[RasterCounters::texture_samples] += sampler.samples;
+  rc[RasterCounters::texel_fetches] += sampler.texel_fetches;
+  // Parameter buffer read-back: the tile's list entries and the records they name.
+  ledger.add_read(MemoryClient::parameter, entries * (sizeof(uint32_t) + sizeof(TriangleSetup)));
+  ledger.add_read(MemoryClient::texture, sampler.texel_fetches * sizeof(Rgba8));
+  // Tile store. Depth: every sample when configured. Colour at 1x: the pixels. A multisampled
+  // target goes through the colour unit in 8x4 blocks: each is compressed on store (control
+  // code, index bits, planes) and the resolve reads it back through the decompressor, so the
+  // frame is built from exactly what the colour unit stored.
+  if (job.store_depth) ledger.add_write(MemoryClient::depth, pixels * kSamples * sizeof(float));
+  if constexpr (kSamples == 1) {
+    ledger.add_write(MemoryClient::color, pixels * sizeof(Rgba8));
+  } else {
+    color::ColorBackEnd& back_end = *pass.back_end;
+    // End of the bin tile: the cache is flushed through the eviction flow; the resolve then
+    // reads every block in its final stored form through the decompressor.
+    back_end.flush();
+    const color::ColorCounters before = *job_color;
+    for (int b = 0; b < back_end.blocks_x() * back_end.blocks_y(); ++b) {
+      const color::StoredTile& stored = back_end.final_tile(b);
+      job_color->add(stored);
+      const int bx = (b % back_end.blocks_x()) * color::kTileWidth, by = (b / back_end.blocks_x()) * color::kTileHeight;
+      if (job.color_states) {
+        diag.color_states[size_t((tile.y0 + by) / color::kTileHeight) * size_t(diag.color_blocks_x) +
+                          size_t((tile.x0 + bx) / color::kTileWidth)] = uint8_t(stored.state);
+      }
+      const color::ColorTile loaded = color::load_tile(stored, job.clear_color);
+      for (int p = 0; p < color::kTilePixels; ++p) {
+        const int x = bx + p % color::kTileWidth, y = by + p / color::kTileWidth;
+        if (x >= tile.width || y >= tile.height) continue;
+        for (int k = 0; k < kSamples; ++k) {
+          tile.color[(size_t(y) * size_t(tile.width) + size_t(x)) * kSamples + size_t(k)] = loaded.at(p, k);
+        }
+      }
+    }
+    const color::ColorTraffic& traffic = back_end.traffic();
+    job_traffic->merge(traffic);
+    const uint64_t blocks = uint64_t(back_end.blocks_x()) * uint64_t(back_end.blocks_y());
+    auto bytes = [](uint64_t bits) { return (bits + 7) / 8; };
+    // Cache traffic, plus the fast clear of the control surface at frame start, plus the
+    // resolve reading each block's final stored form.
+    ledger.add_write(MemoryClient::color, bytes(traffic.plane_bits_written));
+    ledger.add_read(MemoryClient::color, bytes(traffic.plane_bits_read) + bytes(job_color->plane_bits - before.plane_bits));
+    ledger.add_write(MemoryClient::color_index, bytes(traffic.index_bits_written));
+    ledger.add_read(MemoryClient::color_index, bytes(traffic.index_bits_read) + bytes(job_color->index_bits - before.index_bits));
+    ledger.add_write(MemoryClient::color_control, bytes(traffic.control_bits_written + blocks * color::kControlBits));
+    ledger.add_read(MemoryClient::color_control,
+                    bytes(traffic.control_bits_read + job_color->control_bits - before.control_bits));
+    ledger.add_write(MemoryClient::color, pixels * sizeof(Rgba8));  // the resolved image
+  }
+  for (int y = 0; y < tile.height; ++y) {
+    for (int x = 0; x < tile.width; ++x) {
+      const size_t src = (size_t(y) * size_t(tile.width) + size_t(x)) * kSamples;
+      const size_t dst = size_t(tile.y0 + y) * size_t(width) + size_t(tile.x0 + x);
+      frame.depth[dst] = tile.depth[src];
+      if (job.keep_samples) std::copy_n(tile.color + src, kSamples, diag.samples.begin() + std::ptrdiff_t(dst * kSamples));
+      if constexpr (kSamples == 1) {
+        frame.color.pixels[dst] = tile.color[src];
+      } else {
+        glm::vec3 sum(0.0f);
+        for (int k = 0; k < kSamples; ++k) {
+          const Rgba8 c = tile.color[src + size_t(k)];
+          sum += glm::vec3(decode_srgb8(channel(c, 0)), decode_srgb8(channel(c, 1)), decode_srgb8(channel(c, 2)));
+        }
+        frame.color.pixels[dst] = encode_color(sum * (1.0f / float(kSamples)));
+      }
+    }
+  }
+}
+
+// Renders one render unit: a bin-grid tile (fixed tiling), or a supertile whose atomic tiles
+// share one tile buffer of `count` x atomic pixels, drawn one after another and stored to the
+// frame buffer together once all of the supertile's draws are done. `scratch_*` hold the tile
+// buffer (`count` x tile_size^2 x kSamples entries).
+template <typename FragmentShader, int kSamples>
+void render_unit(const TileStageInput<FragmentShader>& job, Frame& frame, const uint32_t* tiles, size_t count,
+                 Rgba8* scratch_color, float* scratch_depth, TileStageOutput& out) {
+  const size_t stride = size_t(job.grid.tile_size) * size_t(job.grid.tile_size) * kSamples;
+  std::unique_ptr<TilePass<FragmentShader, kSamples>[]> passes(new TilePass<FragmentShader, kSamples>[count]);
+  for (size_t i = 0; i < count; ++i) {
+    draw_tile<FragmentShader, kSamples>(job, frame, int(tiles[i]), scratch_color + i * stride,
+                                        scratch_depth + i * stride, out.counters[tiles[i]], passes[i]);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const size_t t = tiles[i];
+    store_tile<FragmentShader, kSamples>(job, passes[i], frame, out.counters[t], out.ledgers[t], &out.color[t],
+                                         &out.traffic[t], out.fragment_math[t]);
+  }
+}
+
+}  // namespace
+
+template <typename FragmentShader>
+void run_tile_stage(const TileStageInput<FragmentShader>& in, Frame& frame, TileStageOutput& out) {
+  const TileGrid& grid = in.grid;
+  const size_t tiles = size_t(grid.tile_count());
+  out.counters.assign(tiles, RasterCounters{});
+  out.ledgers.assign(tiles, MemoryLedger{});
+  out.color.assign(tiles, color::ColorCounters{});
+  out.traffic.assign(tiles, color::ColorTraffic{});
+  out.fragment_math.assign(tiles, EuShaderMath{});
+  const SupertileTable* st = in.supertiles;
+  const size_t unit_count = st ? st->count() : tiles;
+  const size_t unit_tiles = st ? size_t(in.capacity) : 1;
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, unit_count, 1), [&](const tbb::blocked_range<size_t>& r) {
+    std::vector<Rgba8> color(unit_tiles * size_t(grid.tile_size) * size_t(grid.tile_size) * size_t(in.samples));
+    std::vector<float> depth(color.size());
+    for (size_t unit = r.begin(); unit < r.end(); ++unit) {
+      const uint32_t single = uint32_t(unit);
+      const uint32_t* unit_list = st ? &st->entries[st->offsets[unit]] : &single;
+      const size_t count = st ? st->size_of(unit) : 1;
+      switch (in.samples) {
+        case 2: render_unit<FragmentShader, 2>(in, frame, unit_list, count, color.data(), depth.data(), out); break;
+        case 4: render_unit<FragmentShader, 4>(in, frame, unit_list, count, color.data(), depth.data(), out); break;
+        case 8: render_unit<FragmentShader, 8>(in, frame, unit_list, count, color.data(), depth.data(), out); break;
+        default: render_unit<FragmentShader, 1>(in, frame, unit_list, count, color.data(), depth.data(), out); break;
+      }
+    }
+  });
+}
+
+template void run_tile_stage(const TileStageInput<shaders::LambertFragmentShader>&, Frame&, TileStageOutput&);
+template void run_tile_stage(const TileStageInput<shaders::InterpolatedColorShader>&, Frame&, TileStageOutput&);
+
+}  // namespace tessera
