@@ -149,6 +149,11 @@ int run_render(const RenderArgs& args) {
   if (!args.mode.empty()) config.frame.mode = parse_choice<FrameMode>("frame.mode", args.mode);
   if (args.diffuse_samples) config.trace.diffuse_samples = *args.diffuse_samples;
   validate_config(config);
+  // The maps draw the frame's diagnostics (the PICB and supertiles need the tiler's accounting).
+  if (!args.picb.empty() || !args.supertiles.empty() || !args.color_state.empty() || !args.lod_map.empty()) {
+    config.frame.diagnostics = true;
+  }
+  if (!args.picb.empty() || !args.supertiles.empty()) config.tiling.accounting = true;
   if (config.frame.mode != FrameMode::rt && !args.lod_map.empty()) throw Error("--lod-map shows the ray-traced path: use --mode rt");
   if (config.frame.mode == FrameMode::rt && (!args.picb.empty() || !args.supertiles.empty() || !args.color_state.empty())) {
     throw Error("--picb, --supertiles and --color-state show the raster path: use --mode raster or hybrid");

@@ -74,10 +74,13 @@ void RenderWorker::run() {
     result.id = id;
     result.camera = request.camera;
     try {
+      // The viewer's overlays draw the frame's diagnostics.
+      Config config = request.config;
+      config.frame.diagnostics = true;
       // Renderer fixes its config at construction: rebuild it only when the config changed.
-      if (!renderer || !same_config(renderer->config(), request.config)) {
+      if (!renderer || !same_config(renderer->config(), config)) {
         renderer.reset();
-        renderer = std::make_unique<Renderer>(request.config);
+        renderer = std::make_unique<Renderer>(config);
       }
       result.frame = std::make_shared<const Frame>(renderer->render(*request.scene, request.camera));
     } catch (const std::exception& e) {
