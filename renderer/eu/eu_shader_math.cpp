@@ -170,4 +170,19 @@ void EuShaderMath::publish_stage(Stats& stats, const std::string& prefix) const 
     stats.set(prefix + ".math.calls." + eu::math_function_name(EuMathFunction(f)), calls_[size_t(f)]);
 }
 
+void EuShaderMath::publish_frame(Stats& s, const EuShaderMath& vertex, const EuShaderMath& fragment,
+                                 const EuShaderMath& hull, const EuShaderMath& domain, uint64_t vertex_length) {
+  vertex.publish_stage(s, "eu.stage.vertex");
+  fragment.publish_stage(s, "eu.stage.fragment");
+  hull.publish_stage(s, "eu.stage.hull");
+  domain.publish_stage(s, "eu.stage.domain");
+  EuShaderMath frame = vertex;
+  frame.merge(fragment);
+  frame.merge(hull);
+  frame.merge(domain);
+  frame.publish(s);
+  s.set("eu.dynamic_instructions", frame.instructions());
+  s.set("shader.vertex.instructions_per_invocation", vertex_length);
+}
+
 }  // namespace tessera

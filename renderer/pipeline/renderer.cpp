@@ -15,6 +15,7 @@
 
 #include "color/color_stats.h"
 #include "core/timing.h"
+#include "pipeline/clip_space_draws.h"
 #include "pipeline/frame_accounting.h"
 #include "pipeline/primitive_stage.h"
 #include "pipeline/rt_frame.h"
@@ -241,22 +242,6 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
   return totals;
 }
 
-// eu.* statistics (docs/stats.md): the EU instructions of each shader stage and of the frame.
-void publish_eu(Stats& s, const EuShaderMath& vertex, const EuShaderMath& fragment, const EuShaderMath& hull,
-                const EuShaderMath& domain, uint64_t vs_length) {
-  vertex.publish_stage(s, "eu.stage.vertex");
-  fragment.publish_stage(s, "eu.stage.fragment");
-  hull.publish_stage(s, "eu.stage.hull");
-  domain.publish_stage(s, "eu.stage.domain");
-  EuShaderMath frame = vertex;
-  frame.merge(fragment);
-  frame.merge(hull);
-  frame.merge(domain);
-  frame.publish(s);
-  s.set("eu.dynamic_instructions", frame.instructions());
-  s.set("shader.vertex.instructions_per_invocation", vs_length);
-}
-
 Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config& cfg) {
   using VertexShader = shaders::LambertVertexShader;
   using FragmentShader = shaders::LambertFragmentShader;
@@ -325,81 +310,10 @@ Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config
   times.total = ms_since(t_start);
   times.publish(s);
   totals.counters.publish(s);
-  publish_eu(s, post.math, totals.fragment_math, tess.hull_math, tess.domain_math, vs_length);
+  EuShaderMath::publish_frame(s, post.math, totals.fragment_math, tess.hull_math, tess.domain_math, vs_length);
   tess.publish(s);
   totals.ledger.publish(s);
   return frame;
-}
-
-// A clip-space draw's triangles as a list of indices: strips and fans unrolled in Vulkan's
-// vertex order (odd strip triangles swap their first two vertices, keeping the winding), a
-// restart index ending the current strip or fan.
-std::vector<uint32_t> triangle_list(const ClipSpaceDraw& d, size_t draw_index) {
-  const size_t n = d.indices.empty() ? d.positions.size() : d.indices.size();
-  auto index = [&](size_t i) { return d.indices.empty() ? uint32_t(i) : d.indices[i]; };
-  constexpr uint32_t kRestart = 0xFFFFFFFFu;
-  std::vector<uint32_t> out;
-  if (d.state.topology == Topology::triangle_list) {
-    out.reserve(n / 3 * 3);
-    for (size_t i = 0; i + 2 < n; i += 3) {
-      for (size_t k = 0; k < 3; ++k) out.push_back(index(i + k));
-    }
-  } else {
-    const bool restart = d.state.primitive_restart && !d.indices.empty();
-    size_t start = 0;
-    while (start < n) {
-      size_t end = start;
-      while (end < n && !(restart && index(end) == kRestart)) ++end;
-      for (size_t i = start; i + 2 < end; ++i) {
-        const size_t k = i - start;
-        if (d.state.topology == Topology::triangle_strip) {
-          const uint32_t a = index(i + (k & 1)), b = index(i + 1 - (k & 1)), c = index(i + 2);
-          out.insert(out.end(), {a, b, c});
-        } else {
-          out.insert(out.end(), {index(i + 1), index(i + 2), index(start)});
-        }
-      }
-      start = end + 1;
-    }
-  }
-  for (uint32_t v : out) {
-    if (v >= d.positions.size()) {
-      throw Error("clip-space draw " + std::to_string(draw_index) + ": index " + std::to_string(v) +
-                  " is past its " + std::to_string(d.positions.size()) + " vertices");
-    }
-  }
-  return out;
-}
-
-void check_clip_space_frame(const ClipSpaceFrame& f) {
-  auto fail = [](const std::string& what) { throw Error("clip-space frame: " + what); };
-  if (f.width < 1 || f.width > 16384 || f.height < 1 || f.height > 16384) {
-    fail("size " + std::to_string(f.width) + "x" + std::to_string(f.height) + " is out of range [1, 16384]");
-  }
-  if (f.samples != 1 && f.samples != 2 && f.samples != 4 && f.samples != 8) {
-    fail("samples = " + std::to_string(f.samples) + " is not one of 1, 2, 4, 8");
-  }
-  if (!std::isfinite(f.clear_depth) || f.clear_depth < 0.0f || f.clear_depth > 1.0f) fail("clear_depth is not in [0, 1]");
-  for (size_t i = 0; i < f.draws.size(); ++i) {
-    const ClipSpaceDraw& d = f.draws[i];
-    const std::string name = "draw " + std::to_string(i) + ": ";
-    if (d.state.samples != f.samples) {
-      fail(name + "rasterizes " + std::to_string(d.state.samples) + " samples into a " + std::to_string(f.samples) +
-           "-sample frame");
-    }
-    if (d.varying_count < 0 || d.varying_count > kMaxVaryings) fail(name + "varying_count is not in [0, 8]");
-    if (d.varyings.size() != d.positions.size() * size_t(d.varying_count)) {
-      fail(name + "has " + std::to_string(d.varyings.size()) + " varying floats for " +
-           std::to_string(d.positions.size()) + " vertices x " + std::to_string(d.varying_count));
-    }
-    const ViewportState& v = d.state.viewport;
-    for (float x : {v.x, v.y, v.width, v.height, v.min_depth, v.max_depth}) {
-      if (!std::isfinite(x)) fail(name + "viewport is not finite");
-    }
-    if (v.min_depth < 0.0f || v.min_depth > 1.0f || v.max_depth < 0.0f || v.max_depth > 1.0f) {
-      fail(name + "viewport depth range is not within [0, 1]");
-    }
-  }
 }
 
 }  // namespace
@@ -430,52 +344,19 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
 
 Frame Renderer::render_clip_space(const ClipSpaceFrame& in) {
   using Shader = shaders::InterpolatedColorShader;
-  check_clip_space_frame(in);
   const Config& cfg = impl_->config;
   const auto t_start = Clock::now();
   tbb::task_arena arena(cfg.frame.threads > 0 ? cfg.frame.threads : tbb::task_arena::automatic);
 
-  // The post-vertex array: positions with the colour varyings (the draw's, or its constant).
-  size_t vertex_count = 0;
-  for (const ClipSpaceDraw& d : in.draws) vertex_count += d.positions.size();
-  std::vector<ClipVertex> vertices(vertex_count);
-  std::vector<std::vector<uint32_t>> lists(in.draws.size());
+  ClipSpaceDrawList list;
+  build_clip_space_draws(in, cfg.raster.guard_band, list);
   PrimitiveFrame<Shader> pf;
-  size_t vertex_base = 0, triangle_base = 0, indices = 0;
-  for (size_t i = 0; i < in.draws.size(); ++i) {
-    const ClipSpaceDraw& d = in.draws[i];
-    for (size_t v = 0; v < d.positions.size(); ++v) {
-      ClipVertex& out = vertices[vertex_base + v];
-      out.clip = d.positions[v];
-      for (int k = 0; k < Shader::kVaryings; ++k) {
-        out.varyings[k] = d.varying_count >= 3 ? d.varyings[v * size_t(d.varying_count) + size_t(k)] : d.color[k];
-      }
-    }
-    lists[i] = triangle_list(d, i);
-    indices += d.indices.size();
-    if (!lists[i].empty()) {
-      PrimitiveDraw p;
-      p.indices = lists[i].data();
-      p.triangle_count = lists[i].size() / 3;
-      p.vertex_base = vertex_base;
-      p.triangle_base = triangle_base;
-      p.cull = d.state.cull;
-      p.front_face = d.state.front_face;
-      p.viewport = Viewport::of_state(in.width, in.height, sample_extent(in.samples), d.state.viewport, d.state.scissor);
-      const float vw = p.viewport.custom ? std::abs(p.viewport.w) : float(in.width);
-      const float vh = p.viewport.custom ? std::abs(p.viewport.h) : float(in.height);
-      p.guard = GuardBand{1.0f + 2.0f * cfg.raster.guard_band / std::max(vw, 1.0f),
-                          1.0f + 2.0f * cfg.raster.guard_band / std::max(vh, 1.0f)};
-      pf.draws.push_back(p);
-      pf.uniforms.push_back(Shader::Uniforms{});
-      pf.depth.push_back(d.state.depth);
-      triangle_base += p.triangle_count;
-    }
-    vertex_base += d.positions.size();
-  }
-  pf.vertices = vertices.data();
-  pf.vertex_count = vertex_count;
-  pf.triangles = triangle_base;
+  pf.draws = list.draws;
+  pf.uniforms.assign(list.draws.size(), Shader::Uniforms{});
+  pf.depth = list.depth;
+  pf.vertices = list.vertices.data();
+  pf.vertex_count = list.vertices.size();
+  pf.triangles = list.triangles;
   pf.width = in.width;
   pf.height = in.height;
   pf.samples = in.samples;
@@ -489,8 +370,8 @@ Frame Renderer::render_clip_space(const ClipSpaceFrame& in) {
   Frame frame;
   StageTimes times;
   RasterTotals totals = run_raster_stages(cfg, arena, pf, frame, times);
-  totals.ledger.add_read(MemoryClient::vertex, vertex_count * in.vertex_bytes);
-  totals.ledger.add_read(MemoryClient::index, indices * sizeof(uint32_t));
+  totals.ledger.add_read(MemoryClient::vertex, list.vertices.size() * in.vertex_bytes);
+  totals.ledger.add_read(MemoryClient::index, list.indices * sizeof(uint32_t));
   times.total = ms_since(t_start);
   times.publish(frame.stats);
   totals.counters.publish(frame.stats);

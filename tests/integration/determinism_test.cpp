@@ -16,6 +16,7 @@ Frame render(const Scene& scene, int threads, int tile_size, int w = 400, int h 
              TilingMode tiling = TilingMode::fixed) {
   Config cfg;
   cfg.tiling.mode = tiling;
+  cfg.frame.diagnostics = true;  // the PICB and supertile maps some tests read
   cfg.raster.msaa = msaa;
   cfg.frame.width = w;
   cfg.frame.height = h;

@@ -118,6 +118,11 @@ class EuShaderMath {
   // One shader stage's share, under `prefix` (e.g. "eu.stage.fragment"):
   // <prefix>.dynamic_instructions, <prefix>.instructions.<opcode>, <prefix>.math.calls.<function>.
   void publish_stage(Stats& stats, const std::string& prefix) const;
+  // A raster frame's EU work: eu.stage.{vertex,fragment,hull,domain}.*, the frame's totals
+  // (publish), eu.dynamic_instructions, and the vertex program's length L
+  // (shader.vertex.instructions_per_invocation).
+  static void publish_frame(Stats& stats, const EuShaderMath& vertex, const EuShaderMath& fragment,
+                            const EuShaderMath& hull, const EuShaderMath& domain, uint64_t vertex_length);
 
  private:
   void count(EuMathFunction f) { ++calls_[std::size_t(f)]; }
