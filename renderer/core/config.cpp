@@ -28,9 +28,15 @@ using json = nlohmann::json;
   X(tessellation, baselines) X(tessellation, gpp_map)                                    \
   X(trace, shadows) X(trace, reflections) X(trace, diffuse_samples) X(trace, seed)        \
   X(rt, lod) X(rt, lod_selection) X(rt, residency) X(rt, budget_mib) X(rt, lod_jitter) X(rt, diffuse_lod_bias)  \
-  X(rt, shadow_lod_level)
+  X(rt, shadow_lod_level)                                                                 \
+  X(hardware, preset) X(hardware, clock_mhz) X(hardware, eus) X(hardware, eu_lanes)       \
+  X(hardware, eu_issue_per_clock) X(hardware, setup_per_clock) X(hardware, bin_entries_per_clock) \
+  X(hardware, raster_slices) X(hardware, raster_samples_per_clock) X(hardware, texels_per_clock) \
+  X(hardware, depth_samples_per_clock) X(hardware, color_samples_per_clock)              \
+  X(hardware, memory_bytes_per_clock) X(hardware, memory_latency_clocks) X(hardware, rt_units) \
+  X(hardware, rt_box_tests_per_clock) X(hardware, rt_triangle_tests_per_clock)
 
-constexpr const char* kSections[] = {"frame", "raster", "color", "tiling", "tessellation", "trace", "rt"};
+constexpr const char* kSections[] = {"frame", "raster", "color", "tiling", "tessellation", "trace", "rt", "hardware"};
 
 // Reads one object strictly: every key must be consumed by a field reader.
 class ObjectReader {
@@ -122,6 +128,48 @@ void throw_bad_choice(std::string_view key, std::string_view value, const std::s
   throw Error("config: " + std::string(key) + " = \"" + std::string(value) + "\" is not " + list);
 }
 
+HardwareConfig hardware_preset(HardwarePreset preset) {
+  HardwareConfig h;
+  h.preset = preset;
+  switch (preset) {
+    case HardwarePreset::small:  // a phone/integrated GPU, loosely Arm Mali-G710 MC10
+      h.clock_mhz = 850.0;
+      h.eus = 20;
+      h.setup_per_clock = 0.5;
+      h.bin_entries_per_clock = 2.0;
+      h.raster_slices = 2;
+      h.raster_samples_per_clock = 16.0;
+      h.texels_per_clock = 8.0;
+      h.depth_samples_per_clock = 32.0;
+      h.color_samples_per_clock = 8.0;
+      h.memory_bytes_per_clock = 40.0;  // ~34 GB/s LPDDR5
+      h.memory_latency_clocks = 300;
+      h.rt_units = 10;
+      h.rt_box_tests_per_clock = 2.0;
+      h.rt_triangle_tests_per_clock = 0.5;
+      break;
+    case HardwarePreset::medium:  // the defaults: a mid-range desktop GPU, loosely AMD RX 7600
+      break;
+    case HardwarePreset::large:  // a high-end desktop GPU, loosely NVIDIA RTX 4090
+      h.clock_mhz = 2500.0;
+      h.eus = 1024;
+      h.setup_per_clock = 8.0;
+      h.bin_entries_per_clock = 32.0;
+      h.raster_slices = 11;
+      h.raster_samples_per_clock = 64.0;
+      h.texels_per_clock = 48.0;
+      h.depth_samples_per_clock = 64.0;
+      h.color_samples_per_clock = 16.0;
+      h.memory_bytes_per_clock = 400.0;  // ~1 TB/s GDDR6X
+      h.memory_latency_clocks = 500;
+      h.rt_units = 128;
+      h.rt_box_tests_per_clock = 4.0;
+      h.rt_triangle_tests_per_clock = 1.0;
+      break;
+  }
+  return h;
+}
+
 void validate_config(const Config& c) {
   const std::string what = "config";
   range(what, "frame.width", c.frame.width, 1, 16384);
@@ -150,6 +198,23 @@ void validate_config(const Config& c) {
   range(what, "tiling.alpha", c.tiling.alpha, 0, 1);
   range(what, "tessellation.gpps", c.tessellation.gpps, 1, 16);
   range(what, "tessellation.batch_size", c.tessellation.batch_size, 1, 1024);
+  const HardwareConfig& h = c.hardware;
+  range(what, "hardware.clock_mhz", h.clock_mhz, 1.0, 1e5);
+  range(what, "hardware.eus", h.eus, 1, 1 << 16);
+  range(what, "hardware.eu_lanes", h.eu_lanes, 1, 1024);
+  range(what, "hardware.eu_issue_per_clock", h.eu_issue_per_clock, 1e-3, 64);
+  range(what, "hardware.setup_per_clock", h.setup_per_clock, 1e-3, 1024);
+  range(what, "hardware.bin_entries_per_clock", h.bin_entries_per_clock, 1e-3, 1024);
+  range(what, "hardware.raster_slices", h.raster_slices, 1, 1024);
+  range(what, "hardware.raster_samples_per_clock", h.raster_samples_per_clock, 1e-3, 1 << 16);
+  range(what, "hardware.texels_per_clock", h.texels_per_clock, 1e-3, 1 << 16);
+  range(what, "hardware.depth_samples_per_clock", h.depth_samples_per_clock, 1e-3, 1 << 16);
+  range(what, "hardware.color_samples_per_clock", h.color_samples_per_clock, 1e-3, 1 << 16);
+  range(what, "hardware.memory_bytes_per_clock", h.memory_bytes_per_clock, 1e-3, 1 << 20);
+  range(what, "hardware.memory_latency_clocks", h.memory_latency_clocks, 0, 1 << 20);
+  range(what, "hardware.rt_units", h.rt_units, 1, 1 << 16);
+  range(what, "hardware.rt_box_tests_per_clock", h.rt_box_tests_per_clock, 1e-3, 1024);
+  range(what, "hardware.rt_triangle_tests_per_clock", h.rt_triangle_tests_per_clock, 1e-3, 1024);
   if (c.raster.msaa != 1 && c.raster.msaa != 2 && c.raster.msaa != 4 && c.raster.msaa != 8) {
     throw Error("config: raster.msaa = " + std::to_string(c.raster.msaa) + " is not one of 1, 2, 4, 8");
   }
@@ -169,6 +234,12 @@ Config config_from_json_text(const std::string& text, const std::string& what) {
     const json* f = root.child(section);
     if (!f) continue;
     ObjectReader r(*f, section, what);
+    // A preset fills the whole section first; the keys given beside it override.
+    if (std::string_view(section) == "hardware") {
+      HardwarePreset preset = c.hardware.preset;
+      r.field("preset", preset);
+      c.hardware = hardware_preset(preset);
+    }
 #define TESSERA_X(sec, name) \
   if (std::string_view(section) == #sec) r.field(#name, c.sec.name);
     TESSERA_CONFIG_FIELDS(TESSERA_X)

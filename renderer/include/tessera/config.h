@@ -40,8 +40,15 @@ enum class ResidencyPolicy : uint32_t {
 };
 }  // namespace rt
 
+// GPU classes for the timing model (docs/config.md, hardware).
+enum class HardwarePreset : uint8_t { small, medium, large };
+
 template <typename E>
 struct Choices;
+template <>
+struct Choices<HardwarePreset> {
+  static constexpr std::array<std::string_view, 3> names{"small", "medium", "large"};
+};
 template <>
 struct Choices<FrameMode> {
   static constexpr std::array<std::string_view, 3> names{"raster", "rt", "hybrid"};
@@ -154,6 +161,33 @@ struct RtConfig {
                                     // each object's coarsest)
 };
 
+// The GPU the timing model charges the units' counters to (docs/timing.md): an analytical
+// bottleneck model, not a cycle simulation. Rates are per clock; "per slice" rates belong to
+// each raster slice (a tile in flight), the rest to the whole GPU. A preset fills every key;
+// keys given beside it override (hardware_preset()).
+struct HardwareConfig {
+  HardwarePreset preset = HardwarePreset::medium;
+  double clock_mhz = 1800.0;              // core clock
+  int eus = 128;                          // execution units
+  int eu_lanes = 16;                      // SIMD lanes per EU
+  double eu_issue_per_clock = 1.0;        // instructions issued per EU per clock (each over all lanes)
+  double setup_per_clock = 2.0;           // triangles set up per clock (front end)
+  double bin_entries_per_clock = 8.0;     // tile-list entries written per clock (front end)
+  int raster_slices = 4;                  // tiles rasterized at once
+  double raster_samples_per_clock = 64.0;  // per slice: coverage and depth-test samples
+  double texels_per_clock = 32.0;         // per slice: texels fetched and filtered
+  double depth_samples_per_clock = 64.0;  // per slice: depth samples written (ROP)
+  double color_samples_per_clock = 32.0;  // per slice: colour samples written (ROP and colour unit)
+  double memory_bytes_per_clock = 128.0;  // DRAM bandwidth shared by everything
+  int memory_latency_clocks = 400;        // first access to memory, exposed once per frame
+  int rt_units = 32;                      // ray-tracing units
+  double rt_box_tests_per_clock = 4.0;    // per RT unit
+  double rt_triangle_tests_per_clock = 1.0;  // per RT unit
+};
+
+// Every key of `preset` (docs/config.md cites the published figures each is loosely based on).
+HardwareConfig hardware_preset(HardwarePreset preset);
+
 struct Config {
   FrameConfig frame;
   RasterConfig raster;
@@ -162,6 +196,7 @@ struct Config {
   TessellationConfig tessellation;
   TraceConfig trace;
   RtConfig rt;
+  HardwareConfig hardware;
 };
 
 // Parses JSON text; `what` names the source in error messages. Throws tessera::Error.
