@@ -10,6 +10,9 @@
 
 namespace tessera::layer {
 
+// ---------------------------------------------------------------------------------------------
+// Pipelines
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
                                                        const VkGraphicsPipelineCreateInfo* infos,
                                                        const VkAllocationCallbacks* pAllocator, VkPipeline* pipelines) {
@@ -65,6 +68,9 @@ VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
   }
   d->table.DestroyPipeline(device, pipeline, pAllocator);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Images and views
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateInfo* ci,
                                            const VkAllocationCallbacks* pAllocator, VkImage* image) {
@@ -133,6 +139,9 @@ VKAPI_ATTR void VKAPI_CALL DestroyImageView(VkDevice device, VkImageView view, c
   d->table.DestroyImageView(device, view, pAllocator);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Render passes
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateRenderPass(VkDevice device, const VkRenderPassCreateInfo* ci,
                                                 const VkAllocationCallbacks* pAllocator, VkRenderPass* rp) {
   DeviceData* d = get_device(device);
@@ -183,6 +192,15 @@ VKAPI_ATTR void VKAPI_CALL DestroyRenderPass(VkDevice device, VkRenderPass rp, c
   d->table.DestroyRenderPass(device, rp, pAllocator);
 }
 
+RenderPassInfo render_pass_info(DeviceData* d, VkRenderPass rp) {
+  std::shared_lock lock(d->objects_mutex);
+  auto it = d->render_passes.find(rp);
+  return it == d->render_passes.end() ? RenderPassInfo{} : it->second;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Framebuffers and queues (what the MSAA read-back needs)
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateFramebuffer(VkDevice device, const VkFramebufferCreateInfo* ci,
                                                  const VkAllocationCallbacks* pAllocator, VkFramebuffer* fb) {
   DeviceData* d = get_device(device);
@@ -221,11 +239,8 @@ VKAPI_ATTR void VKAPI_CALL GetDeviceQueue2(VkDevice device, const VkDeviceQueueI
   }
 }
 
-RenderPassInfo render_pass_info(DeviceData* d, VkRenderPass rp) {
-  std::shared_lock lock(d->objects_mutex);
-  auto it = d->render_passes.find(rp);
-  return it == d->render_passes.end() ? RenderPassInfo{} : it->second;
-}
+// ---------------------------------------------------------------------------------------------
+// The application's own query pools
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateQueryPool(VkDevice device, const VkQueryPoolCreateInfo* ci,
                                                const VkAllocationCallbacks* pAllocator, VkQueryPool* pool) {

@@ -164,4 +164,9 @@ class Output {
   bool csv_ = false;
 };
 
+// The process's settings (read once, at the first vkCreateInstance) and its record writer
+// (defined in device.cpp).
+const Settings& settings();
+Output& output();
+
 }  // namespace tessera::layer
