@@ -2,11 +2,38 @@
 
 namespace tessera::layer {
 
-CommandBufferIndex::Table* CommandBufferIndex::grow_to(size_t capacity) {
-  auto t = std::make_unique<Table>();
-  t->mask = capacity - 1;
-  t->slots = std::make_unique<Slot[]>(capacity);
-  if (const Table* old = table_.load(std::memory_order_relaxed)) {
+CommandBufferIndex::CommandBufferIndex() {
+  std::lock_guard lock(write_mutex_);
+  rebuild(kMinCapacity);
+}
+
+size_t CommandBufferIndex::tables() const {
+  std::lock_guard lock(write_mutex_);
+  return tables_.size();
+}
+
+void CommandBufferIndex::rebuild(size_t capacity) {
+  Table* old = table_.load(std::memory_order_relaxed);
+  // The spare of this capacity (not the live table), else a new one.
+  Table* t = nullptr;
+  for (const auto& candidate : tables_)
+    if (candidate.get() != old && candidate->mask + 1 == capacity) t = candidate.get();
+  if (!t) {
+    tables_.push_back(std::make_unique<Table>());
+    t = tables_.back().get();
+    t->mask = capacity - 1;
+    t->slots = std::make_unique<Slot[]>(capacity);
+  }
+  // Seqlock writer: readers still in the spare see the odd version and retry.
+  const uint64_t version = t->version.load(std::memory_order_relaxed);
+  t->version.store(version + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  for (size_t i = 0; i <= t->mask; ++i) {
+    t->slots[i].key.store(kEmpty, std::memory_order_relaxed);
+    t->slots[i].value.store(nullptr, std::memory_order_relaxed);
+  }
+  t->used = 0;
+  if (old) {
     for (size_t i = 0; i <= old->mask; ++i) {
       const uintptr_t k = old->slots[i].key.load(std::memory_order_relaxed);
       if (k == kEmpty || k == kTombstone) continue;
@@ -17,8 +44,8 @@ CommandBufferIndex::Table* CommandBufferIndex::grow_to(size_t capacity) {
       ++t->used;
     }
   }
-  tables_.push_back(std::move(t));
-  return tables_.back().get();
+  t->version.store(version + 2, std::memory_order_release);
+  table_.store(t, std::memory_order_release);
 }
 
 void CommandBufferIndex::insert(VkCommandBuffer handle, CommandBufferState* state) {
@@ -47,8 +74,8 @@ void CommandBufferIndex::insert(VkCommandBuffer handle, CommandBufferState* stat
     size_t live = 0;
     for (size_t i = 0; i <= t->mask; ++i) live += t->slots[i].key.load(std::memory_order_relaxed) > kTombstone;
     size_t capacity = t->mask + 1;
-    while (4 * live > capacity) capacity *= 2;  // at most a quarter full after growing
-    table_.store(grow_to(capacity), std::memory_order_release);
+    while (4 * live > capacity) capacity *= 2;  // at most a quarter full after the rebuild
+    rebuild(capacity);
   }
 }
 

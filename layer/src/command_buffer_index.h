@@ -1,22 +1,19 @@
-// Command buffer handle -> its state, for the vkCmd* hot path: a lookup takes no lock and makes
-// no call, only acquire loads. The state holds its DeviceData, so one lookup gives both.
+// Command buffer handle -> its state, for the vkCmd* hot path: a lookup takes no lock, only
+// loads. The state holds its DeviceData, so one lookup gives both.
 //
-// Open addressing (linear probing) over atomic slots. Writes (vkAllocateCommandBuffers,
-// vkFreeCommandBuffers, pool and device destruction) take `write_mutex_`; reads take nothing.
-// Why a lock-free read is sound:
-//  - A thread looks up a command buffer it is recording or submitting. Its allocation happened
-//    before (the application hands the handle over with synchronisation, and allocation
-//    publishes the entry with a release store), and Vulkan forbids freeing it meanwhile (the
-//    command buffer and its pool are externally synchronised). So the entry a reader looks for
-//    is present and unchanged for the whole read; concurrent writes only add other keys, turn
-//    other keys into tombstones or reuse tombstones, which the reader's probe steps over.
-//  - An insert stores the value, then publishes the key with release; a reader acquires the key
-//    before it reads the value.
-//  - Growing copies the live entries into a table of twice the size and publishes it with
-//    release. The old table is retired, not freed: a reader may still be probing it, and what it
-//    looks for is there (it was live when copied, and retired tables are never written again).
-//    Retired tables are freed with the index (at unload); together they are smaller than the
-//    live one.
+// Open addressing (linear probing, tombstones) over atomic slots. Writes (allocation, free, pool
+// and device destruction) take `write_mutex_`; reads take nothing. Sound because:
+//  - A thread looks up a command buffer it records or submits. Allocation happened before
+//    (the application hands the handle over with synchronisation; the key is published with a
+//    release store after its value) and Vulkan forbids freeing it meanwhile (command buffers and
+//    pools are externally synchronised), so that entry is present and unchanged during the
+//    read. Concurrent writes add other keys or turn other keys into tombstones, which the probe
+//    steps over.
+//  - When tombstones and keys fill half the table, the live keys are copied into another table
+//    that is then published. The old one is not freed: it becomes the spare that a later rebuild
+//    of that size rewrites, so churn (command buffers allocated and freed every frame) needs no
+//    new memory. A reader still probing a table that gets rewritten sees its version change
+//    (a seqlock: odd while rewritten) and looks again in the current table.
 #pragma once
 
 #include <atomic>
@@ -34,20 +31,31 @@ struct CommandBufferState;
 
 class CommandBufferIndex {
  public:
-  CommandBufferIndex() { table_.store(grow_to(kMinCapacity), std::memory_order_release); }
+  CommandBufferIndex();
 
   CommandBufferState* find(VkCommandBuffer handle) const {
-    const Table* t = table_.load(std::memory_order_acquire);
     const uintptr_t key = reinterpret_cast<uintptr_t>(handle);
-    for (size_t i = t->home(key);; i = (i + 1) & t->mask) {
-      const uintptr_t k = t->slots[i].key.load(std::memory_order_acquire);
-      if (k == key) return t->slots[i].value.load(std::memory_order_relaxed);
-      if (k == kEmpty) return nullptr;
+    for (;;) {
+      const Table* t = table_.load(std::memory_order_acquire);
+      const uint64_t version = t->version.load(std::memory_order_acquire);
+      CommandBufferState* found = nullptr;
+      size_t i = t->home(key);
+      for (size_t n = 0; n <= t->mask; ++n, i = (i + 1) & t->mask) {  // bounded: the table may be rewritten
+        const uintptr_t k = t->slots[i].key.load(std::memory_order_acquire);
+        if (k == key) {
+          found = t->slots[i].value.load(std::memory_order_relaxed);
+          break;
+        }
+        if (k == kEmpty) break;
+      }
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if ((version & 1) == 0 && t->version.load(std::memory_order_relaxed) == version) return found;
     }
   }
 
   void insert(VkCommandBuffer handle, CommandBufferState* state);
   void erase(VkCommandBuffer handle);
+  size_t tables() const;  // tables allocated so far (the live one and the spares)
 
  private:
   static constexpr uintptr_t kEmpty = 0;
@@ -59,19 +67,20 @@ class CommandBufferIndex {
     std::atomic<CommandBufferState*> value{nullptr};
   };
   struct Table {
-    size_t mask = 0;  // capacity - 1 (a power of two)
-    size_t used = 0;  // live keys plus tombstones: at most half the capacity, so probes end
+    std::atomic<uint64_t> version{0};  // odd while the table is being rewritten
+    size_t mask = 0;                   // capacity - 1 (a power of two)
+    size_t used = 0;                   // keys plus tombstones: at most half the capacity
     std::unique_ptr<Slot[]> slots;
     size_t home(uintptr_t key) const {  // Fibonacci hashing: handles are pointers, low bits alike
       return size_t((uint64_t(key) * 0x9E3779B97F4A7C15ull) >> 32) & mask;
     }
   };
 
-  Table* grow_to(size_t capacity);  // under write_mutex_ (or in the constructor)
+  void rebuild(size_t capacity);  // under write_mutex_
 
-  std::mutex write_mutex_;
+  mutable std::mutex write_mutex_;
   std::atomic<Table*> table_{nullptr};
-  std::vector<std::unique_ptr<Table>> tables_;  // the live one last, the retired ones before it
+  std::vector<std::unique_ptr<Table>> tables_;  // every table made, at most two of each capacity
 };
 
 }  // namespace tessera::layer

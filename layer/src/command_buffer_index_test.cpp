@@ -61,5 +61,36 @@ TEST(CommandBufferIndex, ConcurrentAllocateRecordFree) {
         EXPECT_EQ(index.find(handle(t, (r / 4 + 1) * kPerRound + i)), state(t, (r / 4 + 1) * kPerRound + i));
 }
 
+// Command buffers allocated and freed every frame, each time at a new address: the table is
+// rebuilt again and again (tombstones), into its spare, while other threads keep finding theirs.
+TEST(CommandBufferIndex, ChurnReusesTheSpareTable) {
+  CommandBufferIndex index;
+  constexpr uintptr_t kReaders = 3, kLive = 8;
+  for (uintptr_t t = 1; t <= kReaders; ++t)
+    for (uintptr_t i = 0; i < kLive; ++i) index.insert(handle(t, i), state(t, i));
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> wrong{0}, lookups{0};
+  std::vector<std::thread> readers;
+  for (uintptr_t t = 1; t <= kReaders; ++t) {
+    readers.emplace_back([&, t] {
+      while (!done.load(std::memory_order_relaxed)) {
+        for (uintptr_t i = 0; i < kLive; ++i) wrong += index.find(handle(t, i)) != state(t, i);
+        lookups += kLive;
+      }
+    });
+  }
+  size_t tables = 0;
+  for (uintptr_t frame = 0; frame < 100000; ++frame) {
+    index.insert(handle(0, frame), state(0, frame));
+    index.erase(handle(0, frame));
+    if (frame == 1000) tables = index.tables();
+  }
+  done = true;
+  for (std::thread& th : readers) th.join();
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_GT(lookups.load(), 0u);
+  EXPECT_EQ(index.tables(), tables);  // the live table and its spare, however long the churn
+}
+
 }  // namespace
 }  // namespace tessera::layer
