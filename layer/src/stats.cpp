@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "tessera/color_state.h"
 
@@ -16,32 +17,14 @@ namespace tessera::layer {
 
 uint64_t CpuCounters::draws() const {
   uint64_t n = 0;
-  for (uint64_t v : draws_by_kind) n += v;
+  for (int i = kDraw; i <= kDrawMultiIndexed; ++i) n += v[size_t(i)];
   return n;
 }
 
 uint64_t CpuCounters::dispatches() const {
   uint64_t n = 0;
-  for (uint64_t v : dispatches_by_kind) n += v;
+  for (int i = kDispatch; i <= kDispatchBase; ++i) n += v[size_t(i)];
   return n;
-}
-
-void CpuCounters::add(const CpuCounters& o) {
-  for (int i = 0; i < kDrawKindCount; ++i) draws_by_kind[i] += o.draws_by_kind[i];
-  tessellation_draws += o.tessellation_draws;
-  geometry_draws += o.geometry_draws;
-  multisampled_draws += o.multisampled_draws;
-  instances += o.instances;
-  vertices += o.vertices;
-  indices += o.indices;
-  for (int i = 0; i < kTopologyCount; ++i) primitives_by_topology[i] += o.primitives_by_topology[i];
-  patches += o.patches;
-  control_points += o.control_points;
-  for (int i = 0; i < kDispatchKindCount; ++i) dispatches_by_kind[i] += o.dispatches_by_kind[i];
-  workgroups += o.workgroups;
-  for (int i = 0; i < kSampleBuckets; ++i) render_passes_by_samples[i] += o.render_passes_by_samples[i];
-  msaa_covered_pixels += o.msaa_covered_pixels;
-  secondary_executions += o.secondary_executions;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -180,6 +163,40 @@ Settings load_settings() {
 // ---------------------------------------------------------------------------------------------
 // Output
 
+namespace {
+
+// Appends the stats keys of counters [first, last) as CSV columns.
+template <typename Set>
+void csv_keys(std::string& s, int first, int last) {
+  for (int i = first; i < last; ++i) s += std::string(",") + Set::kKeys[i];
+}
+
+// Appends counters [first, last) as JSON fields, each after a comma: a plain key as "key":v,
+// consecutive "group.name" keys as one "group":{"name":v,...} object.
+template <typename Set>
+void json_counters(std::string& s, const Set& c, int first, int last) {
+  std::string_view group;  // the open object, empty when none
+  bool first_in_group = false;
+  for (int i = first; i < last; ++i) {
+    const std::string_view key = Set::kKeys[i];
+    const size_t dot = key.find('.');
+    const std::string_view g = dot == std::string_view::npos ? std::string_view() : key.substr(0, dot);
+    if (g != group) {
+      if (!group.empty()) s += '}';
+      if (!g.empty()) s.append(",\"").append(g).append("\":{");
+      group = g;
+      first_in_group = true;
+    }
+    if (group.empty() || !first_in_group) s += ',';
+    s.append("\"").append(group.empty() ? key : key.substr(dot + 1)).append("\":");
+    s += std::to_string(c.v[size_t(i)]);
+    first_in_group = false;
+  }
+  if (!group.empty()) s += '}';
+}
+
+}  // namespace
+
 Output::~Output() {
   if (file_) std::fclose(file_);
 }
@@ -197,16 +214,11 @@ bool Output::ensure_open() {
   }
   if (csv_) {
     std::string h = "device,frame,cpu_frame_time_ms,submits,command_buffers,draws";
-    for (const char* n : kDrawKindNames) h += std::string(",draws_by_kind.") + n;
-    h += ",draws_by_pipeline.tessellation,draws_by_pipeline.geometry,draws_by_pipeline.multisampled";
-    h += ",instances,vertices,indices";
-    for (const char* n : kTopologyNames) h += std::string(",primitives_by_topology.") + n;
-    h += ",patches,control_points,dispatches";
-    for (const char* n : kDispatchKindNames) h += std::string(",dispatches_by_kind.") + n;
-    h += ",workgroups";
-    for (int i = 0; i < kSampleBuckets; ++i) h += ",render_passes." + std::to_string(1 << i);
-    h += ",msaa_covered_pixels,secondary_executions,query_complete,query_segments";
-    for (const char* n : kQueryCounterNames) h += std::string(",query.") + n;
+    csv_keys<CpuCounters>(h, CpuCounters::kDraw, CpuCounters::kDispatch);
+    h += ",dispatches";
+    csv_keys<CpuCounters>(h, CpuCounters::kDispatch, CpuCounters::count);
+    h += ",query_complete,query_segments";
+    csv_keys<QueryCounters>(h, 0, QueryCounters::count);
     h += ",gpp.count,gpp.patches,gpp.domain_points";
     for (int i = 0; i < settings_.gpps; ++i) h += ",gpp.busy_cycles." + std::to_string(i);
     h += ",gpp.max_busy_cycles,gpp.mean_busy_cycles,gpp.balance,gpp.makespan_cycles,gpp.speedup_vs_1gpp"
@@ -295,30 +307,14 @@ std::string json_frame(const FrameRecord& r) {
   std::snprintf(ms, sizeof ms, "%.3f", r.cpu_frame_time_ms);
   std::string s = "{\"device\":" + u(r.device) + ",\"frame\":" + u(r.frame) + ",\"cpu_frame_time_ms\":" + ms +
                   ",\"submits\":" + u(r.submits) + ",\"command_buffers\":" + u(r.command_buffers) +
-                  ",\"draws\":" + u(c.draws()) + ",\"draws_by_kind\":{";
-  for (int i = 0; i < kDrawKindCount; ++i)
-    s += std::string(i ? "," : "") + "\"" + kDrawKindNames[i] + "\":" + u(c.draws_by_kind[i]);
-  s += "},\"draws_by_pipeline\":{\"tessellation\":" + u(c.tessellation_draws) + ",\"geometry\":" +
-       u(c.geometry_draws) + ",\"multisampled\":" + u(c.multisampled_draws);
-  s += "},\"instances\":" + u(c.instances) + ",\"vertices\":" + u(c.vertices) + ",\"indices\":" + u(c.indices) +
-       ",\"primitives_by_topology\":{";
-  for (int i = 0; i < kTopologyCount; ++i)
-    s += std::string(i ? "," : "") + "\"" + kTopologyNames[i] + "\":" + u(c.primitives_by_topology[i]);
-  s += "},\"patches\":" + u(c.patches) + ",\"control_points\":" + u(c.control_points) +
-       ",\"dispatches\":" + u(c.dispatches()) + ",\"dispatches_by_kind\":{";
-  for (int i = 0; i < kDispatchKindCount; ++i)
-    s += std::string(i ? "," : "") + "\"" + kDispatchKindNames[i] + "\":" + u(c.dispatches_by_kind[i]);
-  s += "},\"workgroups\":" + u(c.workgroups) + ",\"render_passes\":{";
-  for (int i = 0; i < kSampleBuckets; ++i)
-    s += std::string(i ? "," : "") + "\"" + u(1u << i) + "\":" + u(c.render_passes_by_samples[i]);
-  s += "},\"msaa_covered_pixels\":" + u(c.msaa_covered_pixels) +
-       ",\"secondary_executions\":" + u(c.secondary_executions);
+                  ",\"draws\":" + u(c.draws());
+  json_counters(s, c, CpuCounters::kDraw, CpuCounters::kDispatch);
+  s += ",\"dispatches\":" + u(c.dispatches());
+  json_counters(s, c, CpuCounters::kDispatch, CpuCounters::count);
   if (r.query_enabled) {
     s += ",\"query_complete\":" + std::string(r.query_complete ? "true" : "false") +
-         ",\"query_segments\":" + u(r.query_segments) + ",\"query\":{";
-    for (int i = 0; i < kQueryCounterCount; ++i)
-      s += std::string(i ? "," : "") + "\"" + kQueryCounterNames[i] + "\":" + u(r.query[i]);
-    s += "}";
+         ",\"query_segments\":" + u(r.query_segments);
+    json_counters(s, r.query, 0, QueryCounters::count);
   } else {
     s += ",\"query_complete\":false,\"query_segments\":0,\"query\":null";
   }
@@ -331,17 +327,12 @@ std::string csv_frame(const FrameRecord& r, int gpp_columns) {
   std::snprintf(ms, sizeof ms, "%.3f", r.cpu_frame_time_ms);
   std::string s = u(r.device) + "," + u(r.frame) + "," + ms + "," + u(r.submits) + "," + u(r.command_buffers) +
                   "," + u(c.draws());
-  for (uint64_t v : c.draws_by_kind) s += "," + u(v);
-  s += "," + u(c.tessellation_draws) + "," + u(c.geometry_draws) + "," + u(c.multisampled_draws);
-  s += "," + u(c.instances) + "," + u(c.vertices) + "," + u(c.indices);
-  for (uint64_t v : c.primitives_by_topology) s += "," + u(v);
-  s += "," + u(c.patches) + "," + u(c.control_points) + "," + u(c.dispatches());
-  for (uint64_t v : c.dispatches_by_kind) s += "," + u(v);
-  s += "," + u(c.workgroups);
-  for (uint64_t v : c.render_passes_by_samples) s += "," + u(v);
-  s += "," + u(c.msaa_covered_pixels) + "," + u(c.secondary_executions);
+  for (int i = 0; i < CpuCounters::count; ++i) {
+    if (i == CpuCounters::kDispatch) s += "," + u(c.dispatches());
+    s += "," + u(c.v[size_t(i)]);
+  }
   s += std::string(",") + (r.query_enabled && r.query_complete ? "1" : "0") + "," + u(r.query_segments);
-  for (uint64_t v : r.query) s += "," + (r.query_enabled ? u(v) : std::string());
+  for (uint64_t v : r.query.v) s += "," + (r.query_enabled ? u(v) : std::string());
   return s + csv_gpp(r.gpp, gpp_columns) + csv_msaa(r.msaa);
 }
 
@@ -363,17 +354,13 @@ void Output::write_summary(const FrameRecord& t, uint64_t frames, uint64_t frame
     std::string s = "{\"summary\":true,\"device\":" + u(t.device) + ",\"frames\":" + u(frames) +
                     ",\"frames_written\":" + u(frames_written) + ",\"submits\":" + u(t.submits) +
                     ",\"command_buffers\":" + u(t.command_buffers) + ",\"draws\":" + u(c.draws()) +
-                    ",\"instances\":" + u(c.instances) + ",\"vertices\":" + u(c.vertices) +
-                    ",\"indices\":" + u(c.indices) + ",\"dispatches\":" + u(c.dispatches()) +
+                    ",\"instances\":" + u(c[CpuCounters::kInstances]) +
+                    ",\"vertices\":" + u(c[CpuCounters::kVertices]) + ",\"indices\":" + u(c[CpuCounters::kIndices]) +
+                    ",\"dispatches\":" + u(c.dispatches()) +
                     ",\"queries_enabled\":" + (t.query_enabled ? "true" : "false") +
                     ",\"query_segments\":" + u(t.query_segments) + ",\"query_lost\":" + u(query_lost) +
                     ",\"query_note\":\"" + query_note + "\"";
-    if (t.query_enabled) {
-      s += ",\"query\":{";
-      for (int i = 0; i < kQueryCounterCount; ++i)
-        s += std::string(i ? "," : "") + "\"" + kQueryCounterNames[i] + "\":" + u(t.query[i]);
-      s += "}";
-    }
+    if (t.query_enabled) json_counters(s, t.query, 0, QueryCounters::count);
     std::fprintf(file_, "%s}\n", s.c_str());
     std::fflush(file_);
   }
@@ -382,7 +369,7 @@ void Output::write_summary(const FrameRecord& t, uint64_t frames, uint64_t frame
                  "VK_LAYER_TESSERA_stats: device %u: %" PRIu64 " frames (%" PRIu64 " written%s%s), %" PRIu64
                  " draws, %" PRIu64 " vertices, %" PRIu64 " dispatches; pipeline statistics %s\n",
                  t.device, frames, frames_written, settings_.output.empty() ? "" : " to ",
-                 settings_.output.c_str(), c.draws(), c.vertices, c.dispatches(),
+                 settings_.output.c_str(), c.draws(), c[CpuCounters::kVertices], c.dispatches(),
                  t.query_enabled ? (query_lost ? "partly lost" : "on") : query_note.c_str());
   }
 }

@@ -1,5 +1,6 @@
 // Counters of one frame (or one command buffer recording), the layer's settings, and the
-// per-frame record writer (CSV or JSON Lines). No Vulkan calls here.
+// per-frame record writer (CSV or JSON Lines). No Vulkan calls here (the headers only for the
+// enum values the counters follow).
 #pragma once
 
 #include <cstdint>
@@ -7,64 +8,100 @@
 #include <mutex>
 #include <string>
 
+#ifndef VK_NO_PROTOTYPES
+#define VK_NO_PROTOTYPES
+#endif
+#include <vulkan/vulkan.h>
+
+#include "tessera/counter_set.h"
 #include "units.h"
 
 namespace tessera::layer {
 
-// Draw commands by kind; the order is the order of the output fields.
-enum DrawKind : int {
-  kDraw, kDrawIndexed, kDrawIndirect, kDrawIndexedIndirect, kDrawIndirectCount,
-  kDrawIndexedIndirectCount, kDrawMulti, kDrawMultiIndexed, kDrawKindCount
+// What the CPU side sees while commands are recorded, counted per command buffer recording and
+// added to a frame each time the command buffer is submitted. The stats key is the CSV column;
+// the JSON record nests "group.name" keys as "group":{"name":...}. The order is the order of the
+// output fields; the draw and dispatch totals are derived (CpuCounters::draws, dispatches).
+#define TESSERA_LAYER_CPU_COUNTERS(X)                                                                                  \
+  X(kDraw, "draws_by_kind.draw", "vkCmdDraw commands")                                                                 \
+  X(kDrawIndexed, "draws_by_kind.draw_indexed", "vkCmdDrawIndexed commands")                                           \
+  X(kDrawIndirect, "draws_by_kind.draw_indirect", "vkCmdDrawIndirect commands")                                        \
+  X(kDrawIndexedIndirect, "draws_by_kind.draw_indexed_indirect", "vkCmdDrawIndexedIndirect commands")                  \
+  X(kDrawIndirectCount, "draws_by_kind.draw_indirect_count", "vkCmdDrawIndirectCount commands (any suffix)")           \
+  X(kDrawIndexedIndirectCount, "draws_by_kind.draw_indexed_indirect_count",                                            \
+    "vkCmdDrawIndexedIndirectCount commands (any suffix)")                                                             \
+  X(kDrawMulti, "draws_by_kind.draw_multi", "vkCmdDrawMultiEXT commands")                                              \
+  X(kDrawMultiIndexed, "draws_by_kind.draw_multi_indexed", "vkCmdDrawMultiIndexedEXT commands")                        \
+  X(kTessellationDraws, "draws_by_pipeline.tessellation", "draws with a tessellation pipeline bound")                  \
+  X(kGeometryDraws, "draws_by_pipeline.geometry", "draws with a geometry-shader pipeline bound")                       \
+  X(kMultisampledDraws, "draws_by_pipeline.multisampled", "draws with a pipeline of rasterizationSamples > 1")         \
+  X(kInstances, "instances", "instances of direct draws")                                                              \
+  X(kVertices, "vertices", "vertices (or indices) x instances of direct draws")                                        \
+  X(kIndices, "indices", "indices x instances of direct indexed draws")                                                \
+  X(kPointList, "primitives_by_topology.point_list", "point list primitives of direct draws")                          \
+  X(kLineList, "primitives_by_topology.line_list", "line list primitives of direct draws")                             \
+  X(kLineStrip, "primitives_by_topology.line_strip", "line strip primitives of direct draws")                          \
+  X(kTriangleList, "primitives_by_topology.triangle_list", "triangle list primitives of direct draws")                 \
+  X(kTriangleStrip, "primitives_by_topology.triangle_strip", "triangle strip primitives of direct draws")              \
+  X(kTriangleFan, "primitives_by_topology.triangle_fan", "triangle fan primitives of direct draws")                    \
+  X(kLineListWithAdjacency, "primitives_by_topology.line_list_with_adjacency",                                         \
+    "line list with adjacency primitives of direct draws")                                                             \
+  X(kLineStripWithAdjacency, "primitives_by_topology.line_strip_with_adjacency",                                       \
+    "line strip with adjacency primitives of direct draws")                                                            \
+  X(kTriangleListWithAdjacency, "primitives_by_topology.triangle_list_with_adjacency",                                 \
+    "triangle list with adjacency primitives of direct draws")                                                         \
+  X(kTriangleStripWithAdjacency, "primitives_by_topology.triangle_strip_with_adjacency",                               \
+    "triangle strip with adjacency primitives of direct draws")                                                        \
+  X(kPatchList, "primitives_by_topology.patch_list", "patch list primitives of direct draws")                          \
+  X(kPatches, "patches", "patches of direct draws")                                                                    \
+  X(kControlPoints, "control_points", "control points of those patches")                                               \
+  X(kDispatch, "dispatches_by_kind.dispatch", "vkCmdDispatch commands")                                                \
+  X(kDispatchIndirect, "dispatches_by_kind.dispatch_indirect", "vkCmdDispatchIndirect commands")                       \
+  X(kDispatchBase, "dispatches_by_kind.dispatch_base", "vkCmdDispatchBase commands (any suffix)")                      \
+  X(kWorkgroups, "workgroups", "workgroups of direct dispatches")                                                      \
+  X(kRenderPasses1, "render_passes.1", "render pass instances of 1 sample")                                            \
+  X(kRenderPasses2, "render_passes.2", "render pass instances of 2 samples")                                           \
+  X(kRenderPasses4, "render_passes.4", "render pass instances of 4 samples")                                           \
+  X(kRenderPasses8, "render_passes.8", "render pass instances of 8 samples")                                           \
+  X(kRenderPasses16, "render_passes.16", "render pass instances of 16 samples")                                        \
+  X(kRenderPasses32, "render_passes.32", "render pass instances of 32 samples")                                        \
+  X(kRenderPasses64, "render_passes.64", "render pass instances of 64 samples")                                        \
+  X(kMsaaCoveredPixels, "msaa_covered_pixels", "render area pixels of multisampled passes")                            \
+  X(kSecondaryExecutions, "secondary_executions", "secondary command buffers executed")
+TESSERA_DEFINE_COUNTER_IDS(CpuCounterIds, TESSERA_LAYER_CPU_COUNTERS);
+
+// VkPrimitiveTopology values 0..10 are the topology counters in enum order.
+inline constexpr uint32_t kTopologyCount = 11;
+static_assert(CpuCounterIds::kPatchList - CpuCounterIds::kPointList == VK_PRIMITIVE_TOPOLOGY_PATCH_LIST);
+// Render passes by sample count 1, 2, 4, ..., 64 (bucket = log2 of the count).
+inline constexpr uint32_t kSampleBuckets = 7;
+static_assert(CpuCounterIds::kRenderPasses64 - CpuCounterIds::kRenderPasses1 + 1 == kSampleBuckets);
+
+struct CpuCounters : CounterSet<CpuCounterIds> {
+  static Id topology(uint32_t t) { return Id(kPointList + int(t)); }
+  static Id render_passes(uint32_t bucket) { return Id(kRenderPasses1 + int(bucket)); }
+  uint64_t draws() const;       // every draw kind
+  uint64_t dispatches() const;  // every dispatch kind
 };
-inline constexpr const char* kDrawKindNames[kDrawKindCount] = {
-    "draw", "draw_indexed", "draw_indirect", "draw_indexed_indirect", "draw_indirect_count",
-    "draw_indexed_indirect_count", "draw_multi", "draw_multi_indexed"};
 
-enum DispatchKind : int { kDispatch, kDispatchIndirect, kDispatchBase, kDispatchKindCount };
-inline constexpr const char* kDispatchKindNames[kDispatchKindCount] = {"dispatch", "dispatch_indirect",
-                                                                      "dispatch_base"};
-
-// VkPrimitiveTopology values 0..10, in enum order.
-inline constexpr int kTopologyCount = 11;
-inline constexpr const char* kTopologyNames[kTopologyCount] = {
-    "point_list", "line_list", "line_strip", "triangle_list", "triangle_strip", "triangle_fan",
-    "line_list_with_adjacency", "line_strip_with_adjacency", "triangle_list_with_adjacency",
-    "triangle_strip_with_adjacency", "patch_list"};
-inline constexpr int kPatchListTopology = 10;
-
-// Render passes by sample count: 1, 2, 4, ..., 64 (index = log2 of the count).
-inline constexpr int kSampleBuckets = 7;
-
-// Pipeline-statistics counters in VkQueryPipelineStatisticFlagBits order (bit i = entry i).
-inline constexpr int kQueryCounterCount = 11;
-inline constexpr const char* kQueryCounterNames[kQueryCounterCount] = {
-    "ia_vertices", "ia_primitives", "vs_invocations", "gs_invocations", "gs_primitives",
-    "clipping_invocations", "clipping_primitives", "fs_invocations", "tcs_patches",
-    "tes_invocations", "cs_invocations"};
-
-// What the CPU side sees while commands are recorded. Counted per command buffer recording
-// and added to a frame each time the command buffer is submitted.
-struct CpuCounters {
-  uint64_t draws_by_kind[kDrawKindCount] = {};
-  uint64_t tessellation_draws = 0;  // draws with a tessellation pipeline bound
-  uint64_t geometry_draws = 0;      // draws with a geometry-shader pipeline bound
-  uint64_t multisampled_draws = 0;  // draws with a pipeline of rasterizationSamples > 1
-  uint64_t instances = 0;
-  uint64_t vertices = 0;
-  uint64_t indices = 0;
-  uint64_t primitives_by_topology[kTopologyCount] = {};
-  uint64_t patches = 0;
-  uint64_t control_points = 0;
-  uint64_t dispatches_by_kind[kDispatchKindCount] = {};
-  uint64_t workgroups = 0;
-  uint64_t render_passes_by_samples[kSampleBuckets] = {};
-  uint64_t msaa_covered_pixels = 0;
-  uint64_t secondary_executions = 0;
-
-  uint64_t draws() const;
-  uint64_t dispatches() const;
-  void add(const CpuCounters& o);
-};
+// Pipeline-statistics counters in VkQueryPipelineStatisticFlagBits order (bit i = counter i).
+#define TESSERA_LAYER_QUERY_COUNTERS(X)                                                                                \
+  X(kIaVertices, "query.ia_vertices", "input assembly vertices")                                                       \
+  X(kIaPrimitives, "query.ia_primitives", "input assembly primitives")                                                 \
+  X(kVsInvocations, "query.vs_invocations", "vertex shader invocations")                                               \
+  X(kGsInvocations, "query.gs_invocations", "geometry shader invocations")                                             \
+  X(kGsPrimitives, "query.gs_primitives", "geometry shader primitives")                                                \
+  X(kClippingInvocations, "query.clipping_invocations", "clipping invocations")                                        \
+  X(kClippingPrimitives, "query.clipping_primitives", "clipping output primitives")                                    \
+  X(kFsInvocations, "query.fs_invocations", "fragment shader invocations")                                             \
+  X(kTcsPatches, "query.tcs_patches", "tessellation control shader patches")                                           \
+  X(kTesInvocations, "query.tes_invocations", "tessellation evaluation shader invocations")                            \
+  X(kCsInvocations, "query.cs_invocations", "compute shader invocations")
+TESSERA_DEFINE_COUNTER_IDS(QueryCounterIds, TESSERA_LAYER_QUERY_COUNTERS);
+using QueryCounters = CounterSet<QueryCounterIds>;
+static_assert(1u << QueryCounterIds::kTcsPatches ==
+              VK_QUERY_PIPELINE_STATISTIC_TESSELLATION_CONTROL_SHADER_PATCHES_BIT);
+static_assert(1u << QueryCounterIds::kCsInvocations == VK_QUERY_PIPELINE_STATISTIC_COMPUTE_SHADER_INVOCATIONS_BIT);
 
 struct FrameRecord {
   uint32_t device = 0;
@@ -76,7 +113,7 @@ struct FrameRecord {
   bool query_enabled = false;   // the device collects pipeline statistics
   bool query_complete = false;  // every segment of the frame's work was read back
   uint64_t query_segments = 0;
-  uint64_t query[kQueryCounterCount] = {};
+  QueryCounters query;
   GppFrameModel gpp;  // Tessera's GPP model on the frame's tessellation (written frames only)
   MsaaFrameStats msaa;  // the colour unit on the frame's read-back MSAA attachments
 };
@@ -126,5 +163,10 @@ class Output {
   bool failed_ = false;
   bool csv_ = false;
 };
+
+// The process's settings (read once, at the first vkCreateInstance) and its record writer
+// (defined in device.cpp).
+const Settings& settings();
+Output& output();
 
 }  // namespace tessera::layer

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "color/color_counters.h"
+#include "color/color_tile.h"
 #include "geometry/gpp_array.h"
 #include "tessera/color_state.h"
 #include "tessera/image.h"
@@ -137,17 +138,12 @@ MsaaFrameStats analyse_msaa_samples(const uint32_t* samples, uint32_t width, uin
   m.samples = uint64_t(width) * height * n;
   color::ColorCounters cc;
   if (tile_states) tile_states->clear();
-  // The same gathering as the colour unit's frame path (run_color_codecs): 8x4 blocks in
-  // row-major order, completed with the clear colour past the edges.
+  // The colour unit's gathering (as its frame path, run_color_codecs): 8x4 blocks in row-major
+  // order, completed with the clear colour past the edges.
   for (uint32_t by = 0; by < height; by += color::kTileHeight) {
     for (uint32_t bx = 0; bx < width; bx += color::kTileWidth) {
-      color::ColorTile t;
-      t.samples = int(n);
-      for (int p = 0; p < color::kTilePixels; ++p) {
-        const uint32_t x = bx + uint32_t(p % color::kTileWidth), y = by + uint32_t(p / color::kTileWidth);
-        for (uint32_t k = 0; k < n; ++k)
-          t.at(p, int(k)) = x < width && y < height ? samples[(size_t(y) * width + x) * n + k] : clear;
-      }
+      const color::ColorTile t =
+          color::gather_tile(samples, int(width), int(height), int(n), int(bx), int(by), clear);
       const color::StoredTile stored = color::store_tile(t, clear);
       cc.add(stored);
       if (tile_states) tile_states->push_back(uint8_t(stored.state));
@@ -158,7 +154,7 @@ MsaaFrameStats analyse_msaa_samples(const uint32_t* samples, uint32_t width, uin
     m.tiles_by_state[i] = cc.tiles_by_state[size_t(i)];
     m.tiles += cc.tiles_by_state[size_t(i)];
   }
-  m.stored_bytes = (cc.plane_bits + 7) / 8 + (cc.index_bits + 7) / 8 + (cc.control_bits + 7) / 8;
+  m.stored_bytes = cc.stored_bytes();
   m.uncompressed_bytes = cc.baseline_uncompressed_bits / 8;
   m.planes_only_bytes = cc.baseline_planes_only_bits / 8;
   return m;

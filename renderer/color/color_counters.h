@@ -35,6 +35,8 @@ struct ColorCounters {
     while (b + 1 < kBitsHistogramEdges.size() && total > kBitsHistogramEdges[b]) ++b;
     ++bits_histogram[b];
   }
+  // What the unit stores: planes, index bits and control surface, each rounded up to bytes.
+  uint64_t stored_bytes() const { return (plane_bits + 7) / 8 + (index_bits + 7) / 8 + (control_bits + 7) / 8; }
   void merge(const ColorCounters& o) {
     for (size_t i = 0; i < tiles_by_state.size(); ++i) tiles_by_state[i] += o.tiles_by_state[i];
     for (size_t i = 0; i < bits_histogram.size(); ++i) bits_histogram[i] += o.bits_histogram[i];

@@ -25,7 +25,7 @@ void publish_color(Stats& s, const ColorCounters& cc, const ColorTraffic& traffi
   TESSERA_COLOR_TILE_STATES(TESSERA_X)
 #undef TESSERA_X
   s.set("color.tiles.total", tiles);
-  const uint64_t stored = (cc.plane_bits + 7) / 8 + (cc.index_bits + 7) / 8 + (cc.control_bits + 7) / 8;
+  const uint64_t stored = cc.stored_bytes();
   s.set("color.bytes.planes", (cc.plane_bits + 7) / 8);
   s.set("color.bytes.index", (cc.index_bits + 7) / 8);
   s.set("color.bytes.control", (cc.control_bits + 7) / 8);

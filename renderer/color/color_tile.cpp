@@ -10,6 +10,20 @@ bool ColorTile::operator==(const ColorTile& o) const {
   return true;
 }
 
+ColorTile gather_tile(const Rgba8* samples, int width, int height, int samples_per_pixel, int x0, int y0,
+                      Rgba8 outside) {
+  ColorTile t;
+  t.samples = samples_per_pixel;
+  const size_t n = size_t(samples_per_pixel);
+  for (int p = 0; p < kTilePixels; ++p) {
+    const int x = x0 + p % kTileWidth, y = y0 + p / kTileWidth;
+    const bool inside = x < width && y < height;
+    for (int k = 0; k < samples_per_pixel; ++k)
+      t.at(p, k) = inside ? samples[(size_t(y) * size_t(width) + size_t(x)) * n + size_t(k)] : outside;
+  }
+  return t;
+}
+
 PlanedTile to_planes(const ColorTile& tile) {
   PlanedTile out;
   out.samples = tile.samples;

@@ -49,6 +49,13 @@ struct PlanedTile {
   std::array<uint8_t, kTilePixels * kMaxSamples> index{};  // per sample, pixel-major
 };
 
+// The 8x4 block whose top-left pixel is (x0, y0) in a render target's samples (pixel (x, y),
+// sample s at (y * width + x) * samples_per_pixel + s); pixels past the right or bottom edge
+// hold `outside` (the clear colour). How the frame path and the Vulkan layer cut a target into
+// tiles, in row-major block order.
+ColorTile gather_tile(const Rgba8* samples, int width, int height, int samples_per_pixel, int x0, int y0,
+                      Rgba8 outside);
+
 PlanedTile to_planes(const ColorTile& tile);
 ColorTile from_planes(const PlanedTile& planed);
 

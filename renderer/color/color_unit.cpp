@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "color/color_counters.h"
+#include "color/color_tile.h"
 #include "color/tile_store.h"
 #include "tessera/error.h"
 
@@ -36,20 +37,9 @@ ColorCodecRun run_color_codecs(const Frame& frame, Rgba8 clear_color, int repeti
   }
   // Gather every 8x4 block once; blocks past the frame edge hold the clear colour.
   std::vector<color::ColorTile> blocks;
-  for (int by = 0; by < h; by += color::kTileHeight) {
-    for (int bx = 0; bx < w; bx += color::kTileWidth) {
-      color::ColorTile t;
-      t.samples = n;
-      for (int p = 0; p < color::kTilePixels; ++p) {
-        const int x = bx + p % color::kTileWidth, y = by + p / color::kTileWidth;
-        for (int k = 0; k < n; ++k) {
-          t.at(p, k) = x < w && y < h ? frame.diagnostics.samples[(size_t(y) * size_t(w) + size_t(x)) * size_t(n) + size_t(k)]
-                                      : clear_color;
-        }
-      }
-      blocks.push_back(t);
-    }
-  }
+  for (int by = 0; by < h; by += color::kTileHeight)
+    for (int bx = 0; bx < w; bx += color::kTileWidth)
+      blocks.push_back(color::gather_tile(frame.diagnostics.samples.data(), w, h, n, bx, by, clear_color));
   ColorCodecRun run;
   run.tiles = blocks.size();
   std::vector<color::StoredTile> stored(blocks.size());
@@ -74,7 +64,7 @@ ColorCodecRun run_color_codecs(const Frame& frame, Rgba8 clear_color, int repeti
   run.compress_tiles_per_s = double(blocks.size()) / compress_s;
   run.decompress_tiles_per_s = double(blocks.size()) / decompress_s;
   run.copy_tiles_per_s = double(blocks.size()) / copy_s;
-  run.stored_bytes = (cc.plane_bits + 7) / 8 + (cc.index_bits + 7) / 8 + (cc.control_bits + 7) / 8;
+  run.stored_bytes = cc.stored_bytes();
   run.uncompressed_bytes = cc.baseline_uncompressed_bits / 8;
   run.planes_only_bytes = cc.baseline_planes_only_bits / 8;
   return run;

@@ -1,0 +1,271 @@
+// Object tracking: what the layer remembers of pipelines, render passes, images, views,
+// framebuffers, queues and the application's query pools, for counting draws and passes and for
+// the MSAA read-back. Maps under DeviceData::objects_mutex.
+
+#include <algorithm>
+#include <mutex>
+#include <shared_mutex>
+
+#include "layer_state.h"
+
+namespace tessera::layer {
+
+// ---------------------------------------------------------------------------------------------
+// Pipelines
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
+                                                       const VkGraphicsPipelineCreateInfo* infos,
+                                                       const VkAllocationCallbacks* pAllocator, VkPipeline* pipelines) {
+  DeviceData* d = get_device(device);
+  VkResult r = d->table.CreateGraphicsPipelines(device, cache, count, infos, pAllocator, pipelines);
+  std::unique_lock lock(d->objects_mutex);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (pipelines[i] == VK_NULL_HANDLE) continue;
+    const VkGraphicsPipelineCreateInfo& ci = infos[i];
+    PipelineInfo info;
+    // Graphics pipeline libraries: start from what the linked libraries said.
+    if (auto* libs = find_in_chain<VkPipelineLibraryCreateInfoKHR>(ci.pNext,
+                                                                   VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR)) {
+      for (uint32_t l = 0; l < libs->libraryCount; ++l) {
+        auto it = d->pipelines.find(libs->pLibraries[l]);
+        if (it == d->pipelines.end()) continue;
+        const PipelineInfo& li = it->second;
+        if (li.topology != kNoTopology) info.topology = li.topology;
+        info.dynamic_topology |= li.dynamic_topology;
+        if (li.patch_control_points) info.patch_control_points = li.patch_control_points;
+        info.dynamic_patch_control_points |= li.dynamic_patch_control_points;
+        info.tessellation |= li.tessellation;
+        info.geometry |= li.geometry;
+        if (li.samples > info.samples) info.samples = li.samples;
+      }
+    }
+    if (ci.pInputAssemblyState) info.topology = static_cast<uint32_t>(ci.pInputAssemblyState->topology);
+    if (ci.pTessellationState) info.patch_control_points = ci.pTessellationState->patchControlPoints;
+    if (ci.pMultisampleState) info.samples = ci.pMultisampleState->rasterizationSamples;
+    for (uint32_t s = 0; s < ci.stageCount; ++s) {
+      const VkShaderStageFlagBits st = ci.pStages[s].stage;
+      if (st & (VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT | VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT))
+        info.tessellation = true;
+      if (st & VK_SHADER_STAGE_GEOMETRY_BIT) info.geometry = true;
+    }
+    if (ci.pDynamicState) {
+      for (uint32_t s = 0; s < ci.pDynamicState->dynamicStateCount; ++s) {
+        const VkDynamicState ds = ci.pDynamicState->pDynamicStates[s];
+        if (ds == VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY) info.dynamic_topology = true;
+        if (ds == VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT) info.dynamic_patch_control_points = true;
+      }
+    }
+    d->pipelines[pipelines[i]] = info;
+  }
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline, const VkAllocationCallbacks* pAllocator) {
+  DeviceData* d = get_device(device);
+  {
+    std::unique_lock lock(d->objects_mutex);
+    d->pipelines.erase(pipeline);
+  }
+  d->table.DestroyPipeline(device, pipeline, pAllocator);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Images and views
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateInfo* ci,
+                                           const VkAllocationCallbacks* pAllocator, VkImage* image) {
+  DeviceData* d = get_device(device);
+  // MSAA read-back: a multisampled colour attachment the compute shader can sample. The
+  // application's create info is never written: a copy carries the extra usage bit.
+  bool readable = false;
+  VkImageCreateInfo copy;
+  const VkImageCreateInfo* use = ci;
+  if (msaa_on() && ci->samples >= VK_SAMPLE_COUNT_2_BIT && ci->samples <= VK_SAMPLE_COUNT_8_BIT &&
+      ci->imageType == VK_IMAGE_TYPE_2D && (ci->usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) &&
+      ci->tiling == VK_IMAGE_TILING_OPTIMAL && msaa_format(ci->format) && d->instance->table.GetPhysicalDeviceFormatProperties) {
+    VkFormatProperties fp{};
+    d->instance->table.GetPhysicalDeviceFormatProperties(d->physical, ci->format, &fp);
+    readable = fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+    if (readable && !(ci->usage & VK_IMAGE_USAGE_SAMPLED_BIT)) {
+      copy = *ci;
+      copy.usage |= VK_IMAGE_USAGE_SAMPLED_BIT;
+      use = &copy;
+    }
+  }
+  VkResult r = d->table.CreateImage(device, use, pAllocator, image);
+  if (r != VK_SUCCESS && use != ci) {  // the extra usage was refused: exactly as asked, unread
+    readable = false;
+    r = d->table.CreateImage(device, ci, pAllocator, image);
+  }
+  if (r == VK_SUCCESS) {
+    std::unique_lock lock(d->objects_mutex);
+    d->image_samples[*image] = ci->samples;
+    if (readable) d->msaa_images[*image] = {ci->format, ci->extent, uint32_t(ci->samples)};
+  }
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyImage(VkDevice device, VkImage image, const VkAllocationCallbacks* pAllocator) {
+  DeviceData* d = get_device(device);
+  if (msaa_on()) wait_for_readbacks_of(d, image);
+  {
+    std::unique_lock lock(d->objects_mutex);
+    d->image_samples.erase(image);
+    d->msaa_images.erase(image);
+  }
+  d->table.DestroyImage(device, image, pAllocator);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateImageView(VkDevice device, const VkImageViewCreateInfo* ci,
+                                               const VkAllocationCallbacks* pAllocator, VkImageView* view) {
+  DeviceData* d = get_device(device);
+  VkResult r = d->table.CreateImageView(device, ci, pAllocator, view);
+  if (r == VK_SUCCESS) {
+    std::unique_lock lock(d->objects_mutex);
+    auto it = d->image_samples.find(ci->image);
+    d->view_samples[*view] = it == d->image_samples.end() ? 1 : it->second;  // swapchain images: 1
+    if (msaa_on()) d->view_images[*view] = ci->image;
+  }
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyImageView(VkDevice device, VkImageView view, const VkAllocationCallbacks* pAllocator) {
+  DeviceData* d = get_device(device);
+  {
+    std::unique_lock lock(d->objects_mutex);
+    d->view_samples.erase(view);
+    d->view_images.erase(view);
+  }
+  d->table.DestroyImageView(device, view, pAllocator);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Render passes
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateRenderPass(VkDevice device, const VkRenderPassCreateInfo* ci,
+                                                const VkAllocationCallbacks* pAllocator, VkRenderPass* rp) {
+  DeviceData* d = get_device(device);
+  VkResult r = d->table.CreateRenderPass(device, ci, pAllocator, rp);
+  if (r == VK_SUCCESS) {
+    RenderPassInfo info;
+    info.subpasses = ci->subpassCount;
+    for (uint32_t i = 0; i < ci->attachmentCount; ++i) {
+      const VkAttachmentDescription& a = ci->pAttachments[i];
+      info.max_samples = std::max<uint32_t>(info.max_samples, a.samples);
+      info.attachments.push_back({a.format, uint32_t(a.samples), a.loadOp, a.storeOp, a.finalLayout});
+    }
+    if (auto* mv = find_in_chain<VkRenderPassMultiviewCreateInfo>(ci->pNext,
+                                                                  VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO))
+      for (uint32_t i = 0; i < mv->subpassCount; ++i) info.multiview |= mv->pViewMasks[i] != 0;
+    std::unique_lock lock(d->objects_mutex);
+    d->render_passes[*rp] = info;
+  }
+  return r;
+}
+
+VkResult create_render_pass2(PFN_vkCreateRenderPass2 DeviceTable::*next, VkDevice device,
+                             const VkRenderPassCreateInfo2* ci, const VkAllocationCallbacks* pAllocator,
+                             VkRenderPass* rp) {
+  DeviceData* d = get_device(device);
+  VkResult r = (d->table.*next)(device, ci, pAllocator, rp);
+  if (r == VK_SUCCESS) {
+    RenderPassInfo info;
+    info.subpasses = ci->subpassCount;
+    for (uint32_t i = 0; i < ci->attachmentCount; ++i) {
+      const VkAttachmentDescription2& a = ci->pAttachments[i];
+      info.max_samples = std::max<uint32_t>(info.max_samples, a.samples);
+      info.attachments.push_back({a.format, uint32_t(a.samples), a.loadOp, a.storeOp, a.finalLayout});
+    }
+    for (uint32_t i = 0; i < ci->subpassCount; ++i) info.multiview |= ci->pSubpasses[i].viewMask != 0;
+    std::unique_lock lock(d->objects_mutex);
+    d->render_passes[*rp] = info;
+  }
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyRenderPass(VkDevice device, VkRenderPass rp, const VkAllocationCallbacks* pAllocator) {
+  DeviceData* d = get_device(device);
+  {
+    std::unique_lock lock(d->objects_mutex);
+    d->render_passes.erase(rp);
+  }
+  d->table.DestroyRenderPass(device, rp, pAllocator);
+}
+
+RenderPassInfo render_pass_info(DeviceData* d, VkRenderPass rp) {
+  std::shared_lock lock(d->objects_mutex);
+  auto it = d->render_passes.find(rp);
+  return it == d->render_passes.end() ? RenderPassInfo{} : it->second;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Framebuffers and queues (what the MSAA read-back needs)
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateFramebuffer(VkDevice device, const VkFramebufferCreateInfo* ci,
+                                                 const VkAllocationCallbacks* pAllocator, VkFramebuffer* fb) {
+  DeviceData* d = get_device(device);
+  VkResult r = d->table.CreateFramebuffer(device, ci, pAllocator, fb);
+  if (r == VK_SUCCESS && msaa_on() && !(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT)) {
+    std::unique_lock lock(d->objects_mutex);
+    d->framebuffers[*fb].assign(ci->pAttachments, ci->pAttachments + ci->attachmentCount);
+  }
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyFramebuffer(VkDevice device, VkFramebuffer fb, const VkAllocationCallbacks* pAllocator) {
+  DeviceData* d = get_device(device);
+  {
+    std::unique_lock lock(d->objects_mutex);
+    d->framebuffers.erase(fb);
+  }
+  d->table.DestroyFramebuffer(device, fb, pAllocator);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue* queue) {
+  DeviceData* d = get_device(device);
+  d->table.GetDeviceQueue(device, family, index, queue);
+  if (*queue) {
+    std::unique_lock lock(d->objects_mutex);
+    d->queue_families[*queue] = family;
+  }
+}
+
+VKAPI_ATTR void VKAPI_CALL GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2* info, VkQueue* queue) {
+  DeviceData* d = get_device(device);
+  d->table.GetDeviceQueue2(device, info, queue);
+  if (*queue) {
+    std::unique_lock lock(d->objects_mutex);
+    d->queue_families[*queue] = info->queueFamilyIndex;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The application's own query pools
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateQueryPool(VkDevice device, const VkQueryPoolCreateInfo* ci,
+                                               const VkAllocationCallbacks* pAllocator, VkQueryPool* pool) {
+  DeviceData* d = get_device(device);
+  VkResult r = d->table.CreateQueryPool(device, ci, pAllocator, pool);
+  if (r == VK_SUCCESS) {
+    std::unique_lock lock(d->objects_mutex);
+    d->app_query_pools[*pool] = ci->queryType;
+  }
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyQueryPool(VkDevice device, VkQueryPool pool, const VkAllocationCallbacks* pAllocator) {
+  DeviceData* d = get_device(device);
+  {
+    std::unique_lock lock(d->objects_mutex);
+    d->app_query_pools.erase(pool);
+  }
+  d->table.DestroyQueryPool(device, pool, pAllocator);
+}
+
+bool is_stats_pool(DeviceData* d, VkQueryPool pool) {
+  std::shared_lock lock(d->objects_mutex);
+  auto it = d->app_query_pools.find(pool);
+  return it != d->app_query_pools.end() && it->second == VK_QUERY_TYPE_PIPELINE_STATISTICS;
+}
+
+}  // namespace tessera::layer
