@@ -61,9 +61,6 @@ const uint32_t kWorkComp[] =
 #include "work.comp.inc"
     ;
 
-// Validation messages of --validation runs: printed to stderr and counted; errors fail the run.
-vkutil::MessageLog g_validation;
-
 // ---------------------------------------------------------------------------------------------
 // Small Vulkan helpers
 
@@ -657,8 +654,7 @@ int run_full(bool validation, bool csv) {
   destroy_full(s);
 
   if (validation) {
-    std::printf("validation errors: %d\n", g_validation.errors.load());
-    expect(g_validation.errors.load() == 0, "no validation errors");
+    expect_no_validation_errors();
   }
   const std::string path = output_path();
   if (csv) {

@@ -62,9 +62,6 @@ const uint32_t kGradientFrag[] =
 #include "gradient.frag.inc"
     ;
 
-// Validation messages of --validation runs: printed to stderr and counted; errors fail the run.
-vkutil::MessageLog g_validation;
-
 // Doubles are written with 17 significant digits, so they read back bit for bit.
 void expect_same(const std::string& what, const nlohmann::json& got, double want) {
   if (!got.is_number() || got.get<double>() != want) {
@@ -75,7 +72,6 @@ void expect_same(const std::string& what, const nlohmann::json& got, double want
 
 // ---------------------------------------------------------------------------------------------
 // Vulkan helpers
-
 
 // The device with the instance it was made on and one command pool (no flags: command buffers
 // are never reset, only reused as recorded).
@@ -715,8 +711,7 @@ int run_msaa(bool validation) {
         expect_eq(f + "msaa.tiles_by_state." + name, m.at("tiles_by_state").at(name), sum.by_state[c]);
   }
   if (validation) {
-    std::printf("validation errors: %d\n", g_validation.errors.load());
-    expect(g_validation.errors.load() == 0, "no validation errors");
+    expect_no_validation_errors();
   }
   // The scene is meant to exercise the unit: cleared, one-colour, edge and gradient tiles.
   expect(states_seen.size() >= 4, "at least four colour-unit states among the tiles (" +

@@ -50,6 +50,15 @@ inline void expect_eq(const std::string& what, uint64_t got, uint64_t want) {
   }
 }
 
+// Validation messages of --validation runs (tools/vkutil's messenger): printed to stderr and
+// counted.
+inline vkutil::MessageLog g_validation;
+
+inline void expect_no_validation_errors() {
+  std::printf("validation errors: %d\n", g_validation.errors.load());
+  expect(g_validation.errors.load() == 0, "no validation errors");
+}
+
 // Colour targets of both applications: small, RGBA8 UNORM (the layer's MSAA read-back reads it).
 constexpr VkFormat kFormat = VK_FORMAT_R8G8B8A8_UNORM;
 constexpr uint32_t kSize = 64;
