@@ -194,12 +194,9 @@ VkPipeline make_graphics(const vkutil::Device& g, VkPipelineLayout layout, const
   return p;
 }
 
+// Command buffers are recorded again (an implicit reset), which their pool must allow.
 VkCommandPool make_pool(const vkutil::Device& g) {
   return vkutil::create_command_pool(g, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT);
-}
-
-VkCommandBuffer make_cb(const vkutil::Device& g, VkCommandPool pool, VkCommandBufferLevel level) {
-  return vkutil::allocate_command_buffer(g.device, pool, level);
 }
 
 void begin_primary(VkCommandBuffer cb) {
@@ -403,7 +400,7 @@ void begin_pass(VkCommandBuffer cb, VkRenderPass rp, VkFramebuffer fb, VkSubpass
 // recorded on three threads.
 VkCommandBuffer record_main(FullScene& s, Expect& e) {
   vkutil::Device& g = s.g;
-  VkCommandBuffer cb = make_cb(g, s.pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(g.device, s.pool);
   begin_primary(cb);
   // Compute: the argument writer (1 group of 4), then indirect and base dispatches of the work
   // shader (groups of 8).
@@ -495,7 +492,8 @@ VkCommandBuffer record_main(FullScene& s, Expect& e) {
   std::vector<std::thread> threads;
   for (int k = 0; k < 3; ++k) {
     threads.emplace_back([&, k] {
-      VkCommandBuffer sc = make_cb(g, s.thread_pools[k], VK_COMMAND_BUFFER_LEVEL_SECONDARY);
+      VkCommandBuffer sc =
+          vkutil::allocate_command_buffer(g.device, s.thread_pools[k], VK_COMMAND_BUFFER_LEVEL_SECONDARY);
       VkCommandBufferInheritanceInfo inh{VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
       inh.renderPass = s.rp1;
       inh.subpass = 0;
@@ -523,7 +521,7 @@ VkCommandBuffer record_main(FullScene& s, Expect& e) {
 
 // Frame 2: one dispatch of 5 groups and one square, submitted with vkQueueSubmit2.
 VkCommandBuffer record_small(FullScene& s, Expect& e) {
-  VkCommandBuffer cb = make_cb(s.g, s.pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(s.g.device, s.pool);
   begin_primary(cb);
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, s.work_pipe);
   push_buffer(s, cb, s.scratch.buffer);
@@ -802,9 +800,9 @@ int run_robust(bool check_output) {
   for (vkutil::Device* g : {&a0, &a1, &b0, &b1}) {
     VkCommandPool pool = make_pool(*g);
     pools.push_back(pool);
-    VkCommandBuffer run = make_cb(*g, pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
-    VkCommandBuffer never = make_cb(*g, pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
-    make_cb(*g, pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+    VkCommandBuffer run = vkutil::allocate_command_buffer(g->device, pool);
+    VkCommandBuffer never = vkutil::allocate_command_buffer(g->device, pool);
+    vkutil::allocate_command_buffer(g->device, pool);
     record_clear(*g, run, false);
     record_clear(*g, never, true);
     VkFence fence = vkutil::create_fence(g->device);
@@ -864,7 +862,7 @@ int run_absent() {
     if (std::strcmp(l.layerName, "VK_LAYER_TESSERA_stats") == 0) std::printf("note: layer listed (inactive)\n");
   vkutil::Device g = make_simple_device(instance.handle(), nullptr, true);
   VkCommandPool pool = make_pool(g);
-  VkCommandBuffer cb = make_cb(g, pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(g.device, pool);
   record_clear(g, cb, false);
   VkFence fence = vkutil::create_fence(g.device);
   vkutil::submit_and_wait(g, cb, fence);
@@ -962,7 +960,7 @@ int run_bench(int argc, char** argv) {
   FullScene s;
   create_device_full(s, false);
   build_full(s);
-  VkCommandBuffer cb = make_cb(s.g, s.pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(s.g.device, s.pool);
   VkFence fence = vkutil::create_fence(s.g.device);
   std::vector<double> frame_ms;
   frame_ms.reserve(size_t(frames));

@@ -289,7 +289,7 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
   frame_info.bindingCount = 1;
   frame_info.pBindings = &frame_binding;
   vkutil::check(vkCreateDescriptorSetLayout(device, &frame_info, nullptr, &frame_set_layout),
-           "vkCreateDescriptorSetLayout");
+                "vkCreateDescriptorSetLayout");
 
   VkDescriptorSetLayoutBinding texture_binding{};
   texture_binding.binding = 0;
@@ -300,7 +300,7 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
   texture_info.bindingCount = 1;
   texture_info.pBindings = &texture_binding;
   vkutil::check(vkCreateDescriptorSetLayout(device, &texture_info, nullptr, &texture_set_layout),
-           "vkCreateDescriptorSetLayout");
+                "vkCreateDescriptorSetLayout");
 
   // Set 2, the patch path's: the per-draw block at a dynamic offset (push constants are at the
   // 128-byte minimum already) and the height field. Unused by the triangle-list pipelines.
@@ -316,7 +316,7 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
   patch_info.bindingCount = 2;
   patch_info.pBindings = patch_bindings;
   vkutil::check(vkCreateDescriptorSetLayout(device, &patch_info, nullptr, &patch_set_layout),
-           "vkCreateDescriptorSetLayout");
+                "vkCreateDescriptorSetLayout");
 
   const VkDescriptorSetLayout set_layouts[3] = {frame_set_layout, texture_set_layout, patch_set_layout};
   VkPushConstantRange push_range{};
@@ -329,7 +329,7 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
   layout_info.pushConstantRangeCount = 1;
   layout_info.pPushConstantRanges = &push_range;
   vkutil::check(vkCreatePipelineLayout(device, &layout_info, nullptr, &pipeline_layout),
-           "vkCreatePipelineLayout");
+                "vkCreatePipelineLayout");
 
   vertex_module = vkutil::create_shader_module(device, kLambertVertSpirv);
   fragment_module = vkutil::create_shader_module(device, kLambertFragSpirv);
@@ -526,7 +526,7 @@ VkPipeline ReferenceRenderer::Impl::create_pipeline(const PassVariant& variant, 
     info.subpass = 0;
     VkPipeline pipeline = VK_NULL_HANDLE;
     vkutil::check(vkCreateGraphicsPipelines(context.gpu.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
-             "vkCreateGraphicsPipelines");
+                  "vkCreateGraphicsPipelines");
     return pipeline;
   }
 }
@@ -632,14 +632,14 @@ void ReferenceRenderer::Impl::create_frame_resources() {
   pool_info.poolSizeCount = 2;
   pool_info.pPoolSizes = sizes;
   vkutil::check(vkCreateDescriptorPool(context.gpu.device, &pool_info, nullptr, &persistent_pool),
-           "vkCreateDescriptorPool");
+                "vkCreateDescriptorPool");
 
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   alloc.descriptorPool = persistent_pool;
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &frame_set_layout;
   vkutil::check(vkAllocateDescriptorSets(context.gpu.device, &alloc, &frame_set),
-           "vkAllocateDescriptorSets");
+                "vkAllocateDescriptorSets");
   VkDescriptorBufferInfo buffer_info{frame_uniforms.buffer, 0, sizeof(FrameUniforms)};
   VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
   write.dstSet = frame_set;
@@ -778,7 +778,7 @@ void ReferenceRenderer::Impl::ensure_target(int width, int height, int samples) 
   info.height = uint32_t(height);
   info.layers = 1;
   vkutil::check(vkCreateFramebuffer(context.gpu.device, &info, nullptr, &framebuffer),
-           "vkCreateFramebuffer");
+                "vkCreateFramebuffer");
   target_width = width;
   target_height = height;
   target_samples = samples;
@@ -863,7 +863,8 @@ void ReferenceRenderer::Impl::upload_patches(const Scene& scene) {
   uploader->flush();
 
   // One PatchDrawUniforms per patch instance, rewritten every frame (eye, viewport).
-  const VkDeviceSize alignment = std::max<VkDeviceSize>(context.gpu.properties.limits.minUniformBufferOffsetAlignment, 16);
+  const VkDeviceSize alignment =
+      std::max<VkDeviceSize>(context.gpu.properties.limits.minUniformBufferOffsetAlignment, 16);
   patch_uniform_stride = (sizeof(PatchDrawUniforms) + alignment - 1) / alignment * alignment;
   const size_t draw_count = std::max<size_t>(scene.patch_instances.size(), 1);
   patch_uniforms = create_buffer(context, *scene_arena, patch_uniform_stride * draw_count,
@@ -1235,7 +1236,7 @@ void ReferenceRenderer::upload(const Scene& scene) {
       pool_info.poolSizeCount = 1;
       pool_info.pPoolSizes = &size;
       vkutil::check(vkCreateDescriptorPool(s.context.gpu.device, &pool_info, nullptr, &s.scene_pool),
-               "vkCreateDescriptorPool");
+                    "vkCreateDescriptorPool");
       for (size_t t = 0; t < scene.textures.size(); ++t) {
         s.texture_sets.push_back(s.allocate_texture_set(s.scene_pool, s.textures[t],
                                                         uint32_t(scene.textures[t].levels.size())));
