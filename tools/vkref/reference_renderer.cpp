@@ -261,11 +261,7 @@ ReferenceRenderer::Impl::~Impl() {
 }
 
 void ReferenceRenderer::Impl::init(const DeviceOptions& options) {
-  ContextOptions context_options;
-  context_options.validation = options.validation;
-  context_options.on_validation_message = options.on_validation_message;
-  context_options.device_name_contains = options.device_name_contains;
-  context.init(context_options);
+  context.init(options);
   persistent_arena = std::make_unique<DeviceArena>(context);
   scene_arena = std::make_unique<DeviceArena>(context);
   target_arena = std::make_unique<DeviceArena>(context);

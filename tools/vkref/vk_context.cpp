@@ -1,6 +1,7 @@
 #include "vkref/vk_context.h"
 
 #include <cstdio>
+#include <string>
 
 #include "vkutil/check.h"
 #include "vkutil/resources.h"
@@ -46,7 +47,7 @@ VulkanContext::~VulkanContext() {
   }
 }
 
-void VulkanContext::init(const ContextOptions& options) {
+void VulkanContext::init(const DeviceOptions& options) {
   options_ = options;
   validation_log_.on_message = [this](bool error, const char* message) {
     const std::string text = std::string("vkref validation ") + (error ? "error" : "warning") + ": " + message;

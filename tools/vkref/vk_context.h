@@ -7,22 +7,12 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
-#include <functional>
-#include <string>
 
+#include "vkref/reference_renderer.h"
 #include "vkutil/device.h"
 #include "vkutil/instance.h"
 
 namespace tessera::vkref {
-
-struct ContextOptions {
-  // Loads VK_LAYER_KHRONOS_validation and routes its warnings and errors to
-  // on_validation_message (stderr when empty). Throws if the layer is not installed.
-  bool validation = false;
-  std::function<void(const std::string&)> on_validation_message;
-  // Only devices whose name contains this text are considered; empty accepts any.
-  std::string device_name_contains;
-};
 
 class VulkanContext {
  public:
@@ -33,7 +23,7 @@ class VulkanContext {
 
   // Creates everything; throws tessera::Error when no usable device exists. After a throw the
   // destructor still releases what was created.
-  void init(const ContextOptions& options);
+  void init(const DeviceOptions& options);
 
   // Memory type index with all `required` flags (and all `preferred` ones when such a type
   // exists) among `type_bits`; throws tessera::Error when there is none.
@@ -56,7 +46,7 @@ class VulkanContext {
   VkDeviceSize max_allocation_size = 0;  // bytes, VkPhysicalDeviceMaintenance3Properties
 
  private:
-  ContextOptions options_;
+  DeviceOptions options_;
   vkutil::MessageLog validation_log_;  // outlives instance_
   vkutil::Instance instance_;
 };
