@@ -61,104 +61,35 @@ const uint32_t kWorkComp[] =
 #include "work.comp.inc"
     ;
 
-// Validation messages: errors are counted, everything at warning or above is printed.
-std::atomic<int> g_validation_errors{0};
-VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                          VkDebugUtilsMessageTypeFlagsEXT, const VkDebugUtilsMessengerCallbackDataEXT* data,
-                                          void*) {
-  if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT)
-    std::fprintf(stderr, "validation: %s\n", data->pMessage);
-  if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ++g_validation_errors;
-  return VK_FALSE;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Small Vulkan helpers
 
-struct Gpu {
-  VkInstance instance = VK_NULL_HANDLE;
-  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
-  VkPhysicalDevice physical = VK_NULL_HANDLE;
-  VkDevice device = VK_NULL_HANDLE;
-  VkQueue queue = VK_NULL_HANDLE;
-  uint32_t family = 0;
-  VkPhysicalDeviceMemoryProperties memory{};
-};
-
-VkInstance make_instance(uint32_t api, bool validation, const VkAllocationCallbacks* alloc = nullptr,
-                         bool debug_utils = false) {
-  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-  app.pApplicationName = "tessera_layer_app";
-  app.apiVersion = api;
-  std::vector<const char*> layers, exts;
-  if (validation) layers.push_back("VK_LAYER_KHRONOS_validation");
-  if (validation || debug_utils) exts.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
-  VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-  ci.pApplicationInfo = &app;
-  ci.enabledLayerCount = uint32_t(layers.size());
-  ci.ppEnabledLayerNames = layers.data();
-  ci.enabledExtensionCount = uint32_t(exts.size());
-  ci.ppEnabledExtensionNames = exts.data();
-  VkInstance instance = VK_NULL_HANDLE;
-  CHECK_VK(vkCreateInstance(&ci, alloc, &instance));
-  return instance;
+vkutil::Instance make_instance(uint32_t api, bool validation, const VkAllocationCallbacks* alloc = nullptr,
+                               bool debug_utils = false) {
+  vkutil::InstanceOptions options;
+  options.application_name = "tessera_layer_app";
+  options.api_version = api;
+  options.validation = validation;
+  options.log = &g_validation;
+  if (debug_utils) options.extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  options.allocator = alloc;
+  return vkutil::Instance(options);
 }
 
-VkPhysicalDevice first_physical(VkInstance instance) {
-  uint32_t n = 0;
-  vkEnumeratePhysicalDevices(instance, &n, nullptr);
-  std::vector<VkPhysicalDevice> devs(n);
-  vkEnumeratePhysicalDevices(instance, &n, devs.data());
-  if (devs.empty()) {
-    std::fprintf(stderr, "no Vulkan device\n");
-    std::exit(2);
-  }
-  return devs[0];
+// The first device, with a queue family that does graphics and compute.
+vkutil::Device first_device(VkInstance instance) {
+  return vkutil::choose_physical_device(instance, VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT);
 }
 
-uint32_t graphics_family(VkPhysicalDevice pd) {
-  uint32_t n = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
-  std::vector<VkQueueFamilyProperties> fams(n);
-  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, fams.data());
-  for (uint32_t i = 0; i < n; ++i)
-    if ((fams[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) && (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) return i;
-  std::fprintf(stderr, "no graphics+compute queue\n");
-  std::exit(2);
-}
-
-struct Buffer {
-  VkBuffer buffer = VK_NULL_HANDLE;
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  void* mapped = nullptr;
-};
-
-Buffer make_buffer(const Gpu& g, VkDeviceSize size, VkBufferUsageFlags usage) {
-  Buffer b;
-  VkBufferCreateInfo ci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-  ci.size = size;
-  ci.usage = usage;
-  CHECK_VK(vkCreateBuffer(g.device, &ci, nullptr, &b.buffer));
-  VkMemoryRequirements req;
-  vkGetBufferMemoryRequirements(g.device, b.buffer, &req);
-  VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  ai.allocationSize = req.size;
-  ai.memoryTypeIndex =
-      memory_type(g, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-  CHECK_VK(vkAllocateMemory(g.device, &ai, nullptr, &b.memory));
-  CHECK_VK(vkBindBufferMemory(g.device, b.buffer, b.memory, 0));
-  CHECK_VK(vkMapMemory(g.device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped));
-  return b;
-}
-
-void destroy_buffer(const Gpu& g, Buffer& b) {
-  vkDestroyBuffer(g.device, b.buffer, nullptr);
-  vkFreeMemory(g.device, b.memory, nullptr);
+// Host-visible and coherent, mapped: the application writes arguments and indices directly.
+vkutil::Buffer make_buffer(const vkutil::Device& g, VkDeviceSize size, VkBufferUsageFlags usage) {
+  return vkutil::create_buffer(g, size, usage,
+                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
 }
 
 constexpr uint64_t kFsPerSquare = 96;  // lavapipe, see check_frame
 
-VkRenderPass make_render_pass(const Gpu& g, VkSampleCountFlagBits samples) {
+VkRenderPass make_render_pass(const vkutil::Device& g, VkSampleCountFlagBits samples) {
   // Created through vkCreateRenderPass2 so that path is exercised too.
   VkAttachmentDescription2 att{VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_2};
   att.format = kFormat;
@@ -187,7 +118,7 @@ VkRenderPass make_render_pass(const Gpu& g, VkSampleCountFlagBits samples) {
   return rp;
 }
 
-VkFramebuffer make_framebuffer(const Gpu& g, VkRenderPass rp, VkImageView view) {
+VkFramebuffer make_framebuffer(const vkutil::Device& g, VkRenderPass rp, VkImageView view) {
   VkFramebufferCreateInfo ci{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
   ci.renderPass = rp;
   ci.attachmentCount = 1;
@@ -206,7 +137,7 @@ struct GraphicsDesc {
   bool tessellation = false;
 };
 
-VkPipeline make_graphics(const Gpu& g, VkPipelineLayout layout, const std::vector<VkShaderModule>& mods,
+VkPipeline make_graphics(const vkutil::Device& g, VkPipelineLayout layout, const std::vector<VkShaderModule>& mods,
                          const GraphicsDesc& desc) {
   std::vector<VkPipelineShaderStageCreateInfo> stages;
   const VkShaderStageFlagBits kinds[] = {VK_SHADER_STAGE_VERTEX_BIT, VK_SHADER_STAGE_FRAGMENT_BIT,
@@ -263,23 +194,9 @@ VkPipeline make_graphics(const Gpu& g, VkPipelineLayout layout, const std::vecto
   return p;
 }
 
-VkCommandPool make_pool(const Gpu& g) {
-  VkCommandPoolCreateInfo ci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  ci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  ci.queueFamilyIndex = g.family;
-  VkCommandPool pool = VK_NULL_HANDLE;
-  CHECK_VK(vkCreateCommandPool(g.device, &ci, nullptr, &pool));
-  return pool;
-}
-
-VkCommandBuffer make_cb(const Gpu& g, VkCommandPool pool, VkCommandBufferLevel level) {
-  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  ai.commandPool = pool;
-  ai.level = level;
-  ai.commandBufferCount = 1;
-  VkCommandBuffer cb = VK_NULL_HANDLE;
-  CHECK_VK(vkAllocateCommandBuffers(g.device, &ai, &cb));
-  return cb;
+// Command buffers are recorded again (an implicit reset), which their pool must allow.
+VkCommandPool make_pool(const vkutil::Device& g) {
+  return vkutil::create_command_pool(g, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT);
 }
 
 void begin_primary(VkCommandBuffer cb) {
@@ -287,20 +204,14 @@ void begin_primary(VkCommandBuffer cb) {
   CHECK_VK(vkBeginCommandBuffer(cb, &bi));
 }
 
-void submit_and_wait(const Gpu& g, VkCommandBuffer cb, VkFence fence, bool submit2 = false) {
-  if (submit2) {
-    VkCommandBufferSubmitInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
-    cbi.commandBuffer = cb;
-    VkSubmitInfo2 si{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
-    si.commandBufferInfoCount = 1;
-    si.pCommandBufferInfos = &cbi;
-    CHECK_VK(vkQueueSubmit2(g.queue, 1, &si, fence));
-  } else {
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cb;
-    CHECK_VK(vkQueueSubmit(g.queue, 1, &si, fence));
-  }
+// vkutil::submit_and_wait through vkQueueSubmit2, which the layer counts on its own path.
+void submit2_and_wait(const vkutil::Device& g, VkCommandBuffer cb, VkFence fence) {
+  VkCommandBufferSubmitInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
+  cbi.commandBuffer = cb;
+  VkSubmitInfo2 si{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
+  si.commandBufferInfoCount = 1;
+  si.pCommandBufferInfos = &cbi;
+  CHECK_VK(vkQueueSubmit2(g.queue, 1, &si, fence));
   CHECK_VK(vkWaitForFences(g.device, 1, &fence, VK_TRUE, UINT64_MAX));
   CHECK_VK(vkResetFences(g.device, 1, &fence));
 }
@@ -352,7 +263,8 @@ struct Expect {
 };
 
 struct FullScene {
-  Gpu g;
+  vkutil::Instance instance;
+  vkutil::Device g;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   VkPipelineLayout compute_layout = VK_NULL_HANDLE, graphics_layout = VK_NULL_HANDLE;
   VkPipeline args_pipe = VK_NULL_HANDLE, work_pipe = VK_NULL_HANDLE, quad_pipe = VK_NULL_HANDLE,
@@ -361,7 +273,7 @@ struct FullScene {
   VkRenderPass rp1 = VK_NULL_HANDLE, rp4 = VK_NULL_HANDLE;
   Image target1, target4, target_dyn;
   VkFramebuffer fb1 = VK_NULL_HANDLE, fb4 = VK_NULL_HANDLE;
-  Buffer args, scratch, indices;
+  vkutil::Buffer args, scratch, indices;
   VkCommandPool pool = VK_NULL_HANDLE;
   std::vector<VkCommandPool> thread_pools;
   PFN_vkCmdPushDescriptorSetKHR push_descriptor = nullptr;
@@ -376,21 +288,9 @@ bool label_delimiter() {
 }
 
 void create_device_full(FullScene& s, bool validation) {
-  Gpu& g = s.g;
-  g.instance = make_instance(VK_API_VERSION_1_3, validation, nullptr, label_delimiter());
-  if (validation) {
-    auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
-        vkGetInstanceProcAddr(g.instance, "vkCreateDebugUtilsMessengerEXT"));
-    VkDebugUtilsMessengerCreateInfoEXT mi{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-    mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-    mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
-    mi.pfnUserCallback = on_message;
-    CHECK_VK(create(g.instance, &mi, nullptr, &g.messenger));
-  }
-  g.physical = first_physical(g.instance);
-  g.family = graphics_family(g.physical);
-  vkGetPhysicalDeviceMemoryProperties(g.physical, &g.memory);
+  s.instance = make_instance(VK_API_VERSION_1_3, validation, nullptr, label_delimiter());
+  s.g = first_device(s.instance.handle());
+  vkutil::Device& g = s.g;
 
   // Features through a VkPhysicalDeviceFeatures2 chain with Vulkan12Features in it: the layer
   // has to add pipelineStatisticsQuery and hostQueryReset without touching these structs.
@@ -410,23 +310,13 @@ void create_device_full(FullScene& s, bool validation) {
   const VkPhysicalDeviceFeatures2 f2_before = f2;
   const VkPhysicalDeviceVulkan12Features f12_before = f12;
 
-  float priority = 1.0f;
-  VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-  qi.queueFamilyIndex = g.family;
-  qi.queueCount = 1;
-  qi.pQueuePriorities = &priority;
-  const char* exts[] = {VK_EXT_MULTI_DRAW_EXTENSION_NAME, VK_KHR_DRAW_INDIRECT_COUNT_EXTENSION_NAME,
+  vkutil::DeviceRequest request;
+  request.next = &f2;
+  request.extensions = {VK_EXT_MULTI_DRAW_EXTENSION_NAME, VK_KHR_DRAW_INDIRECT_COUNT_EXTENSION_NAME,
                         VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
-  VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-  ci.pNext = &f2;
-  ci.queueCreateInfoCount = 1;
-  ci.pQueueCreateInfos = &qi;
-  ci.enabledExtensionCount = 3;
-  ci.ppEnabledExtensionNames = exts;
-  CHECK_VK(vkCreateDevice(g.physical, &ci, nullptr, &g.device));
+  vkutil::create_device(g, request);
   expect(std::memcmp(&f2, &f2_before, sizeof f2) == 0 && std::memcmp(&f12, &f12_before, sizeof f12) == 0,
          "the application's feature structs are unchanged by vkCreateDevice");
-  vkGetDeviceQueue(g.device, g.family, 0, &g.queue);
 
   s.push_descriptor = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
       vkGetDeviceProcAddr(g.device, "vkCmdPushDescriptorSetKHR"));
@@ -443,7 +333,7 @@ void create_device_full(FullScene& s, bool validation) {
 }
 
 void build_full(FullScene& s) {
-  Gpu& g = s.g;
+  vkutil::Device& g = s.g;
   VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
   VkDescriptorSetLayoutCreateInfo dl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   dl.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
@@ -509,8 +399,8 @@ void begin_pass(VkCommandBuffer cb, VkRenderPass rp, VkFramebuffer fb, VkSubpass
 // kind, a 4x MSAA pass, a tessellation pass with dynamic rendering, and three secondaries
 // recorded on three threads.
 VkCommandBuffer record_main(FullScene& s, Expect& e) {
-  Gpu& g = s.g;
-  VkCommandBuffer cb = make_cb(g, s.pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+  vkutil::Device& g = s.g;
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(g.device, s.pool);
   begin_primary(cb);
   // Compute: the argument writer (1 group of 4), then indirect and base dispatches of the work
   // shader (groups of 8).
@@ -602,7 +492,8 @@ VkCommandBuffer record_main(FullScene& s, Expect& e) {
   std::vector<std::thread> threads;
   for (int k = 0; k < 3; ++k) {
     threads.emplace_back([&, k] {
-      VkCommandBuffer sc = make_cb(g, s.thread_pools[k], VK_COMMAND_BUFFER_LEVEL_SECONDARY);
+      VkCommandBuffer sc =
+          vkutil::allocate_command_buffer(g.device, s.thread_pools[k], VK_COMMAND_BUFFER_LEVEL_SECONDARY);
       VkCommandBufferInheritanceInfo inh{VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
       inh.renderPass = s.rp1;
       inh.subpass = 0;
@@ -630,7 +521,7 @@ VkCommandBuffer record_main(FullScene& s, Expect& e) {
 
 // Frame 2: one dispatch of 5 groups and one square, submitted with vkQueueSubmit2.
 VkCommandBuffer record_small(FullScene& s, Expect& e) {
-  VkCommandBuffer cb = make_cb(s.g, s.pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(s.g.device, s.pool);
   begin_primary(cb);
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, s.work_pipe);
   push_buffer(s, cb, s.scratch.buffer);
@@ -647,13 +538,13 @@ VkCommandBuffer record_small(FullScene& s, Expect& e) {
 }
 
 void destroy_full(FullScene& s) {
-  Gpu& g = s.g;
+  vkutil::Device& g = s.g;
   CHECK_VK(vkDeviceWaitIdle(g.device));
   for (VkCommandPool p : s.thread_pools) vkDestroyCommandPool(g.device, p, nullptr);
   vkDestroyCommandPool(g.device, s.pool, nullptr);
-  destroy_buffer(g, s.args);
-  destroy_buffer(g, s.scratch);
-  destroy_buffer(g, s.indices);
+  vkutil::destroy_buffer(g.device, s.args);
+  vkutil::destroy_buffer(g.device, s.scratch);
+  vkutil::destroy_buffer(g.device, s.indices);
   for (VkPipeline p : {s.args_pipe, s.work_pipe, s.quad_pipe, s.msaa_pipe, s.tess_pipe})
     vkDestroyPipeline(g.device, p, nullptr);
   for (VkShaderModule m : s.modules) vkDestroyShaderModule(g.device, m, nullptr);
@@ -668,12 +559,7 @@ void destroy_full(FullScene& s) {
   vkDestroyPipelineLayout(g.device, s.graphics_layout, nullptr);
   vkDestroyDescriptorSetLayout(g.device, s.set_layout, nullptr);
   vkDestroyDevice(g.device, nullptr);
-  if (g.messenger) {
-    auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
-        vkGetInstanceProcAddr(g.instance, "vkDestroyDebugUtilsMessengerEXT"));
-    destroy(g.instance, g.messenger, nullptr);
-  }
-  vkDestroyInstance(g.instance, nullptr);
+  s.instance.destroy();
 }
 
 void check_frame(const nlohmann::json& r, uint64_t frame, const Expect& e) {
@@ -743,13 +629,11 @@ int run_full(bool validation, bool csv) {
   Expect e_main, e_small;
   VkCommandBuffer main_cb = record_main(s, e_main);
   VkCommandBuffer small_cb = record_small(s, e_small);
-  VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkFence fence = VK_NULL_HANDLE;
-  CHECK_VK(vkCreateFence(s.g.device, &fi, nullptr, &fence));
+  VkFence fence = vkutil::create_fence(s.g.device);
   // With TESSERA_LAYER_FRAME_DELIMITER=label a debug-utils queue label ends each frame, else
   // (delimiter "submit") each submission does.
   auto insert_label = reinterpret_cast<PFN_vkQueueInsertDebugUtilsLabelEXT>(
-      vkGetInstanceProcAddr(s.g.instance, "vkQueueInsertDebugUtilsLabelEXT"));
+      vkGetInstanceProcAddr(s.instance.handle(), "vkQueueInsertDebugUtilsLabelEXT"));
   auto end_frame = [&] {
     if (!label_delimiter()) return;
     VkDebugUtilsLabelEXT label{VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
@@ -758,18 +642,17 @@ int run_full(bool validation, bool csv) {
     label.pLabelName = "tessera.frame";
     insert_label(s.g.queue, &label);
   };
-  submit_and_wait(s.g, main_cb, fence);  // frame 0
+  vkutil::submit_and_wait(s.g, main_cb, fence);  // frame 0
   end_frame();
-  submit_and_wait(s.g, main_cb, fence);  // frame 1: the same recording again
+  vkutil::submit_and_wait(s.g, main_cb, fence);  // frame 1: the same recording again
   end_frame();
-  submit_and_wait(s.g, small_cb, fence, true);  // frame 2, vkQueueSubmit2
+  submit2_and_wait(s.g, small_cb, fence);  // frame 2, vkQueueSubmit2
   end_frame();
   vkDestroyFence(s.g.device, fence, nullptr);
   destroy_full(s);
 
   if (validation) {
-    std::printf("validation errors: %d\n", g_validation_errors.load());
-    expect(g_validation_errors.load() == 0, "no validation errors");
+    expect_no_validation_errors();
   }
   const std::string path = output_path();
   if (csv) {
@@ -875,35 +758,22 @@ struct CountingAllocator {
 
 // A Vulkan 1.0 device with features through pEnabledFeatures (the layer then needs
 // VK_EXT_host_query_reset) or none at all.
-Gpu make_simple_device(VkInstance instance, const VkAllocationCallbacks* alloc, bool features) {
-  Gpu g;
-  g.instance = instance;
-  g.physical = first_physical(instance);
-  g.family = graphics_family(g.physical);
-  vkGetPhysicalDeviceMemoryProperties(g.physical, &g.memory);
-  float priority = 1.0f;
-  VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-  qi.queueFamilyIndex = g.family;
-  qi.queueCount = 1;
-  qi.pQueuePriorities = &priority;
+vkutil::Device make_simple_device(VkInstance instance, const VkAllocationCallbacks* alloc, bool features) {
+  vkutil::Device g = first_device(instance);
   VkPhysicalDeviceFeatures f{};
   f.tessellationShader = VK_TRUE;
-  const char* ext = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;  // unknown to the layer
-  VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-  ci.queueCreateInfoCount = 1;
-  ci.pQueueCreateInfos = &qi;
-  ci.pEnabledFeatures = features ? &f : nullptr;
-  ci.enabledExtensionCount = 1;
-  ci.ppEnabledExtensionNames = &ext;
-  CHECK_VK(vkCreateDevice(g.physical, &ci, alloc, &g.device));
-  vkGetDeviceQueue(g.device, g.family, 0, &g.queue);
+  vkutil::DeviceRequest request;
+  request.features = features ? &f : nullptr;
+  request.extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};  // unknown to the layer
+  request.allocator = alloc;
+  vkutil::create_device(g, request);
   expect(vkGetDeviceProcAddr(g.device, "vkCmdPushDescriptorSetKHR") != nullptr, "push descriptor command passes");
   return g;
 }
 
 // Records one render pass with one draw of 6 vertices (no pipeline: counting only, never
 // submitted) or with a clear (submitted).
-void record_clear(const Gpu& g, VkCommandBuffer cb, bool draw) {
+void record_clear(const vkutil::Device& g, VkCommandBuffer cb, bool draw) {
   begin_primary(cb);
   if (draw) {
     // Recorded and never submitted: the layer counts it nowhere.
@@ -916,32 +786,30 @@ void record_clear(const Gpu& g, VkCommandBuffer cb, bool draw) {
 int run_robust(bool check_output) {
   CountingAllocator counting;
   VkAllocationCallbacks alloc = counting.callbacks();
-  VkInstance a = make_instance(VK_API_VERSION_1_0, false);
-  VkInstance b = make_instance(VK_API_VERSION_1_3, false, &alloc);
-  Gpu a0 = make_simple_device(a, nullptr, true);
-  Gpu a1 = make_simple_device(a, nullptr, false);
-  Gpu b0 = make_simple_device(b, &alloc, true);
-  Gpu b1 = make_simple_device(b, nullptr, true);
+  vkutil::Instance a = make_instance(VK_API_VERSION_1_0, false);
+  vkutil::Instance b = make_instance(VK_API_VERSION_1_3, false, &alloc);
+  vkutil::Device a0 = make_simple_device(a.handle(), nullptr, true);
+  vkutil::Device a1 = make_simple_device(a.handle(), nullptr, false);
+  vkutil::Device b0 = make_simple_device(b.handle(), &alloc, true);
+  vkutil::Device b1 = make_simple_device(b.handle(), nullptr, true);
   const int64_t after_create = counting.total.load();
 
   // On every device: a command buffer recorded and submitted, one recorded and never
   // submitted, one allocated and never begun.
-  VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   std::vector<VkCommandPool> pools;
-  for (Gpu* g : {&a0, &a1, &b0, &b1}) {
+  for (vkutil::Device* g : {&a0, &a1, &b0, &b1}) {
     VkCommandPool pool = make_pool(*g);
     pools.push_back(pool);
-    VkCommandBuffer run = make_cb(*g, pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
-    VkCommandBuffer never = make_cb(*g, pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
-    make_cb(*g, pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+    VkCommandBuffer run = vkutil::allocate_command_buffer(g->device, pool);
+    VkCommandBuffer never = vkutil::allocate_command_buffer(g->device, pool);
+    vkutil::allocate_command_buffer(g->device, pool);
     record_clear(*g, run, false);
     record_clear(*g, never, true);
-    VkFence fence = VK_NULL_HANDLE;
-    CHECK_VK(vkCreateFence(g->device, &fi, nullptr, &fence));
-    submit_and_wait(*g, run, fence);
+    VkFence fence = vkutil::create_fence(g->device);
+    vkutil::submit_and_wait(*g, run, fence);
     // Re-record and resubmit (reuse of the same command buffer), then reset the pool.
     record_clear(*g, run, false);
-    submit_and_wait(*g, run, fence);
+    vkutil::submit_and_wait(*g, run, fence);
     vkDestroyFence(g->device, fence, nullptr);
   }
   // Unusual orders: a pool reset before its buffers are freed, pools destroyed with live
@@ -956,8 +824,8 @@ int run_robust(bool check_output) {
   vkDestroyDevice(b0.device, &alloc);
   vkDestroyDevice(a1.device, nullptr);
   vkDestroyDevice(a0.device, nullptr);
-  vkDestroyInstance(b, &alloc);
-  vkDestroyInstance(a, nullptr);
+  b.destroy();
+  a.destroy();
   expect(after_create > 0, "the application's allocator was used");
   expect_eq("allocations still live after destruction", uint64_t(counting.live.load()), 0);
 
@@ -985,25 +853,23 @@ int run_robust(bool check_output) {
 int run_absent() {
   const std::string path = output_path();
   std::remove(path.c_str());
-  VkInstance instance = make_instance(VK_API_VERSION_1_3, false);
+  vkutil::Instance instance = make_instance(VK_API_VERSION_1_3, false);
   uint32_t n = 0;
   vkEnumerateInstanceLayerProperties(&n, nullptr);
   std::vector<VkLayerProperties> layers(n);
   vkEnumerateInstanceLayerProperties(&n, layers.data());
   for (const auto& l : layers)
     if (std::strcmp(l.layerName, "VK_LAYER_TESSERA_stats") == 0) std::printf("note: layer listed (inactive)\n");
-  Gpu g = make_simple_device(instance, nullptr, true);
+  vkutil::Device g = make_simple_device(instance.handle(), nullptr, true);
   VkCommandPool pool = make_pool(g);
-  VkCommandBuffer cb = make_cb(g, pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(g.device, pool);
   record_clear(g, cb, false);
-  VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkFence fence = VK_NULL_HANDLE;
-  CHECK_VK(vkCreateFence(g.device, &fi, nullptr, &fence));
-  submit_and_wait(g, cb, fence);
+  VkFence fence = vkutil::create_fence(g.device);
+  vkutil::submit_and_wait(g, cb, fence);
   vkDestroyFence(g.device, fence, nullptr);
   vkDestroyCommandPool(g.device, pool, nullptr);
   vkDestroyDevice(g.device, nullptr);
-  vkDestroyInstance(instance, nullptr);
+  instance.destroy();
   std::ifstream in(path);
   expect(!in, "no layer output when the layer is inactive");
   std::printf("%s: %d failures\n", g_failures ? "FAIL" : "PASS", g_failures);
@@ -1094,10 +960,8 @@ int run_bench(int argc, char** argv) {
   FullScene s;
   create_device_full(s, false);
   build_full(s);
-  VkCommandBuffer cb = make_cb(s.g, s.pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
-  VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkFence fence = VK_NULL_HANDLE;
-  CHECK_VK(vkCreateFence(s.g.device, &fi, nullptr, &fence));
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(s.g.device, s.pool);
+  VkFence fence = vkutil::create_fence(s.g.device);
   std::vector<double> frame_ms;
   frame_ms.reserve(size_t(frames));
   int draws = 0;
@@ -1106,7 +970,7 @@ int run_bench(int argc, char** argv) {
     if (f == warmup) cpu_start = process_cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
     draws = record_bench_frame(s, cb);
-    submit_and_wait(s.g, cb, fence);
+    vkutil::submit_and_wait(s.g, cb, fence);
     const auto t1 = std::chrono::steady_clock::now();
     if (f >= warmup) frame_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
@@ -1127,9 +991,7 @@ int run_bench(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   const bool validation = argc > 2 && std::string(argv[2]) == "--validation";
   if (mode == "full") return run_full(validation, false);
@@ -1143,3 +1005,7 @@ int main(int argc, char** argv) {
                "usage: layer_app full [--validation] | csv | robust | smoke | absent | bench FRAMES [WARMUP]\n");
   return 2;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return layer_test::run_main(run, argc, argv); }

@@ -28,6 +28,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "color/color_counters.h"
@@ -61,16 +62,6 @@ const uint32_t kGradientFrag[] =
 #include "gradient.frag.inc"
     ;
 
-int g_validation_errors = 0;
-
-VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                          VkDebugUtilsMessageTypeFlagsEXT, const VkDebugUtilsMessengerCallbackDataEXT* data,
-                                          void*) {
-  std::fprintf(stderr, "validation: %s\n", data->pMessage);
-  if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ++g_validation_errors;
-  return VK_FALSE;
-}
-
 // Doubles are written with 17 significant digits, so they read back bit for bit.
 void expect_same(const std::string& what, const nlohmann::json& got, double want) {
   if (!got.is_number() || got.get<double>() != want) {
@@ -82,92 +73,38 @@ void expect_same(const std::string& what, const nlohmann::json& got, double want
 // ---------------------------------------------------------------------------------------------
 // Vulkan helpers
 
-
-struct Gpu {
-  VkInstance instance = VK_NULL_HANDLE;
-  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
-  VkPhysicalDevice physical = VK_NULL_HANDLE;
-  VkDevice device = VK_NULL_HANDLE;
-  VkQueue queue = VK_NULL_HANDLE;
-  uint32_t family = 0;
-  VkPhysicalDeviceMemoryProperties memory{};
+// The device with the instance it was made on and one command pool (no flags: command buffers
+// are never reset, only reused as recorded).
+struct Gpu : vkutil::Device {
+  vkutil::Instance instance;
   VkCommandPool pool = VK_NULL_HANDLE;
 };
 
 Gpu make_gpu(bool validation = false) {
-  Gpu g;
-  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-  app.pApplicationName = "tessera_layer_units_app";
-  app.apiVersion = VK_API_VERSION_1_3;
-  VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-  ici.pApplicationInfo = &app;
-  const char* layer = "VK_LAYER_KHRONOS_validation";
-  const char* ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-  if (validation) {
-    ici.enabledLayerCount = 1;
-    ici.ppEnabledLayerNames = &layer;
-    ici.enabledExtensionCount = 1;
-    ici.ppEnabledExtensionNames = &ext;
-  }
-  CHECK_VK(vkCreateInstance(&ici, nullptr, &g.instance));
-  if (validation) {
-    auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
-        vkGetInstanceProcAddr(g.instance, "vkCreateDebugUtilsMessengerEXT"));
-    VkDebugUtilsMessengerCreateInfoEXT mi{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-    mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-    mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
-    mi.pfnUserCallback = on_message;
-    CHECK_VK(create(g.instance, &mi, nullptr, &g.messenger));
-  }
-  uint32_t n = 1;
-  VkResult r = vkEnumeratePhysicalDevices(g.instance, &n, &g.physical);
-  if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || n == 0) {
-    std::fprintf(stderr, "no Vulkan device\n");
-    std::exit(2);
-  }
-  uint32_t nf = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(g.physical, &nf, nullptr);
-  std::vector<VkQueueFamilyProperties> fams(nf);
-  vkGetPhysicalDeviceQueueFamilyProperties(g.physical, &nf, fams.data());
-  g.family = UINT32_MAX;
-  for (uint32_t i = 0; i < nf && g.family == UINT32_MAX; ++i)
-    if ((fams[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) && (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) g.family = i;
-  if (g.family == UINT32_MAX) {
-    std::fprintf(stderr, "no graphics+compute queue\n");
-    std::exit(2);
-  }
-  vkGetPhysicalDeviceMemoryProperties(g.physical, &g.memory);
+  vkutil::InstanceOptions options;
+  options.application_name = "tessera_layer_units_app";
+  options.api_version = VK_API_VERSION_1_3;
+  options.validation = validation;
+  options.log = &g_validation;
+  vkutil::Instance instance(options);
+  Gpu g{vkutil::choose_physical_device(instance.handle(), VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT),
+        std::move(instance)};
   VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   f13.dynamicRendering = VK_TRUE;
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   f2.pNext = &f13;
   f2.features.tessellationShader = VK_TRUE;
-  float priority = 1.0f;
-  VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-  qi.queueFamilyIndex = g.family;
-  qi.queueCount = 1;
-  qi.pQueuePriorities = &priority;
-  VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-  ci.pNext = &f2;
-  ci.queueCreateInfoCount = 1;
-  ci.pQueueCreateInfos = &qi;
-  CHECK_VK(vkCreateDevice(g.physical, &ci, nullptr, &g.device));
-  vkGetDeviceQueue(g.device, g.family, 0, &g.queue);
-  VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pi.queueFamilyIndex = g.family;
-  CHECK_VK(vkCreateCommandPool(g.device, &pi, nullptr, &g.pool));
+  vkutil::DeviceRequest request;
+  request.next = &f2;
+  vkutil::create_device(g, request);
+  g.pool = vkutil::create_command_pool(g, 0);
   return g;
 }
 
 void destroy_gpu(Gpu& g) {
   vkDestroyCommandPool(g.device, g.pool, nullptr);
   vkDestroyDevice(g.device, nullptr);
-  if (g.messenger) {
-    auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
-        vkGetInstanceProcAddr(g.instance, "vkDestroyDebugUtilsMessengerEXT"));
-    destroy(g.instance, g.messenger, nullptr);
-  }
-  vkDestroyInstance(g.instance, nullptr);
+  g.instance.destroy();
 }
 
 // A dynamic-rendering pipeline drawing triangles (no tessellation module) or 3-point patches
@@ -238,12 +175,7 @@ VkPipeline make_graphics(const Gpu& g, VkPipelineLayout layout, VkShaderModule v
 }
 
 VkCommandBuffer begin_cb(const Gpu& g) {
-  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  ai.commandPool = g.pool;
-  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  ai.commandBufferCount = 1;
-  VkCommandBuffer cb = VK_NULL_HANDLE;
-  CHECK_VK(vkAllocateCommandBuffers(g.device, &ai, &cb));
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(g.device, g.pool);
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   CHECK_VK(vkBeginCommandBuffer(cb, &bi));
   return cb;
@@ -422,8 +354,7 @@ int run_gpp() {
       vkCmdEndRendering(cb);
     }
     CHECK_VK(vkEndCommandBuffer(cb));
-    submit(g, {{cb}});
-    CHECK_VK(vkQueueWaitIdle(g.queue));
+    vkutil::submit_and_wait(g, cb);
   }
   for (VkPipeline p : pipes) vkDestroyPipeline(g.device, p, nullptr);
   vkDestroyPipeline(g.device, plain, nullptr);
@@ -780,8 +711,7 @@ int run_msaa(bool validation) {
         expect_eq(f + "msaa.tiles_by_state." + name, m.at("tiles_by_state").at(name), sum.by_state[c]);
   }
   if (validation) {
-    std::printf("validation errors: %d\n", g_validation_errors);
-    expect(g_validation_errors == 0, "no validation errors");
+    expect_no_validation_errors();
   }
   // The scene is meant to exercise the unit: cleared, one-colour, edge and gradient tiles.
   expect(states_seen.size() >= 4, "at least four colour-unit states among the tiles (" +
@@ -789,9 +719,7 @@ int run_msaa(bool validation) {
   return finish();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "gpp") return run_gpp();
   if (mode == "multisubmit") return run_multisubmit();
@@ -799,3 +727,7 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "usage: layer_units_app gpp | multisubmit | msaa\n");
   return 2;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return layer_test::run_main(run, argc, argv); }

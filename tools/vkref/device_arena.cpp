@@ -4,6 +4,8 @@
 #include <string>
 
 #include "tessera/error.h"
+#include "vkutil/check.h"
+#include "vkutil/resources.h"
 
 namespace tessera::vkref {
 
@@ -23,7 +25,7 @@ MemorySlice DeviceArena::allocate(const VkMemoryRequirements& requirements,
   // Aligning every placement to bufferImageGranularity keeps linear buffers and optimal images
   // sharing a block from aliasing one granularity page.
   const VkDeviceSize alignment = std::max<VkDeviceSize>(
-      {requirements.alignment, 16, context_->properties.limits.bufferImageGranularity});
+      {requirements.alignment, 16, context_->gpu.properties.limits.bufferImageGranularity});
   if (requirements.size > context_->max_allocation_size) {
     throw Error(std::string("vkref: ") + what + " needs " + std::to_string(requirements.size) +
                 " bytes, more than the device's maxMemoryAllocationSize (" +
@@ -43,19 +45,19 @@ MemorySlice DeviceArena::allocate(const VkMemoryRequirements& requirements,
   VkMemoryAllocateInfo info{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   info.allocationSize = block.size;
   info.memoryTypeIndex = type;
-  const VkResult result = vkAllocateMemory(context_->device, &info, nullptr, &block.memory);
+  const VkResult result = vkAllocateMemory(context_->gpu.device, &info, nullptr, &block.memory);
   if (result != VK_SUCCESS) {
     throw Error(std::string("vkref: cannot allocate ") + std::to_string(block.size) +
-                " bytes of device memory for " + what + ": " + vk_result_name(result));
+                " bytes of device memory for " + what + ": " + vkutil::result_name(result));
   }
-  const VkMemoryPropertyFlags flags = context_->memory_properties.memoryTypes[type].propertyFlags;
+  const VkMemoryPropertyFlags flags = context_->gpu.memory.memoryTypes[type].propertyFlags;
   if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
     void* mapped = nullptr;
     const VkResult map_result =
-        vkMapMemory(context_->device, block.memory, 0, VK_WHOLE_SIZE, 0, &mapped);
+        vkMapMemory(context_->gpu.device, block.memory, 0, VK_WHOLE_SIZE, 0, &mapped);
     if (map_result != VK_SUCCESS) {
-      vkFreeMemory(context_->device, block.memory, nullptr);
-      check_vk(map_result, "vkMapMemory");
+      vkFreeMemory(context_->gpu.device, block.memory, nullptr);
+      vkutil::check(map_result, "vkMapMemory");
     }
     block.mapped = static_cast<std::byte*>(mapped);
   }
@@ -66,8 +68,8 @@ MemorySlice DeviceArena::allocate(const VkMemoryRequirements& requirements,
 
 void DeviceArena::reset() {
   for (Block& block : blocks_) {
-    if (block.mapped) vkUnmapMemory(context_->device, block.memory);
-    vkFreeMemory(context_->device, block.memory, nullptr);
+    if (block.mapped) vkUnmapMemory(context_->gpu.device, block.memory);
+    vkFreeMemory(context_->gpu.device, block.memory, nullptr);
   }
   blocks_.clear();
 }
@@ -83,17 +85,13 @@ GpuBuffer create_buffer(VulkanContext& context, DeviceArena& arena, VkDeviceSize
                         VkMemoryPropertyFlags preferred, const char* what) {
   GpuBuffer out;
   out.size = size;
-  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-  info.size = size;
-  info.usage = usage;
-  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  check_vk(vkCreateBuffer(context.device, &info, nullptr, &out.buffer), "vkCreateBuffer");
+  out.buffer = vkutil::create_unbound_buffer(context.gpu.device, size, usage);
   try {
     VkMemoryRequirements requirements{};
-    vkGetBufferMemoryRequirements(context.device, out.buffer, &requirements);
+    vkGetBufferMemoryRequirements(context.gpu.device, out.buffer, &requirements);
     out.memory = arena.allocate(requirements, required, preferred, what);
-    check_vk(vkBindBufferMemory(context.device, out.buffer, out.memory.memory, out.memory.offset),
-             "vkBindBufferMemory");
+    vkutil::check(vkBindBufferMemory(context.gpu.device, out.buffer, out.memory.memory, out.memory.offset),
+                  "vkBindBufferMemory");
   } catch (...) {
     destroy_buffer(context, out);
     throw;
@@ -104,31 +102,16 @@ GpuBuffer create_buffer(VulkanContext& context, DeviceArena& arena, VkDeviceSize
 GpuImage create_image(VulkanContext& context, DeviceArena& arena, uint32_t width, uint32_t height,
                       uint32_t levels, VkFormat format, VkImageUsageFlags usage,
                       VkImageAspectFlags aspect, const char* what, VkSampleCountFlagBits samples) {
+  const vkutil::ImageDesc desc{width, height, levels, format, usage, aspect, samples};
   GpuImage out;
-  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
-  info.imageType = VK_IMAGE_TYPE_2D;
-  info.format = format;
-  info.extent = {width, height, 1};
-  info.mipLevels = levels;
-  info.arrayLayers = 1;
-  info.samples = samples;
-  info.tiling = VK_IMAGE_TILING_OPTIMAL;
-  info.usage = usage;
-  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  check_vk(vkCreateImage(context.device, &info, nullptr, &out.image), "vkCreateImage");
+  out.image = vkutil::create_unbound_image(context.gpu.device, desc);
   try {
     VkMemoryRequirements requirements{};
-    vkGetImageMemoryRequirements(context.device, out.image, &requirements);
+    vkGetImageMemoryRequirements(context.gpu.device, out.image, &requirements);
     out.memory = arena.allocate(requirements, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, what);
-    check_vk(vkBindImageMemory(context.device, out.image, out.memory.memory, out.memory.offset),
-             "vkBindImageMemory");
-    VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
-    view.image = out.image;
-    view.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    view.format = format;
-    view.subresourceRange = {aspect, 0, levels, 0, 1};
-    check_vk(vkCreateImageView(context.device, &view, nullptr, &out.view), "vkCreateImageView");
+    vkutil::check(vkBindImageMemory(context.gpu.device, out.image, out.memory.memory, out.memory.offset),
+                  "vkBindImageMemory");
+    out.view = vkutil::create_image_view(context.gpu.device, out.image, desc);
   } catch (...) {
     destroy_image(context, out);
     throw;
@@ -137,13 +120,13 @@ GpuImage create_image(VulkanContext& context, DeviceArena& arena, uint32_t width
 }
 
 void destroy_buffer(VulkanContext& context, GpuBuffer& buffer) {
-  if (buffer.buffer != VK_NULL_HANDLE) vkDestroyBuffer(context.device, buffer.buffer, nullptr);
+  if (buffer.buffer != VK_NULL_HANDLE) vkDestroyBuffer(context.gpu.device, buffer.buffer, nullptr);
   buffer = GpuBuffer{};
 }
 
 void destroy_image(VulkanContext& context, GpuImage& image) {
-  if (image.view != VK_NULL_HANDLE) vkDestroyImageView(context.device, image.view, nullptr);
-  if (image.image != VK_NULL_HANDLE) vkDestroyImage(context.device, image.image, nullptr);
+  if (image.view != VK_NULL_HANDLE) vkDestroyImageView(context.gpu.device, image.view, nullptr);
+  if (image.image != VK_NULL_HANDLE) vkDestroyImage(context.gpu.device, image.image, nullptr);
   image = GpuImage{};
 }
 

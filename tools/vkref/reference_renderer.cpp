@@ -18,6 +18,8 @@
 #include "vkref/shader_interface.h"
 #include "vkref/staging_uploader.h"
 #include "vkref/vk_context.h"
+#include "vkutil/check.h"
+#include "vkutil/device.h"
 
 
 namespace tessera::vkref {
@@ -158,7 +160,6 @@ struct ReferenceRenderer::Impl {
   // `patch` the tessellation pipeline of that patch kind and spacing.
   VkPipeline create_pipeline(const PassVariant& variant, bool cull, const PatchMeshInfo* patch);
   VkPipeline patch_pipeline(PassVariant& variant, const PatchMeshInfo& patch, bool cull);
-  VkShaderModule create_module(const std::vector<uint32_t>& code);
   void write_patch_uniforms(const Camera& camera, int width, int height);
   // Control points, indices and height fields of the scene's patch meshes, their descriptor
   // sets and the per-draw uniform buffer; fills draws.patch_meshes.
@@ -220,7 +221,7 @@ struct ReferenceRenderer::Impl {
 };
 
 ReferenceRenderer::Impl::~Impl() {
-  VkDevice device = context.device;
+  VkDevice device = context.gpu.device;
   if (device == VK_NULL_HANDLE) return;
   vkDeviceWaitIdle(device);
   uploader.reset();
@@ -260,11 +261,7 @@ ReferenceRenderer::Impl::~Impl() {
 }
 
 void ReferenceRenderer::Impl::init(const DeviceOptions& options) {
-  ContextOptions context_options;
-  context_options.validation = options.validation;
-  context_options.on_validation_message = options.on_validation_message;
-  context_options.device_name_contains = options.device_name_contains;
-  context.init(context_options);
+  context.init(options);
   persistent_arena = std::make_unique<DeviceArena>(context);
   scene_arena = std::make_unique<DeviceArena>(context);
   target_arena = std::make_unique<DeviceArena>(context);
@@ -274,7 +271,7 @@ void ReferenceRenderer::Impl::init(const DeviceOptions& options) {
 }
 
 void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
-  VkDevice device = context.device;
+  VkDevice device = context.gpu.device;
   tessellation = context.enabled_features.tessellationShader == VK_TRUE;
   const VkShaderStageFlags tessellation_stages =
       tessellation ? VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT | VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT : 0;
@@ -287,8 +284,8 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
   VkDescriptorSetLayoutCreateInfo frame_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   frame_info.bindingCount = 1;
   frame_info.pBindings = &frame_binding;
-  check_vk(vkCreateDescriptorSetLayout(device, &frame_info, nullptr, &frame_set_layout),
-           "vkCreateDescriptorSetLayout");
+  vkutil::check(vkCreateDescriptorSetLayout(device, &frame_info, nullptr, &frame_set_layout),
+                "vkCreateDescriptorSetLayout");
 
   VkDescriptorSetLayoutBinding texture_binding{};
   texture_binding.binding = 0;
@@ -298,8 +295,8 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
   VkDescriptorSetLayoutCreateInfo texture_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   texture_info.bindingCount = 1;
   texture_info.pBindings = &texture_binding;
-  check_vk(vkCreateDescriptorSetLayout(device, &texture_info, nullptr, &texture_set_layout),
-           "vkCreateDescriptorSetLayout");
+  vkutil::check(vkCreateDescriptorSetLayout(device, &texture_info, nullptr, &texture_set_layout),
+                "vkCreateDescriptorSetLayout");
 
   // Set 2, the patch path's: the per-draw block at a dynamic offset (push constants are at the
   // 128-byte minimum already) and the height field. Unused by the triangle-list pipelines.
@@ -314,8 +311,8 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
   VkDescriptorSetLayoutCreateInfo patch_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   patch_info.bindingCount = 2;
   patch_info.pBindings = patch_bindings;
-  check_vk(vkCreateDescriptorSetLayout(device, &patch_info, nullptr, &patch_set_layout),
-           "vkCreateDescriptorSetLayout");
+  vkutil::check(vkCreateDescriptorSetLayout(device, &patch_info, nullptr, &patch_set_layout),
+                "vkCreateDescriptorSetLayout");
 
   const VkDescriptorSetLayout set_layouts[3] = {frame_set_layout, texture_set_layout, patch_set_layout};
   VkPushConstantRange push_range{};
@@ -327,43 +324,27 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
   layout_info.pSetLayouts = set_layouts;
   layout_info.pushConstantRangeCount = 1;
   layout_info.pPushConstantRanges = &push_range;
-  check_vk(vkCreatePipelineLayout(device, &layout_info, nullptr, &pipeline_layout),
-           "vkCreatePipelineLayout");
+  vkutil::check(vkCreatePipelineLayout(device, &layout_info, nullptr, &pipeline_layout),
+                "vkCreatePipelineLayout");
 
-  const std::vector<uint32_t> vert_code(std::begin(kLambertVertSpirv), std::end(kLambertVertSpirv));
-  const std::vector<uint32_t> frag_code(std::begin(kLambertFragSpirv), std::end(kLambertFragSpirv));
-  VkShaderModule* modules[2] = {&vertex_module, &fragment_module};
-  const std::vector<uint32_t>* codes[2] = {&vert_code, &frag_code};
-  for (int i = 0; i < 2; ++i) {
-    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    info.codeSize = codes[i]->size() * 4;
-    info.pCode = codes[i]->data();
-    check_vk(vkCreateShaderModule(device, &info, nullptr, modules[i]), "vkCreateShaderModule");
-  }
+  vertex_module = vkutil::create_shader_module(device, kLambertVertSpirv);
+  fragment_module = vkutil::create_shader_module(device, kLambertFragSpirv);
   if (tessellation) {
-    patch_vertex_module = create_module(std::vector<uint32_t>(std::begin(kPatchVertSpirv), std::end(kPatchVertSpirv)));
-    patch_control_module = create_module(std::vector<uint32_t>(std::begin(kPatchTescSpirv), std::end(kPatchTescSpirv)));
+    patch_vertex_module = vkutil::create_shader_module(device, kPatchVertSpirv);
+    patch_control_module = vkutil::create_shader_module(device, kPatchTescSpirv);
     for (TessDomain domain : {TessDomain::kTriangle, TessDomain::kQuad}) {
       for (TessSpacing spacing : {TessSpacing::kEqual, TessSpacing::kFractionalOdd, TessSpacing::kFractionalEven}) {
-        patch_evaluation_modules[{int(domain), int(spacing)}] = create_module(patch_tese_code(domain, spacing));
+        patch_evaluation_modules[{int(domain), int(spacing)}] =
+            vkutil::create_shader_module(device, patch_tese_code(domain, spacing));
       }
     }
   }
   pass_for(1);
 }
 
-VkShaderModule ReferenceRenderer::Impl::create_module(const std::vector<uint32_t>& code) {
-  VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  info.codeSize = code.size() * 4;
-  info.pCode = code.data();
-  VkShaderModule module = VK_NULL_HANDLE;
-  check_vk(vkCreateShaderModule(context.device, &info, nullptr, &module), "vkCreateShaderModule");
-  return module;
-}
-
 ReferenceRenderer::Impl::PassVariant& ReferenceRenderer::Impl::pass_for(int samples) {
   if (auto found = passes.find(samples); found != passes.end()) return found->second;
-  VkDevice device = context.device;
+  VkDevice device = context.gpu.device;
   const auto sample_bits = VkSampleCountFlagBits(samples);
   PassVariant& variant = passes[samples];
   // Render pass: colour cleared to the background and kept for read-back (ending in
@@ -433,7 +414,7 @@ ReferenceRenderer::Impl::PassVariant& ReferenceRenderer::Impl::pass_for(int samp
   pass_info.pSubpasses = &subpass;
   pass_info.dependencyCount = 2;
   pass_info.pDependencies = dependencies;
-  check_vk(vkCreateRenderPass(device, &pass_info, nullptr, &variant.render_pass), "vkCreateRenderPass");
+  vkutil::check(vkCreateRenderPass(device, &pass_info, nullptr, &variant.render_pass), "vkCreateRenderPass");
 
   variant.samples = samples;
   for (int cull = 0; cull < 2; ++cull) variant.pipelines[size_t(cull)] = create_pipeline(variant, cull != 0, nullptr);
@@ -540,8 +521,8 @@ VkPipeline ReferenceRenderer::Impl::create_pipeline(const PassVariant& variant, 
     info.renderPass = variant.render_pass;
     info.subpass = 0;
     VkPipeline pipeline = VK_NULL_HANDLE;
-    check_vk(vkCreateGraphicsPipelines(context.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
-             "vkCreateGraphicsPipelines");
+    vkutil::check(vkCreateGraphicsPipelines(context.gpu.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
+                  "vkCreateGraphicsPipelines");
     return pipeline;
   }
 }
@@ -574,7 +555,7 @@ VkSampler ReferenceRenderer::Impl::sampler_for(uint32_t levels) {
   info.borderColor = VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK;
   info.unnormalizedCoordinates = VK_FALSE;
   VkSampler sampler = VK_NULL_HANDLE;
-  check_vk(vkCreateSampler(context.device, &info, nullptr, &sampler), "vkCreateSampler");
+  vkutil::check(vkCreateSampler(context.gpu.device, &info, nullptr, &sampler), "vkCreateSampler");
   samplers.emplace(levels, sampler);
   return sampler;
 }
@@ -587,7 +568,7 @@ VkDescriptorSet ReferenceRenderer::Impl::allocate_texture_set(VkDescriptorPool p
   info.descriptorSetCount = 1;
   info.pSetLayouts = &texture_set_layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
-  check_vk(vkAllocateDescriptorSets(context.device, &info, &set), "vkAllocateDescriptorSets");
+  vkutil::check(vkAllocateDescriptorSets(context.gpu.device, &info, &set), "vkAllocateDescriptorSets");
   VkDescriptorImageInfo image_info{sampler_for(levels), image.view,
                                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -596,7 +577,7 @@ VkDescriptorSet ReferenceRenderer::Impl::allocate_texture_set(VkDescriptorPool p
   write.descriptorCount = 1;
   write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
   write.pImageInfo = &image_info;
-  vkUpdateDescriptorSets(context.device, 1, &write, 0, nullptr);
+  vkUpdateDescriptorSets(context.gpu.device, 1, &write, 0, nullptr);
   return set;
 }
 
@@ -646,15 +627,15 @@ void ReferenceRenderer::Impl::create_frame_resources() {
   pool_info.maxSets = 2;
   pool_info.poolSizeCount = 2;
   pool_info.pPoolSizes = sizes;
-  check_vk(vkCreateDescriptorPool(context.device, &pool_info, nullptr, &persistent_pool),
-           "vkCreateDescriptorPool");
+  vkutil::check(vkCreateDescriptorPool(context.gpu.device, &pool_info, nullptr, &persistent_pool),
+                "vkCreateDescriptorPool");
 
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   alloc.descriptorPool = persistent_pool;
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &frame_set_layout;
-  check_vk(vkAllocateDescriptorSets(context.device, &alloc, &frame_set),
-           "vkAllocateDescriptorSets");
+  vkutil::check(vkAllocateDescriptorSets(context.gpu.device, &alloc, &frame_set),
+                "vkAllocateDescriptorSets");
   VkDescriptorBufferInfo buffer_info{frame_uniforms.buffer, 0, sizeof(FrameUniforms)};
   VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
   write.dstSet = frame_set;
@@ -662,7 +643,7 @@ void ReferenceRenderer::Impl::create_frame_resources() {
   write.descriptorCount = 1;
   write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
   write.pBufferInfo = &buffer_info;
-  vkUpdateDescriptorSets(context.device, 1, &write, 0, nullptr);
+  vkUpdateDescriptorSets(context.gpu.device, 1, &write, 0, nullptr);
 
   Texture white;
   white.name = "vkref white";
@@ -690,7 +671,7 @@ void ReferenceRenderer::Impl::create_frame_resources() {
     info.queryType = VK_QUERY_TYPE_PIPELINE_STATISTICS;
     info.queryCount = 1;
     info.pipelineStatistics = statistics_flags;
-    check_vk(vkCreateQueryPool(context.device, &info, nullptr, &statistics_pool), "vkCreateQueryPool");
+    vkutil::check(vkCreateQueryPool(context.gpu.device, &info, nullptr, &statistics_pool), "vkCreateQueryPool");
   }
 }
 
@@ -701,7 +682,7 @@ void ReferenceRenderer::Impl::read_statistics() {
   // invocations.
   uint64_t values[3] = {};
   const uint32_t count = tessellation ? 3 : 1;
-  check_vk(vkGetQueryPoolResults(context.device, statistics_pool, 0, 1, count * sizeof(uint64_t), values,
+  vkutil::check(vkGetQueryPoolResults(context.gpu.device, statistics_pool, 0, 1, count * sizeof(uint64_t), values,
                                  count * sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
            "vkGetQueryPoolResults");
   last_stats.available = true;
@@ -712,7 +693,7 @@ void ReferenceRenderer::Impl::read_statistics() {
 }
 
 void ReferenceRenderer::Impl::release_scene() {
-  VkDevice device = context.device;
+  VkDevice device = context.gpu.device;
   for (MeshBuffers& mesh : meshes) {
     destroy_buffer(context, mesh.vertices);
     destroy_buffer(context, mesh.indices);
@@ -737,7 +718,7 @@ void ReferenceRenderer::Impl::release_scene() {
 }
 
 void ReferenceRenderer::Impl::release_target() {
-  if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(context.device, framebuffer, nullptr);
+  if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(context.gpu.device, framebuffer, nullptr);
   framebuffer = VK_NULL_HANDLE;
   destroy_image(context, msaa_color);
   destroy_image(context, color);
@@ -750,7 +731,7 @@ void ReferenceRenderer::Impl::release_target() {
 }
 
 void ReferenceRenderer::Impl::ensure_target(int width, int height, int samples) {
-  const VkPhysicalDeviceLimits& limits = context.properties.limits;
+  const VkPhysicalDeviceLimits& limits = context.gpu.properties.limits;
   const uint32_t max_w = std::min(limits.maxFramebufferWidth, limits.maxImageDimension2D);
   const uint32_t max_h = std::min(limits.maxFramebufferHeight, limits.maxImageDimension2D);
   if (width < 1 || height < 1 || uint32_t(width) > max_w || uint32_t(height) > max_h) {
@@ -763,7 +744,7 @@ void ReferenceRenderer::Impl::ensure_target(int width, int height, int samples) 
     throw Error("vkref: " + std::to_string(samples) + " samples per pixel are not supported by this device");
   }
   if (width == target_width && height == target_height && samples == target_samples) return;
-  check_vk(vkDeviceWaitIdle(context.device), "vkDeviceWaitIdle");
+  vkutil::check(vkDeviceWaitIdle(context.gpu.device), "vkDeviceWaitIdle");
   release_target();
   const VkSampleCountFlagBits sample_bits = VkSampleCountFlagBits(samples);
   if (samples > 1) {
@@ -792,8 +773,8 @@ void ReferenceRenderer::Impl::ensure_target(int width, int height, int samples) 
   info.width = uint32_t(width);
   info.height = uint32_t(height);
   info.layers = 1;
-  check_vk(vkCreateFramebuffer(context.device, &info, nullptr, &framebuffer),
-           "vkCreateFramebuffer");
+  vkutil::check(vkCreateFramebuffer(context.gpu.device, &info, nullptr, &framebuffer),
+                "vkCreateFramebuffer");
   target_width = width;
   target_height = height;
   target_samples = samples;
@@ -841,9 +822,9 @@ void ReferenceRenderer::Impl::upload_patches(const Scene& scene) {
         for (int c = 0; c < 3; ++c) data[samples + 3 * k + size_t(c)] = field->normals[k][c];
       }
       const VkDeviceSize bytes = data.size() * sizeof(float);
-      if (bytes > context.properties.limits.maxStorageBufferRange) {
+      if (bytes > context.gpu.properties.limits.maxStorageBufferRange) {
         throw Error("vkref: " + what + " takes " + std::to_string(bytes) + " bytes, more than the device's " +
-                    std::to_string(context.properties.limits.maxStorageBufferRange) + "-byte storage buffer range");
+                    std::to_string(context.gpu.properties.limits.maxStorageBufferRange) + "-byte storage buffer range");
       }
       out.heightfield = create_buffer(context, *scene_arena, bytes,
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0,
@@ -878,7 +859,8 @@ void ReferenceRenderer::Impl::upload_patches(const Scene& scene) {
   uploader->flush();
 
   // One PatchDrawUniforms per patch instance, rewritten every frame (eye, viewport).
-  const VkDeviceSize alignment = std::max<VkDeviceSize>(context.properties.limits.minUniformBufferOffsetAlignment, 16);
+  const VkDeviceSize alignment =
+      std::max<VkDeviceSize>(context.gpu.properties.limits.minUniformBufferOffsetAlignment, 16);
   patch_uniform_stride = (sizeof(PatchDrawUniforms) + alignment - 1) / alignment * alignment;
   const size_t draw_count = std::max<size_t>(scene.patch_instances.size(), 1);
   patch_uniforms = create_buffer(context, *scene_arena, patch_uniform_stride * draw_count,
@@ -893,13 +875,13 @@ void ReferenceRenderer::Impl::upload_patches(const Scene& scene) {
   pool_info.maxSets = sets;
   pool_info.poolSizeCount = 2;
   pool_info.pPoolSizes = sizes;
-  check_vk(vkCreateDescriptorPool(context.device, &pool_info, nullptr, &patch_pool), "vkCreateDescriptorPool");
+  vkutil::check(vkCreateDescriptorPool(context.gpu.device, &pool_info, nullptr, &patch_pool), "vkCreateDescriptorPool");
   for (PatchMeshBuffers& mesh : patch_meshes) {
     VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     alloc.descriptorPool = patch_pool;
     alloc.descriptorSetCount = 1;
     alloc.pSetLayouts = &patch_set_layout;
-    check_vk(vkAllocateDescriptorSets(context.device, &alloc, &mesh.set), "vkAllocateDescriptorSets");
+    vkutil::check(vkAllocateDescriptorSets(context.gpu.device, &alloc, &mesh.set), "vkAllocateDescriptorSets");
     const VkDescriptorBufferInfo uniform_info{patch_uniforms.buffer, 0, sizeof(PatchDrawUniforms)};
     const GpuBuffer& field = mesh.heightfield.buffer != VK_NULL_HANDLE ? mesh.heightfield : empty_heightfield;
     const VkDescriptorBufferInfo field_info{field.buffer, 0, VK_WHOLE_SIZE};
@@ -915,7 +897,7 @@ void ReferenceRenderer::Impl::upload_patches(const Scene& scene) {
     writes[1].dstBinding = 1;
     writes[1].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     writes[1].pBufferInfo = &field_info;
-    vkUpdateDescriptorSets(context.device, 2, writes, 0, nullptr);
+    vkUpdateDescriptorSets(context.gpu.device, 2, writes, 0, nullptr);
   }
 }
 
@@ -939,9 +921,9 @@ void ReferenceRenderer::Impl::write_patch_uniforms(const Camera& camera, int wid
 
 void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions& options,
                                      bool with_readback) {
-  check_vk(vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
+  vkutil::check(vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  check_vk(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
+  vkutil::check(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
 
   const bool statistics = with_readback && statistics_pool != VK_NULL_HANDLE;
   if (statistics) vkCmdResetQueryPool(cmd, statistics_pool, 0, 1);
@@ -1053,7 +1035,7 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0,
                          nullptr, 1, &to_host, 0, nullptr);
   }
-  check_vk(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+  vkutil::check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
 }
 
 namespace {
@@ -1189,16 +1171,23 @@ ReferenceRenderer::~ReferenceRenderer() = default;
 
 std::unique_ptr<ReferenceRenderer> ReferenceRenderer::create(const DeviceOptions& options) {
   std::unique_ptr<ReferenceRenderer> renderer(new ReferenceRenderer());
-  renderer->impl_->init(options);  // on a throw, ~Impl releases whatever was created
+  try {
+    renderer->impl_->init(options);  // on a throw, ~Impl releases whatever was created
+  } catch (const Error& e) {
+    // tools/vkutil's errors do not say who asked; the callers' messages name the renderer.
+    const std::string what = e.what();
+    if (what.starts_with("vkref: ")) throw;
+    throw Error("vkref: " + what);
+  }
   return renderer;
 }
 
-std::string ReferenceRenderer::device_name() const { return impl_->context.properties.deviceName; }
+std::string ReferenceRenderer::device_name() const { return impl_->context.gpu.properties.deviceName; }
 
 void ReferenceRenderer::upload(const Scene& scene) {
   Impl& s = *impl_;
-  check_scene(scene, s.context.properties.limits, s.tessellation, s.context.properties.deviceName);
-  check_vk(vkDeviceWaitIdle(s.context.device), "vkDeviceWaitIdle");
+  check_scene(scene, s.context.gpu.properties.limits, s.tessellation, s.context.gpu.properties.deviceName);
+  vkutil::check(vkDeviceWaitIdle(s.context.gpu.device), "vkDeviceWaitIdle");
   s.release_scene();
   try {
     s.meshes.resize(scene.meshes.size());
@@ -1242,8 +1231,8 @@ void ReferenceRenderer::upload(const Scene& scene) {
       pool_info.maxSets = uint32_t(scene.textures.size());
       pool_info.poolSizeCount = 1;
       pool_info.pPoolSizes = &size;
-      check_vk(vkCreateDescriptorPool(s.context.device, &pool_info, nullptr, &s.scene_pool),
-               "vkCreateDescriptorPool");
+      vkutil::check(vkCreateDescriptorPool(s.context.gpu.device, &pool_info, nullptr, &s.scene_pool),
+                    "vkCreateDescriptorPool");
       for (size_t t = 0; t < scene.textures.size(); ++t) {
         s.texture_sets.push_back(s.allocate_texture_set(s.scene_pool, s.textures[t],
                                                         uint32_t(scene.textures[t].levels.size())));
@@ -1256,7 +1245,7 @@ void ReferenceRenderer::upload(const Scene& scene) {
     } catch (...) {
       // The device is unusable; the resources below are still released.
     }
-    vkDeviceWaitIdle(s.context.device);
+    vkDeviceWaitIdle(s.context.gpu.device);
     s.release_scene();
     throw;
   }
@@ -1276,7 +1265,7 @@ bool ReferenceRenderer::supports_tessellation() const { return impl_->tessellati
 const ReferenceStats& ReferenceRenderer::last_stats() const { return impl_->last_stats; }
 
 std::vector<int> ReferenceRenderer::supported_sample_counts() const {
-  const VkPhysicalDeviceLimits& limits = impl_->context.properties.limits;
+  const VkPhysicalDeviceLimits& limits = impl_->context.gpu.properties.limits;
   const VkSampleCountFlags supported = limits.framebufferColorSampleCounts & limits.framebufferDepthSampleCounts;
   std::vector<int> counts;
   for (int n : {1, 2, 4, 8}) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "vkutil/check.h"
+
 namespace tessera::vkref {
 
 StagingUploader::StagingUploader(VulkanContext& context, DeviceArena& arena) : context_(&context) {
@@ -21,7 +23,7 @@ StagingUploader::StagingUploader(VulkanContext& context, DeviceArena& arena) : c
 StagingUploader::~StagingUploader() {
   if (recording_) vkEndCommandBuffer(cmd_);
   if (cmd_ != VK_NULL_HANDLE)
-    vkFreeCommandBuffers(context_->device, context_->command_pool, 1, &cmd_);
+    vkFreeCommandBuffers(context_->gpu.device, context_->command_pool, 1, &cmd_);
   destroy_buffer(*context_, staging_);
 }
 
@@ -29,7 +31,7 @@ VkCommandBuffer StagingUploader::commands() {
   if (!recording_) {
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    check_vk(vkBeginCommandBuffer(cmd_, &begin), "vkBeginCommandBuffer");
+    vkutil::check(vkBeginCommandBuffer(cmd_, &begin), "vkBeginCommandBuffer");
     recording_ = true;
   }
   return cmd_;
@@ -38,9 +40,9 @@ VkCommandBuffer StagingUploader::commands() {
 void StagingUploader::flush() {
   if (recording_) {
     recording_ = false;
-    check_vk(vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
+    vkutil::check(vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
     context_->submit_and_wait(cmd_);
-    check_vk(vkResetCommandBuffer(cmd_, 0), "vkResetCommandBuffer");
+    vkutil::check(vkResetCommandBuffer(cmd_, 0), "vkResetCommandBuffer");
   }
   cursor_ = 0;
 }

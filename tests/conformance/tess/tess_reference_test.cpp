@@ -12,16 +12,19 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
+#include <span>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "tessera/tessellator.h"
+#include "vkutil/check.h"
+#include "vkutil/device.h"
+#include "vkutil/instance.h"
+#include "vkutil/resources.h"
 
 namespace tessera {
 namespace {
@@ -64,24 +67,15 @@ const uint32_t kTeseIsoEven[] =
 #include "tess_isolines_fractional_even.tese.inc"
     ;
 
-struct Spirv {
-  const uint32_t* words;
-  size_t bytes;
-};
-template <size_t N>
-constexpr Spirv spirv(const uint32_t (&words)[N]) {
-  return {words, N * sizeof(uint32_t)};
-}
-
 constexpr TessDomain kDomains[] = {TessDomain::kTriangle, TessDomain::kQuad, TessDomain::kIsoline};
 constexpr TessSpacing kSpacings[] = {TessSpacing::kEqual, TessSpacing::kFractionalOdd,
                                      TessSpacing::kFractionalEven};
 
-Spirv tese_spirv(TessDomain domain, TessSpacing spacing) {
-  const Spirv table[3][3] = {
-      {spirv(kTeseTriEqual), spirv(kTeseTriOdd), spirv(kTeseTriEven)},
-      {spirv(kTeseQuadEqual), spirv(kTeseQuadOdd), spirv(kTeseQuadEven)},
-      {spirv(kTeseIsoEqual), spirv(kTeseIsoOdd), spirv(kTeseIsoEven)},
+std::span<const uint32_t> tese_spirv(TessDomain domain, TessSpacing spacing) {
+  const std::span<const uint32_t> table[3][3] = {
+      {kTeseTriEqual, kTeseTriOdd, kTeseTriEven},
+      {kTeseQuadEqual, kTeseQuadOdd, kTeseQuadEven},
+      {kTeseIsoEqual, kTeseIsoOdd, kTeseIsoEven},
   };
   return table[int(domain)][int(spacing)];
 }
@@ -104,16 +98,7 @@ struct Statistics {
 };
 static_assert(sizeof(Statistics) == 4 * sizeof(uint64_t));
 
-class VulkanFailure : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-void check(VkResult result, const char* call) {
-  if (result != VK_SUCCESS) {
-    throw VulkanFailure(std::string(call) + " failed: VkResult " + std::to_string(int(result)));
-  }
-}
+using vkutil::check;
 
 // Instance (with VK_LAYER_KHRONOS_validation when installed), a device with tessellationShader
 // and pipelineStatisticsQuery, a render pass over a 16x16 RGBA8 attachment and one pipeline per
@@ -123,7 +108,9 @@ class TessDevice {
   TessDevice() {
     try {
       init();
-    } catch (const VulkanFailure& e) {
+    } catch (const vkutil::DeviceUnavailable& e) {
+      unavailable = e.what();
+    } catch (const Error& e) {
       failure = e.what();
     }
   }
@@ -138,14 +125,9 @@ class TessDevice {
     layout_ = VK_NULL_HANDLE;
     framebuffer_ = VK_NULL_HANDLE;
     render_pass_ = VK_NULL_HANDLE;
-    view_ = VK_NULL_HANDLE;
-    image_ = VK_NULL_HANDLE;
-    memory_ = VK_NULL_HANDLE;
     command_pool_ = VK_NULL_HANDLE;
     cmd_ = VK_NULL_HANDLE;
-    device_ = VK_NULL_HANDLE;
-    messenger_ = VK_NULL_HANDLE;
-    instance_ = VK_NULL_HANDLE;
+    gpu_.device = VK_NULL_HANDLE;
   }
   TessDevice(const TessDevice&) = delete;
   TessDevice& operator=(const TessDevice&) = delete;
@@ -165,7 +147,7 @@ class TessDevice {
     pool_info.queryType = VK_QUERY_TYPE_PIPELINE_STATISTICS;
     pool_info.queryCount = count;
     pool_info.pipelineStatistics = kStatistics;
-    check(vkCreateQueryPool(device_, &pool_info, nullptr, &pool), "vkCreateQueryPool");
+    check(vkCreateQueryPool(gpu_.device, &pool_info, nullptr, &pool), "vkCreateQueryPool");
 
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -195,17 +177,13 @@ class TessDevice {
     }
     vkCmdEndRenderPass(cmd_);
     check(vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
-    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    submit.commandBufferCount = 1;
-    submit.pCommandBuffers = &cmd_;
-    check(vkQueueSubmit(queue_, 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit");
-    check(vkQueueWaitIdle(queue_), "vkQueueWaitIdle");
+    vkutil::submit_and_wait(gpu_, cmd_);
 
     std::vector<Statistics> results(count);
     const VkResult got = vkGetQueryPoolResults(
-        device_, pool, 0, count, results.size() * sizeof(Statistics), results.data(),
+        gpu_.device, pool, 0, count, results.size() * sizeof(Statistics), results.data(),
         sizeof(Statistics), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-    vkDestroyQueryPool(device_, pool, nullptr);
+    vkDestroyQueryPool(gpu_.device, pool, nullptr);
     check(got, "vkGetQueryPoolResults");
     return results;
   }
@@ -217,130 +195,42 @@ class TessDevice {
     info.queryType = VK_QUERY_TYPE_OCCLUSION;
     info.queryCount = 0;  // VUID-VkQueryPoolCreateInfo-queryCount-02763
     VkQueryPool pool = VK_NULL_HANDLE;
-    if (vkCreateQueryPool(device_, &info, nullptr, &pool) == VK_SUCCESS && pool != VK_NULL_HANDLE) {
-      vkDestroyQueryPool(device_, pool, nullptr);
+    if (vkCreateQueryPool(gpu_.device, &info, nullptr, &pool) == VK_SUCCESS && pool != VK_NULL_HANDLE) {
+      vkDestroyQueryPool(gpu_.device, pool, nullptr);
     }
   }
 
  private:
-  static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(
-      VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
-      const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
-    if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
-      static_cast<TessDevice*>(user)->validation_errors.push_back(
-          data && data->pMessage ? data->pMessage : "(no message)");
-    }
-    return VK_FALSE;
-  }
-
   void init() {
-    uint32_t layer_count = 0;
-    vkEnumerateInstanceLayerProperties(&layer_count, nullptr);
-    std::vector<VkLayerProperties> layers(layer_count);
-    vkEnumerateInstanceLayerProperties(&layer_count, layers.data());
-    for (const VkLayerProperties& layer : layers) {
-      validation = validation || std::strcmp(layer.layerName, "VK_LAYER_KHRONOS_validation") == 0;
-    }
-    const char* layer_name = "VK_LAYER_KHRONOS_validation";
-    const char* extension_name = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.pApplicationName = "tessera-tess-reference";
-    app.apiVersion = VK_API_VERSION_1_1;
-    VkDebugUtilsMessengerCreateInfoEXT messenger_info{
-        VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-    messenger_info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-    messenger_info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-                                 VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                                 VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
-    messenger_info.pfnUserCallback = &TessDevice::on_message;
-    messenger_info.pUserData = this;
-    VkInstanceCreateInfo instance_info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    instance_info.pApplicationInfo = &app;
-    if (validation) {
-      instance_info.enabledLayerCount = 1;
-      instance_info.ppEnabledLayerNames = &layer_name;
-      instance_info.enabledExtensionCount = 1;
-      instance_info.ppEnabledExtensionNames = &extension_name;
-      instance_info.pNext = &messenger_info;
-    }
-    if (vkCreateInstance(&instance_info, nullptr, &instance_) != VK_SUCCESS) {
-      instance_ = VK_NULL_HANDLE;
-      unavailable = "no Vulkan driver (vkCreateInstance failed)";
-      return;
-    }
-    if (validation) {
-      auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
-          vkGetInstanceProcAddr(instance_, "vkCreateDebugUtilsMessengerEXT"));
-      check(create ? create(instance_, &messenger_info, nullptr, &messenger_)
-                   : VK_ERROR_EXTENSION_NOT_PRESENT,
-            "vkCreateDebugUtilsMessengerEXT");
-    }
-
-    uint32_t device_count = 0;
-    if (vkEnumeratePhysicalDevices(instance_, &device_count, nullptr) != VK_SUCCESS ||
-        device_count == 0) {
-      unavailable = "no Vulkan physical device";
-      return;
-    }
-    std::vector<VkPhysicalDevice> devices(device_count);
-    check(vkEnumeratePhysicalDevices(instance_, &device_count, devices.data()),
-          "vkEnumeratePhysicalDevices");
-    std::string rejected;
-    for (VkPhysicalDevice candidate : devices) {
-      VkPhysicalDeviceProperties props{};
-      vkGetPhysicalDeviceProperties(candidate, &props);
-      VkPhysicalDeviceFeatures features{};
-      vkGetPhysicalDeviceFeatures(candidate, &features);
-      uint32_t family_count = 0;
-      vkGetPhysicalDeviceQueueFamilyProperties(candidate, &family_count, nullptr);
-      std::vector<VkQueueFamilyProperties> families(family_count);
-      vkGetPhysicalDeviceQueueFamilyProperties(candidate, &family_count, families.data());
-      uint32_t family = UINT32_MAX;
-      for (uint32_t i = 0; i < family_count && family == UINT32_MAX; ++i) {
-        if (families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) family = i;
-      }
-      if (!features.tessellationShader || !features.pipelineStatisticsQuery ||
-          family == UINT32_MAX || props.limits.maxTessellationGenerationLevel < 64) {
-        rejected += std::string(" ") + props.deviceName + " (needs tessellationShader, "
-                    "pipelineStatisticsQuery, a graphics queue, generation level 64);";
-        continue;
-      }
-      physical_ = candidate;
-      family_ = family;
-      device_name = props.deviceName;
-      break;
-    }
-    if (physical_ == VK_NULL_HANDLE) {
-      unavailable = "no Vulkan device with tessellationShader and pipelineStatisticsQuery:" +
-                    rejected;
-      return;
-    }
-
-    const float priority = 1.0f;
-    VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-    queue_info.queueFamilyIndex = family_;
-    queue_info.queueCount = 1;
-    queue_info.pQueuePriorities = &priority;
+    validation = vkutil::validation_layer_installed();
+    log_.on_message = [this](bool error, const char* message) {
+      if (error) validation_errors.push_back(message);
+    };
+    vkutil::InstanceOptions options;
+    options.application_name = "tessera-tess-reference";
+    options.validation = validation;
+    options.log = &log_;
+    instance_ = vkutil::Instance(options);
+    gpu_ = vkutil::choose_physical_device(
+        instance_.handle(), VK_QUEUE_GRAPHICS_BIT,
+        [](VkPhysicalDevice candidate, const VkPhysicalDeviceProperties& props) -> std::string {
+          VkPhysicalDeviceFeatures features{};
+          vkGetPhysicalDeviceFeatures(candidate, &features);
+          if (!features.tessellationShader || !features.pipelineStatisticsQuery ||
+              props.limits.maxTessellationGenerationLevel < 64) {
+            return "needs tessellationShader, pipelineStatisticsQuery, generation level 64";
+          }
+          return "";
+        });
+    device_name = gpu_.properties.deviceName;
     VkPhysicalDeviceFeatures enabled{};
     enabled.tessellationShader = VK_TRUE;
     enabled.pipelineStatisticsQuery = VK_TRUE;
-    VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-    device_info.queueCreateInfoCount = 1;
-    device_info.pQueueCreateInfos = &queue_info;
-    device_info.pEnabledFeatures = &enabled;
-    check(vkCreateDevice(physical_, &device_info, nullptr, &device_), "vkCreateDevice");
-    vkGetDeviceQueue(device_, family_, 0, &queue_);
-
-    VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    pool_info.queueFamilyIndex = family_;
-    check(vkCreateCommandPool(device_, &pool_info, nullptr, &command_pool_), "vkCreateCommandPool");
-    VkCommandBufferAllocateInfo cmd_info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    cmd_info.commandPool = command_pool_;
-    cmd_info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    cmd_info.commandBufferCount = 1;
-    check(vkAllocateCommandBuffers(device_, &cmd_info, &cmd_), "vkAllocateCommandBuffers");
+    vkutil::DeviceRequest request;
+    request.features = &enabled;
+    vkutil::create_device(gpu_, request);
+    command_pool_ = vkutil::create_command_pool(gpu_, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT);
+    cmd_ = vkutil::allocate_command_buffer(gpu_.device, command_pool_);
 
     create_target();
     create_pipelines();
@@ -348,36 +238,7 @@ class TessDevice {
 
   void create_target() {
     constexpr VkFormat kFormat = VK_FORMAT_R8G8B8A8_UNORM;
-    VkImageCreateInfo image_info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
-    image_info.imageType = VK_IMAGE_TYPE_2D;
-    image_info.format = kFormat;
-    image_info.extent = {kExtent, kExtent, 1};
-    image_info.mipLevels = 1;
-    image_info.arrayLayers = 1;
-    image_info.samples = VK_SAMPLE_COUNT_1_BIT;
-    image_info.tiling = VK_IMAGE_TILING_OPTIMAL;
-    image_info.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
-    image_info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    check(vkCreateImage(device_, &image_info, nullptr, &image_), "vkCreateImage");
-    VkMemoryRequirements req{};
-    vkGetImageMemoryRequirements(device_, image_, &req);
-    VkPhysicalDeviceMemoryProperties mem{};
-    vkGetPhysicalDeviceMemoryProperties(physical_, &mem);
-    uint32_t type = UINT32_MAX;
-    for (uint32_t i = 0; i < mem.memoryTypeCount && type == UINT32_MAX; ++i) {
-      if (req.memoryTypeBits & (1u << i)) type = i;
-    }
-    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex = type;
-    check(vkAllocateMemory(device_, &alloc, nullptr, &memory_), "vkAllocateMemory");
-    check(vkBindImageMemory(device_, image_, memory_, 0), "vkBindImageMemory");
-    VkImageViewCreateInfo view_info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
-    view_info.image = image_;
-    view_info.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    view_info.format = kFormat;
-    view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    check(vkCreateImageView(device_, &view_info, nullptr, &view_), "vkCreateImageView");
+    target_ = vkutil::create_image(gpu_, {kExtent, kExtent, 1, kFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT});
 
     VkAttachmentDescription attachment{};
     attachment.format = kFormat;
@@ -398,25 +259,20 @@ class TessDevice {
     rp_info.pAttachments = &attachment;
     rp_info.subpassCount = 1;
     rp_info.pSubpasses = &subpass;
-    check(vkCreateRenderPass(device_, &rp_info, nullptr, &render_pass_), "vkCreateRenderPass");
+    check(vkCreateRenderPass(gpu_.device, &rp_info, nullptr, &render_pass_), "vkCreateRenderPass");
     VkFramebufferCreateInfo fb_info{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
     fb_info.renderPass = render_pass_;
     fb_info.attachmentCount = 1;
-    fb_info.pAttachments = &view_;
+    fb_info.pAttachments = &target_.view;
     fb_info.width = kExtent;
     fb_info.height = kExtent;
     fb_info.layers = 1;
-    check(vkCreateFramebuffer(device_, &fb_info, nullptr, &framebuffer_), "vkCreateFramebuffer");
+    check(vkCreateFramebuffer(gpu_.device, &fb_info, nullptr, &framebuffer_), "vkCreateFramebuffer");
   }
 
-  VkShaderModule module(Spirv code) {
-    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    info.codeSize = code.bytes;
-    info.pCode = code.words;
-    VkShaderModule m = VK_NULL_HANDLE;
-    check(vkCreateShaderModule(device_, &info, nullptr, &m), "vkCreateShaderModule");
-    modules_.push_back(m);
-    return m;
+  VkShaderModule module(std::span<const uint32_t> code) {
+    modules_.push_back(vkutil::create_shader_module(gpu_.device, code));
+    return modules_.back();
   }
 
   void create_pipelines() {
@@ -424,12 +280,12 @@ class TessDevice {
     VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     layout_info.pushConstantRangeCount = 1;
     layout_info.pPushConstantRanges = &range;
-    check(vkCreatePipelineLayout(device_, &layout_info, nullptr, &layout_),
+    check(vkCreatePipelineLayout(gpu_.device, &layout_info, nullptr, &layout_),
           "vkCreatePipelineLayout");
 
-    const VkShaderModule vert = module(spirv(kVertSpirv));
-    const VkShaderModule tesc = module(spirv(kTescSpirv));
-    const VkShaderModule frag = module(spirv(kFragSpirv));
+    const VkShaderModule vert = module(kVertSpirv);
+    const VkShaderModule tesc = module(kTescSpirv);
+    const VkShaderModule frag = module(kFragSpirv);
 
     VkPipelineVertexInputStateCreateInfo vertex_input{
         VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
@@ -491,7 +347,7 @@ class TessDevice {
         info.pColorBlendState = &blend;
         info.layout = layout_;
         info.renderPass = render_pass_;
-        check(vkCreateGraphicsPipelines(device_, VK_NULL_HANDLE, 1, &info, nullptr,
+        check(vkCreateGraphicsPipelines(gpu_.device, VK_NULL_HANDLE, 1, &info, nullptr,
                                         &pipelines_[int(domain)][int(spacing)]),
               "vkCreateGraphicsPipelines");
       }
@@ -499,44 +355,30 @@ class TessDevice {
   }
 
   void destroy_all() {
-    if (device_ != VK_NULL_HANDLE) {
-      vkDeviceWaitIdle(device_);
+    if (gpu_.device != VK_NULL_HANDLE) {
+      vkDeviceWaitIdle(gpu_.device);
       for (auto& row : pipelines_) {
         for (VkPipeline p : row) {
-          if (p != VK_NULL_HANDLE) vkDestroyPipeline(device_, p, nullptr);
+          if (p != VK_NULL_HANDLE) vkDestroyPipeline(gpu_.device, p, nullptr);
         }
       }
-      for (VkShaderModule m : modules_) vkDestroyShaderModule(device_, m, nullptr);
-      if (layout_) vkDestroyPipelineLayout(device_, layout_, nullptr);
-      if (framebuffer_) vkDestroyFramebuffer(device_, framebuffer_, nullptr);
-      if (render_pass_) vkDestroyRenderPass(device_, render_pass_, nullptr);
-      if (view_) vkDestroyImageView(device_, view_, nullptr);
-      if (image_) vkDestroyImage(device_, image_, nullptr);
-      if (memory_) vkFreeMemory(device_, memory_, nullptr);
-      if (command_pool_) vkDestroyCommandPool(device_, command_pool_, nullptr);
-      vkDestroyDevice(device_, nullptr);
+      for (VkShaderModule m : modules_) vkDestroyShaderModule(gpu_.device, m, nullptr);
+      if (layout_) vkDestroyPipelineLayout(gpu_.device, layout_, nullptr);
+      if (framebuffer_) vkDestroyFramebuffer(gpu_.device, framebuffer_, nullptr);
+      if (render_pass_) vkDestroyRenderPass(gpu_.device, render_pass_, nullptr);
+      vkutil::destroy_image(gpu_.device, target_);
+      if (command_pool_) vkDestroyCommandPool(gpu_.device, command_pool_, nullptr);
+      vkDestroyDevice(gpu_.device, nullptr);
     }
-    if (instance_ != VK_NULL_HANDLE) {
-      if (messenger_ != VK_NULL_HANDLE) {
-        auto destroy_messenger = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
-            vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
-        if (destroy_messenger) destroy_messenger(instance_, messenger_, nullptr);
-      }
-      vkDestroyInstance(instance_, nullptr);
-    }
+    instance_.destroy();
   }
 
-  VkInstance instance_ = VK_NULL_HANDLE;
-  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
-  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
-  uint32_t family_ = 0;
-  VkDevice device_ = VK_NULL_HANDLE;
-  VkQueue queue_ = VK_NULL_HANDLE;
+  vkutil::MessageLog log_;  // outlives instance_
+  vkutil::Instance instance_;
+  vkutil::Device gpu_;
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
-  VkImage image_ = VK_NULL_HANDLE;
-  VkDeviceMemory memory_ = VK_NULL_HANDLE;
-  VkImageView view_ = VK_NULL_HANDLE;
+  vkutil::Image target_;
   VkRenderPass render_pass_ = VK_NULL_HANDLE;
   VkFramebuffer framebuffer_ = VK_NULL_HANDLE;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
@@ -620,7 +462,7 @@ class TessReference : public ::testing::Test {
     std::vector<Statistics> got;
     try {
       got = device_->run(pipelines, levels);
-    } catch (const VulkanFailure& e) {
+    } catch (const Error& e) {
       ADD_FAILURE() << e.what();
       return {};
     }
