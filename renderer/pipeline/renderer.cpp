@@ -29,6 +29,7 @@
 #include "shaders/lambert.h"
 #include "tessera/counter_set.h"
 #include "tessera/error.h"
+#include "timing/timing_model.h"
 
 namespace tessera {
 
@@ -94,7 +95,29 @@ struct RasterTotals {
   RasterCounters counters;
   MemoryLedger ledger;
   EuShaderMath fragment_math;
+  std::vector<timing::TileLoad> tile_loads;  // per render unit, in render order
 };
+
+// What one bin-grid tile asked of the units, for the timing model.
+timing::TileLoad tile_load(const RasterCounters& rc, const EuShaderMath& fragment_math, const MemoryLedger& ledger) {
+  timing::TileLoad l;
+  // The EU counts the fragment program of live pixels; helper lanes occupy the SIMD lanes too.
+  const uint64_t invocations = rc[RasterCounters::fs_invocations], helpers = rc[RasterCounters::fs_helpers];
+  const double lanes = invocations > helpers ? double(invocations) / double(invocations - helpers) : 1.0;
+  l.fragment_instructions = double(fragment_math.instructions()) * lanes;
+  l.raster_samples = rc[RasterCounters::samples_covered];
+  l.texels = rc[RasterCounters::texel_fetches];
+  l.depth_writes = rc[RasterCounters::depth_passed];
+  l.color_writes = rc[RasterCounters::depth_passed];
+  l.memory_bytes = ledger.total_read() + ledger.total_written();
+  return l;
+}
+
+// The front end's memory traffic: vertices and indices fetched, the parameter buffer written.
+uint64_t front_end_bytes(const MemoryLedger& l) {
+  return l.read[size_t(MemoryClient::vertex)] + l.read[size_t(MemoryClient::index)] +
+         l.written[size_t(MemoryClient::parameter)];
+}
 
 // Primitive stage -> (adaptive: PICB and supertiles) -> tile stage -> accounting, and the
 // stats they publish. Sizes frame.color/depth.
@@ -223,6 +246,28 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
     for (const color::ColorTraffic& t : tiles.traffic) traffic.merge(t);
     color::publish_color(frame.stats, cc, traffic);
   }
+  // The timing model's loads per render unit: a tile, or a supertile's atomic tiles together.
+  const size_t units = adaptive ? tiling.supertiles.count() : tiles.counters.size();
+  totals.tile_loads.resize(units);
+  for (size_t u = 0; u < units; ++u) {
+    timing::TileLoad& load = totals.tile_loads[u];
+    auto add = [&](size_t t) {
+      const timing::TileLoad l = tile_load(tiles.counters[t], tiles.fragment_math[t], tiles.ledgers[t]);
+      load.fragment_instructions += l.fragment_instructions;
+      load.raster_samples += l.raster_samples;
+      load.texels += l.texels;
+      load.depth_writes += l.depth_writes;
+      load.color_writes += l.color_writes;
+      load.memory_bytes += l.memory_bytes;
+    };
+    if (adaptive) {
+      for (uint32_t k = tiling.supertiles.offsets[u]; k < tiling.supertiles.offsets[u + 1]; ++k) {
+        add(tiling.supertiles.entries[k]);
+      }
+    } else {
+      add(u);
+    }
+  }
   // Per-tile workload for tools: list lengths from the bin lists, the rest from each tile's
   // own counters.
   if (diagnostics) {
@@ -307,6 +352,14 @@ Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config
   totals.ledger.add_read(MemoryClient::vertex, (list.stored_vertices + tess.control_point_fetches) * sizeof(Vertex));
   totals.ledger.add_read(MemoryClient::index, list.stored_triangles * 3 * sizeof(uint32_t));
   Stats& s = frame.stats;
+  timing::FrontEndLoad front;
+  front.vertex_instructions =
+      double(post.math.instructions() + tess.hull_math.instructions() + tess.domain_math.instructions());
+  front.tessellation_cycles = tess.onchip ? tess.onchip->timing.makespan_cycles : 0.0;
+  front.triangles_set_up = totals.counters[RasterCounters::setup];
+  front.bin_entries = totals.counters[RasterCounters::bin_entries];
+  front.memory_bytes = front_end_bytes(totals.ledger);
+  timing::publish(s, cfg.hardware, timing::model_frame(cfg.hardware, front, totals.tile_loads));
   times.total = ms_since(t_start);
   times.publish(s);
   totals.counters.publish(s);
@@ -372,6 +425,12 @@ Frame Renderer::render_clip_space(const ClipSpaceFrame& in) {
   RasterTotals totals = run_raster_stages(cfg, arena, pf, frame, times);
   totals.ledger.add_read(MemoryClient::vertex, list.vertices.size() * in.vertex_bytes);
   totals.ledger.add_read(MemoryClient::index, list.indices * sizeof(uint32_t));
+  // The vertex work was done elsewhere: the front end sets up, bins and fetches.
+  timing::FrontEndLoad front;
+  front.triangles_set_up = totals.counters[RasterCounters::setup];
+  front.bin_entries = totals.counters[RasterCounters::bin_entries];
+  front.memory_bytes = front_end_bytes(totals.ledger);
+  timing::publish(frame.stats, cfg.hardware, timing::model_frame(cfg.hardware, front, totals.tile_loads));
   times.total = ms_since(t_start);
   times.publish(frame.stats);
   totals.counters.publish(frame.stats);
