@@ -113,6 +113,19 @@ timing::TileLoad tile_load(const RasterCounters& rc, const EuShaderMath& fragmen
   return l;
 }
 
+// Per tile of the diagnostics' grid, the unit limiting its render unit (a supertile's for each
+// of its atomic tiles).
+void record_bottlenecks(const Config& cfg, const timing::FrameTiming& timed, FrameDiagnostics& d) {
+  const bool adaptive = cfg.tiling.mode == TilingMode::adaptive;
+  d.bottleneck.assign(d.tiles.size(), uint8_t(255));
+  for (size_t t = 0; t < d.bottleneck.size(); ++t) {
+    const size_t unit = adaptive ? d.supertile_of.empty() ? timed.tile_time.size() : d.supertile_of[t] : t;
+    if (unit < timed.tile_time.size() && timed.tile_time[unit] > 0) d.bottleneck[t] = uint8_t(timed.tile_bottleneck[unit]);
+  }
+  d.bottleneck_units.clear();
+  for (int u = 0; u < timing::kUnitCount; ++u) d.bottleneck_units.emplace_back(timing::unit_key(timing::Unit(u)));
+}
+
 // The front end's memory traffic: vertices and indices fetched, the parameter buffer written.
 uint64_t front_end_bytes(const MemoryLedger& l) {
   return l.read[size_t(MemoryClient::vertex)] + l.read[size_t(MemoryClient::index)] +
@@ -359,7 +372,9 @@ Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config
   front.triangles_set_up = totals.counters[RasterCounters::setup];
   front.bin_entries = totals.counters[RasterCounters::bin_entries];
   front.memory_bytes = front_end_bytes(totals.ledger);
-  timing::publish(s, cfg.hardware, timing::model_frame(cfg.hardware, front, totals.tile_loads));
+  const timing::FrameTiming timed = timing::model_frame(cfg.hardware, front, totals.tile_loads);
+  timing::publish(s, cfg.hardware, timed);
+  if (cfg.frame.diagnostics) record_bottlenecks(cfg, timed, frame.diagnostics);
   times.total = ms_since(t_start);
   times.publish(s);
   totals.counters.publish(s);
@@ -430,7 +445,9 @@ Frame Renderer::render_clip_space(const ClipSpaceFrame& in) {
   front.triangles_set_up = totals.counters[RasterCounters::setup];
   front.bin_entries = totals.counters[RasterCounters::bin_entries];
   front.memory_bytes = front_end_bytes(totals.ledger);
-  timing::publish(frame.stats, cfg.hardware, timing::model_frame(cfg.hardware, front, totals.tile_loads));
+  const timing::FrameTiming timed = timing::model_frame(cfg.hardware, front, totals.tile_loads);
+  timing::publish(frame.stats, cfg.hardware, timed);
+  if (cfg.frame.diagnostics) record_bottlenecks(cfg, timed, frame.diagnostics);
   times.total = ms_since(t_start);
   times.publish(frame.stats);
   totals.counters.publish(frame.stats);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "tessera/clip_space.h"
@@ -47,6 +48,11 @@ struct FrameDiagnostics {
   int atomic_y = 0;
   std::vector<uint16_t> picb;
   std::vector<uint32_t> supertile_of;
+  // The timing model (docs/timing.md): per tile of the grid above, the unit that limits its
+  // render unit (timing::Unit, in TESSERA_TIMING_UNITS order), 255 where the tile has no work;
+  // the unit names in that order.
+  std::vector<uint8_t> bottleneck;
+  std::vector<std::string> bottleneck_units;
   // Ray-traced frames: per pixel, the LOD level its primary ray hit (0 = finest), -1 where it
   // hit no LOD object or nothing; empty for raster frames.
   std::vector<int8_t> lod_levels;
