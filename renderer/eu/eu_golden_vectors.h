@@ -10,7 +10,7 @@
 // File layout (all integers little-endian):
 //   header   "TSEUGV01", u64 seed, u32 block lanes, u32 section count
 //   section  char opcode[12] (NUL-padded name), u8 bits (32/64), u8 imm, u8 inputs (0 special
-//            cross, 1 random), u8 0, u32 lanes, u32 raw lanes,
+//            cross, 1 random), u8 0, u32 lanes, u32 raw lanes, u64 operands digest,
 //            then raw lanes x (bits/8) bytes of results,
 //            then (lanes - raw lanes) / block lanes x {u64 sum, u64 weighted} (BlockDigest)
 #pragma once
@@ -242,16 +242,27 @@ inline std::optional<size_t> single_differing_lane(const BlockDigest& recorded, 
 
 // ---- The file ----------------------------------------------------------------------------------
 
+// A hash of every lane's operands: it tells a file recorded from other operands (a generator or
+// the special classes changed since) from a model that disagrees with the hardware.
+template <class F>
+uint64_t operands_digest(const Operands<F>& o) {
+  uint64_t d = 0;
+  for (size_t i = 0; i < o.a.size(); ++i) d = lane_hash(lane_hash(lane_hash(d ^ o.a[i]) ^ o.b[i]) ^ o.c[i]);
+  return d;
+}
+
 struct SectionRecord {
   Section section;
+  uint64_t operands_digest = 0;
   std::vector<uint64_t> raw;          // the first raw_lanes results, zero-extended
   std::vector<BlockDigest> digests;  // one per kBlockLanes of the remaining lanes
 };
 
-// A section's record from all its lanes' results (the recorder's from hardware, the test's
-// from the model).
-inline SectionRecord make_record(const Section& s, const std::vector<uint64_t>& results) {
-  SectionRecord r{s, {results.begin(), results.begin() + s.raw_lanes}, {}};
+// A section's record from its operands and all its lanes' results (the recorder's from
+// hardware, the test's from the model).
+template <class F>
+SectionRecord make_record(const Section& s, const Operands<F>& o, const std::vector<uint64_t>& results) {
+  SectionRecord r{s, operands_digest(o), {results.begin(), results.begin() + s.raw_lanes}, {}};
   for (size_t base = s.raw_lanes; base < s.lanes; base += kBlockLanes)
     r.digests.push_back(block_digest(results.data() + base, kBlockLanes));
   return r;
@@ -277,6 +288,7 @@ inline std::string serialize(const std::vector<SectionRecord>& records) {
     put(out, 0, 1);
     put(out, s.lanes, 4);
     put(out, s.raw_lanes, 4);
+    put(out, r.operands_digest, 8);
     for (uint64_t v : r.raw) put(out, v, s.bits / 8);
     for (const BlockDigest& d : r.digests) {
       put(out, d.sum, 8);
@@ -319,12 +331,13 @@ inline std::optional<GoldenFile> parse(std::string_view bytes, std::string& erro
     at += 12;
     const std::optional<Opcode> op = op_from_name(name.substr(0, name.find('\0')));
     if (!op) return fail("unknown opcode in section " + std::to_string(k));
-    uint64_t bits = 0, imm = 0, inputs = 0, pad = 0, lanes = 0, raw = 0;
-    if (!take(1, bits) || !take(1, imm) || !take(1, inputs) || !take(1, pad) || !take(4, lanes) || !take(4, raw))
+    uint64_t bits = 0, imm = 0, inputs = 0, pad = 0, lanes = 0, raw = 0, operands = 0;
+    if (!take(1, bits) || !take(1, imm) || !take(1, inputs) || !take(1, pad) || !take(4, lanes) || !take(4, raw) ||
+        !take(8, operands))
       return fail("truncated section header");
     if ((bits != 32 && bits != 64) || inputs > 1 || raw > lanes || (lanes - raw) % f.block_lanes != 0)
       return fail("malformed section header " + std::to_string(k));
-    SectionRecord r{{*op, int(bits), uint8_t(imm), Inputs(inputs), uint32_t(lanes), uint32_t(raw)}, {}, {}};
+    SectionRecord r{{*op, int(bits), uint8_t(imm), Inputs(inputs), uint32_t(lanes), uint32_t(raw)}, operands, {}, {}};
     r.raw.resize(raw);
     for (uint64_t& x : r.raw)
       if (!take(int(bits / 8), x)) return fail("truncated results in " + section_name(r.section));

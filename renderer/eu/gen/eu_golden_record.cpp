@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,7 @@ Lanes<F> hardware(Opcode op, uint8_t imm, const Lanes<F>& a, const Lanes<F>& b, 
 }
 
 template <class F>
-std::vector<uint64_t> record_results(const Section& s) {
+SectionRecord record_section(const Section& s) {
   const Operands<F> o = operands<F>(s);
   std::vector<uint64_t> results;
   results.reserve(o.a.size());
@@ -42,17 +43,33 @@ std::vector<uint64_t> record_results(const Section& s) {
     }
     for (auto r : hardware<F>(s.op, s.imm, a, b, c)) results.push_back(r);
   }
-  return results;
+  return make_record(s, o, results);
 }
 
-std::string record() {
+std::vector<SectionRecord> record() {
   std::vector<SectionRecord> records;
   for (const Section& s : plan())
-    records.push_back(make_record(s, s.bits == 32 ? record_results<Binary32>(s) : record_results<Binary64>(s)));
-  return serialize(records);
+    records.push_back(s.bits == 32 ? record_section<Binary32>(s) : record_section<Binary64>(s));
+  return records;
 }
 
-int check(const std::string& path, const std::string& recorded) {
+// Which section of the stored file first differs from the records made now, for the message.
+std::string first_differing_section(const std::string& stored, const std::vector<SectionRecord>& records) {
+  std::string error;
+  const std::optional<GoldenFile> f = parse(stored, error);
+  if (!f) return "the stored file does not parse: " + error;
+  for (size_t i = 0; i < records.size() && i < f->sections.size(); ++i) {
+    const SectionRecord& a = f->sections[i];
+    const SectionRecord& b = records[i];
+    if (!(a.section == b.section) || a.operands_digest != b.operands_digest || a.raw != b.raw ||
+        a.digests != b.digests)
+      return "first differing section: " + std::to_string(i) + " (" + section_name(b.section) + ")";
+  }
+  return "sections: " + std::to_string(f->sections.size()) + " stored, " + std::to_string(records.size()) + " now";
+}
+
+int check(const std::string& path, const std::vector<SectionRecord>& records) {
+  const std::string recorded = serialize(records);
   std::ifstream in(path, std::ios::binary);
   const std::string stored{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   if (!in.good() && !in.eof()) {
@@ -65,8 +82,8 @@ int check(const std::string& path, const std::string& recorded) {
   }
   size_t at = 0;
   while (at < stored.size() && at < recorded.size() && stored[at] == recorded[at]) ++at;
-  std::fprintf(stderr, "%s (%zu bytes) differs from what this CPU records now (%zu bytes), first at byte %zu\n",
-               path.c_str(), stored.size(), recorded.size(), at);
+  std::fprintf(stderr, "%s (%zu bytes) differs from what this CPU records now (%zu bytes), first at byte %zu; %s\n",
+               path.c_str(), stored.size(), recorded.size(), at, first_differing_section(stored, records).c_str());
   return 1;
 }
 
@@ -84,8 +101,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "this CPU lacks AVX-512F: there is no VGETEXP/VGETMANT/VSCALEF to record\n");
     return 77;
   }
-  const std::string bytes = record();
-  if (checking) return check(argv[2], bytes);
+  const std::vector<SectionRecord> records = record();
+  if (checking) return check(argv[2], records);
+  const std::string bytes = serialize(records);
   std::ofstream out(argv[1], std::ios::binary);
   out.write(bytes.data(), std::streamsize(bytes.size()));
   if (!out.good()) {
