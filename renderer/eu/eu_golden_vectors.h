@@ -97,7 +97,7 @@ inline uint64_t stream_seed(const Section& s) {
 
 // Special classes for the one- and two-operand crosses: the test set's 28 (zeros, extreme
 // subnormals and normals, 1, 0.5, 1.5, 3, infinities, quiet and signalling NaNs with payloads)
-// plus powers of two (2, 4, 0.25, the largest subnormal one, 2^p-1 and 2^emax, scales beyond
+// plus powers of two (2, 4, 0.25, the largest subnormal one, 2^(p-1) and 2^emax, scales beyond
 // scalef's exponent range) and the neighbours of 1; both signs. fma crosses only the 28 (28^3).
 template <class F>
 std::vector<typename F::Bits> special_classes() {
