@@ -3,154 +3,31 @@
 // The intrinsic code is compiled for AVX-512F per function (the project targets x86-64-v3) and
 // only called after a run-time CPU check; without AVX-512 the tests skip and say why.
 #include <gtest/gtest.h>
-#include <immintrin.h>
 
 #include <cmath>
 #include <cstdio>
 #include <string>
-#include <utility>
 
+#include "eu/avx512_oracle.h"
+#include "eu/eu_opcode_operands.h"
 #include "eu/eu_test_operands.h"
 #include "eu/fma_datapath.h"
 
 namespace tessera::eu {
 namespace {
 
+using namespace avx512;
+using testing::gen_binary;
+using testing::gen_fma;
+using testing::gen_scalef;
+using testing::gen_unary;
 using testing::Rng;
-using L32 = Lanes<Binary32>;
-using L64 = Lanes<Binary64>;
-
-bool cpu_has_avx512f() { return __builtin_cpu_supports("avx512f"); }
 
 #define TS_REQUIRE_AVX512F()                                                                       \
   do {                                                                                             \
     if (!cpu_has_avx512f())                                                                        \
       GTEST_SKIP() << "this CPU lacks AVX-512F, so the VGETEXP/VGETMANT/VSCALEF oracle cannot run"; \
   } while (0)
-
-#define TS_AVX512 __attribute__((target("avx512f")))
-
-// ---- Oracles: one 16-lane (binary32) or 8-lane x2 (binary64) instruction per batch ----------
-// The all-ones zero-masking forms (maskz) are the plain instructions; GCC 12's unmasked
-// intrinsics trip -Wuninitialized on their internal undefined pass-through operand.
-
-TS_AVX512 L32 oracle_getexp(const L32& a) {
-  L32 r;
-  _mm512_storeu_ps(r.data(), _mm512_maskz_getexp_ps(0xFFFF, _mm512_loadu_ps(a.data())));
-  return r;
-}
-TS_AVX512 L64 oracle_getexp(const L64& a) {
-  L64 r;
-  for (size_t h = 0; h < 16; h += 8)
-    _mm512_storeu_pd(r.data() + h, _mm512_maskz_getexp_pd(0xFF, _mm512_loadu_pd(a.data() + h)));
-  return r;
-}
-
-// x86 imm8 layout: interval in imm[1:0], sign control in imm[3:2] (identical to the model's).
-template <int kImm>
-TS_AVX512 L32 oracle_getmant_imm(const L32& a) {
-  L32 r;
-  const __m512 v = _mm512_loadu_ps(a.data());
-  const auto interval = _MM_MANTISSA_NORM_ENUM(kImm & 3);
-  const auto signctrl = _MM_MANTISSA_SIGN_ENUM(kImm >> 2);
-  _mm512_storeu_ps(r.data(), _mm512_maskz_getmant_ps(0xFFFF, v, interval, signctrl));
-  return r;
-}
-template <int kImm>
-TS_AVX512 L64 oracle_getmant_imm(const L64& a) {
-  L64 r;
-  for (size_t h = 0; h < 16; h += 8) {
-    const __m512d v = _mm512_loadu_pd(a.data() + h);
-    const auto interval = _MM_MANTISSA_NORM_ENUM(kImm & 3);
-    const auto signctrl = _MM_MANTISSA_SIGN_ENUM(kImm >> 2);
-    _mm512_storeu_pd(r.data() + h, _mm512_maskz_getmant_pd(0xFF, v, interval, signctrl));
-  }
-  return r;
-}
-template <class L, size_t... I>
-constexpr std::array<L (*)(const L&), 16> getmant_table(std::index_sequence<I...>) {
-  return {&oracle_getmant_imm<int(I)>...};
-}
-template <class L>
-L oracle_getmant(const L& a, uint8_t imm) {
-  static constexpr auto kTable = getmant_table<L>(std::make_index_sequence<16>{});
-  return kTable[imm](a);
-}
-
-TS_AVX512 L32 oracle_scalef(const L32& a, const L32& b) {
-  L32 r;
-  const __m512 va = _mm512_loadu_ps(a.data()), vb = _mm512_loadu_ps(b.data());
-  _mm512_storeu_ps(r.data(), _mm512_maskz_scalef_ps(0xFFFF, va, vb));
-  return r;
-}
-TS_AVX512 L64 oracle_scalef(const L64& a, const L64& b) {
-  L64 r;
-  for (size_t h = 0; h < 16; h += 8) {
-    const __m512d va = _mm512_loadu_pd(a.data() + h), vb = _mm512_loadu_pd(b.data() + h);
-    _mm512_storeu_pd(r.data() + h, _mm512_maskz_scalef_pd(0xFF, va, vb));
-  }
-  return r;
-}
-
-// VFMADD213 pinned by inline asm as dst = src2*src1 + src3 with src2 = a, src1 = b, src3 = c.
-// With several NaN operands the hardware returns the first in the order the operands appear in
-// that product-sum (src2, src1, src3 for the 213 form), so this pins x86's answer to "a's NaN,
-// then b's, then c's", the model's rule. A compiler free to pick the 132/213/231 form (as with
-// std::fma or the plain intrinsic) can swap a and b in that order.
-TS_AVX512 L32 oracle_fma(const L32& a, const L32& b, const L32& c) {
-  const __m512 va = _mm512_loadu_ps(a.data()), vc = _mm512_loadu_ps(c.data());
-  __m512 vb = _mm512_loadu_ps(b.data());
-  asm("vfmadd213ps %2, %1, %0" : "+v"(vb) : "v"(va), "v"(vc));
-  L32 r;
-  _mm512_storeu_ps(r.data(), vb);
-  return r;
-}
-TS_AVX512 L64 oracle_fma(const L64& a, const L64& b, const L64& c) {
-  L64 r;
-  for (size_t h = 0; h < 16; h += 8) {
-    const __m512d va = _mm512_loadu_pd(a.data() + h), vc = _mm512_loadu_pd(c.data() + h);
-    __m512d vb = _mm512_loadu_pd(b.data() + h);
-    asm("vfmadd213pd %2, %1, %0" : "+v"(vb) : "v"(va), "v"(vc));
-    _mm512_storeu_pd(r.data() + h, vb);
-  }
-  return r;
-}
-TS_AVX512 L32 oracle_add(const L32& a, const L32& b) {
-  __m512 va = _mm512_loadu_ps(a.data());
-  const __m512 vb = _mm512_loadu_ps(b.data());
-  asm("vaddps %1, %0, %0" : "+v"(va) : "v"(vb));  // dst = src1 (a) + src2 (b)
-  L32 r;
-  _mm512_storeu_ps(r.data(), va);
-  return r;
-}
-TS_AVX512 L64 oracle_add(const L64& a, const L64& b) {
-  L64 r;
-  for (size_t h = 0; h < 16; h += 8) {
-    __m512d va = _mm512_loadu_pd(a.data() + h);
-    const __m512d vb = _mm512_loadu_pd(b.data() + h);
-    asm("vaddpd %1, %0, %0" : "+v"(va) : "v"(vb));
-    _mm512_storeu_pd(r.data() + h, va);
-  }
-  return r;
-}
-TS_AVX512 L32 oracle_mul(const L32& a, const L32& b) {
-  __m512 va = _mm512_loadu_ps(a.data());
-  const __m512 vb = _mm512_loadu_ps(b.data());
-  asm("vmulps %1, %0, %0" : "+v"(va) : "v"(vb));
-  L32 r;
-  _mm512_storeu_ps(r.data(), va);
-  return r;
-}
-TS_AVX512 L64 oracle_mul(const L64& a, const L64& b) {
-  L64 r;
-  for (size_t h = 0; h < 16; h += 8) {
-    __m512d va = _mm512_loadu_pd(a.data() + h);
-    const __m512d vb = _mm512_loadu_pd(b.data() + h);
-    asm("vmulpd %1, %0, %0" : "+v"(va) : "v"(vb));
-    _mm512_storeu_pd(r.data() + h, va);
-  }
-  return r;
-}
 
 // ---- Comparison bookkeeping -----------------------------------------------------------------
 
@@ -224,89 +101,6 @@ Tally<F> special_cross(Opcode op, uint8_t imm, int arity, Oracle oracle) {
 
 #define TS_EXPECT_NO_MISMATCH(tally) \
   EXPECT_EQ((tally).mismatches, 0u) << (tally).lanes << " lanes compared; first mismatches:\n" << (tally).first
-
-// ---- Operand generators per opcode ------------------------------------------------------------
-
-template <class F>
-void gen_unary(Rng& rng, typename F::Bits& a, typename F::Bits& b, typename F::Bits& c) {
-  a = testing::random_operand<F>(rng);
-  b = c = 0;
-}
-
-// scalef: src1 mostly a moderately sized real (fraction included) spanning the whole exponent
-// range and beyond, so results overflow, underflow into subnormals and round there.
-template <class F>
-void gen_scalef(Rng& rng, typename F::Bits& a, typename F::Bits& b, typename F::Bits& c) {
-  using Native = typename F::Native;
-  a = testing::random_operand<F>(rng);
-  const int span = 2 * F::kBias + F::kFracBits + 8;
-  switch (rng.uniform(0, 3)) {
-    case 0: b = testing::random_operand<F>(rng); break;
-    case 1: b = to_bits<F>(Native(rng.uniform(-span, span))); break;  // integral
-    default: {
-      const Native frac = Native(rng.next() >> 40) / Native(1 << 24);  // [0, 1)
-      b = to_bits<F>(Native(rng.uniform(-span, span)) + frac);
-    }
-  }
-  c = 0;
-}
-
-// fma: random operands, products near the subnormal and overflow boundaries, addends close to
-// the product's exponent, and addends that nearly cancel the product.
-template <class F>
-void gen_fma(Rng& rng, typename F::Bits& a, typename F::Bits& b, typename F::Bits& c) {
-  using Fm = Format<F>;
-  using Bits = typename F::Bits;
-  constexpr int kP = Fm::kPrecision;
-  const int mode = rng.uniform(0, 9);
-  if (mode <= 1) {
-    a = testing::random_operand<F>(rng);
-    b = testing::random_operand<F>(rng);
-    c = testing::random_operand<F>(rng);
-    return;
-  }
-  int ea, eb;
-  if (mode == 2) {  // product around the subnormal range
-    const int target = rng.uniform(Fm::kEmin - kP - 3, Fm::kEmin + 2);
-    ea = rng.uniform(target - Fm::kEmin, Fm::kEmax);
-    ea = std::min(ea, Fm::kEmax);
-    eb = target - ea;
-  } else if (mode == 3) {  // product around overflow
-    const int target = rng.uniform(Fm::kEmax - 2, Fm::kEmax + 1);
-    ea = rng.uniform(target - Fm::kEmax, Fm::kEmax);
-    eb = target - ea;
-  } else {
-    ea = rng.uniform(-40, 40);
-    eb = rng.uniform(-40, 40);
-  }
-  a = testing::with_exponent<F>(rng, ea);
-  b = testing::with_exponent<F>(rng, eb);
-  if (mode == 2 && rng.uniform(0, 1) == 0) a = testing::random_subnormal<F>(rng);
-  const int ep = ea + eb;
-  if (mode >= 7) {
-    // Near-cancelling addend: -(a*b) rounded, nudged by a few ulps.
-    const Bits neg = to_bits<F>(-(from_bits<F>(a) * from_bits<F>(b)));
-    const int nudge = rng.uniform(-3, 3);
-    c = Bits(neg + Bits(int64_t(nudge)));
-    if ((c & Fm::kExpMask) == Fm::kExpMask) c = neg;
-  } else if (mode == 2) {
-    c = rng.uniform(0, 2) == 0 ? Bits(0) : testing::random_subnormal<F>(rng);
-  } else {
-    c = testing::with_exponent<F>(rng, ep + rng.uniform(-2 * kP - 6, 2 * kP + 6));
-  }
-}
-
-template <class F>
-void gen_binary(Rng& rng, typename F::Bits& a, typename F::Bits& b, typename F::Bits& c) {
-  if (rng.uniform(0, 1) == 0) {
-    gen_fma<F>(rng, a, b, c);  // reuse the fma mixes: a, b from there
-    if (rng.uniform(0, 1) == 0) b = c;
-  } else {
-    a = testing::random_operand<F>(rng);
-    b = testing::random_operand<F>(rng);
-  }
-  c = 0;
-}
 
 // Lane counts. The total over every test here is >= 10,000,000 lanes compared with an oracle
 // (about 1 s on one core in a Release build).
