@@ -12,5 +12,8 @@ Image supertile_image(const Frame& frame);
 // The LOD level each pixel's primary ray hit (ray-traced frames), tinted over a grey copy of
 // the frame, with a legend of levels and pixel counts.
 Image lod_image(const Frame& frame);
+// The timing model's limiting unit of every tile's render unit, tinted over a grey copy of the
+// frame, with a legend of units and tile counts (docs/timing.md).
+Image bottleneck_image(const Frame& frame);
 
 }  // namespace tessera::cli
