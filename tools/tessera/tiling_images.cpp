@@ -113,12 +113,6 @@ Image bottleneck_image(const Frame& frame) {
   if (d.bottleneck.size() != size_t(d.tiles_x) * size_t(d.tiles_y) || d.tile_size <= 0) {
     throw Error("the frame carries no timing bottlenecks (raster frames with frame.diagnostics)");
   }
-  // One colour per unit, in timing::Unit order (front-end units never limit a tile).
-  static const Rgba8 kColors[] = {pack_rgba8(120, 120, 120), pack_rgba8(120, 120, 120), pack_rgba8(120, 120, 120),
-                                  pack_rgba8(120, 120, 120), pack_rgba8(120, 120, 120), pack_rgba8(230, 60, 60),
-                                  pack_rgba8(60, 140, 240),  pack_rgba8(240, 200, 40),  pack_rgba8(170, 80, 220),
-                                  pack_rgba8(60, 200, 110)};
-  constexpr size_t kColorCount = sizeof(kColors) / sizeof(kColors[0]);
   std::vector<uint64_t> count(d.bottleneck_units.size(), 0);
   for (uint8_t b : d.bottleneck) {
     if (b < count.size()) ++count[b];
@@ -130,7 +124,7 @@ Image bottleneck_image(const Frame& frame) {
     for (int x = 0; x < w; ++x) {
       const uint8_t b = d.bottleneck[size_t(y / d.tile_size) * size_t(d.tiles_x) + size_t(x / d.tile_size)];
       const uint8_t g = luma(frame.color.at(x, y));
-      img.at(x, y) = b < kColorCount ? mix_rgb(pack_rgba8(g, g, g), kColors[b], 170)
+      img.at(x, y) = b < d.bottleneck_units.size() ? mix_rgb(pack_rgba8(g, g, g), viewer::bottleneck_swatch(b), 170)
                                      : pack_rgba8(uint8_t(g / 3), uint8_t(g / 3), uint8_t(g / 3));
     }
   }
@@ -138,7 +132,7 @@ Image bottleneck_image(const Frame& frame) {
   const uint64_t tiles = d.bottleneck.size();
   for (size_t u = 0; u < count.size(); ++u) {
     if (!count[u]) continue;
-    fill_rect(img, 8, y0, 8 + 8 * scale, y0 + 8 * scale, u < kColorCount ? kColors[u] : pack_rgba8(255, 255, 255));
+    fill_rect(img, 8, y0, 8 + 8 * scale, y0 + 8 * scale, viewer::bottleneck_swatch(uint8_t(u)));
     char text[160];
     std::snprintf(text, sizeof(text), "%s: %llu tiles (%.1f%%)", d.bottleneck_units[u].c_str(),
                   static_cast<unsigned long long>(count[u]), 100.0 * double(count[u]) / double(tiles));

@@ -102,6 +102,32 @@ Overlay color_state_overlay(const Frame& frame) {
   return out;
 }
 
+Overlay bottleneck_overlay(const Frame& frame) {
+  const FrameDiagnostics& d = frame.diagnostics;
+  const int width = frame.color.width, height = frame.color.height;
+  Overlay out;
+  out.image = Image(width, height, pack_rgba8(0, 0, 0, 0));
+  if (d.bottleneck.size() != size_t(d.tiles_x) * size_t(d.tiles_y) || d.tile_size <= 0) {
+    out.legend.title = "Timing: none (raster frames only)";
+    return out;
+  }
+  out.legend.title = "Timing: limiting unit per tile";
+  std::vector<uint64_t> counts(d.bottleneck_units.size(), 0);
+  for (uint8_t b : d.bottleneck) {
+    if (b < counts.size()) ++counts[b];
+  }
+  for (size_t u = 0; u < counts.size(); ++u) {
+    if (counts[u]) out.legend.categories.push_back({d.bottleneck_units[u], bottleneck_swatch(uint8_t(u)), counts[u]});
+  }
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const uint8_t b = d.bottleneck[size_t(y / d.tile_size) * size_t(d.tiles_x) + size_t(x / d.tile_size)];
+      if (b < counts.size()) out.image.at(x, y) = (bottleneck_swatch(b) & 0x00ffffffu) | (Rgba8(kTileAlpha) << 24);
+    }
+  }
+  return out;
+}
+
 uint32_t atomic_index(const Frame& frame, int x, int y) {
   return uint32_t(y / frame.diagnostics.atomic_size) * uint32_t(frame.diagnostics.atomic_x) + uint32_t(x / frame.diagnostics.atomic_size);
 }
@@ -176,6 +202,15 @@ Rgba8 heat_ramp(float t, uint8_t alpha) {
   return pack_rgba8(mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b), alpha);
 }
 
+Rgba8 bottleneck_swatch(uint8_t unit) {
+  // Front-end units never limit a tile; the tile units in timing::Unit order.
+  static const Rgba8 kTileUnits[] = {pack_rgba8(230, 60, 60), pack_rgba8(60, 140, 240), pack_rgba8(240, 200, 40),
+                                     pack_rgba8(170, 80, 220), pack_rgba8(60, 200, 110)};
+  constexpr uint8_t kFirstTileUnit = 5;
+  if (unit >= kFirstTileUnit && unit - kFirstTileUnit < 5) return kTileUnits[unit - kFirstTileUnit];
+  return pack_rgba8(150, 150, 150);
+}
+
 std::optional<Overlay> build_overlay(OverlayKind kind, const Frame& frame, const Camera& camera) {
   switch (kind) {
     case OverlayKind::none: return std::nullopt;
@@ -186,6 +221,7 @@ std::optional<Overlay> build_overlay(OverlayKind kind, const Frame& frame, const
     case OverlayKind::color_state: return color_state_overlay(frame);
     case OverlayKind::picb: return picb_overlay(frame);
     case OverlayKind::supertiles: return supertile_overlay(frame);
+    case OverlayKind::bottleneck: return bottleneck_overlay(frame);
   }
   return std::nullopt;
 }

@@ -23,6 +23,7 @@ enum class OverlayKind : int {
   color_state,             // per 8x4 block: colour-unit control-surface state (MSAA frames)
   picb,                    // per atomic tile: primitive intersection cost (adaptive tiling)
   supertiles,              // per atomic tile: the supertile owning it, borders drawn
+  bottleneck,              // per tile: the timing model's limiting unit (docs/timing.md)
 };
 
 struct OverlayInfo {
@@ -32,7 +33,7 @@ struct OverlayInfo {
   const char* description;  // tooltip: where the numbers come from
 };
 
-inline constexpr std::array<OverlayInfo, 8> kOverlays{{
+inline constexpr std::array<OverlayInfo, 9> kOverlays{{
     {OverlayKind::none, "none", "None", "The frame alone"},
     {OverlayKind::tile_bin_entries, "tile-triangles", "Tile workload: triangles binned",
      "Heat map per fixed binning tile: length of the tile's bin list (raster.bins.entries per tile)"},
@@ -48,6 +49,8 @@ inline constexpr std::array<OverlayInfo, 8> kOverlays{{
      "Heat map per atomic tile: the primitive intersection cost buffer the supertiles are grown from (tiling.picb.*)"},
     {OverlayKind::supertiles, "supertiles", "Adaptive tiling: supertiles",
      "The supertile partition generated from the PICB, one tint per supertile, borders dark (tiling.supertiles.*)"},
+    {OverlayKind::bottleneck, "bottleneck", "Timing: limiting unit per tile",
+     "The unit that sets each tile's time in the timing model on the configured hardware (timing.bottleneck.*)"},
 }};
 
 // A named colour in a categorical legend, with how many tiles or pixels carry it.
@@ -70,6 +73,9 @@ struct Overlay {
   Image image;  // frame size, straight (non-premultiplied) alpha, drawn over the frame
   Legend legend;
 };
+
+// The colour of a timing unit (timing::Unit order) in bottleneck maps, the viewer's and the CLI's.
+Rgba8 bottleneck_swatch(uint8_t unit);
 
 // Heat ramp on t in [0,1]: dark blue, magenta, orange, pale yellow.
 Rgba8 heat_ramp(float t, uint8_t alpha = 255);
