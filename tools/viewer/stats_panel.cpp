@@ -165,4 +165,40 @@ void draw_stats_history(const StatsHistory& history) {
   }
 }
 
+std::vector<TimingBar> timing_bars(const Stats& stats) {
+  std::vector<TimingBar> bars;
+  if (!stats.has("timing.clock_mhz")) return bars;
+  const double per_ms = stats.get_number("timing.clock_mhz") * 1000.0;
+  const std::string prefix = "timing.unit.", suffix = ".cycles";
+  for (const auto& [key, value] : stats.values()) {
+    if (key.rfind(prefix, 0) != 0 || key.size() <= prefix.size() + suffix.size() ||
+        key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      continue;
+    }
+    TimingBar bar;
+    bar.unit = key.substr(prefix.size(), key.size() - prefix.size() - suffix.size());
+    bar.ms = stats.get_number(key) / per_ms;
+    const std::string utilization = prefix + bar.unit + ".utilization";
+    bar.share = stats.has(utilization) ? stats.get_number(utilization) : 0.0;
+    bars.push_back(bar);
+  }
+  return bars;
+}
+
+void draw_timing_bars(const Stats& stats) {
+  const std::vector<TimingBar> bars = timing_bars(stats);
+  if (bars.empty()) {
+    ImGui::TextDisabled("No timing for this frame (raster frames only).");
+    return;
+  }
+  const auto* limiter = std::get_if<std::string>(&stats.get("timing.bottleneck.frame"));
+  ImGui::Text("Modelled frame: %.3f ms on %s hardware, limited by %s", stats.get_number("timing.frame.ms"),
+              std::get<std::string>(stats.get("timing.hardware")).c_str(), limiter ? limiter->c_str() : "?");
+  for (const TimingBar& bar : bars) {
+    char overlay[96];
+    std::snprintf(overlay, sizeof(overlay), "%s %.3f ms (%.0f%%)", bar.unit.c_str(), bar.ms, 100.0 * bar.share);
+    ImGui::ProgressBar(float(std::clamp(bar.share, 0.0, 1.0)), ImVec2(-1.0f, 0.0f), overlay);
+  }
+}
+
 }  // namespace tessera::viewer

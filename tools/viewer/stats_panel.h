@@ -52,4 +52,16 @@ class StatsHistory {
 // Draws one ImGui::PlotLines per series with its latest value.
 void draw_stats_history(const StatsHistory& history);
 
+// The timing model's units (docs/timing.md) as bars: each unit's busy time in milliseconds at
+// the modelled clock and its share of the frame, in the registry's unit order; empty when the
+// frame has no timing.* keys.
+struct TimingBar {
+  std::string unit;
+  double ms = 0;
+  double share = 0;  // of the modelled frame time (per-slice units: over every slice)
+};
+std::vector<TimingBar> timing_bars(const Stats& stats);
+// The modelled frame time, its limiter, and one progress bar per unit.
+void draw_timing_bars(const Stats& stats);
+
 }  // namespace tessera::viewer

@@ -69,5 +69,23 @@ TEST(StatsPanel, UnitSeriesAppearWhenAFrameReportsThem) {
   EXPECT_FLOAT_EQ(h.series()[before].values.back(), 0.0f);
 }
 
+TEST(StatsPanel, TimingBarsFromTheRegistry) {
+  Stats s;
+  EXPECT_TRUE(timing_bars(s).empty());
+  s.set("timing.clock_mhz", 2.0);  // 2,000 cycles per ms
+  s.set("timing.unit.raster.cycles", 1000.0);
+  s.set("timing.unit.raster.utilization", 0.25);
+  s.set("timing.unit.setup.cycles", 4000.0);
+  s.set("timing.unit.setup.utilization", 1.0);
+  s.set("timing.frame.cycles", 4000.0);
+  const std::vector<TimingBar> bars = timing_bars(s);
+  ASSERT_EQ(bars.size(), 2u);
+  EXPECT_EQ(bars[0].unit, "raster");
+  EXPECT_DOUBLE_EQ(bars[0].ms, 0.5);
+  EXPECT_DOUBLE_EQ(bars[0].share, 0.25);
+  EXPECT_EQ(bars[1].unit, "setup");
+  EXPECT_DOUBLE_EQ(bars[1].ms, 2.0);
+}
+
 }  // namespace
 }  // namespace tessera::viewer

@@ -552,8 +552,12 @@ void Viewer::draw_statistics() {
   ImGui::SetNextWindowPos(ImVec2(display.x - panel_width() - 8, 8), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(panel_width(), display.y * 0.62f - 12), ImGuiCond_FirstUseEver);
   ImGui::Begin("Statistics (last frame)");
-  if (stats_tree_.empty()) ImGui::TextDisabled("No frame rendered yet.");
-  else draw_stats_tree(stats_tree_);
+  if (stats_tree_.empty()) {
+    ImGui::TextDisabled("No frame rendered yet.");
+  } else {
+    if (ImGui::CollapsingHeader("Timing model", ImGuiTreeNodeFlags_DefaultOpen)) draw_timing_bars(frame_stats_);
+    draw_stats_tree(stats_tree_);
+  }
   ImGui::End();
 }
 
