@@ -358,7 +358,7 @@ int run_rt_bench(const BenchArgs& args, const std::vector<std::filesystem::path>
         std::fflush(stdout);
       }
     }
-    if (!as->lod_records().empty()) {
+    if (as->info().lod_nodes > 0) {
       peer.reset();
       run_lod_comparison(name, scene, *as, w, args, all, results);
     }
