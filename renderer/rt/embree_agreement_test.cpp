@@ -9,9 +9,9 @@
 #include <limits>
 #include <random>
 
+#include "bench/rt_embree_peer.h"
 #include "rt/bvh_layout.h"
 #include "tessera/rt.h"
-#include "tessera/rt_embree_peer.h"
 #include "tessera/scene.h"
 
 namespace tessera::rt {

@@ -30,9 +30,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/color_codec_bench.h"
 #include "color/color_counters.h"
 #include "geometry/gpp_array.h"
-#include "tessera/color_unit.h"
 #include "tessera/image.h"
 
 namespace {
