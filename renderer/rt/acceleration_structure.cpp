@@ -19,6 +19,7 @@
 
 #include "rt/bvh_builder.h"
 #include "rt/bvh_layout.h"
+#include "rt/seed_hash.h"
 #include "tessera/error.h"
 #include "tessera/memory_ledger.h"
 #include "tessera/rt.h"
@@ -334,8 +335,8 @@ AccelerationStructure AccelerationStructure::build(const Scene& scene, const Bui
     info.bytes += b.bytes();
   }
   info.wide_nodes += layout.top.nodes.size();
-  info.bytes +=
-      layout.top.bytes() + layout.instances.size() * sizeof(InstanceRecord) + layout.lod_records.size() * sizeof(LodRecord);
+  info.bytes += layout.top.bytes() + layout.instances.size() * sizeof(InstanceRecord) +
+                layout.lod_records.size() * sizeof(LodRecord);
   return as;
 }
 
@@ -382,7 +383,9 @@ glm::vec3 AccelerationStructure::geometric_normal(const Hit& hit) const {
       layout.record_of_instance[hit.instance] == kInvalidId)
     return glm::vec3(0.0f);
   const size_t record = size_t(layout.record_of_instance[hit.instance]) + size_t(std::max(hit.lod_level, 0));
-  if (record >= layout.instances.size() || layout.instances[record].scene_instance != hit.instance) return glm::vec3(0.0f);
+  if (record >= layout.instances.size() || layout.instances[record].scene_instance != hit.instance) {
+    return glm::vec3(0.0f);
+  }
   const InstanceRecord& rec = layout.instances[record];
   const auto& p = layout.positions[rec.mesh];
   const auto& idx = layout.indices[rec.mesh];
@@ -989,15 +992,6 @@ inline void count_ray(Counters& counters, RayType type) {
 
 constexpr size_t kRayChunk = 256;
 
-// Stochastic LOD: a per-ray uniform number from its seed (splitmix64), the same on any thread.
-float jitter_unit(uint64_t seed) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return float(z >> 40) * 0x1.0p-24f;  // [0, 1)
-}
-
 const LodSettings kDefaultLod{};
 
 }  // namespace
@@ -1016,7 +1010,8 @@ int select_lod_level(const LodRecord& node, float t_entry_distance, RayType type
     return std::clamp(mode, 0, n - 1);
   }
   float r = t_entry_distance + ray.path_length + ray.bias + settings.type_bias[ti] + node.bias;
-  if (settings.jitter != 0.0f) r += settings.jitter * (jitter_unit(ray.seed) - 0.5f);
+  // Stochastic LOD: a per-ray uniform number from its seed, the same on any thread.
+  if (settings.jitter != 0.0f) r += settings.jitter * (unit_float(splitmix64(ray.seed)) - 0.5f);
   for (int i = 0; i < n; ++i)
     if (r < node.range[i]) return i;
   return -1;
@@ -1025,12 +1020,14 @@ int select_lod_level(const LodRecord& node, float t_entry_distance, RayType type
 namespace {
 
 template <bool kAnyHit>
-bool trace_ray(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit, LocalCounts& c, const LodQuery& q) {
+bool trace_ray(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit, LocalCounts& c,
+               const LodQuery& q) {
   if (!(q.settings.object_levels.empty() || q.settings.object_levels.size() >= layout.lod_records.size()))
     throw Error("rt: LodSettings::object_levels has " + std::to_string(q.settings.object_levels.size()) +
                 " levels for " + std::to_string(layout.lod_records.size()) + " LOD nodes");
   // Scenes without LOD nodes keep the traversal of the foundation (no entry distances).
-  return layout.lod_records.empty() ? trace<kAnyHit, false>(layout, ray, hit, c, q) : trace<kAnyHit, true>(layout, ray, hit, c, q);
+  return layout.lod_records.empty() ? trace<kAnyHit, false>(layout, ray, hit, c, q)
+                                    : trace<kAnyHit, true>(layout, ray, hit, c, q);
 }
 
 }  // namespace
