@@ -360,13 +360,6 @@ std::vector<int8_t> AccelerationStructure::camera_lod_levels(const glm::vec3& ey
   return levels;
 }
 
-uint64_t AccelerationStructure::mesh_bytes(uint32_t mesh) const {
-  const Layout& layout = *layout_;
-  if (mesh >= layout.meshes.size()) return 0;
-  return layout.meshes[mesh].bytes() + layout.positions[mesh].size() * sizeof(glm::vec3) +
-         layout.indices[mesh].size() * sizeof(uint32_t);
-}
-
 void AccelerationStructure::publish(Stats& stats) const {
   stats.set("rt.bvh.triangles", info_.triangles);
   stats.set("rt.bvh.instances", info_.instances);

@@ -167,6 +167,13 @@ struct AccelerationStructure::Layout {
   std::vector<uint32_t> record_of_instance;  // Scene instance -> instances entry (level 0 of an LOD instance)
   std::vector<LodRecord> lod_records;
   std::vector<LodObject> lod_objects;  // one per Scene LOD group
+
+  // Bytes of a mesh as a residency unit: its BVH (nodes + blocks) and its geometry (positions,
+  // indices).
+  uint64_t mesh_bytes(uint32_t mesh) const {
+    if (mesh >= meshes.size()) return 0;
+    return meshes[mesh].bytes() + positions[mesh].size() * sizeof(glm::vec3) + indices[mesh].size() * sizeof(uint32_t);
+  }
 };
 
 }  // namespace tessera::rt

@@ -28,7 +28,7 @@ Residency::Residency(const AccelerationStructure& as, ResidencyPolicy policy, ui
   for (size_t o = 0; o < layout.lod_objects.size(); ++o) {
     const LodObject& object = layout.lod_objects[o];
     for (uint32_t l = 0; l < object.level_count; ++l) {
-      bytes_[unit(uint32_t(o), int(l))] = as.mesh_bytes(object.mesh[l]);
+      bytes_[unit(uint32_t(o), int(l))] = layout.mesh_bytes(object.mesh[l]);
       lod_mesh[object.mesh[l]] = 1;
     }
   }
@@ -36,7 +36,7 @@ Residency::Residency(const AccelerationStructure& as, ResidencyPolicy policy, ui
   base_bytes_ = layout.top.bytes() + layout.instances.size() * sizeof(InstanceRecord) +
                 layout.lod_records.size() * sizeof(LodRecord);
   for (size_t m = 0; m < layout.meshes.size(); ++m)
-    if (!lod_mesh[m] && !layout.meshes[m].empty()) base_bytes_ += as.mesh_bytes(uint32_t(m));
+    if (!lod_mesh[m] && !layout.meshes[m].empty()) base_bytes_ += layout.mesh_bytes(uint32_t(m));
   uint64_t resident = base_bytes_;
   for (size_t o = 0; o < level_count_.size(); ++o) {
     const uint32_t n = level_count_[o];

@@ -173,9 +173,6 @@ class AccelerationStructure {
   glm::vec3 geometric_normal(const Hit& hit) const;
 
   const BuildInfo& info() const { return info_; }
-  // Bytes of a mesh as a residency unit: its BVH (nodes + blocks) and its geometry (positions,
-  // indices).
-  uint64_t mesh_bytes(uint32_t mesh) const;
   // Per-object camera-distance LOD (tessera/lod.h's choice): per LOD node the level picked by
   // the distance from `eye` to the centre of its finest level's world box plus the node bias.
   std::vector<int8_t> camera_lod_levels(const glm::vec3& eye) const;
