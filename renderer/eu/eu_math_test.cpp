@@ -15,8 +15,8 @@
 #include <limits>
 #include <vector>
 
+#include "bench/eu_bench.h"
 #include "eu/eu_math_inputs.h"
-#include "tessera/eu_bench.h"
 
 namespace tessera::eu {
 namespace {

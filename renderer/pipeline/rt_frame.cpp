@@ -14,11 +14,13 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "core/timing.h"
 #include "pipeline/tessellation_stage.h"
 #include "raster/sample_pattern.h"
 #include "raster/tile_rasterizer.h"
+#include "rt/seed_hash.h"
 #include "shaders/rt_programs.h"
-#include "core/timing.h"
+#include "tessera/counter_set.h"
 #include "tessera/error.h"
 #include "tessera/memory_ledger.h"
 #include "tessera/rt.h"
@@ -28,19 +30,22 @@ namespace tessera {
 
 namespace {
 
-
 constexpr int kTile = 16;  // pixel tile edge: the unit of parallel work
 // Hybrid: the primary ray that recovers the raster pixel's triangle searches this relative
 // window around the distance unprojected from the depth buffer.
 constexpr float kHybridWindow = 1e-3f;
 
-uint64_t mix(uint64_t x) {  // splitmix64 finaliser
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-float unit_float(uint64_t h) { return float(h >> 40) * 0x1p-24f; }
+// What the pixel loops count beside the RT unit and the programs, X(name, stats key, meaning).
+#define TESSERA_RT_PIXEL_COUNTERS(X) \
+  X(pixels_hit, "rt.pixels.hit", "pixels whose primary visibility found a surface (shaded by the closest-hit program)")
+#define TESSERA_RT_HYBRID_COUNTERS(X)                                                                                  \
+  X(window_hits, "rt.hybrid.window_hits", "raster pixels whose triangle the windowed primary ray found")              \
+  X(full_primary_rays, "rt.hybrid.full_primary_rays", "raster pixels that needed an unrestricted primary ray")        \
+  X(raster_kept, "rt.hybrid.raster_kept", "raster pixels where no ray found the raster surface (raster colour kept)")
+TESSERA_DEFINE_COUNTER_IDS(PixelCounterIds, TESSERA_RT_PIXEL_COUNTERS);
+TESSERA_DEFINE_COUNTER_IDS(HybridCounterIds, TESSERA_RT_HYBRID_COUNTERS);
+using PixelCounters = CounterSet<PixelCounterIds>;
+using HybridCounters = CounterSet<HybridCounterIds>;
 
 // Identity of what the cached acceleration structure was built from (FNV-1a over the scene's
 // address, mesh sizes and storage, instances, LOD groups, and the rt config section).
@@ -89,23 +94,12 @@ bool prepare_cache(const Scene& scene, const Config& cfg, tbb::task_arena& arena
   return true;
 }
 
-// What one tile counts: RT unit traversal, shading, and the hybrid's primary-ray outcomes.
+// What one tile counts: RT unit traversal, shading, pixels, and the hybrid's primary-ray outcomes.
 struct TileCounters {
   rt::Counters rays;
   shaders::FragmentCounters shading;
-  uint64_t pixels_hit = 0;
-  uint64_t hybrid_window_hits = 0;    // raster pixels whose triangle the windowed ray found
-  uint64_t hybrid_full_rays = 0;      // ... that needed an unrestricted primary ray
-  uint64_t hybrid_raster_kept = 0;    // ... where no ray found it (raster colour kept)
-};
-
-// How a hit's texture level of detail is found: the neighbouring pixels' rays meeting the hit
-// triangle's plane (ray differentials: what the raster path's quad derivatives measure), or for
-// bounces a cone of the pixel's spread angle over the path length.
-struct Footprint {
-  const rt::Ray* dx = nullptr;
-  const rt::Ray* dy = nullptr;
-  float cone_width = 0.0f;  // world-space footprint at the hit (bounces)
+  PixelCounters pixels;
+  HybridCounters hybrid;
 };
 
 class Tracer {
@@ -113,7 +107,7 @@ class Tracer {
   // LOD selection and residency of the config's rt section.
   Tracer(const Scene& scene, const Camera& camera, const Config& config, const rt::AccelerationStructure& as,
          rt::Residency& residency)
-      : scene_(scene), config_(config), as_(as), lod_(rt::lod_settings(config.rt, &residency)),
+      : scene_(scene), camera_(camera), config_(config), as_(as), lod_(rt::lod_settings(config.rt, &residency)),
         lighting_(shaders::LambertLighting::of_scene(scene, camera.position)) {
     if (config.rt.lod_selection == LodSelection::object) {
       object_levels_ = as.camera_lod_levels(camera.position);
@@ -136,6 +130,11 @@ class Tracer {
 
   const glm::mat4& view_projection() const { return view_projection_; }
 
+  // The ray through the pixel position (px, py) of the frame's view.
+  rt::Ray camera_ray(float px, float py) const {
+    return rt::camera_ray(camera_, config_.frame.width, config_.frame.height, px, py);
+  }
+
   // Queries with the frame's LOD settings; `path` is the distance travelled before the ray's
   // origin and `seed` its LOD jitter seed (from the pixel, never the thread).
   rt::Hit intersect(const rt::Ray& ray, rt::RayType type, float path, uint64_t seed, TileCounters& tc) const {
@@ -145,83 +144,32 @@ class Tracer {
     return as_.occluded(ray, rt::RayType::shadow, rt::RayLod{path, 0.0f, seed}, lod_, tc.rays);
   }
 
-  // Radiance of a primary path: the closest-hit program at `hit` with its shadow rays and
-  // bounces, then fog and tone mapping. `pixel` seeds the diffuse directions.
-  // `position` receives the hit's world position (for the depth buffer).
-  glm::vec3 shade_primary(const rt::Ray& ray, const rt::Hit& hit, const Footprint& fp, uint64_t pixel, bool diffuse,
-                          glm::vec3& position, TileCounters& tc) const {
-    EuShaderMath& math = tc.shading.math;
-    shaders::RtSurface s;
-    glm::vec3 albedo;
-    const float ray_length = glm::length(ray.direction);
-    const float path = hit.t * ray_length;
-    const glm::vec3 local = local_radiance(ray, hit, fp, path, mix(pixel ^ 0x5ead0000ull), s, albedo, tc);
-    const glm::vec3 n = shaders::normalize_eu(s.normal, math);
-    const glm::vec3 origin = offset(s);
-    glm::vec3 indirect(0.0f);
-    const int samples = diffuse ? config_.trace.diffuse_samples : 0;
-    for (int k = 0; k < samples; ++k) {
-      const uint64_t h = mix(uint64_t(uint32_t(config_.trace.seed)) ^ mix(pixel * 64 + uint64_t(k)));
-      rt::Ray bounce;
-      bounce.origin = origin;
-      bounce.direction = shaders::RtClosestHitProgram::cosine_direction(n, s.geometric_normal, unit_float(h),
-                                                                         unit_float(mix(h)), math);
-      indirect += secondary(bounce, rt::RayType::diffuse, path, h, tc);
-    }
-    if (samples > 0) {
-      indirect *= 1.0f / float(samples);
-      math.alu(0, 3, 0);
-    }
-    glm::vec3 reflected(0.0f);
-    const float reflectivity = config_.trace.reflections ? s.material->reflectivity : 0.0f;
-    if (reflectivity > 0.0f) {
-      rt::Ray mirror;
-      mirror.origin = origin;
-      mirror.direction = shaders::RtClosestHitProgram::reflect(ray.direction * (1.0f / ray_length), n,
-                                                               s.geometric_normal, math);
-      reflected = secondary(mirror, rt::RayType::reflection, path, mix(pixel ^ 0x3e0000ull), tc);
-    }
-    const glm::vec3 c = shaders::RtClosestHitProgram::combine(local, albedo, indirect, reflectivity, reflected, math);
-    // Eye distance for fog: a difference, a dot product and a square root, as lambert.h.
-    float eye_distance = 0.0f;
-    if (lighting_.fog.density > 0.0f) {
-      const glm::vec3 e = lighting_.eye - s.position;
-      math.alu(2, 1, 3);
-      eye_distance = math.sqrt(std::max(glm::dot(e, e), 1e-30f));
-    }
-    position = s.position;
-    return shaders::RtClosestHitProgram::finish(lighting_, c, eye_distance, math);
-  }
-
-  float spread() const { return spread_; }
-
-  // The mesh a hit's primitive indexes: the instance's, or for an LOD instance the level hit.
-  const Mesh& hit_mesh(const Instance& inst, const rt::Hit& hit) const {
-    if (inst.lod_group >= 0 && hit.lod_level >= 0 && size_t(inst.lod_group) < scene_.lod_groups.size()) {
-      const LodGroup& group = scene_.lod_groups[size_t(inst.lod_group)];
-      if (size_t(hit.lod_level) < group.levels.size()) return scene_.meshes[group.levels[size_t(hit.lod_level)]];
-    }
-    return scene_.meshes[inst.mesh];
+  // Pixel (x, y), whose primary `ray` found `hit`: counts it, keeps its LOD level and writes the
+  // colour of its primary path (the neighbouring pixels' rays give the texture LOD; `diffuse`
+  // traces the diffuse bounces). Returns the hit's world position.
+  glm::vec3 shade_pixel(int x, int y, const rt::Ray& ray, const rt::Hit& hit, bool diffuse, Frame& frame,
+                        TileCounters& tc) const {
+    const size_t i = size_t(y) * size_t(config_.frame.width) + size_t(x);
+    ++tc.pixels[PixelCounters::pixels_hit];
+    if (!frame.diagnostics.lod_levels.empty()) frame.diagnostics.lod_levels[i] = int8_t(hit.lod_level);
+    const rt::Ray rx = camera_ray(float(x) + 1.5f, float(y) + 0.5f);
+    const rt::Ray ry = camera_ray(float(x) + 0.5f, float(y) + 1.5f);
+    glm::vec3 position;
+    frame.color.pixels[i] = encode_color(shade_primary(ray, hit, shaders::RtFootprint{&rx, &ry, 0.0f}, i, diffuse,
+                                                       position, tc));
+    return position;
   }
 
   // `hit`'s triangle met by another ray on its plane (extrapolated outside the triangle, as
   // raster attributes are at a pixel centre the triangle covers only with other samples).
   bool on_triangle_plane(const rt::Ray& ray, rt::Hit& hit) const {
     const Instance& inst = scene_.instances[hit.instance];
-    const Mesh& mesh = hit_mesh(inst, hit);
+    const Vertex* vertex[3];
+    triangle(inst, hit, vertex);
     glm::vec3 p[3];
-    for (int k = 0; k < 3; ++k) {
-      p[k] = glm::vec3(inst.transform * glm::vec4(mesh.vertices[mesh.indices[size_t(hit.primitive) * 3 + size_t(k)]].position, 1.0f));
-    }
-    const glm::vec3 e1 = p[1] - p[0], e2 = p[2] - p[0], ng = glm::cross(e1, e2);
-    const float dn = glm::dot(ray.direction, ng);
-    const float d11 = glm::dot(e1, e1), d12 = glm::dot(e1, e2), d22 = glm::dot(e2, e2);
-    const float denom = d11 * d22 - d12 * d12;
-    if (!(std::fabs(dn) > 0.0f) || !(denom > 0.0f)) return false;
-    const float t = glm::dot(p[0] - ray.origin, ng) / dn;
-    const glm::vec3 q = ray.origin + ray.direction * t - p[0];
-    const float a = glm::dot(q, e1), b = glm::dot(q, e2);
-    const float u = (d22 * a - d12 * b) / denom, v = (d11 * b - d12 * a) / denom;
+    for (int k = 0; k < 3; ++k) p[k] = glm::vec3(inst.transform * glm::vec4(vertex[k]->position, 1.0f));
+    float t, u, v;
+    if (!shaders::TrianglePlane(p).meet(ray, t, u, v)) return false;
     if (!std::isfinite(t) || !(t > 0.0f) || !std::isfinite(u) || !std::isfinite(v)) return false;
     hit.t = t;
     hit.u = u;
@@ -230,12 +178,43 @@ class Tracer {
   }
 
  private:
-  // Secondary origins leave the surface along the geometric normal (toward the ray's side),
-  // by a margin relative to the coordinates' magnitude, as make_ray_workload does.
-  static glm::vec3 offset(const shaders::RtSurface& s) {
-    const glm::vec3& p = s.position;
-    const float scale = std::max({1.0f, std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
-    return p + s.geometric_normal * (1e-4f * scale);
+  using Program = shaders::RtClosestHitProgram;
+
+  // Radiance of a primary path: the closest-hit program at `hit` with its shadow rays and
+  // bounces, then fog and tone mapping. `pixel` seeds the diffuse directions.
+  // `position` receives the hit's world position (for the depth buffer).
+  glm::vec3 shade_primary(const rt::Ray& ray, const rt::Hit& hit, const shaders::RtFootprint& fp, uint64_t pixel,
+                          bool diffuse, glm::vec3& position, TileCounters& tc) const {
+    EuShaderMath& math = tc.shading.math;
+    shaders::RtSurface s;
+    glm::vec3 albedo;
+    const float ray_length = glm::length(ray.direction);
+    const float path = hit.t * ray_length;
+    const glm::vec3 local = local_radiance(ray, hit, fp, path, rt::splitmix64(pixel ^ 0x5ead0000ull), s, albedo, tc);
+    const glm::vec3 n = shaders::normalize_eu(s.normal, math);
+    const glm::vec3 origin = Program::secondary_origin(s);
+    glm::vec3 indirect(0.0f);
+    const int samples = diffuse ? config_.trace.diffuse_samples : 0;
+    for (int k = 0; k < samples; ++k) {
+      const uint64_t h =
+          rt::splitmix64(uint64_t(uint32_t(config_.trace.seed)) ^ rt::splitmix64(pixel * 64 + uint64_t(k)));
+      rt::Ray bounce;
+      bounce.origin = origin;
+      bounce.direction = Program::cosine_direction(n, s.geometric_normal, rt::unit_float(h),
+                                                   rt::unit_float(rt::splitmix64(h)), math);
+      indirect += secondary(bounce, rt::RayType::diffuse, path, h, tc);
+    }
+    glm::vec3 reflected(0.0f);
+    const float reflectivity = config_.trace.reflections ? s.material->reflectivity : 0.0f;
+    if (reflectivity > 0.0f) {
+      rt::Ray mirror;
+      mirror.origin = origin;
+      mirror.direction = Program::reflect(ray.direction * (1.0f / ray_length), n, s.geometric_normal, math);
+      reflected = secondary(mirror, rt::RayType::reflection, path, rt::splitmix64(pixel ^ 0x3e0000ull), tc);
+    }
+    const glm::vec3 c = Program::combine(local, albedo, indirect, samples, reflectivity, reflected, math);
+    position = s.position;
+    return Program::finish(lighting_, c, s.position, math);
   }
 
   // A bounce: the local shading of its closest hit, or the miss program.
@@ -243,89 +222,59 @@ class Tracer {
     const rt::Hit hit = intersect(ray, type, path_before, seed, tc);
     if (!hit.hit()) return shaders::RtMissProgram::radiance(scene_.background);
     const float path = path_before + hit.t * glm::length(ray.direction);
-    Footprint fp;
+    shaders::RtFootprint fp;
     fp.cone_width = spread_ * path;
     shaders::RtSurface s;
     glm::vec3 albedo;
-    return local_radiance(ray, hit, fp, path, mix(seed), s, albedo, tc);
+    return local_radiance(ray, hit, fp, path, rt::splitmix64(seed), s, albedo, tc);
   }
 
   // The closest-hit program's local shading at `hit` (`path` from the camera), shadow rays included.
-  glm::vec3 local_radiance(const rt::Ray& ray, const rt::Hit& hit, const Footprint& fp, float path, uint64_t seed,
-                           shaders::RtSurface& s, glm::vec3& albedo, TileCounters& tc) const {
+  glm::vec3 local_radiance(const rt::Ray& ray, const rt::Hit& hit, const shaders::RtFootprint& fp, float path,
+                           uint64_t seed, shaders::RtSurface& s, glm::vec3& albedo, TileCounters& tc) const {
     s = surface(ray, hit, fp, tc.shading.math);
     float visible[kMaxLights];
-    const glm::vec3 origin = offset(s);
+    const glm::vec3 origin = Program::secondary_origin(s);
     for (int l = 0; l < lighting_.light_count; ++l) {
       visible[l] = 1.0f;
       if (!config_.trace.shadows) continue;
       rt::Ray shadow;
       shadow.origin = origin;
-      if (!shaders::RtClosestHitProgram::light_direction(lighting_, l, origin, s.normal, shadow.direction, shadow.tmax)) {
+      if (!Program::light_direction(lighting_, l, origin, s.normal, shadow.direction, shadow.tmax)) {
         continue;  // the light adds nothing here: no ray needed
       }
       if (occluded(shadow, path, seed + uint64_t(l), tc)) visible[l] = 0.0f;
     }
-    return shaders::RtClosestHitProgram::shade(lighting_, s, ray.origin, visible, albedo, tc.shading);
+    return Program::shade(lighting_, s, ray.origin, visible, albedo, tc.shading);
   }
 
-  shaders::RtSurface surface(const rt::Ray& ray, const rt::Hit& hit, const Footprint& fp, EuShaderMath& math) const {
+  // The closest-hit program's inputs at `hit`: its triangle's vertices, instance and material.
+  shaders::RtSurface surface(const rt::Ray& ray, const rt::Hit& hit, const shaders::RtFootprint& fp,
+                             EuShaderMath& math) const {
     const Instance& inst = scene_.instances[hit.instance];
-    const Mesh& mesh = hit_mesh(inst, hit);
     const Material& material = scene_.materials[inst.material];
-    glm::vec3 p[3], n[3];
-    glm::vec2 uv[3];
-    for (int k = 0; k < 3; ++k) {
-      const Vertex& v = mesh.vertices[mesh.indices[size_t(hit.primitive) * 3 + size_t(k)]];
-      p[k] = glm::vec3(inst.transform * glm::vec4(v.position, 1.0f));
-      n[k] = v.normal;
-      uv[k] = v.uv;
-    }
-    math.alu(27, 9, 0);  // three 4x4 point transforms (3 mul + 9 fma each, w = 1)
-    const glm::vec3 w(1.0f - hit.u - hit.v, hit.u, hit.v);
-    shaders::RtSurface s = shaders::RtClosestHitProgram::interpolate(p, n, uv, w, normal_matrix_[hit.instance],
-                                                                     ray.direction, math);
-    s.material = &material;
-    s.texture = (material.texture >= 0 && size_t(material.texture) < scene_.textures.size())
-                    ? &scene_.textures[size_t(material.texture)]
-                    : nullptr;
-    if (s.texture) s.lod = texture_lod_at(*s.texture, p, uv, s, fp);
-    return s;
+    const Texture* texture = material.texture >= 0 && size_t(material.texture) < scene_.textures.size()
+                                 ? &scene_.textures[size_t(material.texture)]
+                                 : nullptr;
+    const Vertex* vertex[3];
+    triangle(inst, hit, vertex);
+    return Program::surface(inst.transform, normal_matrix_[hit.instance], vertex, hit.u, hit.v, ray.direction,
+                            material, texture, fp, math);
   }
 
-  // Level of detail at a hit: ray differentials for primary rays, a ray cone for bounces.
-  static float texture_lod_at(const Texture& texture, const glm::vec3 p[3], const glm::vec2 uv[3],
-                              const shaders::RtSurface& s, const Footprint& fp) {
-    const glm::vec3 e1 = p[1] - p[0], e2 = p[2] - p[0];
-    const glm::vec3 ng = glm::cross(e1, e2);
-    if (fp.dx && fp.dy) {
-      // uv where a neighbour pixel's ray meets the triangle's plane (extrapolated outside it).
-      const float d11 = glm::dot(e1, e1), d12 = glm::dot(e1, e2), d22 = glm::dot(e2, e2);
-      const float denom = d11 * d22 - d12 * d12;
-      auto uv_on_plane = [&](const rt::Ray& r, glm::vec2& out) {
-        const float dn = glm::dot(r.direction, ng);
-        if (!(std::fabs(dn) > 0.0f) || !(denom > 0.0f)) return false;
-        const glm::vec3 q = r.origin + r.direction * (glm::dot(p[0] - r.origin, ng) / dn) - p[0];
-        const float a = glm::dot(q, e1), b = glm::dot(q, e2);
-        const float v = (d22 * a - d12 * b) / denom, w = (d11 * b - d12 * a) / denom;
-        out = uv[0] * (1.0f - v - w) + uv[1] * v + uv[2] * w;
-        return std::isfinite(out.x) && std::isfinite(out.y);
-      };
-      glm::vec2 ux, uy;
-      if (uv_on_plane(*fp.dx, ux) && uv_on_plane(*fp.dy, uy)) return texture_lod(texture, ux - s.uv, uy - s.uv);
-      return 0.0f;
+  // The vertices of `hit`'s triangle, in the mesh its primitive indexes: the instance's, or for
+  // an LOD instance the level hit.
+  void triangle(const Instance& inst, const rt::Hit& hit, const Vertex* vertex[3]) const {
+    const Mesh* mesh = &scene_.meshes[inst.mesh];
+    if (inst.lod_group >= 0 && hit.lod_level >= 0 && size_t(inst.lod_group) < scene_.lod_groups.size()) {
+      const LodGroup& group = scene_.lod_groups[size_t(inst.lod_group)];
+      if (size_t(hit.lod_level) < group.levels.size()) mesh = &scene_.meshes[group.levels[size_t(hit.lod_level)]];
     }
-    // Cone: texels per world unit from the triangle's uv and world areas, footprint widened by
-    // the incidence angle (clamped so grazing hits stay finite).
-    const float world_area = glm::length(ng);
-    const glm::vec2 t1 = uv[1] - uv[0], t2 = uv[2] - uv[0];
-    const float uv_area = std::fabs(t1.x * t2.y - t1.y * t2.x);
-    if (!(world_area > 0.0f)) return 0.0f;
-    const float width = fp.cone_width * std::sqrt(uv_area / world_area);
-    return texture_lod(texture, glm::vec2(width, 0.0f), glm::vec2(0.0f, width));
+    for (int k = 0; k < 3; ++k) vertex[k] = &mesh->vertices[mesh->indices[size_t(hit.primitive) * 3 + size_t(k)]];
   }
 
   const Scene& scene_;
+  const Camera& camera_;
   const Config& config_;
   const rt::AccelerationStructure& as_;
   rt::LodSettings lod_;
@@ -336,55 +285,15 @@ class Tracer {
   glm::mat4 view_projection_{1.0f};
 };
 
-struct TileRect {
-  int x0, y0, x1, y1;
-};
-TileRect tile_rect(int tile, int tiles_x, int width, int height) {
-  const int x0 = (tile % tiles_x) * kTile, y0 = (tile / tiles_x) * kTile;
-  return {x0, y0, std::min(x0 + kTile, width), std::min(y0 + kTile, height)};
-}
-
-// Merged counters and the rt.* / eu.* statistics of a traced frame.
-TileCounters merge(const std::vector<TileCounters>& tiles) {
-  TileCounters all;
-  for (const TileCounters& t : tiles) {
-    all.rays.merge(t.rays);
-    all.shading.math.merge(t.shading.math);
-    all.shading.sampler.samples += t.shading.sampler.samples;
-    all.shading.sampler.texel_fetches += t.shading.sampler.texel_fetches;
-    all.pixels_hit += t.pixels_hit;
-    all.hybrid_window_hits += t.hybrid_window_hits;
-    all.hybrid_full_rays += t.hybrid_full_rays;
-    all.hybrid_raster_kept += t.hybrid_raster_kept;
-  }
-  return all;
-}
-
-void publish_trace(Stats& s, const Config& cfg, const rt::AccelerationStructure& as, const TileCounters& all,
-                   double build_ms, double trace_ms) {
-  all.rays.publish(s);
-  as.publish(s);
-  s.set("rt.pixels.hit", all.pixels_hit);
-  s.set("rt.texture.samples", all.shading.sampler.samples);
-  s.set("rt.texture.texel_fetches", all.shading.sampler.texel_fetches);
-  s.set("rt.trace.shadows", uint64_t(cfg.trace.shadows));
-  s.set("rt.trace.reflections", uint64_t(cfg.trace.reflections));
-  all.shading.math.publish_stage(s, "eu.stage.closest_hit");
-  s.set("frame.time_ms.bvh_build", build_ms);
-  s.set("frame.time_ms.trace", trace_ms);
-}
-
-}  // namespace
-
-// The common start of rt and hybrid frames: the traced scene, its cached structure and
-// residency, and the tracer. A scene with patch instances is traced with this view's
-// tessellated meshes (what the raster path draws) added as meshes and instances, on a copy of
-// the scene; its structure is rebuilt every frame then, since tessellation follows the view
-// (and LOD residency starts over with it).
-class FrameSetup {
+// The common part of rt and hybrid frames: the traced scene, its cached structure and
+// residency, the tracer, the tile loop and what both publish. A scene with patch instances is
+// traced with this view's tessellated meshes (what the raster path draws) added as meshes and
+// instances, on a copy of the scene; its structure is rebuilt every frame then, since
+// tessellation follows the view (and LOD residency starts over with it).
+class TracedFrame {
  public:
-  FrameSetup(const Scene& scene, const Camera& camera, const Config& cfg, RtFrameCache& cache)
-      : arena(cfg.frame.threads > 0 ? cfg.frame.threads : tbb::task_arena::automatic), traced_(&scene) {
+  TracedFrame(const Scene& scene, const Camera& camera, const Config& cfg, RtFrameCache& cache)
+      : arena(cfg.frame.threads > 0 ? cfg.frame.threads : tbb::task_arena::automatic), cfg_(cfg), traced_(&scene) {
     const auto t_start = Clock::now();
     if (!scene.patch_instances.empty()) {
       TessellationView view;
@@ -405,108 +314,136 @@ class FrameSetup {
       tessellation->meshes.clear();
       traced_ = &*with_patches_;
     }
-    built = prepare_cache(*traced_, cfg, arena, cache, with_patches_.has_value());
-    build_ms = ms_since(t_start);
+    built_ = prepare_cache(*traced_, cfg, arena, cache, with_patches_.has_value());
+    build_ms_ = ms_since(t_start);
     as = cache.as.get();
-    residency = cache.residency.get();
-    tracer.emplace(*traced_, camera, cfg, *as, *residency);
+    residency_ = cache.residency.get();
+    tracer.emplace(*traced_, camera, cfg, *as, *residency_);
   }
-  FrameSetup(const FrameSetup&) = delete;
-  FrameSetup& operator=(const FrameSetup&) = delete;
+  TracedFrame(const TracedFrame&) = delete;
+  TracedFrame& operator=(const TracedFrame&) = delete;
+
+  int tiles_x() const { return (cfg_.frame.width + kTile - 1) / kTile; }
+  int tiles_y() const { return (cfg_.frame.height + kTile - 1) / kTile; }
+
+  // Runs `pixel(x, y, i, counters)` over every pixel (i = y * width + x), in parallel over the
+  // fixed tiles, each counting into its own TileCounters; returns them merged in tile order.
+  template <typename Pixel>
+  TileCounters trace(Pixel&& pixel) {
+    const int width = cfg_.frame.width, height = cfg_.frame.height;
+    std::vector<TileCounters> counters(size_t(tiles_x()) * size_t(tiles_y()));
+    const auto t_trace = Clock::now();
+    arena.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<size_t>(0, counters.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t tile = r.begin(); tile < r.end(); ++tile) {
+          const int x0 = int(tile % size_t(tiles_x())) * kTile, y0 = int(tile / size_t(tiles_x())) * kTile;
+          for (int y = y0; y < std::min(y0 + kTile, height); ++y) {
+            for (int x = x0; x < std::min(x0 + kTile, width); ++x) {
+              pixel(x, y, size_t(y) * size_t(width) + size_t(x), counters[tile]);
+            }
+          }
+        }
+      });
+    });
+    trace_ms_ = ms_since(t_trace);
+    TileCounters all;
+    for (const TileCounters& t : counters) {
+      all.rays.merge(t.rays);
+      all.shading.math.merge(t.shading.math);
+      all.shading.sampler.samples += t.shading.sampler.samples;
+      all.shading.sampler.texel_fetches += t.shading.sampler.texel_fetches;
+      all.pixels.merge(t.pixels);
+      all.hybrid.merge(t.hybrid);
+    }
+    return all;
+  }
+
+  // What rt and hybrid frames both publish: the RT unit's counters and build figures, the
+  // closest-hit program's share of the EU, residency and whether the structure was built.
+  // Ends the residency frame and returns its figures.
+  rt::ResidencyFrame publish(Stats& s, const TileCounters& all) {
+    const rt::ResidencyFrame residency_frame = residency_->end_frame();
+    s.set("frame.mode", std::string(choice_name(cfg_.frame.mode)));
+    all.rays.publish(s);
+    as->publish(s);
+    all.pixels.publish(s);
+    s.set("rt.texture.samples", all.shading.sampler.samples);
+    s.set("rt.texture.texel_fetches", all.shading.sampler.texel_fetches);
+    s.set("rt.trace.shadows", uint64_t(cfg_.trace.shadows));
+    s.set("rt.trace.reflections", uint64_t(cfg_.trace.reflections));
+    all.shading.math.publish_stage(s, "eu.stage.closest_hit");
+    s.set("frame.time_ms.bvh_build", build_ms_);
+    s.set("frame.time_ms.trace", trace_ms_);
+    rt::Residency::publish(residency_frame, s);
+    s.set("rt.bvh.built", uint64_t(built_));
+    return residency_frame;
+  }
 
   tbb::task_arena arena;
   std::optional<TessellationStageResult> tessellation;  // scenes with patch instances
-  bool built = false;
-  double build_ms = 0.0;  // tessellation and structure
   const rt::AccelerationStructure* as = nullptr;
-  rt::Residency* residency = nullptr;
   std::optional<Tracer> tracer;
 
  private:
+  const Config& cfg_;
   std::optional<Scene> with_patches_;
   const Scene* traced_;
+  rt::Residency* residency_ = nullptr;
+  bool built_ = false;
+  double build_ms_ = 0.0;  // tessellation and structure
+  double trace_ms_ = 0.0;
 };
+
+}  // namespace
 
 Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cfg, RtFrameCache& cache) {
   const auto t_start = Clock::now();
   const int width = cfg.frame.width, height = cfg.frame.height;
-  FrameSetup setup(scene, camera, cfg, cache);
-  tbb::task_arena& arena = setup.arena;
-  const bool built = setup.built;
-  const double build_ms = setup.build_ms;
-  const rt::AccelerationStructure& as = *setup.as;
-  rt::Residency& residency = *setup.residency;
-  const Tracer& tracer = *setup.tracer;
+  TracedFrame traced(scene, camera, cfg, cache);
+  const Tracer& tracer = *traced.tracer;
 
   Frame frame;
   frame.color = Image(width, height);
   frame.depth.assign(size_t(width) * size_t(height), 1.0f);
-  const int tiles_x = (width + kTile - 1) / kTile, tiles_y = (height + kTile - 1) / kTile;
-  std::vector<int8_t>& lod_levels = frame.diagnostics.lod_levels;
   if (cfg.frame.diagnostics) {
-    lod_levels.assign(size_t(width) * size_t(height), int8_t(-1));
-    frame.diagnostics.tile_size = kTile;
-    frame.diagnostics.tiles_x = tiles_x;
-    frame.diagnostics.tiles_y = tiles_y;
-    frame.diagnostics.tiles.resize(size_t(tiles_x) * size_t(tiles_y));
+    FrameDiagnostics& d = frame.diagnostics;
+    d.lod_levels.assign(size_t(width) * size_t(height), int8_t(-1));
+    d.tile_size = kTile;
+    d.tiles_x = traced.tiles_x();
+    d.tiles_y = traced.tiles_y();
+    d.tiles.resize(size_t(d.tiles_x) * size_t(d.tiles_y));
   }
-  std::vector<TileCounters> counters(size_t(tiles_x) * size_t(tiles_y));
   const glm::vec3 background = shaders::RtMissProgram::radiance(scene.background);
-  const auto t_trace = Clock::now();
-  arena.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, counters.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
-      for (size_t tile = r.begin(); tile < r.end(); ++tile) {
-        TileCounters& tc = counters[tile];
-        const TileRect rect = tile_rect(int(tile), tiles_x, width, height);
-        for (int y = rect.y0; y < rect.y1; ++y) {
-          for (int x = rect.x0; x < rect.x1; ++x) {
-            const size_t i = size_t(y) * size_t(width) + size_t(x);
-            // The raster path's near and far planes: t along a camera ray is the view depth
-            // (its direction's component along the view axis is 1).
-            rt::Ray ray = rt::camera_ray(camera, width, height, float(x) + 0.5f, float(y) + 0.5f);
-            ray.tmin = camera.near_plane;
-            ray.tmax = camera.far_plane;
-            const rt::Hit hit = tracer.intersect(ray, rt::RayType::primary, 0.0f, i, tc);
-            if (!hit.hit()) {
-              frame.color.pixels[i] = encode_color(background);
-              continue;
-            }
-            ++tc.pixels_hit;
-            if (!lod_levels.empty()) lod_levels[i] = int8_t(hit.lod_level);
-            const rt::Ray rx = rt::camera_ray(camera, width, height, float(x) + 1.5f, float(y) + 0.5f);
-            const rt::Ray ry = rt::camera_ray(camera, width, height, float(x) + 0.5f, float(y) + 1.5f);
-            glm::vec3 position;
-            const glm::vec3 c = tracer.shade_primary(ray, hit, Footprint{&rx, &ry, 0.0f}, i, true, position, tc);
-            frame.color.pixels[i] = encode_color(c);
-            const glm::vec4 clip = tracer.view_projection() * glm::vec4(position, 1.0f);
-            frame.depth[i] = std::clamp(clip.z / clip.w, 0.0f, 1.0f);
-          }
-        }
-      }
-    });
+  const TileCounters all = traced.trace([&](int x, int y, size_t i, TileCounters& tc) {
+    // The raster path's near and far planes: t along a camera ray is the view depth (its
+    // direction's component along the view axis is 1).
+    rt::Ray ray = tracer.camera_ray(float(x) + 0.5f, float(y) + 0.5f);
+    ray.tmin = camera.near_plane;
+    ray.tmax = camera.far_plane;
+    const rt::Hit hit = tracer.intersect(ray, rt::RayType::primary, 0.0f, i, tc);
+    if (!hit.hit()) {
+      frame.color.pixels[i] = encode_color(background);
+      return;
+    }
+    const glm::vec3 position = tracer.shade_pixel(x, y, ray, hit, true, frame, tc);
+    const glm::vec4 clip = tracer.view_projection() * glm::vec4(position, 1.0f);
+    frame.depth[i] = std::clamp(clip.z / clip.w, 0.0f, 1.0f);
   });
-  const double trace_ms = ms_since(t_trace);
-  const TileCounters all = merge(counters);
-  const rt::ResidencyFrame residency_frame = residency.end_frame();
 
   Stats& s = frame.stats;
-  s.set("frame.mode", std::string(choice_name(cfg.frame.mode)));
+  const rt::ResidencyFrame residency_frame = traced.publish(s, all);
   s.set("frame.width", uint64_t(width));
   s.set("frame.height", uint64_t(height));
-  s.set("frame.triangles", as.info().triangles);
+  s.set("frame.triangles", traced.as->info().triangles);
   s.set("frame.tile_size", uint64_t(kTile));
-  s.set("frame.tiles", uint64_t(counters.size()));
-  s.set("frame.threads", uint64_t(arena.max_concurrency()));
-  publish_trace(s, cfg, as, all, build_ms, trace_ms);
-  rt::Residency::publish(residency_frame, s);
-  s.set("rt.bvh.built", uint64_t(built));
-  if (setup.tessellation) setup.tessellation->publish(s);  // tessellation.*, as the raster path
+  s.set("frame.tiles", uint64_t(traced.tiles_x()) * uint64_t(traced.tiles_y()));
+  s.set("frame.threads", uint64_t(traced.arena.max_concurrency()));
+  if (traced.tessellation) traced.tessellation->publish(s);  // tessellation.*, as the raster path
   all.shading.math.publish(s);
   s.set("eu.dynamic_instructions", all.shading.math.instructions());
   // Memory: what the traversal fetched (memory client rt) and the texels the programs read.
   MemoryLedger ledger;
-  ledger.add_read(MemoryClient::rt, all.rays[rt::Counters::node_bytes] + all.rays[rt::Counters::triangle_bytes] +
-                                        all.rays[rt::Counters::lod_bytes]);
+  rt::record(all.rays, ledger);
   ledger.add_read(MemoryClient::texture, all.shading.sampler.texel_fetches * sizeof(Rgba8));
   ledger.add_write(MemoryClient::color, uint64_t(width) * uint64_t(height) * sizeof(Rgba8));
   rt::Residency::record(residency_frame, ledger);
@@ -519,21 +456,14 @@ Frame render_hybrid_frame(const Scene& scene, const Camera& camera, const Config
                           RtFrameCache& cache) {
   const auto t_start = Clock::now();
   const int width = cfg.frame.width, height = cfg.frame.height;
-  if (frame.color.width != width || frame.color.height != height || frame.depth.size() != size_t(width) * size_t(height)) {
+  if (frame.color.width != width || frame.color.height != height ||
+      frame.depth.size() != size_t(width) * size_t(height)) {
     throw Error("render: hybrid frame needs the raster frame of the same size");
   }
-  FrameSetup setup(scene, camera, cfg, cache);
-  tbb::task_arena& arena = setup.arena;
-  const bool built = setup.built;
-  const double build_ms = ms_since(t_start);
-  const rt::AccelerationStructure& as = *setup.as;
-  rt::Residency& residency = *setup.residency;
-  const Tracer& tracer = *setup.tracer;
+  TracedFrame traced(scene, camera, cfg, cache);
+  const Tracer& tracer = *traced.tracer;
   const glm::mat4 inverse_vp = glm::inverse(tracer.view_projection());
-  const int tiles_x = (width + kTile - 1) / kTile, tiles_y = (height + kTile - 1) / kTile;
-  std::vector<TileCounters> counters(size_t(tiles_x) * size_t(tiles_y));
-  std::vector<int8_t>& lod_levels = frame.diagnostics.lod_levels;
-  if (cfg.frame.diagnostics) lod_levels.assign(size_t(width) * size_t(height), int8_t(-1));
+  if (cfg.frame.diagnostics) frame.diagnostics.lod_levels.assign(size_t(width) * size_t(height), int8_t(-1));
   // The depth buffer holds sample 0 of each pixel: its position within the pixel.
   SampleOffset sample0 = SamplePattern<1>::offsets[0];
   switch (cfg.raster.msaa) {
@@ -544,75 +474,47 @@ Frame render_hybrid_frame(const Scene& scene, const Camera& camera, const Config
   }
   const float sx = float(sample0.x) / 256.0f, sy = float(sample0.y) / 256.0f;
   const bool centred = sample0.x == 128 && sample0.y == 128;
-  const auto t_trace = Clock::now();
-  arena.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, counters.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
-      for (size_t tile = r.begin(); tile < r.end(); ++tile) {
-        TileCounters& tc = counters[tile];
-        const TileRect rect = tile_rect(int(tile), tiles_x, width, height);
-        for (int y = rect.y0; y < rect.y1; ++y) {
-          for (int x = rect.x0; x < rect.x1; ++x) {
-            const size_t i = size_t(y) * size_t(width) + size_t(x);
-            const float depth = frame.depth[i];
-            if (!(depth < 1.0f)) continue;  // nothing drawn: the raster clear colour stays
-            // The raster sample's visible point, unprojected from its depth (NDC y = -1 is the
-            // top row), as a distance along the ray through that sample.
-            const glm::vec4 ndc(2.0f * (float(x) + sx) / float(width) - 1.0f,
-                                2.0f * (float(y) + sy) / float(height) - 1.0f, depth, 1.0f);
-            const glm::vec4 q = inverse_vp * ndc;
-            const glm::vec3 p = glm::vec3(q) / q.w;
-            const rt::Ray ray = rt::camera_ray(camera, width, height, float(x) + 0.5f, float(y) + 0.5f);
-            const rt::Ray at_sample = centred ? ray : rt::camera_ray(camera, width, height, float(x) + sx, float(y) + sy);
-            const float t =
-                glm::dot(p - at_sample.origin, at_sample.direction) / glm::dot(at_sample.direction, at_sample.direction);
-            // The triangle and barycentrics the shading needs are not in the raster frame: a
-            // primary ray restricted to a thin window around that distance finds them (few
-            // nodes overlap the window); an unrestricted one where the window misses (depth
-            // of an MSAA sample off the centre, depth precision far away).
-            rt::Ray window = at_sample;
-            window.tmin = t * (1.0f - kHybridWindow);
-            window.tmax = t * (1.0f + kHybridWindow);
-            rt::Hit hit;
-            if (std::isfinite(t) && t > 0.0f) hit = tracer.intersect(window, rt::RayType::primary, 0.0f, i, tc);
-            if (hit.hit()) {
-              ++tc.hybrid_window_hits;
-              // Shade at the pixel centre on the sample's triangle, as the raster path does.
-              if (!centred && !tracer.on_triangle_plane(ray, hit)) hit = tracer.intersect(ray, rt::RayType::primary, 0.0f, i, tc);
-              if (!hit.hit()) {
-                ++tc.hybrid_raster_kept;
-                continue;
-              }
-            } else {
-              ++tc.hybrid_full_rays;
-              hit = tracer.intersect(ray, rt::RayType::primary, 0.0f, i, tc);
-              if (!hit.hit()) {
-                ++tc.hybrid_raster_kept;
-                continue;
-              }
-            }
-            ++tc.pixels_hit;
-            if (!lod_levels.empty()) lod_levels[i] = int8_t(hit.lod_level);
-            const rt::Ray rx = rt::camera_ray(camera, width, height, float(x) + 1.5f, float(y) + 0.5f);
-            const rt::Ray ry = rt::camera_ray(camera, width, height, float(x) + 0.5f, float(y) + 1.5f);
-            glm::vec3 position;
-            frame.color.pixels[i] =
-                encode_color(tracer.shade_primary(ray, hit, Footprint{&rx, &ry, 0.0f}, i, false, position, tc));
-          }
-        }
+  const TileCounters all = traced.trace([&](int x, int y, size_t i, TileCounters& tc) {
+    const float depth = frame.depth[i];
+    if (!(depth < 1.0f)) return;  // nothing drawn: the raster clear colour stays
+    // The raster sample's visible point, unprojected from its depth (NDC y = -1 is the top
+    // row), as a distance along the ray through that sample.
+    const glm::vec4 ndc(2.0f * (float(x) + sx) / float(width) - 1.0f, 2.0f * (float(y) + sy) / float(height) - 1.0f,
+                        depth, 1.0f);
+    const glm::vec4 q = inverse_vp * ndc;
+    const glm::vec3 p = glm::vec3(q) / q.w;
+    const rt::Ray ray = tracer.camera_ray(float(x) + 0.5f, float(y) + 0.5f);
+    const rt::Ray at_sample = centred ? ray : tracer.camera_ray(float(x) + sx, float(y) + sy);
+    const float t =
+        glm::dot(p - at_sample.origin, at_sample.direction) / glm::dot(at_sample.direction, at_sample.direction);
+    // The triangle and barycentrics the shading needs are not in the raster frame: a primary
+    // ray restricted to a thin window around that distance finds them (few nodes overlap the
+    // window); an unrestricted one where the window misses (depth of an MSAA sample off the
+    // centre, depth precision far away).
+    rt::Ray window = at_sample;
+    window.tmin = t * (1.0f - kHybridWindow);
+    window.tmax = t * (1.0f + kHybridWindow);
+    rt::Hit hit;
+    if (std::isfinite(t) && t > 0.0f) hit = tracer.intersect(window, rt::RayType::primary, 0.0f, i, tc);
+    if (hit.hit()) {
+      ++tc.hybrid[HybridCounters::window_hits];
+      // Shade at the pixel centre on the sample's triangle, as the raster path does.
+      if (!centred && !tracer.on_triangle_plane(ray, hit)) {
+        hit = tracer.intersect(ray, rt::RayType::primary, 0.0f, i, tc);
       }
-    });
+    } else {
+      ++tc.hybrid[HybridCounters::full_primary_rays];
+      hit = tracer.intersect(ray, rt::RayType::primary, 0.0f, i, tc);
+    }
+    if (!hit.hit()) {
+      ++tc.hybrid[HybridCounters::raster_kept];
+      return;
+    }
+    (void)tracer.shade_pixel(x, y, ray, hit, false, frame, tc);
   });
-  const double trace_ms = ms_since(t_trace);
-  const TileCounters all = merge(counters);
-  const rt::ResidencyFrame residency_frame = residency.end_frame();
   Stats& s = frame.stats;
-  s.set("frame.mode", std::string(choice_name(cfg.frame.mode)));
-  publish_trace(s, cfg, as, all, build_ms, trace_ms);
-  rt::Residency::publish(residency_frame, s);
-  s.set("rt.bvh.built", uint64_t(built));
-  s.set("rt.hybrid.window_hits", all.hybrid_window_hits);
-  s.set("rt.hybrid.full_primary_rays", all.hybrid_full_rays);
-  s.set("rt.hybrid.raster_kept", all.hybrid_raster_kept);
+  traced.publish(s, all);
+  all.hybrid.publish(s);
   // The raster pass's own total plus the tracing pass.
   const double raster_ms = s.has("frame.time_ms.total") ? s.get_number("frame.time_ms.total") : 0.0;
   s.set("frame.time_ms.raster", raster_ms);

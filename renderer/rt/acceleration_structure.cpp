@@ -18,6 +18,8 @@
 #include <tbb/partitioner.h>
 
 #include "rt/bvh_builder.h"
+#include "rt/bvh_layout.h"
+#include "rt/seed_hash.h"
 #include "tessera/error.h"
 #include "tessera/memory_ledger.h"
 #include "tessera/rt.h"
@@ -36,27 +38,10 @@ const char* ray_type_name(RayType type) {
   return uint32_t(type) < uint32_t(RayType::count) ? kNames[uint32_t(type)] : "unknown";
 }
 
-namespace {
-constexpr const char* kCounterKeys[] = {
-#define TESSERA_X(name, key, desc) key,
-    TESSERA_RT_COUNTERS(TESSERA_X)
-#undef TESSERA_X
-};
-constexpr const char* kCounterDescriptions[] = {
-#define TESSERA_X(name, key, desc) desc,
-    TESSERA_RT_COUNTERS(TESSERA_X)
-#undef TESSERA_X
-};
-}  // namespace
-
-void Counters::publish(Stats& stats) const {
-  for (size_t i = 0; i < v.size(); ++i) stats.set(kCounterKeys[i], v[i]);
+void record(const Counters& counters, MemoryLedger& ledger) {
+  ledger.add_read(MemoryClient::rt,
+                  counters[Counters::node_bytes] + counters[Counters::triangle_bytes] + counters[Counters::lod_bytes]);
 }
-void Counters::record(MemoryLedger& ledger) const {
-  ledger.add_read(MemoryClient::rt, v[node_bytes] + v[triangle_bytes] + v[lod_bytes]);
-}
-const char* Counters::key(Id id) { return kCounterKeys[size_t(id)]; }
-const char* Counters::description(Id id) { return kCounterDescriptions[size_t(id)]; }
 
 // ---------------------------------------------------------------------------------------------
 // Build
@@ -204,25 +189,31 @@ WideBvh build_mesh_bvh(std::span<const glm::vec3> positions, std::span<const uin
   return bvh;
 }
 
+AccelerationStructure::AccelerationStructure() : layout_(std::make_unique<Layout>()) {}
+AccelerationStructure::AccelerationStructure(AccelerationStructure&&) noexcept = default;
+AccelerationStructure& AccelerationStructure::operator=(AccelerationStructure&&) noexcept = default;
+AccelerationStructure::~AccelerationStructure() = default;
+
 AccelerationStructure AccelerationStructure::build(const Scene& scene, const BuildOptions& options) {
   AccelerationStructure as;
+  Layout& layout = *as.layout_;
   const size_t mesh_count = scene.meshes.size();
-  as.positions_.resize(mesh_count);
-  as.indices_.resize(mesh_count);
-  as.meshes_.resize(mesh_count);
+  layout.positions.resize(mesh_count);
+  layout.indices.resize(mesh_count);
+  layout.meshes.resize(mesh_count);
   // Copies per mesh in parallel: for large meshes a sequential copy shows in the build time.
   tbb::parallel_for(tbb::blocked_range<size_t>(0, mesh_count, 1), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t m = r.begin(); m != r.end(); ++m) {
       const Mesh& mesh = scene.meshes[m];
-      as.positions_[m].reserve(mesh.vertices.size());
-      for (const Vertex& v : mesh.vertices) as.positions_[m].push_back(v.position);
-      as.indices_[m] = mesh.indices;
+      layout.positions[m].reserve(mesh.vertices.size());
+      for (const Vertex& v : mesh.vertices) layout.positions[m].push_back(v.position);
+      layout.indices[m] = mesh.indices;
     }
   }, tbb::simple_partitioner());
   // Only meshes some instance uses are built.
   std::vector<uint8_t> used(mesh_count, 0);
   // LOD groups: one LOD object each (the row of the residency registers).
-  as.lod_objects_.resize(scene.lod_groups.size());
+  layout.lod_objects.resize(scene.lod_groups.size());
   for (size_t g = 0; g < scene.lod_groups.size(); ++g) {
     const LodGroup& group = scene.lod_groups[g];
     if (group.levels.empty() || group.levels.size() > size_t(kLodLevels) || group.ranges.size() != group.levels.size())
@@ -234,9 +225,9 @@ AccelerationStructure AccelerationStructure::build(const Scene& scene, const Bui
                     std::to_string(group.levels[l]) + " of " + std::to_string(mesh_count));
       if (l > 0 && !(group.ranges[l] > group.ranges[l - 1]))
         throw Error("rt: LOD group " + std::to_string(g) + " ranges must increase strictly");
-      as.lod_objects_[g].mesh[l] = group.levels[l];
+      layout.lod_objects[g].mesh[l] = group.levels[l];
     }
-    as.lod_objects_[g].level_count = uint32_t(group.levels.size());
+    layout.lod_objects[g].level_count = uint32_t(group.levels.size());
   }
   for (size_t i = 0; i < scene.instances.size(); ++i) {
     const Instance& inst = scene.instances[i];
@@ -254,12 +245,12 @@ AccelerationStructure AccelerationStructure::build(const Scene& scene, const Bui
   }
   tbb::parallel_for(tbb::blocked_range<size_t>(0, mesh_count, 1), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t m = r.begin(); m != r.end(); ++m)
-      if (used[m]) as.meshes_[m] = build_mesh_bvh(as.positions_[m], as.indices_[m], options);
+      if (used[m]) layout.meshes[m] = build_mesh_bvh(layout.positions[m], layout.indices[m], options);
   }, tbb::simple_partitioner());
 
   std::vector<Aabb> boxes;
   std::vector<uint32_t> top_refs;  // child reference of each top-level box
-  as.record_of_instance_.assign(scene.instances.size(), kInvalidId);
+  layout.record_of_instance.assign(scene.instances.size(), kInvalidId);
   auto world_box = [](const WideBvh& mesh, const glm::mat4& transform) {
     Aabb world;
     for (int c = 0; c < 8; ++c) {
@@ -290,33 +281,33 @@ AccelerationStructure AccelerationStructure::build(const Scene& scene, const Bui
       node.level_count = uint32_t(group.levels.size());
       node.bias = group.bias;
       Aabb combined;
-      const uint32_t first = uint32_t(as.instances_.size());
+      const uint32_t first = uint32_t(layout.instances.size());
       for (size_t l = 0; l < group.levels.size(); ++l) {
         rec.mesh = group.levels[l];
-        const WideBvh& mesh = as.meshes_[rec.mesh];
+        const WideBvh& mesh = layout.meshes[rec.mesh];
         node.range[l] = group.ranges[l];
         node.level_unit[l] = node.object_id * kLodLevels + uint32_t(l);
         node.level_ref[l] = mesh.empty() ? kEmptyChild : child_ref(ChildKind::instance, first + uint32_t(l));
         if (!mesh.empty()) combined.extend(world_box(mesh, inst.transform));
-        as.instances_.push_back(rec);
+        layout.instances.push_back(rec);
       }
       if (combined.empty()) {
-        as.instances_.resize(first);
+        layout.instances.resize(first);
         continue;
       }
-      as.record_of_instance_[i] = first;
-      TS_CHECK(as.lod_records_.size() < (1u << 29), "rt: too many LOD nodes");
-      top_refs.push_back(child_ref(ChildKind::lod, uint32_t(as.lod_records_.size())));
-      as.lod_records_.push_back(node);
+      layout.record_of_instance[i] = first;
+      TS_CHECK(layout.lod_records.size() < (1u << 29), "rt: too many LOD nodes");
+      top_refs.push_back(child_ref(ChildKind::lod, uint32_t(layout.lod_records.size())));
+      layout.lod_records.push_back(node);
       boxes.push_back(combined);
       continue;
     }
-    const WideBvh& mesh = as.meshes_[inst.mesh];
+    const WideBvh& mesh = layout.meshes[inst.mesh];
     if (mesh.empty()) continue;
     rec.mesh = inst.mesh;
-    as.record_of_instance_[i] = uint32_t(as.instances_.size());
-    top_refs.push_back(child_ref(ChildKind::instance, uint32_t(as.instances_.size())));
-    as.instances_.push_back(rec);
+    layout.record_of_instance[i] = uint32_t(layout.instances.size());
+    top_refs.push_back(child_ref(ChildKind::instance, uint32_t(layout.instances.size())));
+    layout.instances.push_back(rec);
     boxes.push_back(world_box(mesh, inst.transform));
   }
   if (!boxes.empty()) {
@@ -324,38 +315,40 @@ AccelerationStructure AccelerationStructure::build(const Scene& scene, const Bui
     bo.bins = options.bins;
     bo.max_leaf_size = 1;
     const BinaryBvh binary = build_binary_bvh(boxes, bo);
-    as.top_.bounds = binary.nodes[0].bounds();
-    as.top_.nodes = collapse_to_wide(binary, [&](uint32_t first, uint32_t count, uint32_t) {
+    layout.top.bounds = binary.nodes[0].bounds();
+    layout.top.nodes = collapse_to_wide(binary, [&](uint32_t first, uint32_t count, uint32_t) {
       TS_CHECK(count == 1, "rt: top-level leaves hold one instance");
       return top_refs[binary.order[first]];
     });
   }
   BuildInfo& info = as.info_;
   info.instances = boxes.size();
-  info.lod_nodes = as.lod_records_.size();
+  info.lod_nodes = layout.lod_records.size();
   for (size_t m = 0; m < mesh_count; ++m) {
-    const WideBvh& b = as.meshes_[m];
+    const WideBvh& b = layout.meshes[m];
     if (b.empty()) continue;
-    info.triangles += as.indices_[m].size() / 3;
+    info.triangles += layout.indices[m].size() / 3;
     info.wide_nodes += b.nodes.size();
     info.blocks += b.blocks.size();
     for (const WideNode& n : b.nodes)
       for (uint32_t c : n.child) info.leaves += ref_kind(c) == ChildKind::leaf;
     info.bytes += b.bytes();
   }
-  info.wide_nodes += as.top_.nodes.size();
-  info.bytes += as.top_.bytes() + as.instances_.size() * sizeof(InstanceRecord) + as.lod_records_.size() * sizeof(LodRecord);
+  info.wide_nodes += layout.top.nodes.size();
+  info.bytes += layout.top.bytes() + layout.instances.size() * sizeof(InstanceRecord) +
+                layout.lod_records.size() * sizeof(LodRecord);
   return as;
 }
 
 std::vector<int8_t> AccelerationStructure::camera_lod_levels(const glm::vec3& eye) const {
-  std::vector<int8_t> levels(lod_records_.size(), -1);
-  for (size_t i = 0; i < lod_records_.size(); ++i) {
-    const LodRecord& node = lod_records_[i];
+  const Layout& layout = *layout_;
+  std::vector<int8_t> levels(layout.lod_records.size(), -1);
+  for (size_t i = 0; i < layout.lod_records.size(); ++i) {
+    const LodRecord& node = layout.lod_records[i];
     const uint32_t first = node.level_ref[0];
     if (first == kEmptyChild) continue;
-    const InstanceRecord& rec = instances_[ref_index(first)];
-    const Aabb& box = meshes_[rec.mesh].bounds;
+    const InstanceRecord& rec = layout.instances[ref_index(first)];
+    const Aabb& box = layout.meshes[rec.mesh].bounds;
     const glm::vec3 centre = glm::vec3(rec.object_to_world * glm::vec4(0.5f * (box.lo + box.hi), 1.0f));
     const float r = glm::length(centre - eye) + node.bias;
     for (uint32_t l = 0; l < node.level_count; ++l)
@@ -365,11 +358,6 @@ std::vector<int8_t> AccelerationStructure::camera_lod_levels(const glm::vec3& ey
       }
   }
   return levels;
-}
-
-uint64_t AccelerationStructure::mesh_bytes(uint32_t mesh) const {
-  if (mesh >= meshes_.size()) return 0;
-  return meshes_[mesh].bytes() + positions_[mesh].size() * sizeof(glm::vec3) + indices_[mesh].size() * sizeof(uint32_t);
 }
 
 void AccelerationStructure::publish(Stats& stats) const {
@@ -383,13 +371,17 @@ void AccelerationStructure::publish(Stats& stats) const {
 }
 
 glm::vec3 AccelerationStructure::geometric_normal(const Hit& hit) const {
-  if (!hit.hit() || hit.instance >= record_of_instance_.size() || record_of_instance_[hit.instance] == kInvalidId)
+  const Layout& layout = *layout_;
+  if (!hit.hit() || hit.instance >= layout.record_of_instance.size() ||
+      layout.record_of_instance[hit.instance] == kInvalidId)
     return glm::vec3(0.0f);
-  const size_t record = size_t(record_of_instance_[hit.instance]) + size_t(std::max(hit.lod_level, 0));
-  if (record >= instances_.size() || instances_[record].scene_instance != hit.instance) return glm::vec3(0.0f);
-  const InstanceRecord& rec = instances_[record];
-  const auto& p = positions_[rec.mesh];
-  const auto& idx = indices_[rec.mesh];
+  const size_t record = size_t(layout.record_of_instance[hit.instance]) + size_t(std::max(hit.lod_level, 0));
+  if (record >= layout.instances.size() || layout.instances[record].scene_instance != hit.instance) {
+    return glm::vec3(0.0f);
+  }
+  const InstanceRecord& rec = layout.instances[record];
+  const auto& p = layout.positions[rec.mesh];
+  const auto& idx = layout.indices[rec.mesh];
   TS_CHECK(size_t(hit.primitive) * 3 + 2 < idx.size(), "rt: hit primitive out of range");
   const glm::vec3 a = p[idx[3 * size_t(hit.primitive)]], b = p[idx[3 * size_t(hit.primitive) + 1]],
                   c = p[idx[3 * size_t(hit.primitive) + 2]];
@@ -888,16 +880,17 @@ struct LodQuery {
 };
 
 template <bool kAnyHit, bool kLod>
-inline bool trace(const AccelerationStructure& as, const Ray& ray, Hit& hit, LocalCounts& c, const LodQuery& q) {
-  if (as.top_level().empty() || !valid_direction(ray.direction) || !(ray.tmin <= ray.tmax)) return false;
+inline bool trace(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit, LocalCounts& c,
+                  const LodQuery& q) {
+  if (layout.top.empty() || !valid_direction(ray.direction) || !(ray.tmin <= ray.tmax)) return false;
   const SpaceRay world = prepare(ray.origin, ray.direction, ray.tmin);
   float tmax = ray.tmax;
-  const auto& meshes = as.meshes();
-  const auto& instances = as.instances();
+  const auto& meshes = layout.meshes;
+  const auto& instances = layout.instances;
   // LOD ranges are world distances; t is in units of the (not necessarily unit) direction.
   const float direction_length = kLod ? glm::length(ray.direction) : 1.0f;
   StackEntry stack[kStackSize];
-  return traverse<kAnyHit, kLod, true>(as.top_level().nodes.data(), nullptr, world, tmax, c, stack, [&](uint32_t ref, float& t_top,
+  return traverse<kAnyHit, kLod, true>(layout.top.nodes.data(), nullptr, world, tmax, c, stack, [&](uint32_t ref, float& t_top,
                                                                                         StackEntry* free_stack,
                                                                                         float t_entry) {
     int level = -1;
@@ -905,7 +898,7 @@ inline bool trace(const AccelerationStructure& as, const Ray& ray, Hit& hit, Loc
       if (ref_kind(ref) == ChildKind::lod) {
         // LOD node: select a level from the entry distance, path length and biases (or the ray
         // type's forced level), substitute a resident one if needed, and descend into it.
-        const LodRecord& node = as.lod_records()[ref_index(ref)];
+        const LodRecord& node = layout.lod_records[ref_index(ref)];
         ++c.lod;
         bool forced = false;
         int want;
@@ -992,15 +985,6 @@ inline void count_ray(Counters& counters, RayType type) {
 
 constexpr size_t kRayChunk = 256;
 
-// Stochastic LOD: a per-ray uniform number from its seed (splitmix64), the same on any thread.
-float jitter_unit(uint64_t seed) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return float(z >> 40) * 0x1.0p-24f;  // [0, 1)
-}
-
 const LodSettings kDefaultLod{};
 
 }  // namespace
@@ -1019,7 +1003,8 @@ int select_lod_level(const LodRecord& node, float t_entry_distance, RayType type
     return std::clamp(mode, 0, n - 1);
   }
   float r = t_entry_distance + ray.path_length + ray.bias + settings.type_bias[ti] + node.bias;
-  if (settings.jitter != 0.0f) r += settings.jitter * (jitter_unit(ray.seed) - 0.5f);
+  // Stochastic LOD: a per-ray uniform number from its seed, the same on any thread.
+  if (settings.jitter != 0.0f) r += settings.jitter * (unit_float(splitmix64(ray.seed)) - 0.5f);
   for (int i = 0; i < n; ++i)
     if (r < node.range[i]) return i;
   return -1;
@@ -1028,12 +1013,14 @@ int select_lod_level(const LodRecord& node, float t_entry_distance, RayType type
 namespace {
 
 template <bool kAnyHit>
-bool trace_ray(const AccelerationStructure& as, const Ray& ray, Hit& hit, LocalCounts& c, const LodQuery& q) {
-  if (!(q.settings.object_levels.empty() || q.settings.object_levels.size() >= as.lod_records().size()))
+bool trace_ray(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit, LocalCounts& c,
+               const LodQuery& q) {
+  if (!(q.settings.object_levels.empty() || q.settings.object_levels.size() >= layout.lod_records.size()))
     throw Error("rt: LodSettings::object_levels has " + std::to_string(q.settings.object_levels.size()) +
-                " levels for " + std::to_string(as.lod_records().size()) + " LOD nodes");
+                " levels for " + std::to_string(layout.lod_records.size()) + " LOD nodes");
   // Scenes without LOD nodes keep the traversal of the foundation (no entry distances).
-  return as.lod_records().empty() ? trace<kAnyHit, false>(as, ray, hit, c, q) : trace<kAnyHit, true>(as, ray, hit, c, q);
+  return layout.lod_records.empty() ? trace<kAnyHit, false>(layout, ray, hit, c, q)
+                                    : trace<kAnyHit, true>(layout, ray, hit, c, q);
 }
 
 }  // namespace
@@ -1051,7 +1038,7 @@ Hit AccelerationStructure::intersect(const Ray& ray, RayType type, const RayLod&
   Hit hit;
   LocalCounts c;
   count_ray(counters, type);
-  if (trace_ray<false>(*this, ray, hit, c, LodQuery{type, lod, settings})) ++counters[Counters::rays_hit];
+  if (trace_ray<false>(*layout_, ray, hit, c, LodQuery{type, lod, settings})) ++counters[Counters::rays_hit];
   c.add_to(counters);
   return hit;
 }
@@ -1061,7 +1048,7 @@ bool AccelerationStructure::occluded(const Ray& ray, RayType type, const RayLod&
   Hit unused;
   LocalCounts c;
   count_ray(counters, type);
-  const bool got = trace_ray<true>(*this, ray, unused, c, LodQuery{type, lod, settings});
+  const bool got = trace_ray<true>(*layout_, ray, unused, c, LodQuery{type, lod, settings});
   if (got) ++counters[Counters::rays_hit];
   c.add_to(counters);
   return got;

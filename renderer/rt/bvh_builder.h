@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "tessera/rt.h"
+#include "rt/bvh_layout.h"
 
 namespace tessera::rt {
 

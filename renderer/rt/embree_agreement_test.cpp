@@ -9,8 +9,9 @@
 #include <limits>
 #include <random>
 
+#include "bench/rt_embree_peer.h"
+#include "rt/bvh_layout.h"
 #include "tessera/rt.h"
-#include "tessera/rt_embree_peer.h"
 #include "tessera/scene.h"
 
 namespace tessera::rt {
@@ -164,7 +165,7 @@ TEST_P(RtEmbree, SameHitsOnTheSameRays) {
   const RayWorkload w = make_ray_workload(as, scene, scene.camera, 240, 135, 7);
   // Random rays from inside the scene's box in all directions, with random t ranges.
   std::vector<Ray> random;
-  const Aabb box = as.top_level().bounds;
+  const Aabb box = as.layout().top.bounds;
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   for (int i = 0; i < 10000; ++i) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rt/seed_hash.h"
 #include "tessera/rt.h"
 #include "tessera/scene.h"
 
@@ -21,19 +22,6 @@ Ray camera_ray(const Camera& camera, int width, int height, float px, float py) 
   ray.tmin = 0.0f;
   return ray;
 }
-
-namespace {
-
-// SplitMix64: a per-pixel stream that depends on the seed and the pixel only.
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-float unit_float(uint64_t x) { return float(x >> 40) * (1.0f / 16777216.0f); }
-
-}  // namespace
 
 RayWorkload make_ray_workload(const AccelerationStructure& as, const Scene& scene, const Camera& camera, int width,
                               int height, uint64_t seed, const LodSettings& lod) {
@@ -66,8 +54,9 @@ RayWorkload make_ray_workload(const AccelerationStructure& as, const Scene& scen
       shadow.tmax = 0.999f;
     }
     w.shadow.push_back(shadow);
-    const uint64_t h = mix(seed ^ mix(uint64_t(i)));
-    const float u1 = unit_float(h), u2 = unit_float(mix(h));
+    // A per-pixel stream that depends on the seed and the pixel only.
+    const uint64_t h = splitmix64(seed ^ splitmix64(uint64_t(i)));
+    const float u1 = unit_float(h), u2 = unit_float(splitmix64(h));
     const float r = std::sqrt(u1), phi = 6.2831853f * u2;
     const glm::vec3 a = std::fabs(n.x) > 0.5f ? glm::vec3(0, 1, 0) : glm::vec3(1, 0, 0);
     const glm::vec3 t = glm::normalize(glm::cross(a, n));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "rt/bvh_layout.h"
 #include "tessera/config.h"
 #include "tessera/error.h"
 #include "tessera/memory_ledger.h"
@@ -14,27 +15,31 @@ namespace tessera::rt {
 const char* residency_policy_name(ResidencyPolicy policy) { return choice_name(policy).data(); }
 
 Residency::Residency(const AccelerationStructure& as, ResidencyPolicy policy, uint64_t budget_bytes)
-    : policy_(policy), budget_(budget_bytes), objects_(as.lod_objects()) {
-  const size_t units = objects_.size() * kLodLevels;
+    : policy_(policy), budget_(budget_bytes) {
+  const AccelerationStructure::Layout& layout = as.layout();
+  for (const LodObject& object : layout.lod_objects) level_count_.push_back(object.level_count);
+  const size_t units = level_count_.size() * kLodLevels;
   bytes_.assign(units, 0);
   last_used_.assign(units, 0);
   resident_ = std::make_unique<std::atomic<uint8_t>[]>(units);
   used_bits_ = std::vector<std::atomic<uint64_t>>((units + 63) / 64);
   wanted_bits_ = std::vector<std::atomic<uint64_t>>((units + 63) / 64);
-  std::vector<uint8_t> lod_mesh(as.meshes().size(), 0);
-  for (size_t o = 0; o < objects_.size(); ++o)
-    for (uint32_t l = 0; l < objects_[o].level_count; ++l) {
-      bytes_[unit(uint32_t(o), int(l))] = as.mesh_bytes(objects_[o].mesh[l]);
-      lod_mesh[objects_[o].mesh[l]] = 1;
+  std::vector<uint8_t> lod_mesh(layout.meshes.size(), 0);
+  for (size_t o = 0; o < layout.lod_objects.size(); ++o) {
+    const LodObject& object = layout.lod_objects[o];
+    for (uint32_t l = 0; l < object.level_count; ++l) {
+      bytes_[unit(uint32_t(o), int(l))] = layout.mesh_bytes(object.mesh[l]);
+      lod_mesh[object.mesh[l]] = 1;
     }
+  }
   // Base: the top level with its instance and LOD records, and every mesh that is no LOD level.
-  base_bytes_ = as.top_level().bytes() + as.instances().size() * sizeof(InstanceRecord) +
-                as.lod_records().size() * sizeof(LodRecord);
-  for (size_t m = 0; m < as.meshes().size(); ++m)
-    if (!lod_mesh[m] && !as.meshes()[m].empty()) base_bytes_ += as.mesh_bytes(uint32_t(m));
+  base_bytes_ = layout.top.bytes() + layout.instances.size() * sizeof(InstanceRecord) +
+                layout.lod_records.size() * sizeof(LodRecord);
+  for (size_t m = 0; m < layout.meshes.size(); ++m)
+    if (!lod_mesh[m] && !layout.meshes[m].empty()) base_bytes_ += layout.mesh_bytes(uint32_t(m));
   uint64_t resident = base_bytes_;
-  for (size_t o = 0; o < objects_.size(); ++o) {
-    const uint32_t n = objects_[o].level_count;
+  for (size_t o = 0; o < level_count_.size(); ++o) {
+    const uint32_t n = level_count_[o];
     for (uint32_t l = 0; l < n; ++l) {
       // All resident: everything before the first frame. Lazy: the coarsest level of each
       // object stays resident (pinned), so a substitute always exists. Demand: nothing.
@@ -48,20 +53,20 @@ Residency::Residency(const AccelerationStructure& as, ResidencyPolicy policy, ui
 }
 
 uint64_t Residency::level_bytes(uint32_t object, int level) const {
-  if (object >= objects_.size() || level < 0 || level >= kLodLevels) return 0;
+  if (object >= level_count_.size() || level < 0 || level >= kLodLevels) return 0;
   return bytes_[unit(object, level)];
 }
 
 bool Residency::resident(uint32_t object, int level) const {
-  if (object >= objects_.size() || level < 0 || uint32_t(level) >= objects_[object].level_count) return false;
+  if (object >= level_count_.size() || level < 0 || uint32_t(level) >= level_count_[object]) return false;
   return resident_[unit(object, level)].load(std::memory_order_relaxed) != 0;
 }
 bool Residency::used(uint32_t object, int level) const {
-  if (object >= objects_.size() || level < 0 || level >= kLodLevels) return false;
+  if (object >= level_count_.size() || level < 0 || level >= kLodLevels) return false;
   return test(used_bits_, unit(object, level));
 }
 bool Residency::wanted(uint32_t object, int level) const {
-  if (object >= objects_.size() || level < 0 || level >= kLodLevels) return false;
+  if (object >= level_count_.size() || level < 0 || level >= kLodLevels) return false;
   return test(wanted_bits_, unit(object, level));
 }
 
@@ -76,7 +81,7 @@ bool Residency::load(size_t u) {
 
 int Residency::select(uint32_t object, int wanted, bool& substituted) {
   substituted = false;
-  TS_CHECK(object < objects_.size() && wanted >= 0 && uint32_t(wanted) < objects_[object].level_count,
+  TS_CHECK(object < level_count_.size() && wanted >= 0 && uint32_t(wanted) < level_count_[object],
            "rt: LOD selection out of range");
   auto mark = [](std::vector<std::atomic<uint64_t>>& bits, size_t i) {
     // Bits are only ever set during a frame: OR is order-independent, so any thread count
@@ -100,7 +105,7 @@ int Residency::select(uint32_t object, int wanted, bool& substituted) {
   // Lazy substitution: a coarser resident level first, else a finer one; the wanted level is
   // marked for loading after the frame.
   mark(wanted_bits_, u);
-  const int n = int(objects_[object].level_count);
+  const int n = int(level_count_[object]);
   int use = -1;
   for (int l = wanted + 1; l < n && use < 0; ++l)
     if (resident_[unit(object, l)].load(std::memory_order_relaxed)) use = l;
@@ -120,17 +125,20 @@ ResidencyFrame Residency::end_frame() {
   f.needed_bytes = base_bytes_;
   for (size_t u = 0; u < units; ++u) {
     const bool is_used = test(used_bits_, u), is_wanted = test(wanted_bits_, u);
-    f.used_levels += is_used;
-    f.wanted_levels += is_wanted;
+    f.counts[ResidencyCounters::used_levels] += is_used;
+    f.counts[ResidencyCounters::wanted_levels] += is_wanted;
     if (is_used || is_wanted) f.needed_bytes += bytes_[u];
     if (is_used) last_used_[u] = frame_ + 1;
   }
-  f.stall_loads = stall_loads_.exchange(0);
-  f.stall_bytes = stall_bytes_.exchange(0);
-  f.loads = f.stall_loads;
-  f.loaded_bytes = f.stall_bytes;
+  f.counts[ResidencyCounters::stall_loads] = stall_loads_.exchange(0);
+  f.counts[ResidencyCounters::stall_bytes] = stall_bytes_.exchange(0);
+  // Loads: the demand loads of the frame, then the lazy ones after it.
+  uint64_t& loads = f.counts[ResidencyCounters::loads];
+  uint64_t& loaded_bytes = f.counts[ResidencyCounters::loaded_bytes];
+  loads = f.counts[ResidencyCounters::stall_loads];
+  loaded_bytes = f.counts[ResidencyCounters::stall_bytes];
   auto pinned = [&](size_t u) {
-    return policy_ == ResidencyPolicy::lazy && u % kLodLevels + 1 == objects_[u / kLodLevels].level_count;
+    return policy_ == ResidencyPolicy::lazy && u % kLodLevels + 1 == level_count_[u / kLodLevels];
   };
   // Least recently used resident level that this frame neither used nor wanted; deterministic
   // (ties by unit index).
@@ -145,7 +153,7 @@ ResidencyFrame Residency::end_frame() {
   auto evict = [&](size_t u) {
     resident_[u].store(0);
     resident_bytes_.fetch_sub(bytes_[u]);
-    ++f.evictions;
+    ++f.counts[ResidencyCounters::evictions];
   };
   if (policy_ == ResidencyPolicy::lazy) {
     // Next-frame loading of the wanted levels, finest first within an object, within budget.
@@ -157,12 +165,12 @@ ResidencyFrame Residency::end_frame() {
         evict(v);
       }
       if (resident_bytes_.load() + bytes_[u] > budget_) {
-        ++f.deferred;
+        ++f.counts[ResidencyCounters::deferred];
         continue;
       }
       load(u);
-      ++f.loads;
-      f.loaded_bytes += bytes_[u];
+      ++loads;
+      loaded_bytes += bytes_[u];
     }
   } else if (policy_ == ResidencyPolicy::demand) {
     // Loads happened during the frame; trim back to the budget before the next one.
@@ -182,15 +190,8 @@ ResidencyFrame Residency::end_frame() {
 }
 
 void Residency::publish(const ResidencyFrame& f, Stats& stats) {
+  f.counts.publish(stats);
   stats.set("rt.residency.frame", f.frame);
-  stats.set("rt.residency.loads", f.loads);
-  stats.set("rt.residency.loaded_bytes", f.loaded_bytes);
-  stats.set("rt.residency.stall_loads", f.stall_loads);
-  stats.set("rt.residency.stall_bytes", f.stall_bytes);
-  stats.set("rt.residency.evictions", f.evictions);
-  stats.set("rt.residency.deferred", f.deferred);
-  stats.set("rt.residency.used_levels", f.used_levels);
-  stats.set("rt.residency.wanted_levels", f.wanted_levels);
   stats.set("rt.residency.resident_bytes", f.resident_bytes);
   stats.set("rt.residency.peak_bytes", f.peak_bytes);
   stats.set("rt.residency.needed_bytes", f.needed_bytes);
@@ -198,7 +199,7 @@ void Residency::publish(const ResidencyFrame& f, Stats& stats) {
 }
 
 void Residency::record(const ResidencyFrame& f, MemoryLedger& ledger) {
-  ledger.add_write(MemoryClient::rt, f.loaded_bytes);
+  ledger.add_write(MemoryClient::rt, f.counts[ResidencyCounters::loaded_bytes]);
 }
 
 uint64_t residency_budget_bytes(const RtConfig& config) {

@@ -31,9 +31,9 @@
 #include <utility>
 #include <vector>
 
+#include "bench/color_codec_bench.h"
 #include "color/color_counters.h"
 #include "geometry/gpp_array.h"
-#include "tessera/color_unit.h"
 #include "tessera/image.h"
 
 namespace {

@@ -7,11 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/color_codec_bench.h"
+#include "bench/eu_bench.h"
 #include "commands.h"
 #include "files.h"
-#include "tessera/color_unit.h"
 #include "tessera/error.h"
-#include "tessera/eu_bench.h"
 #include "tessera/renderer.h"
 #include "vkref/reference_renderer.h"
 

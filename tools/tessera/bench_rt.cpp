@@ -19,13 +19,13 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "bench/rt_embree_peer.h"
 #include "commands.h"
 #include "files.h"
 #include "tessera/config.h"
 #include "tessera/image.h"
 #include "tessera/renderer.h"
 #include "tessera/rt.h"
-#include "tessera/rt_embree_peer.h"
 #include "tessera/rt_residency.h"
 #include "tessera/scene.h"
 
@@ -358,7 +358,7 @@ int run_rt_bench(const BenchArgs& args, const std::vector<std::filesystem::path>
         std::fflush(stdout);
       }
     }
-    if (!as->lod_records().empty()) {
+    if (as->info().lod_nodes > 0) {
       peer.reset();
       run_lod_comparison(name, scene, *as, w, args, all, results);
     }

@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/tess_bench.h"
 #include "commands.h"
 #include "files.h"
-#include "tessera/tess_bench.h"
 
 namespace tessera::cli {
 

@@ -1,6 +1,6 @@
 // Level-of-detail chains: generating coarser levels of a mesh with meshoptimizer's simplifier
 // and the rasterizer's per-object choice of a level by camera distance (docs/scene-format.md).
-// The ray tracer's per-ray choice lives in the LOD nodes of tessera/rt.h.
+// The ray tracer's per-ray choice is made at its LOD nodes (tessera/rt.h: LodSettings; docs/rt.md).
 #pragma once
 
 #include <cstdint>

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tessera/config.h"
+#include "tessera/counter_set.h"
 #include "tessera/rt.h"
 
 namespace tessera {
@@ -21,17 +22,26 @@ namespace tessera::rt {
 
 const char* residency_policy_name(ResidencyPolicy policy);
 
-// What one frame did, from end_frame().
+// What a frame did to residency, X(name, stats key, meaning): counts of the frame's events,
+// published by Residency::publish beside the frame's figures (ResidencyFrame).
+#define TESSERA_RT_RESIDENCY_COUNTERS(X)                                                              \
+  X(loads, "rt.residency.loads", "levels loaded: during the frame (demand) or after it (lazy)")       \
+  X(loaded_bytes, "rt.residency.loaded_bytes", "bytes of the levels loaded")                          \
+  X(stall_loads, "rt.residency.stall_loads", "demand: loads rays waited for")                         \
+  X(stall_bytes, "rt.residency.stall_bytes", "demand: bytes of the loads rays waited for")            \
+  X(evictions, "rt.residency.evictions", "levels evicted")                                            \
+  X(deferred, "rt.residency.deferred", "lazy: wanted levels that did not fit the budget")             \
+  X(used_levels, "rt.residency.used_levels", "bits set in the used register")                         \
+  X(wanted_levels, "rt.residency.wanted_levels", "bits set in the wanted register")
+
+TESSERA_DEFINE_COUNTER_IDS(ResidencyCounterIds, TESSERA_RT_RESIDENCY_COUNTERS);
+using ResidencyCounters = CounterSet<ResidencyCounterIds>;
+
+// What one frame did, from end_frame(): its counts, and figures of its state, which are levels
+// rather than sums (resident bytes do not add up over frames).
 struct ResidencyFrame {
+  ResidencyCounters counts;
   uint64_t frame = 0;
-  uint64_t loads = 0;              // levels loaded: during the frame (demand) or after it (lazy)
-  uint64_t loaded_bytes = 0;
-  uint64_t stall_loads = 0;        // demand: loads rays waited for
-  uint64_t stall_bytes = 0;
-  uint64_t evictions = 0;
-  uint64_t deferred = 0;           // lazy: wanted levels that did not fit the budget
-  uint64_t used_levels = 0;        // bits set in the used register
-  uint64_t wanted_levels = 0;      // bits set in the wanted register
   uint64_t resident_bytes = 0;     // after the frame's loads and evictions (base included)
   uint64_t peak_bytes = 0;         // most resident during the frame
   uint64_t needed_bytes = 0;       // base + every level used or wanted: what the frame would have needed
@@ -64,9 +74,9 @@ class Residency {
   uint64_t level_bytes(uint32_t object, int level) const;
   ResidencyPolicy policy() const { return policy_; }
   uint64_t budget_bytes() const { return budget_; }
-  size_t objects() const { return objects_.size(); }
+  size_t objects() const { return level_count_.size(); }
 
-  // rt.residency.* of the last end_frame(); loaded bytes as writes of MemoryClient::rt.
+  // rt.residency.* of an end_frame(); loaded bytes as writes of MemoryClient::rt.
   static void publish(const ResidencyFrame& frame, Stats& stats);
   static void record(const ResidencyFrame& frame, MemoryLedger& ledger);
 
@@ -80,7 +90,7 @@ class Residency {
   ResidencyPolicy policy_;
   uint64_t budget_;
   uint64_t base_bytes_ = 0;
-  std::vector<LodObject> objects_;
+  std::vector<uint32_t> level_count_;                   // per object
   std::vector<uint64_t> bytes_;                         // per unit
   std::unique_ptr<std::atomic<uint8_t>[]> resident_;    // per unit
   std::vector<uint64_t> last_used_;                     // per unit: frame number + 1, 0 = never

@@ -1,5 +1,5 @@
-// Tool-facing entry points of the colour unit (docs/color.md): run its store and load paths
-// over a whole multisampled frame, timed on one thread, for `tessera bench color`.
+// `tessera bench color`: the colour unit's store and load paths (docs/color.md) over a whole
+// multisampled frame, timed on one thread.
 #pragma once
 
 #include <cstdint>

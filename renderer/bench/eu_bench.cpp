@@ -1,4 +1,4 @@
-#include "tessera/eu_bench.h"
+#include "bench/eu_bench.h"
 
 #include <chrono>
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Embree 3 as the ray-tracing unit's peer and oracle: the same scene as one Embree scene per mesh
 // under an instance per Scene instance (instance id = Scene instance index, like rt::Hit),
-// traced one ray at a time with rtcIntersect1 / rtcOccluded1. Header-only: include it only
-// from targets that link embree3 (the rt unit tests and the CLI's `bench rt`).
+// traced one ray at a time with rtcIntersect1 / rtcOccluded1. Header-only; tessera_bench carries
+// the embree3 link for its users (the rt unit tests and the CLI's `bench rt`).
 #pragma once
 
 #include <embree3/rtcore.h>

@@ -1,4 +1,4 @@
-#include "tessera/color_unit.h"
+#include "bench/color_codec_bench.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "tessera/tess_bench.h"
+#include "bench/tess_bench.h"
 
 #include <chrono>
 #include <random>
