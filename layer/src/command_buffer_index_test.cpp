@@ -70,15 +70,21 @@ TEST(CommandBufferIndex, ChurnReusesTheSpareTable) {
     for (uintptr_t i = 0; i < kLive; ++i) index.insert(handle(t, i), state(t, i));
   std::atomic<bool> done{false};
   std::atomic<uint64_t> wrong{0}, lookups{0};
+  std::atomic<uintptr_t> reading{0};
   std::vector<std::thread> readers;
   for (uintptr_t t = 1; t <= kReaders; ++t) {
     readers.emplace_back([&, t] {
-      while (!done.load(std::memory_order_relaxed)) {
+      bool counted = false;
+      do {
         for (uintptr_t i = 0; i < kLive; ++i) wrong += index.find(handle(t, i)) != state(t, i);
         lookups += kLive;
-      }
+        if (!counted) ++reading;
+        counted = true;
+      } while (!done.load(std::memory_order_relaxed));
     });
   }
+  // The churn starts once every reader is reading (on a loaded machine they may start late).
+  while (reading.load() < kReaders) std::this_thread::yield();
   size_t tables = 0;
   for (uintptr_t frame = 0; frame < 100000; ++frame) {
     index.insert(handle(0, frame), state(0, frame));
