@@ -25,6 +25,7 @@
 #include "tessera/memory_ledger.h"
 #include "tessera/rt.h"
 #include "tessera/rt_residency.h"
+#include "timing/timing_model.h"
 
 namespace tessera {
 
@@ -323,6 +324,7 @@ class TracedFrame {
   TracedFrame(const TracedFrame&) = delete;
   TracedFrame& operator=(const TracedFrame&) = delete;
 
+  const std::vector<timing::TileLoad>& tile_loads() const { return tile_loads_; }
   int tiles_x() const { return (cfg_.frame.width + kTile - 1) / kTile; }
   int tiles_y() const { return (cfg_.frame.height + kTile - 1) / kTile; }
 
@@ -346,6 +348,19 @@ class TracedFrame {
       });
     });
     trace_ms_ = ms_since(t_trace);
+    // What each tile asked of the RT units, the EUs and memory (the timing model).
+    tile_loads_.assign(counters.size(), timing::TileLoad{});
+    for (size_t i = 0; i < counters.size(); ++i) {
+      const TileCounters& t = counters[i];
+      timing::TileLoad& l = tile_loads_[i];
+      l.rt_box_tests = 8 * t.rays[rt::Counters::nodes_interior] + t.rays[rt::Counters::nodes_instance] +
+                       t.rays[rt::Counters::nodes_lod];
+      l.rt_triangle_tests = t.rays[rt::Counters::triangles_tested];
+      l.fragment_instructions = double(t.shading.math.instructions());
+      l.texels = t.shading.sampler.texel_fetches;
+      l.memory_bytes = t.rays[rt::Counters::node_bytes] + t.rays[rt::Counters::triangle_bytes] +
+                       t.rays[rt::Counters::lod_bytes] + t.shading.sampler.texel_fetches * sizeof(Rgba8);
+    }
     TileCounters all;
     for (const TileCounters& t : counters) {
       all.rays.merge(t.rays);
@@ -392,6 +407,7 @@ class TracedFrame {
   bool built_ = false;
   double build_ms_ = 0.0;  // tessellation and structure
   double trace_ms_ = 0.0;
+  std::vector<timing::TileLoad> tile_loads_;
 };
 
 }  // namespace
@@ -448,6 +464,9 @@ Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cf
   ledger.add_write(MemoryClient::color, uint64_t(width) * uint64_t(height) * sizeof(Rgba8));
   rt::Residency::record(residency_frame, ledger);
   ledger.publish(s);
+  // The timing model: the tiles' rays on the RT units, their programs on the EUs, their
+  // fetches from memory (the structure's build is not charged).
+  timing::publish(s, cfg.hardware, timing::model_frame(cfg.hardware, timing::FrontEndLoad{}, traced.tile_loads()));
   s.set("frame.time_ms.total", ms_since(t_start));
   return frame;
 }

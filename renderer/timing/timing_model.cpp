@@ -19,7 +19,7 @@ const char* unit_key(Unit unit) {
 FrameTiming model_frame(const HardwareConfig& hw, const FrontEndLoad& front, std::span<const TileLoad> tiles) {
   FrameTiming t;
   auto& c = t.unit_cycles;
-  // The EUs and memory are shared by every slice: a tile alone may use all of them (its time on
+  // The EUs, memory and the ray-tracing units are shared by every slice: a tile alone may use all of them (its time on
   // them is its work at the full rate), and over the tile phase their total work is a bound of
   // its own. The raster, texture and ROP units are per slice.
   const double eu_rate = double(hw.eus) * double(hw.eu_lanes) * hw.eu_issue_per_clock;
@@ -51,6 +51,8 @@ FrameTiming model_frame(const HardwareConfig& hw, const FrontEndLoad& front, std
     u[size_t(Unit::rop)] =
         double(l.depth_writes) / hw.depth_samples_per_clock + double(l.color_writes) / hw.color_samples_per_clock;
     u[size_t(Unit::tile_memory)] = double(l.memory_bytes) / hw.memory_bytes_per_clock;
+    u[size_t(Unit::rt_boxes)] = double(l.rt_box_tests) / (double(hw.rt_units) * hw.rt_box_tests_per_clock);
+    u[size_t(Unit::rt_triangles)] = double(l.rt_triangle_tests) / (double(hw.rt_units) * hw.rt_triangle_tests_per_clock);
     Unit worst = kFirstTileUnit;
     double time = 0;
     for (int k = int(kFirstTileUnit); k < kUnitCount; ++k) {
@@ -70,7 +72,7 @@ FrameTiming model_frame(const HardwareConfig& hw, const FrontEndLoad& front, std
     free_at.push(slot);
   }
   t.schedule_cycles = t.tile_cycles;
-  for (Unit shared : {Unit::fragment_shading, Unit::tile_memory}) {
+  for (Unit shared : {Unit::fragment_shading, Unit::tile_memory, Unit::rt_boxes, Unit::rt_triangles}) {
     if (c[size_t(shared)] > t.tile_cycles) {
       t.tile_cycles = c[size_t(shared)];
       t.tile_phase_bound = shared;

@@ -21,7 +21,8 @@ namespace tessera::timing {
 #define TESSERA_TIMING_UNITS(X)                                                                      \
   X(vertex_shading, "vertex_shading") X(tessellation, "tessellation") X(setup, "setup")             \
   X(binning, "binning") X(front_memory, "front_memory") X(fragment_shading, "fragment_shading")     \
-  X(raster, "raster") X(texture, "texture") X(rop, "rop") X(tile_memory, "tile_memory")
+  X(raster, "raster") X(texture, "texture") X(rop, "rop") X(tile_memory, "tile_memory")                \
+  X(rt_boxes, "rt_boxes") X(rt_triangles, "rt_triangles")
 
 enum class Unit : uint8_t {
 #define TESSERA_X(name, key) name,
@@ -53,6 +54,8 @@ struct TileLoad {
   uint64_t depth_writes = 0;         // depth samples the ROP writes
   uint64_t color_writes = 0;         // colour samples written into the tile buffer / colour cache
   uint64_t memory_bytes = 0;         // the tile's own traffic: parameter read-back, textures, stores
+  uint64_t rt_box_tests = 0;         // ray-box tests of the ray-tracing units (8 per wide node)
+  uint64_t rt_triangle_tests = 0;    // ray-triangle tests
 };
 
 struct FrameTiming {

@@ -204,10 +204,12 @@ Rgba8 heat_ramp(float t, uint8_t alpha) {
 
 Rgba8 bottleneck_swatch(uint8_t unit) {
   // Front-end units never limit a tile; the tile units in timing::Unit order.
-  static const Rgba8 kTileUnits[] = {pack_rgba8(230, 60, 60), pack_rgba8(60, 140, 240), pack_rgba8(240, 200, 40),
-                                     pack_rgba8(170, 80, 220), pack_rgba8(60, 200, 110)};
+  static const Rgba8 kTileUnits[] = {pack_rgba8(230, 60, 60),  pack_rgba8(60, 140, 240), pack_rgba8(240, 200, 40),
+                                     pack_rgba8(170, 80, 220), pack_rgba8(60, 200, 110), pack_rgba8(250, 130, 30),
+                                     pack_rgba8(40, 200, 220)};
   constexpr uint8_t kFirstTileUnit = 5;
-  if (unit >= kFirstTileUnit && unit - kFirstTileUnit < 5) return kTileUnits[unit - kFirstTileUnit];
+  constexpr uint8_t kTileUnitCount = sizeof(kTileUnits) / sizeof(kTileUnits[0]);
+  if (unit >= kFirstTileUnit && unit - kFirstTileUnit < kTileUnitCount) return kTileUnits[unit - kFirstTileUnit];
   return pack_rgba8(150, 150, 150);
 }
 
