@@ -1,12 +1,18 @@
 #include "color/plane_codec.h"
 
 #include <algorithm>
+#include <string>
 
 #include "color/bit_stream.h"
+#include "tessera/error.h"
 
 namespace tessera::color {
 
 namespace {
+
+[[noreturn]] void corrupt_plane(const std::string& problem) {
+  throw Error("colour unit: corrupt compressed plane: " + problem);
+}
 
 inline int channel_of(Rgba8 c, int k) { return int((c >> (8 * k)) & 0xffu); }
 
@@ -137,16 +143,28 @@ CompressedPlane compress_palette(const Plane& plane, int limit_bits) {
 }  // namespace
 
 Plane decompress_plane(const CompressedPlane& in) {
+  // A stored plane is untrusted input: its size and every header field are checked against the
+  // payload once, so the per-pixel reads below never leave it.
+  if (in.bits < 0 || in.bits > kPlaneBits) corrupt_plane("payload of " + std::to_string(in.bits) + " bits (0..1024)");
   Plane plane{};
-  BitReader r(in.words.data());
+  BitReader r(in.words.data(), in.bits);
   switch (in.codec) {
     case PlaneCodec::uncompressed:
+      if (in.bits != kPlaneBits) corrupt_plane("uncompressed plane of " + std::to_string(in.bits) + " bits, not 1024");
       for (Rgba8& c : plane) c = Rgba8(r.get(32));
       break;
     case PlaneCodec::delta: {
+      if (!r.fits(48)) corrupt_plane("delta plane of " + std::to_string(in.bits) + " bits, shorter than its header");
       const Rgba8 min_color = Rgba8(r.get(32));
       int width[4];
-      for (int k = 0; k < 4; ++k) width[k] = int(r.get(4));
+      int pixel_bits = 0;
+      for (int k = 0; k < 4; ++k) {
+        width[k] = int(r.get(4));
+        // An 8-bit channel's difference never needs more than 8 bits.
+        if (width[k] > 8) corrupt_plane("delta channel width " + std::to_string(width[k]) + " (at most 8)");
+        pixel_bits += width[k];
+      }
+      if (!r.fits(int64_t(kTilePixels) * pixel_bits)) corrupt_plane("delta payload longer than the plane's bits");
       for (Rgba8& c : plane) {
         c = 0;
         for (int k = 0; k < 4; ++k) c |= Rgba8(channel_of(min_color, k) + int(r.get(width[k]))) << (8 * k);
@@ -154,13 +172,20 @@ Plane decompress_plane(const CompressedPlane& in) {
       break;
     }
     case PlaneCodec::palette: {
+      if (!r.fits(5)) corrupt_plane("palette plane of " + std::to_string(in.bits) + " bits, shorter than its header");
       const int count = int(r.get(5)) + 1;
-      Rgba8 colors[kTilePixels];
-      for (int i = 0; i < count; ++i) colors[i] = Rgba8(r.get(32));
       const int index_bits = bits_for(count - 1);
+      if (!r.fits(int64_t(32) * count + int64_t(kTilePixels) * index_bits)) {
+        corrupt_plane("palette of " + std::to_string(count) + " colours longer than the plane's bits");
+      }
+      // Zeroed: an index past the palette (never written by the encoder) decodes as colour 0.
+      Rgba8 colors[kTilePixels] = {};
+      for (int i = 0; i < count; ++i) colors[i] = Rgba8(r.get(32));
       for (Rgba8& c : plane) c = colors[r.get(index_bits)];
       break;
     }
+    default:
+      corrupt_plane("unknown codec " + std::to_string(int(in.codec)));
   }
   return plane;
 }
