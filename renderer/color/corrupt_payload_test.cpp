@@ -40,7 +40,7 @@ TEST(CorruptPayload, DeltaPlaneWiderThanItsBits) {
   BitWriter w(p.words.data(), kPlaneBits);
   w.put(0, 32);
   for (int k = 0; k < 4; ++k) w.put(8, 4);  // 32 bits a pixel: 48 + 1024 > 1000
-  expect_corrupt([&] { decompress_plane(p); }, "corrupt compressed plane: delta payload longer");
+  expect_corrupt([&] { decompress_plane(p); }, "corrupt compressed plane: delta payload of 1024 bits, longer");
   // A width of 15 (four bits allow it) is past any 8-bit channel's difference.
   p.words = {};
   BitWriter w2(p.words.data(), kPlaneBits);
@@ -85,16 +85,16 @@ TEST(CorruptPayload, PaletteIndexPastThePaletteDecodesAsZero) {
 TEST(CorruptPayload, IndexPaletteModesNeverReadPastTheTile) {
   // Every pixel complex: 96 + 96 + 32 x 7 = 416 of 256 bits at 4x.
   expect_corrupt([] { decode_index_palette(IndexPaletteMode::method_b, index_bits_with_codes(96, 3, 6), 4, 0); },
-                 "method B pixel codes need more bits");
+                 "method_b (2) at 4 samples: pixel codes need more bits");
   // 192 + 128 + 32 x 22 = 1024 and 256 + 128 + 32 x 24 = 1152 of 768 bits at 8x.
   expect_corrupt([] { decode_index_palette(IndexPaletteMode::six_colour, index_bits_with_codes(192, 4, 15), 8, 0); },
-                 "six_colour pixel states need more bits");
+                 "six_colour (5) at 8 samples: pixel states need more bits");
   expect_corrupt([] { decode_index_palette(IndexPaletteMode::eight_colour, index_bits_with_codes(256, 4, 15), 8, 0); },
-                 "eight_colour pixel states need more bits");
+                 "eight_colour (6) at 8 samples: pixel states need more bits");
   // Modes exist at fixed sample counts.
-  expect_corrupt([] { decode_index_palette(IndexPaletteMode::four_colour, IndexBits{}, 4, 0); }, "four_colour at 4 samples");
-  expect_corrupt([] { decode_index_palette(IndexPaletteMode::two_colour, IndexBits{}, 8, 0); }, "two_colour at 8 samples");
-  expect_corrupt([] { decode_index_palette(IndexPaletteMode(9), IndexBits{}, 8, 0); }, "unknown mode 9");
+  expect_corrupt([] { decode_index_palette(IndexPaletteMode::four_colour, IndexBits{}, 4, 0); }, "four_colour (4) at 4 samples: the mode does not exist");
+  expect_corrupt([] { decode_index_palette(IndexPaletteMode::two_colour, IndexBits{}, 8, 0); }, "two_colour (1) at 8 samples: the mode does not exist");
+  expect_corrupt([] { decode_index_palette(IndexPaletteMode(9), IndexBits{}, 8, 0); }, "unknown mode (9) at 8 samples: unknown mode");
   // Pair states fit: 256 + 128 + 32 x 8 = 640 bits decode.
   EXPECT_NO_THROW(decode_index_palette(IndexPaletteMode::eight_colour, index_bits_with_codes(256, 4, 6), 8, 0));
 }
@@ -107,16 +107,16 @@ TEST(CorruptPayload, StoredTileCountsAreChecked) {
   ASSERT_EQ(load_tile(good, 0), tile);
   StoredTile bad = good;
   bad.samples = 16;
-  expect_corrupt([&] { load_tile(bad, 0); }, "corrupt stored tile: 16 samples");
+  expect_corrupt([&] { load_tile(bad, 0); }, "16 samples, 4 planes): samples must be 2, 4 or 8");
   bad = good;
   bad.planes_used = 9;
-  expect_corrupt([&] { load_tile(bad, 0); }, "corrupt stored tile: 9 planes at 4 samples");
+  expect_corrupt([&] { load_tile(bad, 0); }, "4 samples, 9 planes): planes_used must be 1..samples");
   bad = good;
   bad.state = TileState(5);
-  expect_corrupt([&] { load_tile(bad, 0); }, "unknown state 5");
+  expect_corrupt([&] { load_tile(bad, 0); }, "(state 5, 4 samples, 4 planes): unknown state");
   bad = good;
   bad.state = TileState::index_six_colour;  // an 8x mode on a 4x tile
-  expect_corrupt([&] { load_tile(bad, 0); }, "six_colour at 4 samples");
+  expect_corrupt([&] { load_tile(bad, 0); }, "six_colour (5) at 4 samples: the mode does not exist");
 }
 
 }  // namespace

@@ -10,8 +10,11 @@ namespace tessera::color {
 
 namespace {
 
-[[noreturn]] void corrupt_index_bits(const std::string& problem) {
-  throw Error("colour unit: corrupt index bits: " + problem);
+// Cold and out of line: building the message must not weigh on the decoder's inlining.
+[[noreturn, gnu::cold, gnu::noinline]] void corrupt_index_bits(int mode, int samples, const char* problem) {
+  const char* name = mode >= 0 && mode < kIndexPaletteModes ? index_palette_mode_name(IndexPaletteMode(mode)) : "unknown mode";
+  throw Error(std::string("colour unit: corrupt index bits: ") + name + " (" + std::to_string(mode) + ") at " +
+              std::to_string(samples) + " samples: " + problem);
 }
 
 // Distinct colours of a tile, ordered by how many pixels use them (most first, ties by first
@@ -253,7 +256,7 @@ ColorTile decode_index_palette(IndexPaletteMode mode, const IndexBits& bits, int
                                ? samples == 4
                                : samples == 8;
   if (!samples_fit) {
-    corrupt_index_bits(std::string(index_palette_mode_name(mode)) + " at " + std::to_string(samples) + " samples");
+    corrupt_index_bits(int(mode), samples, "the mode does not exist at this sample count");
   }
   ColorTile out;
   out.samples = samples;
@@ -284,7 +287,7 @@ ColorTile decode_index_palette(IndexPaletteMode mode, const IndexBits& bits, int
         code[px] = int(r.get(3));
         payload_bits += code[px] <= 2 ? 0 : code[px] <= 5 ? 4 : 7;  // code 7 (never written) reads as complex
       }
-      if (!r.fits(payload_bits)) corrupt_index_bits("method B pixel codes need more bits than the tile has");
+      if (!r.fits(payload_bits)) corrupt_index_bits(int(mode), samples, "pixel codes need more bits than the tile has");
       static constexpr int kPairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
       for (int px = 0; px < kTilePixels; ++px) {
         if (code[px] <= 2) {
@@ -311,7 +314,7 @@ ColorTile decode_index_palette(IndexPaletteMode mode, const IndexBits& bits, int
         payload_bits += state[px] < 6 ? 0 : state[px] <= 14 ? 8 : six ? 22 : 24;
       }
       if (!r.fits(payload_bits)) {
-        corrupt_index_bits(std::string(index_palette_mode_name(mode)) + " pixel states need more bits than the tile has");
+        corrupt_index_bits(int(mode), samples, "pixel states need more bits than the tile has");
       }
       for (int px = 0; px < kTilePixels; ++px) {
         if (state[px] < 6) {
@@ -331,7 +334,7 @@ ColorTile decode_index_palette(IndexPaletteMode mode, const IndexBits& bits, int
       break;
     }
     default:
-      corrupt_index_bits("unknown mode " + std::to_string(int(mode)));
+      corrupt_index_bits(int(mode), samples, "unknown mode");
   }
   return out;
 }

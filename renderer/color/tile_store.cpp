@@ -36,7 +36,13 @@ IndexPaletteMode mode_of(TileState s) {
     default: return IndexPaletteMode::one_colour;
   }
 }
-constexpr int kPlaneTagBits = 2;  // per stored plane in the compressed state: its codec
+constexpr int kPlaneTagBits = 2;
+
+// Cold and out of line: building the message must not weigh on load_tile's inlining.
+[[noreturn, gnu::cold, gnu::noinline]] void corrupt_tile(const StoredTile& stored, const char* problem) {
+  throw Error("colour unit: corrupt stored tile (state " + std::to_string(int(stored.state)) + ", " +
+              std::to_string(stored.samples) + " samples, " + std::to_string(stored.planes_used) + " planes): " + problem);
+}  // per stored plane in the compressed state: its codec
 }  // namespace
 
 StoredTile store_tile(const ColorTile& tile, Rgba8 clear, bool try_index_palette) {
@@ -82,7 +88,7 @@ ColorTile load_tile(const StoredTile& stored, Rgba8 clear) {
   // The stored form is untrusted: its sample and plane counts bound every array the decoders
   // index, so they are checked once here (plane payloads and index modes in their decoders).
   if (stored.samples != 2 && stored.samples != 4 && stored.samples != 8) {
-    throw Error("colour unit: corrupt stored tile: " + std::to_string(stored.samples) + " samples (2, 4 or 8)");
+    corrupt_tile(stored, "samples must be 2, 4 or 8");
   }
   ColorTile out;
   out.samples = stored.samples;
@@ -93,8 +99,7 @@ ColorTile load_tile(const StoredTile& stored, Rgba8 clear) {
     case TileState::planes_uncompressed:
     case TileState::planes_compressed: {
       if (stored.planes_used < 1 || stored.planes_used > stored.samples) {
-        throw Error("colour unit: corrupt stored tile: " + std::to_string(stored.planes_used) + " planes at " +
-                    std::to_string(stored.samples) + " samples");
+        corrupt_tile(stored, "planes_used must be 1..samples");
       }
       PlanedTile planed;
       planed.samples = stored.samples;
@@ -116,7 +121,7 @@ ColorTile load_tile(const StoredTile& stored, Rgba8 clear) {
     case TileState::index_eight_colour:
       return decode_index_palette(mode_of(stored.state), stored.index, stored.samples, clear);
   }
-  throw Error("colour unit: corrupt stored tile: unknown state " + std::to_string(int(stored.state)));
+  corrupt_tile(stored, "unknown state");
 }
 
 }  // namespace tessera::color
