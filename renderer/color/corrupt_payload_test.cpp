@@ -92,9 +92,12 @@ TEST(CorruptPayload, IndexPaletteModesNeverReadPastTheTile) {
   expect_corrupt([] { decode_index_palette(IndexPaletteMode::eight_colour, index_bits_with_codes(256, 4, 15), 8, 0); },
                  "eight_colour (6) at 8 samples: pixel states need more bits");
   // Modes exist at fixed sample counts.
-  expect_corrupt([] { decode_index_palette(IndexPaletteMode::four_colour, IndexBits{}, 4, 0); }, "four_colour (4) at 4 samples: the mode does not exist");
-  expect_corrupt([] { decode_index_palette(IndexPaletteMode::two_colour, IndexBits{}, 8, 0); }, "two_colour (1) at 8 samples: the mode does not exist");
-  expect_corrupt([] { decode_index_palette(IndexPaletteMode(9), IndexBits{}, 8, 0); }, "unknown mode (9) at 8 samples: unknown mode");
+  expect_corrupt([] { decode_index_palette(IndexPaletteMode::four_colour, IndexBits{}, 4, 0); },
+                 "four_colour (4) at 4 samples: the mode does not exist");
+  expect_corrupt([] { decode_index_palette(IndexPaletteMode::two_colour, IndexBits{}, 8, 0); },
+                 "two_colour (1) at 8 samples: the mode does not exist");
+  expect_corrupt([] { decode_index_palette(IndexPaletteMode(9), IndexBits{}, 8, 0); },
+                 "unknown mode (9) at 8 samples: unknown mode");
   // Pair states fit: 256 + 128 + 32 x 8 = 640 bits decode.
   EXPECT_NO_THROW(decode_index_palette(IndexPaletteMode::eight_colour, index_bits_with_codes(256, 4, 6), 8, 0));
 }

@@ -12,7 +12,8 @@ namespace {
 
 // Cold and out of line: building the message must not weigh on the decoder's inlining.
 [[noreturn, gnu::cold, gnu::noinline]] void corrupt_index_bits(int mode, int samples, const char* problem) {
-  const char* name = mode >= 0 && mode < kIndexPaletteModes ? index_palette_mode_name(IndexPaletteMode(mode)) : "unknown mode";
+  const char* name =
+      mode >= 0 && mode < kIndexPaletteModes ? index_palette_mode_name(IndexPaletteMode(mode)) : "unknown mode";
   throw Error(std::string("colour unit: corrupt index bits: ") + name + " (" + std::to_string(mode) + ") at " +
               std::to_string(samples) + " samples: " + problem);
 }
@@ -333,8 +334,7 @@ ColorTile decode_index_palette(IndexPaletteMode mode, const IndexBits& bits, int
       }
       break;
     }
-    default:
-      corrupt_index_bits(int(mode), samples, "unknown mode");
+    default: corrupt_index_bits(int(mode), samples, "unknown mode");
   }
   return out;
 }

@@ -165,7 +165,8 @@ Plane decompress_plane(const CompressedPlane& in) {
         if (width[k] > 8) corrupt_plane("delta channel width ", width[k], " (at most 8)");
         pixel_bits += width[k];
       }
-      if (!r.fits(int64_t(kTilePixels) * pixel_bits)) corrupt_plane("delta payload of ", kTilePixels * pixel_bits, " bits, longer than the plane's bits");
+      if (!r.fits(int64_t(kTilePixels) * pixel_bits))
+        corrupt_plane("delta payload of ", kTilePixels * pixel_bits, " bits, longer than the plane's bits");
       for (Rgba8& c : plane) {
         c = 0;
         for (int k = 0; k < 4; ++k) c |= Rgba8(channel_of(min_color, k) + int(r.get(width[k]))) << (8 * k);
@@ -185,8 +186,7 @@ Plane decompress_plane(const CompressedPlane& in) {
       for (Rgba8& c : plane) c = colors[r.get(index_bits)];
       break;
     }
-    default:
-      corrupt_plane("unknown codec ", int(in.codec), "");
+    default: corrupt_plane("unknown codec ", int(in.codec), "");
   }
   return plane;
 }

@@ -36,13 +36,14 @@ IndexPaletteMode mode_of(TileState s) {
     default: return IndexPaletteMode::one_colour;
   }
 }
-constexpr int kPlaneTagBits = 2;
+constexpr int kPlaneTagBits = 2;  // per stored plane in the compressed state: its codec
 
 // Cold and out of line: building the message must not weigh on load_tile's inlining.
 [[noreturn, gnu::cold, gnu::noinline]] void corrupt_tile(const StoredTile& stored, const char* problem) {
   throw Error("colour unit: corrupt stored tile (state " + std::to_string(int(stored.state)) + ", " +
-              std::to_string(stored.samples) + " samples, " + std::to_string(stored.planes_used) + " planes): " + problem);
-}  // per stored plane in the compressed state: its codec
+              std::to_string(stored.samples) + " samples, " + std::to_string(stored.planes_used) +
+              " planes): " + problem);
+}
 }  // namespace
 
 StoredTile store_tile(const ColorTile& tile, Rgba8 clear, bool try_index_palette) {

@@ -1,11 +1,11 @@
 #include "tessera/config.h"
 
 #include <cmath>
-#include <limits>
-#include <utility>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -66,8 +66,8 @@ class ObjectReader {
       if (!it->is_number_integer()) fail(p, "expected an integer");
       // Range-check in 64 bits before narrowing: get<int>() would wrap 4294967297 to 1 and
       // slip it past validate_config.
-      const bool fits = it->is_number_unsigned() ? std::in_range<T>(it->get<uint64_t>())
-                                                 : std::in_range<T>(it->get<int64_t>());
+      const bool fits =
+          it->is_number_unsigned() ? std::in_range<T>(it->get<uint64_t>()) : std::in_range<T>(it->get<int64_t>());
       if (!fits) {
         fail(p, it->dump() + " is out of range [" + std::to_string(std::numeric_limits<T>::min()) + ", " +
                     std::to_string(std::numeric_limits<T>::max()) + "]");

@@ -68,12 +68,15 @@ TEST_F(InputFileTest, RefusesFilesOverTheCapBeforeReading) {
 }
 
 TEST_F(InputFileTest, NamesMissingFilesAndFolders) {
-  EXPECT_NE(error_of([&] { read_input_file(dir_ / "nope.obj", kMaxObjFileBytes, "OBJ"); }).find("nope.obj: OBJ file not found"),
+  EXPECT_NE(error_of([&] {
+              read_input_file(dir_ / "nope.obj", kMaxObjFileBytes, "OBJ");
+            }).find("nope.obj: OBJ file not found"),
             std::string::npos);
   EXPECT_NE(error_of([&] { read_input_file(dir_, kMaxObjFileBytes, "OBJ"); }).find(": is a folder, not an OBJ file"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { read_input_file(dir_, kMaxJsonFileBytes, "scene"); }).find(": is a folder, not a scene file"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { read_input_file(dir_, kMaxJsonFileBytes, "scene"); }).find(": is a folder, not a scene file"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -73,7 +73,8 @@ TEST(ObjLoader, DegenerateOnlyFilesAreRefusedLongPolygonsAccepted) {
   for (int i = 1; i <= 40; ++i) face += " " + std::to_string(i);
   long_collinear += face + "\n";
   long_round += face + "\n";
-  expect_error([&] { load_obj(dir.write("flat.obj", collinear)); }, {"flat.obj: OBJ file has no triangles with area (all 1 are degenerate)"});
+  expect_error([&] { load_obj(dir.write("flat.obj", collinear)); },
+               {"flat.obj: OBJ file has no triangles with area (all 1 are degenerate)"});
   expect_error([&] { load_obj(dir.write("long_flat.obj", long_collinear)); },
                {"long_flat.obj: OBJ file has no triangles with area (all 38 are degenerate)"});
   // A 40-corner polygon with area is triangulated; degenerate faces next to real ones stay.

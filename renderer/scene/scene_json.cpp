@@ -12,8 +12,8 @@
 #include "scene/strict_json.h"
 #include "tessera/error.h"
 #include "tessera/input_file.h"
-#include "tessera/procedural.h"
 #include "tessera/lod.h"
+#include "tessera/procedural.h"
 #include "tessera/scene.h"
 
 namespace tessera {
@@ -161,11 +161,13 @@ class SceneReader {
     auto gib = [](uint64_t bytes) {
       char text[32];
       const bool large = bytes >= (uint64_t(1) << 30);
-      std::snprintf(text, sizeof(text), large ? "%.1f GiB" : "%.1f MiB", double(bytes) / double(large ? 1 << 30 : 1 << 20));
+      std::snprintf(text, sizeof(text), large ? "%.1f GiB" : "%.1f MiB",
+                    double(bytes) / double(large ? 1 << 30 : 1 << 20));
       return std::string(text);
     };
-    std::string what = mesh ? std::to_string(extra) + " instances of a mesh of " + std::to_string(mesh->vertices.size()) +
-                                  " vertices and " + std::to_string(mesh->triangle_count()) + " triangles: "
+    std::string what = mesh ? std::to_string(extra) + " instances of a mesh of " +
+                                  std::to_string(mesh->vertices.size()) + " vertices and " +
+                                  std::to_string(mesh->triangle_count()) + " triangles: "
                             : std::string();
     where.fail(what + "the scene would need about " + gib(e.total()) + " of memory to load and render, more than the " +
                "limit of " + gib(limit) + " (--memory-limit; docs/scene-format.md, \"Memory budget\")");
@@ -622,7 +624,8 @@ Scene SceneReader::read(const Json& doc) {
     const auto& items = as_array(*list, root.at("textures"));
     for (size_t i = 0; i < items.size(); ++i) {
       scene.textures.push_back(read_texture(items[i], join("textures", i), i));
-      for (const Image& level : scene.textures.back().levels) estimate_.stored_bytes += level.pixels.size() * sizeof(Rgba8);
+      for (const Image& level : scene.textures.back().levels)
+        estimate_.stored_bytes += level.pixels.size() * sizeof(Rgba8);
     }
   }
   if (const Json* list = root.find("materials")) {

@@ -195,7 +195,8 @@ glm::vec<N, int> integers_array(const Json& j, const Where& where, int64_t lo, i
   }
   glm::vec<N, int> out;
   for (int i = 0; i < N; ++i) {
-    out[i] = int(as_integer(j[size_t(i)], Where{where.file, join(where.path, size_t(i))}, int_range_lo(lo), int_range_hi(hi)));
+    out[i] = int(
+        as_integer(j[size_t(i)], Where{where.file, join(where.path, size_t(i))}, int_range_lo(lo), int_range_hi(hi)));
   }
   return out;
 }

@@ -73,7 +73,8 @@ void check_outputs(const std::vector<OutputFile>& outputs) {
       throw Error(what + "folder " + folder.string() + " does not exist (output folders are not created)");
     }
     // The file goes in by rename from a temporary next to it: the folder must take new files.
-    if (::access(folder.c_str(), W_OK | X_OK) != 0) throw Error(what + "folder " + folder.string() + " is not writable");
+    if (::access(folder.c_str(), W_OK | X_OK) != 0)
+      throw Error(what + "folder " + folder.string() + " is not writable");
     const std::filesystem::file_status status = std::filesystem::status(out.path, ec);
     if (status.type() == std::filesystem::file_type::directory) throw Error(what + "is a folder");
     if (std::filesystem::exists(status) && status.type() != std::filesystem::file_type::regular) {

@@ -21,7 +21,7 @@ std::filesystem::path numbered(const std::filesystem::path& path, size_t index);
 struct OutputFile {
   std::string option;  // "-o", "--stats", ...
   std::filesystem::path path;
-  bool png = false;    // an image: the name must end in .png (Tessera writes PNG only)
+  bool png = false;  // an image: the name must end in .png (Tessera writes PNG only)
 };
 
 // Checks, before any work is done, that every output can be written: a PNG name for images,

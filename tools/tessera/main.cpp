@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
   add_tessellate_command(app, tessellate_args);
   CLI::App* config_cmd = app.add_subcommand("config", "Print the full default configuration as JSON");
   const std::string commit = TESSERA_GIT_COMMIT;
-  app.set_version_flag("--version", std::string("tessera ") + TESSERA_VERSION + (commit.empty() ? "" : " (commit " + commit + ")"));
+  app.set_version_flag("--version",
+                       std::string("tessera ") + TESSERA_VERSION + (commit.empty() ? "" : " (commit " + commit + ")"));
 
   try {
     app.parse(argc, argv);

@@ -119,7 +119,8 @@ void apply_tiling_option(const std::string& spec, Config& config) {
 }
 
 void apply_memory_limit_option(const std::string& spec) {
-  const std::string problem = "--memory-limit " + spec + ": expected a size in bytes with an optional K, M, G or T suffix, e.g. 8G";
+  const std::string problem =
+      "--memory-limit " + spec + ": expected a size in bytes with an optional K, M, G or T suffix, e.g. 8G";
   size_t used = 0;
   double value = 0.0;
   try {
@@ -218,9 +219,11 @@ int run_render(const RenderArgs& args) {
     std::filesystem::create_directories(output.parent_path(), ec);
   }
   std::vector<OutputFile> outputs = {{"-o", output, true}};
-  const std::pair<const char*, const std::filesystem::path*> maps[] = {
-      {"--color-state", &args.color_state}, {"--picb", &args.picb},       {"--supertiles", &args.supertiles},
-      {"--gpp-map", &args.gpp_map},         {"--lod-map", &args.lod_map}};
+  const std::pair<const char*, const std::filesystem::path*> maps[] = {{"--color-state", &args.color_state},
+                                                                       {"--picb", &args.picb},
+                                                                       {"--supertiles", &args.supertiles},
+                                                                       {"--gpp-map", &args.gpp_map},
+                                                                       {"--lod-map", &args.lod_map}};
   for (const auto& [option, path] : maps) {
     if (!path->empty()) outputs.push_back({option, *path, true});
   }

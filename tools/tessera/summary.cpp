@@ -55,21 +55,24 @@ std::string frame_summary(const Stats& s) {
   // tests saw, so set up + culled = 100%.
   const double clipped = num(s, "raster.triangles.clipped");
   const double after_clipping = in - clipped + num(s, "raster.triangles.clip_output");
-  out += line("raster   %.0f VS, %.0f triangles in, %.0f clipped into %.0f, %.0f culled (%.1f%% of %.0f after clipping), "
-              "%.0f set up, %.2f tiles per triangle\n",
-              num(s, "raster.vs.invocations"), in, clipped, num(s, "raster.triangles.clip_output"), culled,
-              after_clipping > 0 ? 100.0 * culled / after_clipping : 0.0, after_clipping, num(s, "raster.triangles.setup"),
-              num(s, "raster.triangles.setup") > 0 ? num(s, "raster.bins.entries") / num(s, "raster.triangles.setup") : 0.0);
+  out += line(
+      "raster   %.0f VS, %.0f triangles in, %.0f clipped into %.0f, %.0f culled (%.1f%% of %.0f after clipping), "
+      "%.0f set up, %.2f tiles per triangle\n",
+      num(s, "raster.vs.invocations"), in, clipped, num(s, "raster.triangles.clip_output"), culled,
+      after_clipping > 0 ? 100.0 * culled / after_clipping : 0.0, after_clipping, num(s, "raster.triangles.setup"),
+      num(s, "raster.triangles.setup") > 0 ? num(s, "raster.bins.entries") / num(s, "raster.triangles.setup") : 0.0);
   // The depth test counts samples: its share is of covered samples, not of covered pixels
   // (which at MSAA would give up to samples x 100%).
   const double covered_samples = num(s, "raster.samples.covered");
-  out += line("         %.0f fragments covered (%.0f samples), %.0f samples passed depth (%.1f%%), %.0f FS invocations "
-              "(%.1f%% helpers)\n",
-              num(s, "raster.fragments.covered"), covered_samples, num(s, "raster.depth.passed"),
-              covered_samples > 0 ? 100.0 * num(s, "raster.depth.passed") / covered_samples : 0.0,
-              num(s, "raster.fs.invocations"),
-              num(s, "raster.fs.invocations") > 0 ? 100.0 * num(s, "raster.fs.helper_invocations") / num(s, "raster.fs.invocations")
-                                                  : 0.0);
+  out += line(
+      "         %.0f fragments covered (%.0f samples), %.0f samples passed depth (%.1f%%), %.0f FS invocations "
+      "(%.1f%% helpers)\n",
+      num(s, "raster.fragments.covered"), covered_samples, num(s, "raster.depth.passed"),
+      covered_samples > 0 ? 100.0 * num(s, "raster.depth.passed") / covered_samples : 0.0,
+      num(s, "raster.fs.invocations"),
+      num(s, "raster.fs.invocations") > 0
+          ? 100.0 * num(s, "raster.fs.helper_invocations") / num(s, "raster.fs.invocations")
+          : 0.0);
   const double fs = num(s, "raster.fs.invocations") - num(s, "raster.fs.helper_invocations");
   out += line("eu       %.1f M instructions: vertex %.0f per invocation, fragment %.1f per live pixel; calls rsqrt %.0f, "
               "sqrt %.0f, div %.0f, pow %.0f, exp %.0f\n",

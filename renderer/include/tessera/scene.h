@@ -137,7 +137,7 @@ uint64_t default_memory_limit();
 // and textures, and per instance its record, its draw and, for the raster path, every vertex
 // shaded and every triangle set up. Cheap: no geometry is built.
 struct SceneMemoryEstimate {
-  uint64_t stored_bytes = 0;    // meshes, textures, instance records
+  uint64_t stored_bytes = 0;     // meshes, textures, instance records
   uint64_t per_frame_bytes = 0;  // draws, shaded vertices, triangle setups
   uint64_t total() const { return stored_bytes + per_frame_bytes; }
 };
