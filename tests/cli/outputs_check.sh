@@ -29,6 +29,10 @@ expect_refused "-o: Tessera writes PNG images only" -o "$dir/frame.jpg"
 expect_refused "--picb: Tessera writes PNG images only" -o "$dir/keep.png" --picb "$dir/picb.bmp"
 # Two outputs in one file would overwrite each other.
 expect_refused "--stats: is also the -o output" -o "$dir/keep.png" --stats "$dir/keep.png"
+cp "$scene" "$dir/scene.json"
+out=$("$tessera" render "$dir/scene.json" "${small[@]}" -o "$dir/x.png" --stats "$dir/scene.json" 2>&1)
+[ $? -eq 1 ] && case "$out" in *"--stats: is also the scene input"*) ;; *) false;; esac || fail "the scene could be replaced: $out"
+cmp -s "$scene" "$dir/scene.json" || fail "the scene file was overwritten"
 expect_refused "--supertiles: is also the --picb output" -o "$dir/x.png" --picb "$dir/m.png" --supertiles "$dir/./m.png"
 # A folder without write permission (root may write anywhere, so only checked for others).
 if [ "$(id -u)" -ne 0 ]; then

@@ -57,8 +57,18 @@ std::filesystem::path numbered(const std::filesystem::path& path, size_t index) 
   return path.parent_path() / (stem + suffix + ext);
 }
 
-void check_outputs(const std::vector<OutputFile>& outputs) {
-  std::vector<std::pair<std::filesystem::path, const OutputFile*>> seen;
+void check_outputs(const std::vector<OutputFile>& outputs, const std::vector<OutputFile>& inputs) {
+  struct Seen {
+    std::filesystem::path canonical;
+    const OutputFile* file;
+    bool input;
+  };
+  std::vector<Seen> seen;
+  std::error_code ec;
+  for (const OutputFile& in : inputs) {
+    if (in.path.empty()) continue;
+    seen.push_back({std::filesystem::weakly_canonical(std::filesystem::absolute(in.path), ec), &in, true});
+  }
   for (const OutputFile& out : outputs) {
     const std::string what = out.path.string() + ": " + out.option + ": ";
     if (out.path.empty() || !out.path.has_filename()) throw Error(what + "expected a file name");
@@ -68,7 +78,6 @@ void check_outputs(const std::vector<OutputFile>& outputs) {
       if (ext != ".png") throw Error(what + "Tessera writes PNG images only: use a name ending in .png");
     }
     const std::filesystem::path folder = out.path.has_parent_path() ? out.path.parent_path() : ".";
-    std::error_code ec;
     if (!std::filesystem::is_directory(folder, ec)) {
       throw Error(what + "folder " + folder.string() + " does not exist (output folders are not created)");
     }
@@ -81,12 +90,13 @@ void check_outputs(const std::vector<OutputFile>& outputs) {
       throw Error(what + "exists and is not a regular file");
     }
     const std::filesystem::path canonical = std::filesystem::weakly_canonical(std::filesystem::absolute(out.path), ec);
-    for (const auto& [other_path, other] : seen) {
-      if (other_path == canonical) {
-        throw Error(what + "is also the " + other->option + " output: each output needs a file of its own");
+    for (const Seen& other : seen) {
+      if (other.canonical == canonical) {
+        throw Error(what + "is also the " + other.file->option +
+                    (other.input ? " input: an output must not replace it" : " output: each output needs a file of its own"));
       }
     }
-    seen.emplace_back(canonical, &out);
+    seen.push_back({canonical, &out, false});
   }
 }
 

@@ -26,8 +26,9 @@ struct OutputFile {
 
 // Checks, before any work is done, that every output can be written: a PNG name for images,
 // an existing writable folder (output folders are never created, as in the Vulkan layer), no
-// folder or device in the file's place, and no two outputs naming the same file. Throws
+// folder or device in the file's place, no two outputs naming the same file, and no output
+// naming one of the command's input files (`inputs`: option and path, e.g. the scene). Throws
 // tessera::Error naming the path, the option and the problem.
-void check_outputs(const std::vector<OutputFile>& outputs);
+void check_outputs(const std::vector<OutputFile>& outputs, const std::vector<OutputFile>& inputs = {});
 
 }  // namespace tessera::cli

@@ -229,7 +229,7 @@ int run_render(const RenderArgs& args) {
   }
   if (!args.stats.empty()) outputs.push_back({"--stats", args.stats, false});
   if (!args.csv.empty()) outputs.push_back({"--csv", args.csv, false});
-  check_outputs(outputs);
+  check_outputs(outputs, {{"scene", args.scene, false}, {"--config", args.config, false}});
 
   const Scene scene = load_scene(args.scene);
 
