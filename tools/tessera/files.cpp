@@ -92,8 +92,9 @@ void check_outputs(const std::vector<OutputFile>& outputs, const std::vector<Out
     const std::filesystem::path canonical = std::filesystem::weakly_canonical(std::filesystem::absolute(out.path), ec);
     for (const Seen& other : seen) {
       if (other.canonical == canonical) {
-        throw Error(what + "is also the " + other.file->option +
-                    (other.input ? " input: an output must not replace it" : " output: each output needs a file of its own"));
+        throw Error(
+            what + "is also the " + other.file->option +
+            (other.input ? " input: an output must not replace it" : " output: each output needs a file of its own"));
       }
     }
     seen.push_back({canonical, &out, false});
