@@ -2,6 +2,7 @@
 // per-pixel modes and per-sample indices into the index bits or a compressed plane.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 
@@ -36,11 +37,15 @@ class BitWriter {
   int used_ = 0;
 };
 
+// Reads what a BitWriter packed. get() is unchecked so the decoders' per-pixel loops stay as
+// fast as the writer's: a decoder handed untrusted bits first checks, once per plane or tile,
+// that the sizes its header announces fit the payload (fits()), and only then reads.
 class BitReader {
  public:
-  explicit BitReader(const uint64_t* words) : words_(words) {}
+  BitReader(const uint64_t* words, int capacity_bits) : words_(words), capacity_(capacity_bits) {}
   uint64_t get(int bits) {
     if (bits == 0) return 0;
+    assert(used_ + bits <= capacity_ && "decoder read past its payload: validate sizes before decoding");
     const int word = used_ / 64, shift = used_ % 64;
     uint64_t v = words_[word] >> shift;
     if (shift + bits > 64) v |= words_[word + 1] << (64 - shift);
@@ -48,9 +53,12 @@ class BitReader {
     return bits == 64 ? v : v & ((uint64_t(1) << bits) - 1);
   }
   int used() const { return used_; }
+  // Whether `bits` more bits lie inside the payload.
+  bool fits(int64_t bits) const { return bits >= 0 && used_ + bits <= capacity_; }
 
  private:
   const uint64_t* words_;
+  int capacity_;
   int used_ = 0;
 };
 

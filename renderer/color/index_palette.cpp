@@ -1,12 +1,22 @@
 #include "color/index_palette.h"
 
 #include <algorithm>
+#include <string>
 
 #include "color/bit_stream.h"
+#include "tessera/error.h"
 
 namespace tessera::color {
 
 namespace {
+
+// Cold and out of line: building the message must not weigh on the decoder's inlining.
+[[noreturn, gnu::cold, gnu::noinline]] void corrupt_index_bits(int mode, int samples, const char* problem) {
+  const char* name =
+      mode >= 0 && mode < kIndexPaletteModes ? index_palette_mode_name(IndexPaletteMode(mode)) : "unknown mode";
+  throw Error(std::string("colour unit: corrupt index bits: ") + name + " (" + std::to_string(mode) + ") at " +
+              std::to_string(samples) + " samples: " + problem);
+}
 
 // Distinct colours of a tile, ordered by how many pixels use them (most first, ties by first
 // appearance) so the 8x state modes find simple and paired pixels among the low indices.
@@ -238,9 +248,20 @@ std::optional<IndexPaletteEncoding> encode_index_palette(const ColorTile& tile, 
 }
 
 ColorTile decode_index_palette(IndexPaletteMode mode, const IndexBits& bits, int samples, Rgba8 clear_color) {
+  // The mode and sample count come from a stored tile (untrusted): each mode exists at fixed
+  // sample counts, and the variable-length modes are sized from their per-pixel codes before
+  // any payload is read, so no read leaves the tile's index bits.
+  const bool samples_fit = mode == IndexPaletteMode::one_colour ? (samples == 2 || samples == 4 || samples == 8)
+                           : (mode == IndexPaletteMode::two_colour || mode == IndexPaletteMode::method_b ||
+                              mode == IndexPaletteMode::method_b_clear)
+                               ? samples == 4
+                               : samples == 8;
+  if (!samples_fit) {
+    corrupt_index_bits(int(mode), samples, "the mode does not exist at this sample count");
+  }
   ColorTile out;
   out.samples = samples;
-  BitReader r(bits.words.data());
+  BitReader r(bits.words.data(), tile_index_bits(samples));
   switch (mode) {
     case IndexPaletteMode::one_colour: {
       const Rgba8 c = Rgba8(r.get(32));
@@ -262,7 +283,12 @@ ColorTile decode_index_palette(IndexPaletteMode mode, const IndexBits& bits, int
       for (int i = 0; i < (with_clear ? 2 : 3); ++i) palette[i] = Rgba8(r.get(32));
       if (with_clear) palette[2] = clear_color;
       int code[kTilePixels];
-      for (int px = 0; px < kTilePixels; ++px) code[px] = int(r.get(3));
+      int payload_bits = 0;
+      for (int px = 0; px < kTilePixels; ++px) {
+        code[px] = int(r.get(3));
+        payload_bits += code[px] <= 2 ? 0 : code[px] <= 5 ? 4 : 7;  // code 7 (never written) reads as complex
+      }
+      if (!r.fits(payload_bits)) corrupt_index_bits(int(mode), samples, "pixel codes need more bits than the tile has");
       static constexpr int kPairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
       for (int px = 0; px < kTilePixels; ++px) {
         if (code[px] <= 2) {
@@ -280,10 +306,17 @@ ColorTile decode_index_palette(IndexPaletteMode mode, const IndexBits& bits, int
     case IndexPaletteMode::six_colour:
     case IndexPaletteMode::eight_colour: {
       const bool six = mode == IndexPaletteMode::six_colour;
-      Rgba8 palette[8];
+      Rgba8 palette[8] = {};
       for (int i = 0; i < (six ? 6 : 8); ++i) palette[i] = Rgba8(r.get(32));
       int state[kTilePixels];
-      for (int px = 0; px < kTilePixels; ++px) state[px] = int(r.get(4));
+      int payload_bits = 0;
+      for (int px = 0; px < kTilePixels; ++px) {
+        state[px] = int(r.get(4));
+        payload_bits += state[px] < 6 ? 0 : state[px] <= 14 ? 8 : six ? 22 : 24;
+      }
+      if (!r.fits(payload_bits)) {
+        corrupt_index_bits(int(mode), samples, "pixel states need more bits than the tile has");
+      }
       for (int px = 0; px < kTilePixels; ++px) {
         if (state[px] < 6) {
           for (int s = 0; s < 8; ++s) out.at(px, s) = palette[state[px]];
@@ -301,6 +334,7 @@ ColorTile decode_index_palette(IndexPaletteMode mode, const IndexBits& bits, int
       }
       break;
     }
+    default: corrupt_index_bits(int(mode), samples, "unknown mode");
   }
   return out;
 }

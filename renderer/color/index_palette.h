@@ -39,7 +39,9 @@ struct IndexPaletteEncoding {
 // meets the budget (the tile then goes to the planes).
 std::optional<IndexPaletteEncoding> encode_index_palette(const ColorTile& tile, Rgba8 clear_color, IndexBits& bits);
 
-// Rebuilds every sample from the index bits alone (the fill flow reads nothing else).
+// Rebuilds every sample from the index bits alone (the fill flow reads nothing else). Throws
+// tessera::Error when the mode does not exist at `samples` or its pixel codes need more bits
+// than the tile has (bit patterns the encoder never produces).
 ColorTile decode_index_palette(IndexPaletteMode mode, const IndexBits& bits, int samples, Rgba8 clear_color);
 
 }  // namespace tessera::color

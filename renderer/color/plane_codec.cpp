@@ -1,12 +1,19 @@
 #include "color/plane_codec.h"
 
 #include <algorithm>
+#include <string>
 
 #include "color/bit_stream.h"
+#include "tessera/error.h"
 
 namespace tessera::color {
 
 namespace {
+
+// Cold and out of line: building the message must not weigh on the decoders' inlining.
+[[noreturn, gnu::cold, gnu::noinline]] void corrupt_plane(const char* before, int value, const char* after) {
+  throw Error(std::string("colour unit: corrupt compressed plane: ") + before + std::to_string(value) + after);
+}
 
 inline int channel_of(Rgba8 c, int k) { return int((c >> (8 * k)) & 0xffu); }
 
@@ -137,16 +144,29 @@ CompressedPlane compress_palette(const Plane& plane, int limit_bits) {
 }  // namespace
 
 Plane decompress_plane(const CompressedPlane& in) {
+  // A stored plane is untrusted input: its size and every header field are checked against the
+  // payload once, so the per-pixel reads below never leave it.
+  if (in.bits < 0 || in.bits > kPlaneBits) corrupt_plane("payload of ", in.bits, " bits (0..1024)");
   Plane plane{};
-  BitReader r(in.words.data());
+  BitReader r(in.words.data(), in.bits);
   switch (in.codec) {
     case PlaneCodec::uncompressed:
+      if (in.bits != kPlaneBits) corrupt_plane("uncompressed plane of ", in.bits, " bits, not 1024");
       for (Rgba8& c : plane) c = Rgba8(r.get(32));
       break;
     case PlaneCodec::delta: {
+      if (!r.fits(48)) corrupt_plane("delta plane of ", in.bits, " bits, shorter than its header");
       const Rgba8 min_color = Rgba8(r.get(32));
       int width[4];
-      for (int k = 0; k < 4; ++k) width[k] = int(r.get(4));
+      int pixel_bits = 0;
+      for (int k = 0; k < 4; ++k) {
+        width[k] = int(r.get(4));
+        // An 8-bit channel's difference never needs more than 8 bits.
+        if (width[k] > 8) corrupt_plane("delta channel width ", width[k], " (at most 8)");
+        pixel_bits += width[k];
+      }
+      if (!r.fits(int64_t(kTilePixels) * pixel_bits))
+        corrupt_plane("delta payload of ", kTilePixels * pixel_bits, " bits, longer than the plane's bits");
       for (Rgba8& c : plane) {
         c = 0;
         for (int k = 0; k < 4; ++k) c |= Rgba8(channel_of(min_color, k) + int(r.get(width[k]))) << (8 * k);
@@ -154,13 +174,19 @@ Plane decompress_plane(const CompressedPlane& in) {
       break;
     }
     case PlaneCodec::palette: {
+      if (!r.fits(5)) corrupt_plane("palette plane of ", in.bits, " bits, shorter than its header");
       const int count = int(r.get(5)) + 1;
-      Rgba8 colors[kTilePixels];
-      for (int i = 0; i < count; ++i) colors[i] = Rgba8(r.get(32));
       const int index_bits = bits_for(count - 1);
+      if (!r.fits(int64_t(32) * count + int64_t(kTilePixels) * index_bits)) {
+        corrupt_plane("palette of ", count, " colours longer than the plane's bits");
+      }
+      // Zeroed: an index past the palette (never written by the encoder) decodes as colour 0.
+      Rgba8 colors[kTilePixels] = {};
+      for (int i = 0; i < count; ++i) colors[i] = Rgba8(r.get(32));
       for (Rgba8& c : plane) c = colors[r.get(index_bits)];
       break;
     }
+    default: corrupt_plane("unknown codec ", int(in.codec), "");
   }
   return plane;
 }

@@ -27,6 +27,8 @@ struct CompressedPlane {
 CompressedPlane compress_plane(const Plane& plane, PlaneCodec codec);
 // Tries delta and palette and keeps the smaller (uncompressed when neither helps).
 CompressedPlane compress_plane_best(const Plane& plane);
+// Throws tessera::Error on a payload the encoder cannot have produced (size or header fields
+// out of range); a palette index past the palette decodes as colour 0.
 Plane decompress_plane(const CompressedPlane& compressed);
 // The size compress_plane_best would produce, without packing any bits (for traffic
 // accounting on cache evictions).

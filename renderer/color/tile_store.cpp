@@ -1,5 +1,9 @@
 #include "color/tile_store.h"
 
+#include <string>
+
+#include "tessera/error.h"
+
 namespace tessera::color {
 
 const char* tile_state_name(TileState state) {
@@ -33,6 +37,13 @@ IndexPaletteMode mode_of(TileState s) {
   }
 }
 constexpr int kPlaneTagBits = 2;  // per stored plane in the compressed state: its codec
+
+// Cold and out of line: building the message must not weigh on load_tile's inlining.
+[[noreturn, gnu::cold, gnu::noinline]] void corrupt_tile(const StoredTile& stored, const char* problem) {
+  throw Error("colour unit: corrupt stored tile (state " + std::to_string(int(stored.state)) + ", " +
+              std::to_string(stored.samples) + " samples, " + std::to_string(stored.planes_used) +
+              " planes): " + problem);
+}
 }  // namespace
 
 StoredTile store_tile(const ColorTile& tile, Rgba8 clear, bool try_index_palette) {
@@ -75,6 +86,11 @@ StoredTile store_tile(const ColorTile& tile, Rgba8 clear, bool try_index_palette
 }
 
 ColorTile load_tile(const StoredTile& stored, Rgba8 clear) {
+  // The stored form is untrusted: its sample and plane counts bound every array the decoders
+  // index, so they are checked once here (plane payloads and index modes in their decoders).
+  if (stored.samples != 2 && stored.samples != 4 && stored.samples != 8) {
+    corrupt_tile(stored, "samples must be 2, 4 or 8");
+  }
   ColorTile out;
   out.samples = stored.samples;
   switch (stored.state) {
@@ -83,19 +99,30 @@ ColorTile load_tile(const StoredTile& stored, Rgba8 clear) {
       return out;
     case TileState::planes_uncompressed:
     case TileState::planes_compressed: {
+      if (stored.planes_used < 1 || stored.planes_used > stored.samples) {
+        corrupt_tile(stored, "planes_used must be 1..samples");
+      }
       PlanedTile planed;
       planed.samples = stored.samples;
       planed.planes_used = stored.planes_used;
       for (int k = 0; k < stored.planes_used; ++k) planed.planes[size_t(k)] = decompress_plane(stored.planes[size_t(k)]);
-      BitReader r(stored.index.words.data());
+      BitReader r(stored.index.words.data(), tile_index_bits(stored.samples));
       for (int i = 0; i < kTilePixels * stored.samples; ++i) {
+        // An index naming an unused plane (never written) reads that plane's zeros.
         planed.index[size_t(i)] = uint8_t(r.get(index_bits_per_sample(stored.samples)));
       }
       return from_planes(planed);
     }
-    default:
+    case TileState::index_one_colour:
+    case TileState::index_two_colour:
+    case TileState::index_method_b:
+    case TileState::index_method_b_clear:
+    case TileState::index_four_colour:
+    case TileState::index_six_colour:
+    case TileState::index_eight_colour:
       return decode_index_palette(mode_of(stored.state), stored.index, stored.samples, clear);
   }
+  corrupt_tile(stored, "unknown state");
 }
 
 }  // namespace tessera::color

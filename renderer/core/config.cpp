@@ -2,12 +2,15 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "tessera/error.h"
+#include "tessera/input_file.h"
 
 namespace tessera {
 
@@ -67,6 +70,14 @@ class ObjectReader {
       out = it->get<bool>();
     } else if constexpr (std::is_integral_v<T>) {
       if (!it->is_number_integer()) fail(p, "expected an integer");
+      // Range-check in 64 bits before narrowing: get<int>() would wrap 4294967297 to 1 and
+      // slip it past validate_config.
+      const bool fits =
+          it->is_number_unsigned() ? std::in_range<T>(it->get<uint64_t>()) : std::in_range<T>(it->get<int64_t>());
+      if (!fits) {
+        fail(p, it->dump() + " is out of range [" + std::to_string(std::numeric_limits<T>::min()) + ", " +
+                    std::to_string(std::numeric_limits<T>::max()) + "]");
+      }
       out = it->get<T>();
     } else {
       if (!it->is_number()) fail(p, "expected a number");
@@ -224,7 +235,8 @@ Config config_from_json_text(const std::string& text, const std::string& what) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error for bad syntax, out_of_range.406 for a number such as 1e999 that overflows.
     throw Error(what + ": invalid JSON: " + e.what());
   }
   Config c;
@@ -256,11 +268,7 @@ Config config_from_json_text(const std::string& text, const std::string& what) {
 }
 
 Config load_config(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path.string() + ": cannot open config file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return config_from_json_text(ss.str(), path.string());
+  return config_from_json_text(read_input_file(path, kMaxJsonFileBytes, "config"), path.string());
 }
 
 std::string config_to_json_text(const Config& c) {

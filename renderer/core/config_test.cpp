@@ -53,5 +53,31 @@ TEST(Config, RejectsBadInputNamingIt) {
   EXPECT_THROW(load_config("/nonexistent/cfg.json"), Error);
 }
 
+TEST(Config, RangeChecksIntegersBeforeNarrowing) {
+  // 2^32 + 1 and -(2^32) + 8 narrow to 1 and 8, both valid: only a check on the 64-bit value
+  // refuses them.
+  EXPECT_NE(error_of(R"({"frame": {"width": 4294967297}})").find("cfg.json: frame.width: 4294967297 is out of range"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"raster": {"msaa": -4294967288}})").find("cfg.json: raster.msaa: -4294967288 is out of range"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"trace": {"seed": 18446744073709551615}})").find("trace.seed"), std::string::npos);
+}
+
+TEST(Config, NumberOverflowIsANamedError) {
+  // nlohmann reports 1e999 as out_of_range, not parse_error: it must still become a
+  // tessera::Error naming the file.
+  EXPECT_NE(error_of(R"({"tiling": {"alpha": 1e999}})").find("cfg.json: invalid JSON"), std::string::npos);
+}
+
+TEST(Config, RefusesDevicesAsConfigFiles) {
+  try {
+    load_config("/dev/zero");
+    ADD_FAILURE() << "no error for /dev/zero";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/zero: cannot read config file: not a regular file"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tessera

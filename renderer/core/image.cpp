@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "tessera/error.h"
+#include "tessera/input_file.h"
 
 namespace tessera {
 
@@ -29,6 +30,7 @@ namespace {
 
 // Largest image edge read_image accepts: the largest frame the renderer produces.
 constexpr int kMaxImageSide = 16384;
+static_assert(kMaxImageFileBytes < (uint64_t(1) << 31), "stb takes the file length as an int");
 
 // Temporary name next to the target, so the final rename stays within one file system and is
 // atomic. Process id and thread id keep concurrent writers of the same target apart.
@@ -83,14 +85,12 @@ void write_png(const std::filesystem::path& path, const Image& image) {
 }
 
 Image read_image(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw Error(path.string() + ": image file not found");
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(path.string() + ": cannot read image: is a folder");
-  }
+  const std::string bytes = read_input_file(path, kMaxImageFileBytes, "image");
+  const auto* data_in = reinterpret_cast<const stbi_uc*>(bytes.data());
+  const int length = int(bytes.size());  // kMaxImageFileBytes fits an int
   int w = 0, h = 0, channels = 0;
   // Read the header first, so a file claiming absurd dimensions is refused before decoding.
-  if (!stbi_info(path.c_str(), &w, &h, &channels)) {
+  if (!stbi_info_from_memory(data_in, length, &w, &h, &channels)) {
     const char* reason = stbi_failure_reason();
     throw Error(path.string() + ": cannot read image: " + (reason ? reason : "unknown reason"));
   }
@@ -98,7 +98,7 @@ Image read_image(const std::filesystem::path& path) {
     throw Error(path.string() + ": cannot read image: " + std::to_string(w) + "x" +
                 std::to_string(h) + " exceeds " + std::to_string(kMaxImageSide) + " per side");
   }
-  stbi_uc* data = stbi_load(path.c_str(), &w, &h, &channels, 4);
+  stbi_uc* data = stbi_load_from_memory(data_in, length, &w, &h, &channels, 4);
   if (!data) {
     const char* reason = stbi_failure_reason();
     throw Error(path.string() + ": cannot read image: " + (reason ? reason : "unknown reason"));

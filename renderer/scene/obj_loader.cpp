@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tessera/error.h"
+#include "tessera/input_file.h"
 #include "tessera/scene.h"
 
 namespace tessera {
@@ -177,14 +178,7 @@ struct CornerKeyHash {
 
 Mesh load_obj(const std::filesystem::path& path) {
   const std::string file = path.string();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw Error(file + ": OBJ file not found");
-  if (std::filesystem::is_directory(path, ec)) throw Error(file + ": is a folder, not an OBJ file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(file + ": cannot open OBJ file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = read_input_file(path, kMaxObjFileBytes, "OBJ");
 
   check_obj_text(text, file);
 
@@ -251,6 +245,20 @@ Mesh load_obj(const std::filesystem::path& path) {
     }
   }
   if (mesh.indices.empty()) throw Error(file + ": OBJ file has no triangles");
+  // A file of only zero-area faces draws nothing, like a file without faces: both are refused,
+  // whatever the faces' corner counts. Degenerate faces beside real ones are kept (the
+  // rasterizer culls them), as are polygons of any length.
+  bool any_area = false;
+  for (size_t t = 0; t < mesh.indices.size() && !any_area; t += 3) {
+    const glm::vec3 p0 = mesh.vertices[mesh.indices[t]].position;
+    const glm::vec3 e1 = mesh.vertices[mesh.indices[t + 1]].position - p0;
+    const glm::vec3 e2 = mesh.vertices[mesh.indices[t + 2]].position - p0;
+    any_area = glm::cross(e1, e2) != glm::vec3(0.0f);
+  }
+  if (!any_area) {
+    throw Error(file + ": OBJ file has no triangles with area (all " + std::to_string(mesh.triangle_count()) +
+                " are degenerate)");
+  }
 
   // Smooth normals for corners the file gave none (or a zero one): the sum of the cross
   // products of the triangles around each position is their area-weighted average direction.

@@ -59,6 +59,30 @@ f 4 3 7 8
 f 5 6 2 1
 )";
 
+TEST(ObjLoader, DegenerateOnlyFilesAreRefusedLongPolygonsAccepted) {
+  ScratchDir dir;
+  // Collinear and coincident corners: triangles without area, as a 3-gon and as a 40-gon.
+  std::string collinear = "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n";
+  std::string long_collinear, long_round;
+  for (int i = 0; i < 40; ++i) {
+    long_collinear += "v " + std::to_string(i) + " 0 0\n";
+    const double a = 6.283185307179586 * i / 40;
+    long_round += "v " + std::to_string(std::cos(a)) + " " + std::to_string(std::sin(a)) + " 0\n";
+  }
+  std::string face = "f";
+  for (int i = 1; i <= 40; ++i) face += " " + std::to_string(i);
+  long_collinear += face + "\n";
+  long_round += face + "\n";
+  expect_error([&] { load_obj(dir.write("flat.obj", collinear)); },
+               {"flat.obj: OBJ file has no triangles with area (all 1 are degenerate)"});
+  expect_error([&] { load_obj(dir.write("long_flat.obj", long_collinear)); },
+               {"long_flat.obj: OBJ file has no triangles with area (all 38 are degenerate)"});
+  // A 40-corner polygon with area is triangulated; degenerate faces next to real ones stay.
+  EXPECT_EQ(load_obj(dir.write("round.obj", long_round)).triangle_count(), 38u);
+  const Mesh mixed = load_obj(dir.write("mixed.obj", collinear + "v 0 1 0\nf 1 2 4\n"));
+  EXPECT_EQ(mixed.triangle_count(), 2u);
+}
+
 TEST(ObjLoader, CubeWithNormalsAndUvsDeduplicatesToTwentyFourVertices) {
   ScratchDir dir;
   const Mesh m = load_obj(dir.write("cube.obj", kCubeObj));

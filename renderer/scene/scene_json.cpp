@@ -1,5 +1,6 @@
 // The scene JSON format (docs/scene-format.md): strict reading, name references, generators.
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <glm/gtc/matrix_transform.hpp>
@@ -10,8 +11,9 @@
 
 #include "scene/strict_json.h"
 #include "tessera/error.h"
-#include "tessera/procedural.h"
+#include "tessera/input_file.h"
 #include "tessera/lod.h"
+#include "tessera/procedural.h"
 #include "tessera/scene.h"
 
 namespace tessera {
@@ -137,7 +139,7 @@ class SceneReader {
   LodGroup read_lod_group(const Json& j, const std::string& path, size_t index, std::vector<Mesh>& meshes);
   PatchMesh read_patch_mesh(const Json& j, const std::string& path, size_t index, const std::vector<Mesh>& meshes);
   TessellationSettings read_tessellation(const Json& j, const std::string& path);
-  std::vector<Instance> read_grid(const Json& j, const std::string& path);
+  std::vector<Instance> read_grid(const Json& j, const std::string& path, const std::vector<Mesh>& meshes);
   Light read_light(const Json& j, const std::string& path);
   Camera read_camera(const Json& j, const std::string& path, bool allow_name);
 
@@ -150,8 +152,30 @@ class SceneReader {
     }
   }
 
+  // Fails at `where` when the estimate plus `extra` instances of `mesh` is past the budget.
+  void check_memory(const Where& where, const Mesh* mesh = nullptr, uint64_t extra = 0) const {
+    SceneMemoryEstimate e = estimate_;
+    if (mesh) add_instances_to_estimate(e, *mesh, extra);
+    const uint64_t limit = memory_limit();
+    if (e.total() <= limit) return;
+    auto gib = [](uint64_t bytes) {
+      char text[32];
+      const bool large = bytes >= (uint64_t(1) << 30);
+      std::snprintf(text, sizeof(text), large ? "%.1f GiB" : "%.1f MiB",
+                    double(bytes) / double(large ? 1 << 30 : 1 << 20));
+      return std::string(text);
+    };
+    std::string what = mesh ? std::to_string(extra) + " instances of a mesh of " +
+                                  std::to_string(mesh->vertices.size()) + " vertices and " +
+                                  std::to_string(mesh->triangle_count()) + " triangles: "
+                            : std::string();
+    where.fail(what + "the scene would need about " + gib(e.total()) + " of memory to load and render, more than the " +
+               "limit of " + gib(limit) + " (--memory-limit; docs/scene-format.md, \"Memory budget\")");
+  }
+
   std::filesystem::path base_;
   const std::string& file_;
+  SceneMemoryEstimate estimate_;
   uint64_t stored_triangles_ = 0;
   NameTable meshes_{"meshes"};
   NameTable patch_meshes_{"patch_meshes"};
@@ -160,6 +184,9 @@ class SceneReader {
   NameTable materials_{"materials"};
   NameTable lod_groups_{"lod_groups"};
   std::vector<uint32_t> lod_finest_;  // finest mesh of each LOD group
+  // Coarsest mesh of each LOD group: what the memory estimate charges an LOD instance, as the
+  // level a field of them mostly draws (the finest is for the few near the camera).
+  std::vector<uint32_t> lod_coarsest_;
 };
 
 SceneReader::MeshBuilder SceneReader::read_mesh(const Json& j, const std::string& path,
@@ -484,10 +511,11 @@ LodGroup SceneReader::read_lod_group(const Json& j, const std::string& path, siz
   g.bias = r.number("bias", g.bias, {-1e7, 1e7});
   r.finish();
   lod_finest_.push_back(g.levels[0]);
+  lod_coarsest_.push_back(g.levels.back());
   return g;
 }
 
-std::vector<Instance> SceneReader::read_grid(const Json& j, const std::string& path) {
+std::vector<Instance> SceneReader::read_grid(const Json& j, const std::string& path, const std::vector<Mesh>& meshes) {
   ObjectReader r(j, file_, path);
   InstanceGridParams p;
   if (r.has("mesh") == r.has("lod_group")) r.here().fail("needs exactly one of \"mesh\" or \"lod_group\"");
@@ -513,6 +541,11 @@ std::vector<Instance> SceneReader::read_grid(const Json& j, const std::string& p
   p.position_jitter = r.number("position_jitter", p.position_jitter, {0.0, 0.5});
   p.seed = r.seed("seed", p.seed);
   r.finish();
+  // Estimated before the grid is built: a grid within the instance limit can still need far
+  // more memory than the machine has once every instance is drawn.
+  const Mesh& charged = meshes[lod_group >= 0 ? lod_coarsest_[size_t(lod_group)] : p.mesh];
+  check_memory(r.at("count"), &charged, total);
+  add_instances_to_estimate(estimate_, charged, total);
   std::vector<Instance> grid = at_path(r.here(), [&] { return make_instance_grid(p); });
   for (Instance& inst : grid) inst.lod_group = lod_group;
   return grid;
@@ -579,6 +612,9 @@ Scene SceneReader::read(const Json& doc) {
       builders.push_back(read_mesh(items[i], join("meshes", i), i));
     for (const MeshBuilder& build : builders) scene.meshes.push_back(build());
   }
+  for (const Mesh& m : scene.meshes) {
+    estimate_.stored_bytes += m.vertices.size() * sizeof(Vertex) + m.indices.size() * sizeof(uint32_t);
+  }
   if (const Json* list = root.find("lod_groups")) {
     const auto& items = as_array(*list, root.at("lod_groups"));
     for (size_t i = 0; i < items.size(); ++i)
@@ -588,6 +624,8 @@ Scene SceneReader::read(const Json& doc) {
     const auto& items = as_array(*list, root.at("textures"));
     for (size_t i = 0; i < items.size(); ++i) {
       scene.textures.push_back(read_texture(items[i], join("textures", i), i));
+      for (const Image& level : scene.textures.back().levels)
+        estimate_.stored_bytes += level.pixels.size() * sizeof(Rgba8);
     }
   }
   if (const Json* list = root.find("materials")) {
@@ -611,13 +649,16 @@ Scene SceneReader::read(const Json& doc) {
         scene.patch_instances.push_back(PatchInstance{inst.mesh, inst.material, inst.transform});
       } else {
         scene.instances.push_back(inst);
+        const uint32_t charged = inst.lod_group >= 0 ? lod_coarsest_[size_t(inst.lod_group)] : inst.mesh;
+        add_instances_to_estimate(estimate_, scene.meshes[charged], 1);
       }
     }
+    check_memory(root.at("instances"));
   }
   if (const Json* list = root.find("grids")) {
     const auto& items = as_array(*list, root.at("grids"));
     for (size_t i = 0; i < items.size(); ++i) {
-      std::vector<Instance> grid = read_grid(items[i], join("grids", i));
+      std::vector<Instance> grid = read_grid(items[i], join("grids", i), scene.meshes);
       if (scene.instances.size() + grid.size() > kMaxGridInstances) {
         Where{file_, join("grids", i)}.fail("the scene would exceed " +
                                             std::to_string(kMaxGridInstances) + " instances");
@@ -665,17 +706,9 @@ Scene SceneReader::read(const Json& doc) {
 
 Scene load_scene(const std::filesystem::path& path) {
   const std::string file = path.string();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw Error(file + ": scene file not found");
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(file + ": is a folder, not a scene file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(file + ": cannot open scene file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw Error(file + ": cannot read scene file");
+  const std::string text = read_input_file(path, kMaxJsonFileBytes, "scene");
 
-  const Json doc = strict_json::parse(text.str(), file);
+  const Json doc = strict_json::parse(text, file);
   Scene scene = SceneReader(path, file).read(doc);
   scene.source = path;
   // The reader checks as it goes; this is the same final gate every scene passes.

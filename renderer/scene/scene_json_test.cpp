@@ -294,11 +294,22 @@ struct BadScene {
 
 class SceneJsonBadInput : public ::testing::TestWithParam<BadScene> {};
 
+// Sets the process's memory budget for one test.
+class MemoryLimitForTest {
+ public:
+  explicit MemoryLimitForTest(uint64_t bytes) { set_memory_limit(bytes); }
+  ~MemoryLimitForTest() { set_memory_limit(0); }
+  MemoryLimitForTest(const MemoryLimitForTest&) = delete;
+  MemoryLimitForTest& operator=(const MemoryLimitForTest&) = delete;
+};
+
 TEST_P(SceneJsonBadInput, ThrowsNamingTheFileAndThePath) {
   const std::filesystem::path path = source_dir() / "tests/data/bad" / GetParam().file;
   ASSERT_TRUE(std::filesystem::exists(path)) << path;
   std::vector<std::string> parts = GetParam().says;
   parts.insert(parts.begin(), path.string() + ": ");
+  // A fixed budget, so json_memory_budget.json is refused (and never built) on any machine.
+  const MemoryLimitForTest limit(uint64_t(8) << 30);
   try {
     load_scene(path);
     ADD_FAILURE() << "no error for " << path;
@@ -314,39 +325,33 @@ INSTANTIATE_TEST_SUITE_P(
     BadFiles, SceneJsonBadInput,
     ::testing::Values(
         BadScene{"json_syntax_error.json", {"invalid JSON", "line 5, column"}},
-        BadScene{"json_empty.json", {"invalid JSON"}},
-        BadScene{"json_truncated.json", {"invalid JSON", "line 4"}},
+        BadScene{"json_empty.json", {"invalid JSON"}}, BadScene{"json_truncated.json", {"invalid JSON", "line 4"}},
         BadScene{"json_not_object.json", {"top level: expected an object, got an array"}},
         BadScene{"json_unknown_top_level_key.json", {"lihgts: unknown key", "\"lights\""}},
-        BadScene{"json_unknown_generator_key.json",
-                 {"meshes[0].resolutoin: unknown key", "\"resolution\""}},
+        BadScene{"json_unknown_generator_key.json", {"meshes[0].resolutoin: unknown key", "\"resolution\""}},
         BadScene{"json_unknown_generator.json",
                  {"meshes[2].generator: unknown generator \"cube2\" (expected terrain, sphere, "
                   "box, plane, torus)"}},
-        BadScene{"json_wrong_type.json",
-                 {"meshes[0].resolution: expected an integer, got a string"}},
-        BadScene{"json_wrong_type_vector.json",
-                 {"lights[0].direction: expected an array of 3 numbers"}},
-        BadScene{"json_fractional_integer.json",
-                 {"meshes[0].segments: expected an integer, got a number"}},
-        BadScene{"json_absurd_resolution.json",
-                 {"meshes[0].resolution: 100000 is out of range [1, 4096]"}},
+        BadScene{"json_wrong_type.json", {"meshes[0].resolution: expected an integer, got a string"}},
+        BadScene{"json_wrong_type_vector.json", {"lights[0].direction: expected an array of 3 numbers"}},
+        BadScene{"json_fractional_integer.json", {"meshes[0].segments: expected an integer, got a number"}},
+        BadScene{"json_absurd_resolution.json", {"meshes[0].resolution: 100000 is out of range [1, 4096]"}},
         BadScene{"json_negative_size.json", {"meshes[0].size[1]: -5 is out of range"}},
-        BadScene{"json_absurd_grid.json",
-                 {"grids[0].count: 68719476736 instances, at most 16777216"}},
+        BadScene{"json_absurd_grid.json", {"grids[0].count: 68719476736 instances, at most 16777216"}},
         BadScene{"json_huge_number.json", {"invalid JSON", "1e999"}},
-        BadScene{"json_missing_obj.json",
-                 {"meshes[0].obj: ", "does_not_exist.obj: OBJ file not found"}},
-        BadScene{"json_malformed_obj.json",
-                 {"meshes[0].obj: ", "obj_nan_vertex.obj:1: non-finite position"}},
-        BadScene{"json_missing_texture.json",
-                 {"textures[0].path: ", "does_not_exist.png: image file not found"}},
-        BadScene{"json_garbage_texture.json",
-                 {"textures[0].path: ", "not_an_image.png: cannot read image"}},
-        BadScene{"json_unknown_reference.json",
-                 {"instances[1].material: unknown material \"blue\" (declared: red)"}},
-        BadScene{"json_duplicate_name.json",
-                 {"meshes[1].name: duplicate name \"ball\" (first used by meshes[0])"}},
+        BadScene{"json_missing_obj.json", {"meshes[0].obj: ", "does_not_exist.obj: OBJ file not found"}},
+        BadScene{"json_malformed_obj.json", {"meshes[0].obj: ", "obj_nan_vertex.obj:1: non-finite position"}},
+        BadScene{"json_missing_texture.json", {"textures[0].path: ", "does_not_exist.png: image file not found"}},
+        BadScene{"json_device_obj.json", {"meshes[0].obj: ", "/dev/zero: cannot read OBJ file: not a regular file"}},
+        BadScene{"json_device_texture.json",
+                 {"textures[0].path: ", "/dev/zero: cannot read image file: not a regular file"}},
+        BadScene{"json_memory_budget.json",
+                 {"grids[0].count: 16711680 instances of a mesh of 24 vertices and 12 triangles: the scene would "
+                  "need about",
+                  "more than the limit of 8.0 GiB (--memory-limit"}},
+        BadScene{"json_garbage_texture.json", {"textures[0].path: ", "not_an_image.png: cannot read image"}},
+        BadScene{"json_unknown_reference.json", {"instances[1].material: unknown material \"blue\" (declared: red)"}},
+        BadScene{"json_duplicate_name.json", {"meshes[1].name: duplicate name \"ball\" (first used by meshes[0])"}},
         BadScene{"json_duplicate_key.json", {"meshes[0].radius: duplicate key"}},
         BadScene{"json_missing_camera.json", {"top level: missing required key \"camera\""}},
         BadScene{"json_bad_camera.json", {"camera.target: target coincides with position"}},
@@ -357,12 +362,50 @@ INSTANTIATE_TEST_SUITE_P(
         BadScene{"json_triangle_budget.json",
                  {"meshes[2].generator: the scene's meshes would store 100655104 triangles, more "
                   "than the limit of 67108864"}},
-        BadScene{"json_color_out_of_range.json",
-                 {"materials[0].base_color[0]: 2 is out of range [0, 1]"}}),
+        BadScene{"json_color_out_of_range.json", {"materials[0].base_color[0]: 2 is out of range [0, 1]"}}),
     [](const ::testing::TestParamInfo<BadScene>& param_info) {
       std::string name = param_info.param.file;
       return name.substr(0, name.find('.'));
     });
+
+TEST(SceneJson, MemoryBudgetIsCheckedBeforeInstancesAreBuilt) {
+  ScratchDir dir;
+  const std::string cam = kCamera;
+  const auto scene_with_grid = [&](const std::string& count) {
+    return dir.write("grid.json", R"({"meshes": [{"name": "box", "generator": "box"}], "materials": [{"name": "m"}],
+      "grids": [{"mesh": "box", "material": "m", "count": )" +
+                                      count + "}], " + cam + "}");
+  };
+  SceneMemoryEstimate per_box;
+  add_instances_to_estimate(per_box, load_scene(scene_with_grid("[1, 1, 1]")).meshes[0], 1);
+  ASSERT_GT(per_box.total(), 0u);
+  {
+    // 1000 boxes fit a budget of 1001 boxes (plus the mesh), not one of 999.
+    const MemoryLimitForTest roomy(1001 * per_box.total() + 4096);
+    EXPECT_EQ(load_scene(scene_with_grid("[10, 10, 10]")).instances.size(), 1000u);
+  }
+  {
+    const MemoryLimitForTest tight(999 * per_box.total());
+    expect_error([&] { load_scene(scene_with_grid("[10, 10, 10]")); },
+                 {"grids[0].count: 1000 instances of a mesh of 24 vertices and 12 triangles: the scene would need "
+                  "about ",
+                  " MiB of memory to load and render, more than the limit of ", " MiB (--memory-limit"});
+  }
+  // Plain instances count too.
+  std::string instances;
+  for (int i = 0; i < 40; ++i) instances += std::string(i ? ", " : "") + R"({"mesh": "box", "material": "m"})";
+  const std::filesystem::path plain = dir.write("plain.json", R"({"meshes": [{"name": "box", "generator": "box"}],
+      "materials": [{"name": "m"}], "instances": [)" + instances + "], " +
+                                                                  cam + "}");
+  const MemoryLimitForTest tight(30 * per_box.total());
+  expect_error([&] { load_scene(plain); }, {"instances: the scene would need about"});
+}
+
+TEST(SceneJson, DefaultMemoryLimitIsHalfOfPhysicalMemory) {
+  set_memory_limit(0);
+  EXPECT_EQ(memory_limit(), default_memory_limit());
+  EXPECT_EQ(default_memory_limit(), uint64_t(::sysconf(_SC_PHYS_PAGES)) * uint64_t(::sysconf(_SC_PAGE_SIZE)) / 2);
+}
 
 TEST(SceneJson, MissingSceneFileOrFolderNamesThePath) {
   ScratchDir dir;

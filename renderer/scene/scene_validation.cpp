@@ -71,6 +71,8 @@ void validate_texture(const Texture& tex, const std::string& where) {
   if (last.width != 1 || last.height != 1) throw Error(where + ": mip chain does not end at 1x1");
 }
 
+}  // namespace
+
 void validate_camera(const Camera& c, const std::string& where) {
   if (!finite(c.position) || !finite(c.target) || !finite(c.up)) {
     throw Error(where + ": position, target and up must be finite");
@@ -87,8 +89,6 @@ void validate_camera(const Camera& c, const std::string& where) {
   const glm::vec3 side = glm::cross(glm::normalize(forward), glm::normalize(c.up));
   if (glm::length(side) < 1e-6f) throw Error(where + ": up is parallel to the view direction");
 }
-
-}  // namespace
 
 void validate_scene(const Scene& scene, const std::string& what) {
   const std::string prefix = what + ": ";

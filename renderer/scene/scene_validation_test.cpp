@@ -24,6 +24,19 @@ TEST(SceneValidation, AcceptsAValidScene) {
   EXPECT_EQ(valid_scene().triangle_count(), 12u);
 }
 
+TEST(SceneValidation, CameraChecksAreSharedWithTheCommandLine) {
+  Camera c;
+  EXPECT_NO_THROW(validate_camera(c, "--camera x"));
+  c.position = {0.0f, 5.0f, 0.0f};  // looking straight down the default up axis
+  c.target = {0.0f, 0.0f, 0.0f};
+  expect_error([&] { validate_camera(c, "--camera 0,5,0,0,0,0"); },
+               {"--camera 0,5,0,0,0,0: up is parallel to the view direction"});
+  c.up = {0.0f, 0.0f, -1.0f};
+  EXPECT_NO_THROW(validate_camera(c, "--camera 0,5,0,0,0,0"));
+  c.fov_y_degrees = 180.0f;
+  expect_error([&] { validate_camera(c, "v"); }, {"v: fov_y_degrees must be in (0, 180)"});
+}
+
 TEST(SceneValidation, TriangleCountSumsOverInstances) {
   Scene s = valid_scene();
   s.meshes.push_back(make_sphere(1.0f, 8, 4));  // 2*8*3 = 48 triangles

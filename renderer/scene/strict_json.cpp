@@ -1,5 +1,6 @@
 #include "scene/strict_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -182,6 +183,11 @@ glm::vec<N, float> numbers_array(const Json& j, const Where& where, Range range)
   return out;
 }
 
+// Readers that return int check against at most int's range, so a caller's wider bound can
+// never let a value through that the narrowing would then wrap.
+int64_t int_range_lo(int64_t lo) { return std::max<int64_t>(lo, std::numeric_limits<int>::min()); }
+int64_t int_range_hi(int64_t hi) { return std::min<int64_t>(hi, std::numeric_limits<int>::max()); }
+
 template <int N>
 glm::vec<N, int> integers_array(const Json& j, const Where& where, int64_t lo, int64_t hi) {
   if (!j.is_array() || j.size() != size_t(N)) {
@@ -189,7 +195,8 @@ glm::vec<N, int> integers_array(const Json& j, const Where& where, int64_t lo, i
   }
   glm::vec<N, int> out;
   for (int i = 0; i < N; ++i) {
-    out[i] = int(as_integer(j[size_t(i)], Where{where.file, join(where.path, size_t(i))}, lo, hi));
+    out[i] = int(
+        as_integer(j[size_t(i)], Where{where.file, join(where.path, size_t(i))}, int_range_lo(lo), int_range_hi(hi)));
   }
   return out;
 }
@@ -213,7 +220,7 @@ glm::vec2 as_vec2_or_scalar(const Json& j, const Where& where, Range range) {
 }
 
 glm::ivec2 as_ivec2_or_scalar(const Json& j, const Where& where, int64_t lo, int64_t hi) {
-  if (j.is_number()) return glm::ivec2(int(as_integer(j, where, lo, hi)));
+  if (j.is_number()) return glm::ivec2(int(as_integer(j, where, int_range_lo(lo), int_range_hi(hi))));
   if (!j.is_array()) wrong_type(j, where, "an integer or an array of 2 integers");
   return integers_array<2>(j, where, lo, hi);
 }
@@ -260,7 +267,7 @@ float ObjectReader::required_number(const char* key, Range range) {
 
 int ObjectReader::integer(const char* key, int fallback, int64_t lo, int64_t hi) {
   const Json* j = find(key);
-  return j ? int(as_integer(*j, at(key), lo, hi)) : fallback;
+  return j ? int(as_integer(*j, at(key), int_range_lo(lo), int_range_hi(hi))) : fallback;
 }
 
 uint32_t ObjectReader::seed(const char* key, uint32_t fallback) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "scene/scene_test_support.h"
@@ -58,6 +60,18 @@ TEST(StrictJson, NumbersAreTypeAndRangeChecked) {
   expect_error([&] { r.number("big", 0.0f, {0.0, 1e6}); }, {"obj.big: 1e+300 is out of range"});
   // Numbers beyond double range are a parse error (JSON has no infinity).
   expect_error([] { parse(R"({"x": 1e999})", kFile); }, {"doc.json: invalid JSON", "1e999"});
+}
+
+TEST(StrictJson, IntegersBeyondIntAreRefusedNotWrapped) {
+  // 4294967297 = 2^32 + 1 would narrow to 1: the range check must see the 64-bit value even
+  // when a caller's bound is wider than int.
+  const Json j = parse(R"({"wide": 4294967297, "low": -4294967288, "v": [1, 4294967297, 1]})", kFile);
+  ObjectReader r(j, kFile, "o");
+  constexpr int64_t kWide = std::numeric_limits<int64_t>::max();
+  expect_error([&] { r.integer("wide", 0, 1, kWide); }, {"o.wide: 4294967297 is out of range [1, 2147483647]"});
+  expect_error([&] { r.integer("low", 0, -kWide, kWide); }, {"o.low: -4294967288 is out of range"});
+  expect_error([&] { r.ivec3("v", glm::ivec3(0), 1, kWide); }, {"o.v[1]: 4294967297 is out of range"});
+  expect_error([&] { r.ivec2_or_scalar("wide", glm::ivec2(0), 1, kWide); }, {"o.wide: 4294967297 is out of range"});
 }
 
 TEST(StrictJson, VectorsAndScalars) {

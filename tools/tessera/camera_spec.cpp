@@ -60,8 +60,8 @@ Camera parse_camera(const std::string& spec, const Scene& scene) {
   cam.position = {v[0], v[1], v[2]};
   cam.target = {v[3], v[4], v[5]};
   if (v.size() == 7) cam.fov_y_degrees = v[6];
-  if (!(cam.fov_y_degrees > 0.0f && cam.fov_y_degrees < 180.0f)) throw Error("--camera " + spec + ": fov must be in (0, 180)");
-  if (glm::length(cam.position - cam.target) <= 0.0f) throw Error("--camera " + spec + ": position equals target");
+  // The scene's up vector with a new direction can be degenerate: the same checks as a scene file's cameras.
+  validate_camera(cam, "--camera " + spec);
   return cam;
 }
 

@@ -32,10 +32,13 @@ struct RenderArgs {
   bool all_cameras = false;            // the scene camera plus every entry of "cameras"
   int orbit = 0;                       // N turntable frames around the camera target
   bool quiet = false;
+  std::string memory_limit;  // --memory-limit: bytes with an optional K, M, G or T suffix
 };
 
 // --tiling fixed | fixed:N | adaptive into config (tiling.mode, raster.tile_size).
 void apply_tiling_option(const std::string& spec, Config& config);
+// --memory-limit 8G | 512M | 1073741824: the process's scene memory budget (set_memory_limit).
+void apply_memory_limit_option(const std::string& spec);
 void add_render_command(CLI::App& app, RenderArgs& args);
 int run_render(const RenderArgs& args);
 
@@ -78,6 +81,7 @@ struct ViewArgs {
   std::string camera;                // start view, as render --camera
   std::string overlay = "none";      // start overlay: a key of viewer::kOverlays
   std::string tiling;                // --tiling fixed[:N] | adaptive
+  std::string memory_limit;          // --memory-limit, as in render
 };
 
 void add_view_command(CLI::App& app, ViewArgs& args);

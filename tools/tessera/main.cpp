@@ -2,6 +2,7 @@
 // benchmarks (bench).
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -23,11 +24,20 @@ int main(int argc, char** argv) {
   add_view_command(app, view_args);
   add_tessellate_command(app, tessellate_args);
   CLI::App* config_cmd = app.add_subcommand("config", "Print the full default configuration as JSON");
+  const std::string commit = TESSERA_GIT_COMMIT;
+  app.set_version_flag("--version",
+                       std::string("tessera ") + TESSERA_VERSION + (commit.empty() ? "" : " (commit " + commit + ")"));
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version end parsing "successfully": CLI11 prints them and exits 0.
+    if (e.get_exit_code() == int(CLI::ExitCodes::Success)) return app.exit(e);
+    // Every other parse failure is bad input like any other (docs/cli.md): one prefixed line,
+    // status 1, instead of CLI11's own codes (104-109).
+    std::cerr << "tessera: error: " << e.what() << "\n";
+    std::cerr << "Run with --help for more information.\n";
+    return 1;
   }
   try {
     if (app.got_subcommand("render")) return run_render(render_args);

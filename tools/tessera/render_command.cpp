@@ -1,4 +1,5 @@
 // `tessera render`: offline capture of one view or a batch of views to PNG + stats JSON.
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -43,12 +44,18 @@ std::vector<Camera> orbit_cameras(const Camera& base, int frames) {
 // frame, flushed as it is written so an interrupted batch keeps every finished frame.
 class StatsCsv {
  public:
-  explicit StatsCsv(const std::filesystem::path& path) : path_(path) {
-    std::error_code ec;
-    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-    out_.open(path, std::ios::binary | std::ios::trunc);
+  // Rows go to a temporary next to the target; the first finished frame renames it into place,
+  // so a run that fails before any frame leaves an earlier series untouched.
+  explicit StatsCsv(const std::filesystem::path& path) : path_(path), tmp_(temporary_path_next_to(path)) {
+    out_.open(tmp_, std::ios::binary | std::ios::trunc);
     if (!out_) throw Error(path.string() + ": cannot open for writing");
   }
+  ~StatsCsv() {
+    std::error_code ec;
+    if (!renamed_) std::filesystem::remove(tmp_, ec);
+  }
+  StatsCsv(const StatsCsv&) = delete;
+  StatsCsv& operator=(const StatsCsv&) = delete;
 
   void add(const Stats& stats) {
     if (columns_.empty()) {
@@ -69,12 +76,21 @@ class StatsCsv {
     out_ << "\n";
     out_.flush();
     if (!out_) throw Error(path_.string() + ": write failed");
+    // The open stream keeps appending to the renamed file: an interrupted batch keeps its rows.
+    if (!renamed_) {
+      std::error_code ec;
+      std::filesystem::rename(tmp_, path_, ec);
+      if (ec) throw Error(path_.string() + ": cannot replace file: " + ec.message());
+      renamed_ = true;
+    }
   }
 
  private:
   std::filesystem::path path_;
+  std::filesystem::path tmp_;
   std::ofstream out_;
   std::vector<std::string> columns_;
+  bool renamed_ = false;
 };
 
 }  // namespace
@@ -100,6 +116,35 @@ void apply_tiling_option(const std::string& spec, Config& config) {
     return;
   }
   throw Error("--tiling " + spec + ": expected fixed, fixed:N or adaptive");
+}
+
+void apply_memory_limit_option(const std::string& spec) {
+  const std::string problem =
+      "--memory-limit " + spec + ": expected a size in bytes with an optional K, M, G or T suffix, e.g. 8G";
+  size_t used = 0;
+  double value = 0.0;
+  try {
+    value = std::stod(spec, &used);
+  } catch (const std::exception&) {
+    throw Error(problem);
+  }
+  std::string suffix = spec.substr(used);
+  if (suffix.size() > 1 && (suffix.back() == 'B' || suffix.back() == 'b')) suffix.pop_back();  // "8GB", "8GiB"
+  if (suffix.size() > 1 && suffix.back() == 'i') suffix.pop_back();
+  int shift = 0;
+  if (suffix.size() == 1) {
+    const size_t at = std::string("KMGT").find(char(std::toupper(static_cast<unsigned char>(suffix[0]))));
+    if (at == std::string::npos) throw Error(problem);
+    shift = 10 * int(at + 1);
+  } else if (!suffix.empty()) {
+    throw Error(problem);
+  }
+  const double bytes = std::ldexp(value, shift);
+  // At least 1 MiB (below it no scene loads), at most 2^60.
+  if (!(bytes >= double(1 << 20) && bytes <= std::ldexp(1.0, 60))) {
+    throw Error("--memory-limit " + spec + ": out of range [1M, 1048576T]");
+  }
+  set_memory_limit(uint64_t(bytes));
 }
 
 void add_render_command(CLI::App& app, RenderArgs& args) {
@@ -135,9 +180,13 @@ void add_render_command(CLI::App& app, RenderArgs& args) {
   cmd->add_flag("--all-cameras", args.all_cameras, "Batch: the scene camera, then every entry of \"cameras\"");
   cmd->add_option("--orbit", args.orbit, "Batch: N turntable frames around the camera target")->check(CLI::Range(0, 100000));
   cmd->add_flag("-q,--quiet", args.quiet, "No summary");
+  cmd->add_option("--memory-limit", args.memory_limit,
+                  "Memory a scene may be estimated to need, e.g. 8G (default: half of physical memory); a larger "
+                  "scene is refused before it is built");
 }
 
 int run_render(const RenderArgs& args) {
+  if (!args.memory_limit.empty()) apply_memory_limit_option(args.memory_limit);
   Config config = args.config.empty() ? Config{} : load_config(args.config);
   if (args.width) config.frame.width = *args.width;
   if (args.height) config.frame.height = *args.height;
@@ -159,6 +208,29 @@ int run_render(const RenderArgs& args) {
     throw Error("--picb, --supertiles and --color-state show the raster path: use --mode raster or hybrid");
   }
 
+  // Every output is checked before the scene loads or anything renders, so a bad path fails at
+  // once and never after -o has been replaced.
+  const bool default_output = args.output.empty();
+  const std::filesystem::path output =
+      default_output ? std::filesystem::path("out") / (args.scene.stem().string() + ".png") : args.output;
+  if (default_output) {
+    // Only the default folder is made: an explicit path's folder must exist.
+    std::error_code ec;
+    std::filesystem::create_directories(output.parent_path(), ec);
+  }
+  std::vector<OutputFile> outputs = {{"-o", output, true}};
+  const std::pair<const char*, const std::filesystem::path*> maps[] = {{"--color-state", &args.color_state},
+                                                                       {"--picb", &args.picb},
+                                                                       {"--supertiles", &args.supertiles},
+                                                                       {"--gpp-map", &args.gpp_map},
+                                                                       {"--lod-map", &args.lod_map}};
+  for (const auto& [option, path] : maps) {
+    if (!path->empty()) outputs.push_back({option, *path, true});
+  }
+  if (!args.stats.empty()) outputs.push_back({"--stats", args.stats, false});
+  if (!args.csv.empty()) outputs.push_back({"--csv", args.csv, false});
+  check_outputs(outputs, {{"scene", args.scene, false}, {"--config", args.config, false}});
+
   const Scene scene = load_scene(args.scene);
 
   std::vector<Camera> views;
@@ -173,10 +245,11 @@ int run_render(const RenderArgs& args) {
     views.insert(views.begin(), orbit.begin(), orbit.end());
   }
   if (views.empty()) views.push_back(scene.camera);
+  // An orbit about a camera looking along its up axis would have no defined orientation.
+  if (args.orbit > 0) {
+    for (size_t i = 0; i < size_t(args.orbit); ++i) validate_camera(views[i], "--orbit view " + std::to_string(i));
+  }
   const bool batch = views.size() > 1;
-
-  const std::filesystem::path output =
-      args.output.empty() ? std::filesystem::path("out") / (args.scene.stem().string() + ".png") : args.output;
 
   Renderer renderer(config);
   std::optional<Renderer> map_renderer;

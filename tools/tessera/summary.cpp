@@ -47,17 +47,32 @@ std::string frame_summary(const Stats& s) {
               num(s, "frame.time_ms.vertex"), num(s, "frame.time_ms.primitive"), num(s, "frame.time_ms.tile"));
   const double in = num(s, "raster.triangles.in");
   const double culled = num(s, "raster.triangles.culled_frustum") + num(s, "raster.triangles.culled_backface") +
+                        num(s, "raster.triangles.culled_frontface") + num(s, "raster.triangles.culled_scissor") +
                         num(s, "raster.triangles.culled_degenerate") + num(s, "raster.triangles.culled_nonfinite");
-  out += line("raster   %.0f VS, %.0f triangles in, %.0f culled (%.1f%%), %.0f clipped, %.0f set up, %.2f tiles per triangle\n",
-              num(s, "raster.vs.invocations"), in, culled, in > 0 ? 100.0 * culled / in : 0.0,
-              num(s, "raster.triangles.clipped"), num(s, "raster.triangles.setup"),
-              num(s, "raster.triangles.setup") > 0 ? num(s, "raster.bins.entries") / num(s, "raster.triangles.setup") : 0.0);
-  const double covered = num(s, "raster.fragments.covered");
-  out += line("         %.0f fragments covered, %.0f passed depth (%.1f%%), %.0f FS invocations (%.1f%% helpers)\n", covered,
-              num(s, "raster.depth.passed"), covered > 0 ? 100.0 * num(s, "raster.depth.passed") / covered : 0.0,
-              num(s, "raster.fs.invocations"),
-              num(s, "raster.fs.invocations") > 0 ? 100.0 * num(s, "raster.fs.helper_invocations") / num(s, "raster.fs.invocations")
-                                                  : 0.0);
+  // The back-face and degenerate tests see the clipper's output, not the input triangles: a
+  // clipped triangle is replaced by its pieces, each of which can be culled (two pieces of one
+  // triangle with 1e38 coordinates read as 200% of the input). Shares are of the triangles the
+  // tests saw, so set up + culled = 100%.
+  const double clipped = num(s, "raster.triangles.clipped");
+  const double after_clipping = in - clipped + num(s, "raster.triangles.clip_output");
+  out += line(
+      "raster   %.0f VS, %.0f triangles in, %.0f clipped into %.0f, %.0f culled (%.1f%% of %.0f after clipping), "
+      "%.0f set up, %.2f tiles per triangle\n",
+      num(s, "raster.vs.invocations"), in, clipped, num(s, "raster.triangles.clip_output"), culled,
+      after_clipping > 0 ? 100.0 * culled / after_clipping : 0.0, after_clipping, num(s, "raster.triangles.setup"),
+      num(s, "raster.triangles.setup") > 0 ? num(s, "raster.bins.entries") / num(s, "raster.triangles.setup") : 0.0);
+  // The depth test counts samples: its share is of covered samples, not of covered pixels
+  // (which at MSAA would give up to samples x 100%).
+  const double covered_samples = num(s, "raster.samples.covered");
+  out += line(
+      "         %.0f fragments covered (%.0f samples), %.0f samples passed depth (%.1f%%), %.0f FS invocations "
+      "(%.1f%% helpers)\n",
+      num(s, "raster.fragments.covered"), covered_samples, num(s, "raster.depth.passed"),
+      covered_samples > 0 ? 100.0 * num(s, "raster.depth.passed") / covered_samples : 0.0,
+      num(s, "raster.fs.invocations"),
+      num(s, "raster.fs.invocations") > 0
+          ? 100.0 * num(s, "raster.fs.helper_invocations") / num(s, "raster.fs.invocations")
+          : 0.0);
   const double fs = num(s, "raster.fs.invocations") - num(s, "raster.fs.helper_invocations");
   out += line("eu       %.1f M instructions: vertex %.0f per invocation, fragment %.1f per live pixel; calls rsqrt %.0f, "
               "sqrt %.0f, div %.0f, pow %.0f, exp %.0f\n",

@@ -3,6 +3,7 @@
 
 #include "camera_spec.h"
 #include "commands.h"
+#include "files.h"
 #include "tessera/error.h"
 #include "viewer/viewer.h"
 
@@ -40,9 +41,19 @@ void add_view_command(CLI::App& app, ViewArgs& args) {
   for (const viewer::OverlayInfo& info : viewer::kOverlays) overlays.push_back(info.key);
   cmd->add_option("--overlay", args.overlay, "Overlay shown at start")->check(CLI::IsMember(overlays));
   cmd->add_option("--camera", args.camera, "Start view: a name or index from the scene's \"cameras\", or px,py,pz,tx,ty,tz[,fov]");
+  cmd->add_option("--memory-limit", args.memory_limit,
+                  "Memory a scene may be estimated to need, e.g. 8G (default: half of physical memory)");
 }
 
 int run_view(const ViewArgs& args) {
+  if (!args.memory_limit.empty()) apply_memory_limit_option(args.memory_limit);
+  // The screenshot and its companions (NAME.window.png, NAME.stats.json) are checked before a
+  // window opens or anything renders.
+  if (!args.screenshot.empty()) {
+    check_outputs({{"--screenshot", args.screenshot, true},
+                   {"--screenshot (window)", viewer::window_screenshot_path(args.screenshot), true},
+                   {"--screenshot (stats)", viewer::stats_screenshot_path(args.screenshot), false}});
+  }
   viewer::ViewerOptions options;
   options.config = args.config.empty() ? Config{} : load_config(args.config);
   if (args.threads) options.config.frame.threads = *args.threads;

@@ -122,8 +122,27 @@ struct Scene {
 };
 
 // Loads a scene JSON file; relative paths inside resolve against its folder.
-// Throws tessera::Error naming the file (and the key or line) on any problem.
+// Throws tessera::Error naming the file (and the key or line) on any problem, including a
+// scene whose estimated memory (scene_memory_estimate) exceeds memory_limit().
 Scene load_scene(const std::filesystem::path& path);
+
+// The memory budget scenes are checked against before their instances are built
+// (docs/scene-format.md, "Memory budget"): by default half of physical memory; the CLI's
+// --memory-limit sets it for the process. 0 restores the default.
+uint64_t memory_limit();
+void set_memory_limit(uint64_t bytes);
+uint64_t default_memory_limit();
+
+// Bytes a scene is estimated to need to load and render one frame (either path): its meshes
+// and textures, and per instance its record, its draw and, for the raster path, every vertex
+// shaded and every triangle set up. Cheap: no geometry is built.
+struct SceneMemoryEstimate {
+  uint64_t stored_bytes = 0;     // meshes, textures, instance records
+  uint64_t per_frame_bytes = 0;  // draws, shaded vertices, triangle setups
+  uint64_t total() const { return stored_bytes + per_frame_bytes; }
+};
+// Adds `count` instances of `mesh` to an estimate.
+void add_instances_to_estimate(SceneMemoryEstimate& estimate, const Mesh& mesh, uint64_t count);
 
 // Loads an OBJ as one mesh (all shapes merged); computes normals when the file has none.
 // Throws tessera::Error on a missing/malformed file or non-finite vertex data.
@@ -139,6 +158,10 @@ void compute_bounds(Mesh& mesh);
 // Checks internal consistency (indices in range, finite positions, light count, references),
 // throwing tessera::Error naming `what` and the offending element.
 void validate_scene(const Scene& scene, const std::string& what);
+// The camera checks every view passes, from a scene file or the command line: finite,
+// 0 < fov < 180, 0 < near < far, target apart from position, up neither zero nor parallel to
+// the view direction (that view has no defined orientation and renders nothing).
+void validate_camera(const Camera& camera, const std::string& where);
 
 // Camera matrices in Vulkan conventions: right-handed view, clip z in [0, w], and clip y
 // pointing down the framebuffer (NDC y = -1 is the top row). Shared by every renderer.
