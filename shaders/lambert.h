@@ -189,8 +189,7 @@ inline glm::vec3 fog_and_tone_map(const LambertLighting& lit, glm::vec3 c, float
   c *= lit.exposure;
   math.alu(0, 3, 0);
   switch (lit.tone_mapping) {
-    case ToneMapping::clamp:
-      break;
+    case ToneMapping::clamp: break;
     case ToneMapping::reinhard:
       for (int k = 0; k < 3; ++k) c[k] = c[k] * math.div(1.0f, 1.0f + c[k]);
       math.alu(0, 3, 3);
@@ -218,8 +217,8 @@ struct LambertFragmentShader {
   // Shades the four pixels of a 2x2 quad (order: (0,0), (1,0), (0,1), (1,1)). All four carry
   // interpolated varyings, covered or not (helper pixels), because the level of detail comes
   // from coarse derivatives across the quad. `live` marks pixels whose result is used.
-  static void run_quad(const Uniforms& u, const float (*varyings)[LambertVertexShader::kVaryings],
-                       unsigned live, glm::vec3* out, Counters& counters) {
+  static void run_quad(const Uniforms& u, const float (*varyings)[LambertVertexShader::kVaryings], unsigned live,
+                       glm::vec3* out, Counters& counters) {
     float lod = 0.0f;
     if (u.texture) {
       const glm::vec2 uv0(varyings[0][6], varyings[0][7]);

@@ -100,8 +100,7 @@ struct PatchHullShader {
     const TessellationSettings& s = u.settings;
     float level = s.level;
     switch (s.mode) {
-      case TessFactorMode::constant:
-        break;
+      case TessFactorMode::constant: break;
       case TessFactorMode::distance: {
         // Midpoint (3 add, 3 mul), difference to the eye (3 add), length, scale (1 mul).
         const glm::vec3 m = (a + b) * 0.5f;
@@ -174,14 +173,12 @@ struct PatchHullShader {
 
 struct PatchDomainShader {
   // One domain point of a patch to an object-space vertex.
-  static Vertex run(PatchKind kind, const Vertex* const* cp, const Heightfield* field, glm::vec3 t, EuShaderMath& math) {
+  static Vertex run(PatchKind kind, const Vertex* const* cp, const Heightfield* field, glm::vec3 t,
+                    EuShaderMath& math) {
     switch (kind) {
-      case PatchKind::bezier_quad:
-        return bezier(cp, t.x, t.y, math);
-      case PatchKind::pn_triangle:
-        return pn_triangle(cp, t, math);
-      case PatchKind::displaced_quad:
-        return displaced(cp, field, t.x, t.y, math);
+      case PatchKind::bezier_quad: return bezier(cp, t.x, t.y, math);
+      case PatchKind::pn_triangle: return pn_triangle(cp, t, math);
+      case PatchKind::displaced_quad: return displaced(cp, field, t.x, t.y, math);
     }
     return Vertex{};
   }
@@ -240,8 +237,10 @@ struct PatchDomainShader {
     auto before = [&](int a, int b) {
       const Vertex& x = *cp[a];
       const Vertex& y = *cp[b];
-      const float kx[8] = {x.position.x, x.position.y, x.position.z, x.normal.x, x.normal.y, x.normal.z, x.uv.x, x.uv.y};
-      const float ky[8] = {y.position.x, y.position.y, y.position.z, y.normal.x, y.normal.y, y.normal.z, y.uv.x, y.uv.y};
+      const float kx[8] = {x.position.x, x.position.y, x.position.z, x.normal.x,
+                           x.normal.y,   x.normal.z,   x.uv.x,       x.uv.y};
+      const float ky[8] = {y.position.x, y.position.y, y.position.z, y.normal.x,
+                           y.normal.y,   y.normal.z,   y.uv.x,       y.uv.y};
       for (int k = 0; k < 8; ++k) {
         if (kx[k] != ky[k]) return kx[k] < ky[k];
       }

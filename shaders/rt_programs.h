@@ -24,8 +24,8 @@
 // Secondary rays (shadow rays, bounces) leave the surface from secondary_origin. Texture level of
 // detail: ray differentials for primary hits (the neighbouring pixels' rays met on the hit
 // triangle's plane, what the raster path's quad derivatives measure), a ray cone for bounces.
-// Square roots, reciprocal square roots, divisions and pow come from the EU library through EuShaderMath and every block
-// of arithmetic states its datapath instructions, as in lambert.h.
+// Square roots, reciprocal square roots, divisions and pow come from the EU library through EuShaderMath and every
+// block of arithmetic states its datapath instructions, as in lambert.h.
 #pragma once
 
 #include <algorithm>
@@ -44,11 +44,11 @@ namespace tessera::shaders {
 
 // A surface point a ray found, as the closest-hit program reads it.
 struct RtSurface {
-  glm::vec3 position{0.0f};          // world, interpolated from the transformed vertices
-  glm::vec3 normal{0.0f, 0.0f, 1.0f};  // interpolated vertex normal (not normalized), facing the ray
+  glm::vec3 position{0.0f};                      // world, interpolated from the transformed vertices
+  glm::vec3 normal{0.0f, 0.0f, 1.0f};            // interpolated vertex normal (not normalized), facing the ray
   glm::vec3 geometric_normal{0.0f, 0.0f, 1.0f};  // unit, facing the ray
   glm::vec2 uv{0.0f};
-  float lod = 0.0f;                  // texture level of detail (ray differentials or cone)
+  float lod = 0.0f;  // texture level of detail (ray differentials or cone)
   const Material* material = nullptr;
   const Texture* texture = nullptr;
 };
@@ -69,8 +69,14 @@ struct TrianglePlane {
   glm::vec3 normal;  // cross(e1, e2), not normalised
   float d11, d12, d22, denom;
   explicit TrianglePlane(const glm::vec3 p[3])
-      : p0(p[0]), e1(p[1] - p[0]), e2(p[2] - p[0]), normal(glm::cross(e1, e2)), d11(glm::dot(e1, e1)),
-        d12(glm::dot(e1, e2)), d22(glm::dot(e2, e2)), denom(d11 * d22 - d12 * d12) {}
+      : p0(p[0]),
+        e1(p[1] - p[0]),
+        e2(p[2] - p[0]),
+        normal(glm::cross(e1, e2)),
+        d11(glm::dot(e1, e1)),
+        d12(glm::dot(e1, e2)),
+        d22(glm::dot(e2, e2)),
+        denom(d11 * d22 - d12 * d12) {}
 
   // Where `ray` meets the plane: its parameter t and the weights (u, v) of vertices 1 and 2.
   // False when the ray runs parallel to the plane or the triangle is degenerate.

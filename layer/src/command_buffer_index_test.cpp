@@ -44,8 +44,7 @@ TEST(CommandBufferIndex, ConcurrentAllocateRecordFree) {
         const uintptr_t base = r % 4 == 0 ? (r / 4 + 1) * kPerRound : 0;
         for (uintptr_t i = 0; i < kPerRound; ++i) index.insert(handle(t, base + i), state(t, base + i));
         for (int pass = 0; pass < 4; ++pass)
-          for (uintptr_t i = 0; i < kPerRound; ++i)
-            wrong += index.find(handle(t, base + i)) != state(t, base + i);
+          for (uintptr_t i = 0; i < kPerRound; ++i) wrong += index.find(handle(t, base + i)) != state(t, base + i);
         if (r % 4 != 0) {
           for (uintptr_t i = 0; i < kPerRound; ++i) index.erase(handle(t, base + i));
           for (uintptr_t i = 0; i < kPerRound; ++i) wrong += index.find(handle(t, base + i)) != nullptr;

@@ -94,8 +94,9 @@ VKAPI_ATTR void VKAPI_CALL DestroyInstance(VkInstance instance, const VkAllocati
   delete data;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL EnumerateDeviceExtensionProperties(VkPhysicalDevice physicalDevice, const char* pLayerName,
-                                                                  uint32_t* pCount, VkExtensionProperties* pProperties) {
+VKAPI_ATTR VkResult VKAPI_CALL EnumerateDeviceExtensionProperties(VkPhysicalDevice physicalDevice,
+                                                                  const char* pLayerName, uint32_t* pCount,
+                                                                  VkExtensionProperties* pProperties) {
   if (pLayerName && std::strcmp(pLayerName, kLayerName) == 0) {
     *pCount = 0;  // the layer adds no extensions
     return VK_SUCCESS;
@@ -113,8 +114,7 @@ namespace {
 size_t known_struct_size(VkStructureType t) {
   switch (t) {
 #define TESSERA_SIZE(type, stype) \
-  case stype:                     \
-    return sizeof(type);
+  case stype: return sizeof(type);
     TESSERA_SIZE(VkLayerDeviceCreateInfo, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO)
     TESSERA_SIZE(VkPhysicalDeviceFeatures2, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2)
     TESSERA_SIZE(VkPhysicalDeviceVulkan11Features, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES)
@@ -123,7 +123,8 @@ size_t known_struct_size(VkStructureType t) {
     TESSERA_SIZE(VkPhysicalDeviceHostQueryResetFeatures, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES)
     TESSERA_SIZE(VkPhysicalDeviceDynamicRenderingFeatures, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES)
     TESSERA_SIZE(VkPhysicalDeviceSynchronization2Features, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES)
-    TESSERA_SIZE(VkPhysicalDeviceTimelineSemaphoreFeatures, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES)
+    TESSERA_SIZE(VkPhysicalDeviceTimelineSemaphoreFeatures,
+                 VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES)
     TESSERA_SIZE(VkPhysicalDeviceBufferDeviceAddressFeatures,
                  VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES)
     TESSERA_SIZE(VkPhysicalDeviceDescriptorIndexingFeatures,
@@ -138,18 +139,20 @@ size_t known_struct_size(VkStructureType t) {
                  VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES)
     TESSERA_SIZE(VkPhysicalDevice16BitStorageFeatures, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES)
     TESSERA_SIZE(VkPhysicalDevice8BitStorageFeatures, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES)
-    TESSERA_SIZE(VkPhysicalDeviceScalarBlockLayoutFeatures, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES)
-    TESSERA_SIZE(VkPhysicalDeviceShaderFloat16Int8Features, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES)
+    TESSERA_SIZE(VkPhysicalDeviceScalarBlockLayoutFeatures,
+                 VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES)
+    TESSERA_SIZE(VkPhysicalDeviceShaderFloat16Int8Features,
+                 VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES)
     TESSERA_SIZE(VkPhysicalDeviceMaintenance4Features, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES)
     TESSERA_SIZE(VkPhysicalDeviceImagelessFramebufferFeatures,
                  VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES)
-    TESSERA_SIZE(VkPhysicalDeviceVulkanMemoryModelFeatures, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES)
+    TESSERA_SIZE(VkPhysicalDeviceVulkanMemoryModelFeatures,
+                 VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES)
     TESSERA_SIZE(VkPhysicalDeviceRobustness2FeaturesEXT, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT)
     TESSERA_SIZE(VkDeviceGroupDeviceCreateInfo, VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO)
     TESSERA_SIZE(VkDevicePrivateDataCreateInfo, VK_STRUCTURE_TYPE_DEVICE_PRIVATE_DATA_CREATE_INFO)
 #undef TESSERA_SIZE
-    default:
-      return 0;
+    default: return 0;
   }
 }
 
@@ -178,8 +181,10 @@ struct ChainCopy {
       nodes.emplace_back(new unsigned char[size]);
       std::memcpy(nodes.back().get(), p, size);
       auto* copy = reinterpret_cast<VkBaseOutStructure*>(nodes.back().get());
-      if (prev) prev->pNext = copy;
-      else head = copy;
+      if (prev)
+        prev->pNext = copy;
+      else
+        head = copy;
       prev = copy;
     }
     return true;
@@ -231,7 +236,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
     inst->table.EnumerateDeviceExtensionProperties(physicalDevice, nullptr, &n, nullptr);
     std::vector<VkExtensionProperties> exts(n);
     inst->table.EnumerateDeviceExtensionProperties(physicalDevice, nullptr, &n, exts.data());
-    for (const auto& e : exts) has_reset_ext |= std::strcmp(e.extensionName, VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME) == 0;
+    for (const auto& e : exts)
+      has_reset_ext |= std::strcmp(e.extensionName, VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME) == 0;
   }
 
   // Plan: pipelineStatisticsQuery plus host query reset (core 1.2, else VK_EXT_host_query_reset).
@@ -257,7 +263,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   std::vector<const char*> extensions;
   bool modified_any = false;
   if (want) {
-    if (!chain.build(ci->pNext, {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+    if (!chain.build(ci->pNext, {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                 VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                  VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES})) {
       want = false;
       note = "unknown structure in VkDeviceCreateInfo::pNext ahead of the features to enable";
@@ -276,9 +283,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
       modified.pEnabledFeatures = &features;
     }
     // hostQueryReset
-    auto* v12 = core_reset ? chain.find<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES)
-                           : nullptr;
-    auto* hqr = chain.find<VkPhysicalDeviceHostQueryResetFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES);
+    auto* v12 =
+        core_reset ? chain.find<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES)
+                   : nullptr;
+    auto* hqr =
+        chain.find<VkPhysicalDeviceHostQueryResetFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES);
     if (v12) {
       modified_any |= !v12->hostQueryReset;
       v12->hostQueryReset = VK_TRUE;
@@ -337,8 +346,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   inst->table.GetPhysicalDeviceQueueFamilyProperties(physicalDevice, &nf, nullptr);
   d->families.resize(nf);
   inst->table.GetPhysicalDeviceQueueFamilyProperties(physicalDevice, &nf, d->families.data());
-  d->reset_query_pool = reinterpret_cast<PFN_vkResetQueryPool>(
-      gdpa(*pDevice, core_reset ? "vkResetQueryPool" : "vkResetQueryPoolEXT"));
+  d->reset_query_pool =
+      reinterpret_cast<PFN_vkResetQueryPool>(gdpa(*pDevice, core_reset ? "vkResetQueryPool" : "vkResetQueryPoolEXT"));
   d->queries = want && d->reset_query_pool && d->table.CreateQueryPool && d->table.GetQueryPoolResults &&
                d->table.CmdBeginQuery && d->table.CmdEndQuery;
   if (want && !d->queries) note = "query commands unavailable";
@@ -387,8 +396,10 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
   const bool has_allocator = d->has_allocator;
   VkAllocationCallbacks allocator = d->allocator;
   d->~DeviceData();
-  if (has_allocator) allocator.pfnFree(allocator.pUserData, d);
-  else ::operator delete(d);
+  if (has_allocator)
+    allocator.pfnFree(allocator.pUserData, d);
+  else
+    ::operator delete(d);
   destroy(device, pAllocator);
 }
 

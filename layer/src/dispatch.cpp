@@ -18,8 +18,8 @@ struct Intercept {
 
 #define TESSERA_INTERCEPT_ENTRY(name) \
   {"vk" #name, reinterpret_cast<PFN_vkVoidFunction>(static_cast<PFN_vk##name>(&name))},
-#define TESSERA_SHARED_ENTRY(name, body)                                                                          \
-  {"vk" #name, reinterpret_cast<PFN_vkVoidFunction>(static_cast<PFN_vk##name>(                                    \
+#define TESSERA_SHARED_ENTRY(name, body)                                       \
+  {"vk" #name, reinterpret_cast<PFN_vkVoidFunction>(static_cast<PFN_vk##name>( \
                    &SharedIntercept<&body, &DeviceTable::name, std::remove_pointer_t<PFN_vk##name>>::call))},
 #define TESSERA_NO_ENTRY(name)
 

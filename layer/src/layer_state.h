@@ -92,10 +92,10 @@ struct CommandBufferState {
   VkQueryPipelineStatisticFlags mask = 0;  // 0: queries impossible for this pool's family
 
   // Per recording.
-  bool queries_ok = false;   // this recording may use layer queries
-  bool simultaneous = false; // recorded with SIMULTANEOUS_USE: may be pending more than once
-  bool incomplete = false;   // some work of this recording is not covered by a query
-  CpuCounters counters;      // this recording, including executed secondaries
+  bool queries_ok = false;          // this recording may use layer queries
+  bool simultaneous = false;        // recorded with SIMULTANEOUS_USE: may be pending more than once
+  bool incomplete = false;          // some work of this recording is not covered by a query
+  CpuCounters counters;             // this recording, including executed secondaries
   std::vector<uint32_t> own_slots;  // slots allocated by this recording
   std::vector<uint32_t> all_slots;  // own slots plus those of executed secondaries
   bool query_active = false;
@@ -133,7 +133,7 @@ struct Frame {
   bool query_incomplete = false;
   uint64_t segments = 0;
   QueryCounters query;
-  std::vector<TessSegment> tess;  // graphics segments in submission order, for the GPP model
+  std::vector<TessSegment> tess;   // graphics segments in submission order, for the GPP model
   uint32_t pending_readbacks = 0;  // MSAA read-back submissions not yet consumed
   uint32_t readback_images = 0;    // images read back so far (numbers the dumps)
   MsaaFrameStats msaa;
@@ -236,10 +236,10 @@ VkQueryPool slot_pool(DeviceData* d, uint32_t slot);
 void begin_segment(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb);
 void end_segment(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb);
 void release_slots(DeviceData* d, CommandBufferState* cb);  // takes state_mutex
-bool harvest(DeviceData* d, uint32_t slot, bool force);       // under state_mutex
-void poll_queries(DeviceData* d);                             // under state_mutex
-void harvest_all(DeviceData* d);                              // under state_mutex
-void destroy_query_pools(DeviceData* d);                      // under state_mutex
+bool harvest(DeviceData* d, uint32_t slot, bool force);     // under state_mutex
+void poll_queries(DeviceData* d);                           // under state_mutex
+void harvest_all(DeviceData* d);                            // under state_mutex
+void destroy_query_pools(DeviceData* d);                    // under state_mutex
 
 // frames.cpp (under state_mutex)
 Frame& frame_at(DeviceData* d, uint64_t index);

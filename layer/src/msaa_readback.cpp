@@ -26,8 +26,7 @@ const uint32_t kReadbackShader[] =
 
 uint32_t pack_clear(const VkClearColorValue& c) {
   uint32_t v = 0;
-  for (int i = 0; i < 4; ++i)
-    v |= uint32_t(std::lround(std::clamp(c.float32[i], 0.0f, 1.0f) * 255.0f)) << (8 * i);
+  for (int i = 0; i < 4; ++i) v |= uint32_t(std::lround(std::clamp(c.float32[i], 0.0f, 1.0f) * 255.0f)) << (8 * i);
   return v;
 }
 
@@ -192,8 +191,10 @@ void submit_readback(DeviceData* d, VkQueue queue, const std::vector<MsaaTarget>
     for (const MsaaTarget& t : targets) {
       auto it = d->msaa_images.find(t.image);
       const bool layout_ok = t.layout != VK_IMAGE_LAYOUT_UNDEFINED && t.layout != VK_IMAGE_LAYOUT_PREINITIALIZED;
-      if (it != d->msaa_images.end() && layout_ok) work.emplace_back(t, it->second);
-      else ++f.msaa.skipped;
+      if (it != d->msaa_images.end() && layout_ok)
+        work.emplace_back(t, it->second);
+      else
+        ++f.msaa.skipped;
     }
   }
   if (work.empty()) return;
@@ -224,8 +225,10 @@ void submit_readback(DeviceData* d, VkQueue queue, const std::vector<MsaaTarget>
     return;
   }
   // A dispatchable handle made below the loader: it needs the loader's dispatch pointer.
-  if (d->set_loader_data) d->set_loader_data(d->device, b.cb);
-  else *reinterpret_cast<void**>(b.cb) = *reinterpret_cast<void**>(d->device);
+  if (d->set_loader_data)
+    d->set_loader_data(d->device, b.cb);
+  else
+    *reinterpret_cast<void**>(b.cb) = *reinterpret_cast<void**>(d->device);
   VkCommandBufferBeginInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   cbi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   bool ok = t.CreateFence(d->device, &fci, d->alloc(), &b.fence) == VK_SUCCESS &&
@@ -358,7 +361,8 @@ void add_pass_targets(DeviceData* d, CommandBufferState* cb, const VkRenderPassB
     const AttachmentDesc& a = info.attachments[i];
     if (a.samples < 2 || a.store != VK_ATTACHMENT_STORE_OP_STORE || !msaa_format(a.format)) continue;
     const bool clears = a.load == VK_ATTACHMENT_LOAD_OP_CLEAR && i < begin->clearValueCount && begin->pClearValues;
-    add_msaa_target(d, cb, views[i], a.final_layout, clears, clears ? begin->pClearValues[i].color : VkClearColorValue{});
+    add_msaa_target(d, cb, views[i], a.final_layout, clears,
+                    clears ? begin->pClearValues[i].color : VkClearColorValue{});
   }
 }
 
@@ -376,8 +380,8 @@ void track_msaa_layout(CommandBufferState* cb, VkImage image, VkImageLayout layo
 void wait_for_readbacks_of(DeviceData* d, VkImage image) {
   std::lock_guard lock(d->state_mutex);
   for (auto it = d->readbacks.begin(); it != d->readbacks.end();) {
-    const bool reads = std::any_of(it->entries.begin(), it->entries.end(),
-                                   [&](const ReadbackEntry& e) { return e.image == image; });
+    const bool reads =
+        std::any_of(it->entries.begin(), it->entries.end(), [&](const ReadbackEntry& e) { return e.image == image; });
     if (!reads) {
       ++it;
       continue;
@@ -396,8 +400,10 @@ void maybe_read_back(DeviceData* d, VkQueue queue, const std::vector<VkCommandBu
     if (CommandBufferState* cb = get_cb(h))
       for (const MsaaTarget& t : cb->msaa_targets) {
         auto it = std::find_if(targets.begin(), targets.end(), [&](const MsaaTarget& o) { return o.image == t.image; });
-        if (it != targets.end()) *it = t;  // a later command buffer leaves it last
-        else targets.push_back(t);
+        if (it != targets.end())
+          *it = t;  // a later command buffer leaves it last
+        else
+          targets.push_back(t);
       }
   if (targets.empty()) return;
   std::lock_guard lock(d->state_mutex);

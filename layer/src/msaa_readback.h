@@ -75,8 +75,8 @@ void track_msaa_layout(CommandBufferState* cb, VkImage image, VkImageLayout layo
 
 // Submission and device: the read-backs themselves.
 void maybe_read_back(DeviceData* d, VkQueue queue, const std::vector<VkCommandBuffer>& handles);
-void poll_readbacks(DeviceData* d, bool wait);           // under state_mutex
+void poll_readbacks(DeviceData* d, bool wait);             // under state_mutex
 void wait_for_readbacks_of(DeviceData* d, VkImage image);  // takes state_mutex
-void destroy_msaa_resources(DeviceData* d);              // under state_mutex
+void destroy_msaa_resources(DeviceData* d);                // under state_mutex
 
 }  // namespace tessera::layer

@@ -24,8 +24,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
     const VkGraphicsPipelineCreateInfo& ci = infos[i];
     PipelineInfo info;
     // Graphics pipeline libraries: start from what the linked libraries said.
-    if (auto* libs = find_in_chain<VkPipelineLibraryCreateInfoKHR>(ci.pNext,
-                                                                   VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR)) {
+    if (auto* libs = find_in_chain<VkPipelineLibraryCreateInfoKHR>(
+            ci.pNext, VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR)) {
       for (uint32_t l = 0; l < libs->libraryCount; ++l) {
         auto it = d->pipelines.find(libs->pLibraries[l]);
         if (it == d->pipelines.end()) continue;
@@ -60,7 +60,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   return r;
 }
 
-VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline, const VkAllocationCallbacks* pAllocator) {
+VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
+                                           const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
   {
     std::unique_lock lock(d->objects_mutex);
@@ -82,7 +83,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
   const VkImageCreateInfo* use = ci;
   if (msaa_on() && ci->samples >= VK_SAMPLE_COUNT_2_BIT && ci->samples <= VK_SAMPLE_COUNT_8_BIT &&
       ci->imageType == VK_IMAGE_TYPE_2D && (ci->usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) &&
-      ci->tiling == VK_IMAGE_TILING_OPTIMAL && msaa_format(ci->format) && d->instance->table.GetPhysicalDeviceFormatProperties) {
+      ci->tiling == VK_IMAGE_TILING_OPTIMAL && msaa_format(ci->format) &&
+      d->instance->table.GetPhysicalDeviceFormatProperties) {
     VkFormatProperties fp{};
     d->instance->table.GetPhysicalDeviceFormatProperties(d->physical, ci->format, &fp);
     readable = fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
@@ -129,7 +131,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImageView(VkDevice device, const VkImageVie
   return r;
 }
 
-VKAPI_ATTR void VKAPI_CALL DestroyImageView(VkDevice device, VkImageView view, const VkAllocationCallbacks* pAllocator) {
+VKAPI_ATTR void VKAPI_CALL DestroyImageView(VkDevice device, VkImageView view,
+                                            const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
   {
     std::unique_lock lock(d->objects_mutex);
@@ -183,7 +186,8 @@ VkResult create_render_pass2(PFN_vkCreateRenderPass2 DeviceTable::*next, VkDevic
   return r;
 }
 
-VKAPI_ATTR void VKAPI_CALL DestroyRenderPass(VkDevice device, VkRenderPass rp, const VkAllocationCallbacks* pAllocator) {
+VKAPI_ATTR void VKAPI_CALL DestroyRenderPass(VkDevice device, VkRenderPass rp,
+                                             const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
   {
     std::unique_lock lock(d->objects_mutex);
@@ -212,7 +216,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateFramebuffer(VkDevice device, const VkFrameb
   return r;
 }
 
-VKAPI_ATTR void VKAPI_CALL DestroyFramebuffer(VkDevice device, VkFramebuffer fb, const VkAllocationCallbacks* pAllocator) {
+VKAPI_ATTR void VKAPI_CALL DestroyFramebuffer(VkDevice device, VkFramebuffer fb,
+                                              const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
   {
     std::unique_lock lock(d->objects_mutex);
@@ -253,7 +258,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateQueryPool(VkDevice device, const VkQueryPoo
   return r;
 }
 
-VKAPI_ATTR void VKAPI_CALL DestroyQueryPool(VkDevice device, VkQueryPool pool, const VkAllocationCallbacks* pAllocator) {
+VKAPI_ATTR void VKAPI_CALL DestroyQueryPool(VkDevice device, VkQueryPool pool,
+                                            const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
   {
     std::unique_lock lock(d->objects_mutex);

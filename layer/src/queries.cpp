@@ -54,8 +54,9 @@ bool harvest(DeviceData* d, uint32_t slot, bool force) {
   const QueryPoolSlab& slab = d->slabs[slot / kPoolSize];
   uint64_t values[QueryCounters::count + 1] = {};
   const uint32_t n = static_cast<uint32_t>(__builtin_popcount(slab.mask));
-  VkResult r = d->table.GetQueryPoolResults(d->device, slab.pool, slot % kPoolSize, 1, sizeof values, values,
-                                            sizeof values, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+  VkResult r =
+      d->table.GetQueryPoolResults(d->device, slab.pool, slot % kPoolSize, 1, sizeof values, values, sizeof values,
+                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
   const bool available = (r == VK_SUCCESS || r == VK_NOT_READY) && values[n] != 0;
   if (!available && !force) return false;
   Frame& f = frame_at(d, static_cast<uint64_t>(s.pending_frame));
@@ -75,8 +76,10 @@ void poll_queries(DeviceData* d) {
   std::vector<uint32_t> still;
   still.reserve(d->pending.size());
   for (uint32_t slot : d->pending) {
-    if (d->slots[slot].pending_frame >= 0 && !harvest(d, slot, false)) still.push_back(slot);
-    else d->slots[slot].listed = false;
+    if (d->slots[slot].pending_frame >= 0 && !harvest(d, slot, false))
+      still.push_back(slot);
+    else
+      d->slots[slot].listed = false;
   }
   d->pending.swap(still);
 }

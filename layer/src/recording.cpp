@@ -16,15 +16,16 @@ namespace {
 
 uint64_t primitives_for(uint32_t topology, uint64_t n, uint32_t control_points) {
   switch (topology) {
-    case 0: return n;                              // point list
-    case 1: return n / 2;                          // line list
-    case 2: return n >= 2 ? n - 1 : 0;             // line strip
-    case 3: return n / 3;                          // triangle list
-    case 4: case 5: return n >= 3 ? n - 2 : 0;     // triangle strip, fan
-    case 6: return n / 4;                          // line list with adjacency
-    case 7: return n >= 4 ? n - 3 : 0;             // line strip with adjacency
-    case 8: return n / 6;                          // triangle list with adjacency
-    case 9: return n >= 6 ? (n - 4) / 2 : 0;       // triangle strip with adjacency
+    case 0: return n;                   // point list
+    case 1: return n / 2;               // line list
+    case 2: return n >= 2 ? n - 1 : 0;  // line strip
+    case 3: return n / 3;               // triangle list
+    case 4:
+    case 5: return n >= 3 ? n - 2 : 0;                        // triangle strip, fan
+    case 6: return n / 4;                                     // line list with adjacency
+    case 7: return n >= 4 ? n - 3 : 0;                        // line strip with adjacency
+    case 8: return n / 6;                                     // triangle list with adjacency
+    case 9: return n >= 6 ? (n - 4) / 2 : 0;                  // triangle strip with adjacency
     case 10: return control_points ? n / control_points : 0;  // patch list
     default: return 0;
   }
@@ -153,8 +154,8 @@ VKAPI_ATTR void VKAPI_CALL CmdDrawIndexedIndirect(VkCommandBuffer commandBuffer,
 }
 
 void cmd_draw_indirect_count(PFN_vkCmdDrawIndirectCount DeviceTable::*next, VkCommandBuffer commandBuffer,
-                             VkBuffer buffer, VkDeviceSize offset, VkBuffer countBuffer,
-                             VkDeviceSize countBufferOffset, uint32_t maxDrawCount, uint32_t stride) {
+                             VkBuffer buffer, VkDeviceSize offset, VkBuffer countBuffer, VkDeviceSize countBufferOffset,
+                             uint32_t maxDrawCount, uint32_t stride) {
   indirect_draw(CpuCounters::kDrawIndirectCount, next, commandBuffer, buffer, offset, countBuffer, countBufferOffset,
                 maxDrawCount, stride);
 }

@@ -70,10 +70,14 @@ void apply(Settings& s, const std::string& key, const std::string& value, const 
     if (!parse_u64(value, n) || n == 0) return bad();
     s.interval = n;
   } else if (key == "frame_delimiter") {
-    if (value == "present") s.delimiter = FrameDelimiter::kPresent;
-    else if (value == "submit") s.delimiter = FrameDelimiter::kSubmit;
-    else if (value == "label") s.delimiter = FrameDelimiter::kLabel;
-    else return bad();
+    if (value == "present")
+      s.delimiter = FrameDelimiter::kPresent;
+    else if (value == "submit")
+      s.delimiter = FrameDelimiter::kSubmit;
+    else if (value == "label")
+      s.delimiter = FrameDelimiter::kLabel;
+    else
+      return bad();
   } else if (key == "submits_per_frame") {
     uint64_t n = 0;
     if (!parse_u64(value, n) || n == 0) return bad();
@@ -95,9 +99,12 @@ void apply(Settings& s, const std::string& key, const std::string& value, const 
     s.msaa_state_image = value;
   } else if (key == "summary" || key == "queries") {
     bool& flag = key == "summary" ? s.summary : s.queries;
-    if (value == "1" || value == "true" || value == "on") flag = true;
-    else if (value == "0" || value == "false" || value == "off") flag = false;
-    else return bad();
+    if (value == "1" || value == "true" || value == "on")
+      flag = true;
+    else if (value == "0" || value == "false" || value == "off")
+      flag = false;
+    else
+      return bad();
   } else {
     warn(where + ": unknown setting tessera_stats." + key + ", ignored");
   }
@@ -325,8 +332,8 @@ std::string csv_frame(const FrameRecord& r, int gpp_columns) {
   const CpuCounters& c = r.cpu;
   char ms[64];
   std::snprintf(ms, sizeof ms, "%.3f", r.cpu_frame_time_ms);
-  std::string s = u(r.device) + "," + u(r.frame) + "," + ms + "," + u(r.submits) + "," + u(r.command_buffers) +
-                  "," + u(c.draws());
+  std::string s =
+      u(r.device) + "," + u(r.frame) + "," + ms + "," + u(r.submits) + "," + u(r.command_buffers) + "," + u(c.draws());
   for (int i = 0; i < CpuCounters::count; ++i) {
     if (i == CpuCounters::kDispatch) s += "," + u(c.dispatches());
     s += "," + u(c.v[size_t(i)]);
@@ -351,15 +358,14 @@ void Output::write_summary(const FrameRecord& t, uint64_t frames, uint64_t frame
   std::lock_guard lock(mutex_);
   const CpuCounters& c = t.cpu;
   if (ensure_open() && !csv_) {
-    std::string s = "{\"summary\":true,\"device\":" + u(t.device) + ",\"frames\":" + u(frames) +
-                    ",\"frames_written\":" + u(frames_written) + ",\"submits\":" + u(t.submits) +
-                    ",\"command_buffers\":" + u(t.command_buffers) + ",\"draws\":" + u(c.draws()) +
-                    ",\"instances\":" + u(c[CpuCounters::kInstances]) +
-                    ",\"vertices\":" + u(c[CpuCounters::kVertices]) + ",\"indices\":" + u(c[CpuCounters::kIndices]) +
-                    ",\"dispatches\":" + u(c.dispatches()) +
-                    ",\"queries_enabled\":" + (t.query_enabled ? "true" : "false") +
-                    ",\"query_segments\":" + u(t.query_segments) + ",\"query_lost\":" + u(query_lost) +
-                    ",\"query_note\":\"" + query_note + "\"";
+    std::string s =
+        "{\"summary\":true,\"device\":" + u(t.device) + ",\"frames\":" + u(frames) +
+        ",\"frames_written\":" + u(frames_written) + ",\"submits\":" + u(t.submits) +
+        ",\"command_buffers\":" + u(t.command_buffers) + ",\"draws\":" + u(c.draws()) +
+        ",\"instances\":" + u(c[CpuCounters::kInstances]) + ",\"vertices\":" + u(c[CpuCounters::kVertices]) +
+        ",\"indices\":" + u(c[CpuCounters::kIndices]) + ",\"dispatches\":" + u(c.dispatches()) +
+        ",\"queries_enabled\":" + (t.query_enabled ? "true" : "false") + ",\"query_segments\":" + u(t.query_segments) +
+        ",\"query_lost\":" + u(query_lost) + ",\"query_note\":\"" + query_note + "\"";
     if (t.query_enabled) json_counters(s, t.query, 0, QueryCounters::count);
     std::fprintf(file_, "%s}\n", s.c_str());
     std::fflush(file_);
@@ -368,8 +374,8 @@ void Output::write_summary(const FrameRecord& t, uint64_t frames, uint64_t frame
     std::fprintf(stderr,
                  "VK_LAYER_TESSERA_stats: device %u: %" PRIu64 " frames (%" PRIu64 " written%s%s), %" PRIu64
                  " draws, %" PRIu64 " vertices, %" PRIu64 " dispatches; pipeline statistics %s\n",
-                 t.device, frames, frames_written, settings_.output.empty() ? "" : " to ",
-                 settings_.output.c_str(), c.draws(), c[CpuCounters::kVertices], c.dispatches(),
+                 t.device, frames, frames_written, settings_.output.empty() ? "" : " to ", settings_.output.c_str(),
+                 c.draws(), c[CpuCounters::kVertices], c.dispatches(),
                  t.query_enabled ? (query_lost ? "partly lost" : "on") : query_note.c_str());
   }
 }

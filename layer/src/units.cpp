@@ -142,8 +142,7 @@ MsaaFrameStats analyse_msaa_samples(const uint32_t* samples, uint32_t width, uin
   // order, completed with the clear colour past the edges.
   for (uint32_t by = 0; by < height; by += color::kTileHeight) {
     for (uint32_t bx = 0; bx < width; bx += color::kTileWidth) {
-      const color::ColorTile t =
-          color::gather_tile(samples, int(width), int(height), int(n), int(bx), int(by), clear);
+      const color::ColorTile t = color::gather_tile(samples, int(width), int(height), int(n), int(bx), int(by), clear);
       const color::StoredTile stored = color::store_tile(t, clear);
       cc.add(stored);
       if (tile_states) tile_states->push_back(uint8_t(stored.state));

@@ -25,11 +25,11 @@ struct GppFrameModel {
   std::vector<double> busy_cycles;  // per GPP TEBE
   double max_busy_cycles = 0;
   double mean_busy_cycles = 0;
-  double balance = 1;               // max / mean busy cycles
+  double balance = 1;  // max / mean busy cycles
   double makespan_cycles = 0;
-  double speedup_vs_1gpp = 1;       // makespan with 1 GPP / with `count`
-  double speedup_vs_noredist = 1;   // makespan without redistribution / with it
-  bool estimate_exact = true;       // every segment split evenly into representable counts
+  double speedup_vs_1gpp = 1;      // makespan with 1 GPP / with `count`
+  double speedup_vs_noredist = 1;  // makespan without redistribution / with it
+  bool estimate_exact = true;      // every segment split evenly into representable counts
 };
 
 // Estimate per segment: every patch gets invocations / patches domain points (the remainder

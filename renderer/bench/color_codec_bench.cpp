@@ -51,7 +51,8 @@ ColorCodecRun run_color_codecs(const Frame& frame, Rgba8 clear_color, int repeti
     mismatches = 0;
     for (size_t i = 0; i < blocks.size(); ++i) mismatches += !(color::load_tile(stored[i], clear_color) == blocks[i]);
   });
-  if (mismatches) throw Error("colour codecs: " + std::to_string(mismatches) + " blocks did not decode to their samples");
+  if (mismatches)
+    throw Error("colour codecs: " + std::to_string(mismatches) + " blocks did not decode to their samples");
   std::vector<color::ColorTile> copies(blocks.size());
   const double copy_s = best_seconds(repetitions, [&] {
     for (size_t i = 0; i < blocks.size(); ++i) {

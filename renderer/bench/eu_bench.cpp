@@ -27,8 +27,8 @@ long double reference(MathFunction f, long double x, long double y) {
     case MathFunction::exp: return std::exp(x);
     case MathFunction::pow: {
       // IEEE 754-2008 powr: NaN for negative x, 0^0, inf^0 and 1^inf; -0 counts as +0.
-      if (std::isnan(x) || std::isnan(y) || (x < 0) || (x == 0 && y == 0) ||
-          (std::isinf(x) && y == 0) || (x == 1 && std::isinf(y)))
+      if (std::isnan(x) || std::isnan(y) || (x < 0) || (x == 0 && y == 0) || (std::isinf(x) && y == 0) ||
+          (x == 1 && std::isinf(y)))
         return std::numeric_limits<long double>::quiet_NaN();
       return std::pow(std::fabs(x), y);
     }

@@ -85,7 +85,8 @@ std::vector<GppSpeedupReport> run_gpp_speedups(int batch_size) {
         rep.vs_noredist = rep.makespan_cycles > 0 ? noredist[i] / rep.makespan_cycles : 0.0;
         rep.load_balance = r.timing.load_balance;
         rep.trb_bytes = r.totals[GppDesignCounters::trb_bytes];
-        rep.offchip_bytes = r.totals[GppDesignCounters::offchip_bytes_written] + r.totals[GppDesignCounters::offchip_bytes_read];
+        rep.offchip_bytes =
+            r.totals[GppDesignCounters::offchip_bytes_written] + r.totals[GppDesignCounters::offchip_bytes_read];
         out.push_back(rep);
       }
     }

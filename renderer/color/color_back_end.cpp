@@ -42,8 +42,9 @@ ColorTile ColorBackEnd::current(int block) const {
     const int x = bx + p % kTileWidth, y = by + p / kTileWidth;
     for (int k = 0; k < samples_; ++k) {
       // Pixels past the frame edge belong to no triangle: they hold the clear colour.
-      t.at(p, k) = x < width_ && y < height_ ? buffer_[(size_t(y) * size_t(width_) + size_t(x)) * size_t(samples_) + size_t(k)]
-                                             : clear_;
+      t.at(p, k) = x < width_ && y < height_
+                       ? buffer_[(size_t(y) * size_t(width_) + size_t(x)) * size_t(samples_) + size_t(k)]
+                       : clear_;
     }
   }
   return t;
@@ -183,7 +184,8 @@ void ColorBackEnd::flush() {
     if (m.state == TileState::cleared) {
       out = store_tile(tile, clear_);  // an untouched block is all clear colour
     } else {
-      out = store_tile(tile, clear_, m.state != TileState::planes_compressed && m.state != TileState::planes_uncompressed);
+      out = store_tile(tile, clear_,
+                       m.state != TileState::planes_compressed && m.state != TileState::planes_uncompressed);
     }
   }
 }

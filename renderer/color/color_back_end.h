@@ -27,9 +27,9 @@ struct ColorTraffic {
   uint64_t index_bits_read = 0, index_bits_written = 0;
   uint64_t control_bits_read = 0, control_bits_written = 0;
   uint64_t accesses = 0, hits = 0, misses = 0;
-  uint64_t palette_attempts = 0;   // evictions with all used planes resident
-  uint64_t palette_stores = 0;     // ... whose palette fitted the index bits
-  uint64_t palette_skipped = 0;    // evictions with some used plane not resident
+  uint64_t palette_attempts = 0;  // evictions with all used planes resident
+  uint64_t palette_stores = 0;    // ... whose palette fitted the index bits
+  uint64_t palette_skipped = 0;   // evictions with some used plane not resident
   void merge(const ColorTraffic& o);
 };
 
@@ -51,13 +51,15 @@ class ColorBackEnd {
 
  private:
   struct BlockMemory {
-    TileState state = TileState::cleared;  // what the control surface says
+    TileState state = TileState::cleared;       // what the control surface says
     std::array<int, kMaxSamples> plane_bits{};  // stored size of each plane (plane states)
     int resident_lines = 0;
     bool index_on_chip = false;
   };
   ColorTile current(int block) const;
-  uint64_t key(int block, int plane, int half) const { return uint64_t(block) << 8 | uint64_t(plane) << 1 | uint64_t(half); }
+  uint64_t key(int block, int plane, int half) const {
+    return uint64_t(block) << 8 | uint64_t(plane) << 1 | uint64_t(half);
+  }
   void access(int block, int plane, int half);
   void fill(int block, int plane);
   // Evicts the tile holding `line` (a resident line) with all its resident lines.

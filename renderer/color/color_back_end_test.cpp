@@ -12,8 +12,8 @@ TEST(ColorCache, LeastRecentlyUsedWayIsReplaced) {
   EXPECT_FALSE(cache.lookup(1));
   EXPECT_EQ(cache.insert(1), ColorCache::kNoLine);
   EXPECT_EQ(cache.insert(2), ColorCache::kNoLine);
-  EXPECT_TRUE(cache.lookup(1));      // 1 is now the most recent
-  EXPECT_EQ(cache.insert(3), 2u);    // so 2 leaves
+  EXPECT_TRUE(cache.lookup(1));    // 1 is now the most recent
+  EXPECT_EQ(cache.insert(3), 2u);  // so 2 leaves
   EXPECT_TRUE(cache.contains(1));
   EXPECT_FALSE(cache.contains(2));
   cache.erase(1);
@@ -71,11 +71,11 @@ TEST(ColorBackEnd, TinyCacheSkipsThePaletteAndRefillsFromPlanes) {
   Fixture f;
   // One way, one 64-byte line: every new line displaces the previous tile.
   ColorBackEnd be(ColorCacheGeometry{64, 64, 1}, Fixture::kN, kClear, f.buffer.data(), Fixture::kW, Fixture::kH);
-  f.paint_quad(0, 0, kRed, 0x1);  // block 0, two planes (red and clear) in one pixel group
-  be.on_quad_written(0, 0);       // lines (0, plane 0) then (0, plane 1): the second displaces the first
-  f.paint_quad(8, 0, kBlue);      // block 1
-  be.on_quad_written(8, 0);       // displaces block 0's remaining line
-  f.paint_quad(0, 0, kBlue, 0x2); // block 0 again: refilled from its stored planes
+  f.paint_quad(0, 0, kRed, 0x1);   // block 0, two planes (red and clear) in one pixel group
+  be.on_quad_written(0, 0);        // lines (0, plane 0) then (0, plane 1): the second displaces the first
+  f.paint_quad(8, 0, kBlue);       // block 1
+  be.on_quad_written(8, 0);        // displaces block 0's remaining line
+  f.paint_quad(0, 0, kBlue, 0x2);  // block 0 again: refilled from its stored planes
   be.on_quad_written(0, 0);
   be.flush();
   const ColorTraffic& t = be.traffic();
@@ -87,7 +87,8 @@ TEST(ColorBackEnd, TinyCacheSkipsThePaletteAndRefillsFromPlanes) {
     const ColorTile decoded = load_tile(be.final_tile(b), kClear);
     for (int p = 0; p < kTilePixels; ++p) {
       const int x = b * 8 + p % 8, y = p / 8;
-      for (int k = 0; k < Fixture::kN; ++k) EXPECT_EQ(decoded.at(p, k), f.buffer[size_t((y * Fixture::kW + x) * Fixture::kN + k)]);
+      for (int k = 0; k < Fixture::kN; ++k)
+        EXPECT_EQ(decoded.at(p, k), f.buffer[size_t((y * Fixture::kW + x) * Fixture::kN + k)]);
     }
   }
 }

@@ -88,12 +88,14 @@ TEST(ColorRoundTrip, MillionTilesDecodeBitExactly) {
     ASSERT_EQ(from_planes(planed), tile) << "tile " << tiles;
   }
   std::printf("%ld tiles: %ld in index bits, %ld in planes; modes:", tiles, via_index_bits, via_planes);
-  for (int m = 0; m < kIndexPaletteModes; ++m) std::printf(" %s=%ld", index_palette_mode_name(IndexPaletteMode(m)), mode_hits[m]);
+  for (int m = 0; m < kIndexPaletteModes; ++m)
+    std::printf(" %s=%ld", index_palette_mode_name(IndexPaletteMode(m)), mode_hits[m]);
   std::printf("\n");
   // The generator must exercise both paths and every mode.
   EXPECT_GT(via_index_bits, 100000);
   EXPECT_GT(via_planes, 100000);
-  for (int m = 0; m < kIndexPaletteModes; ++m) EXPECT_GT(mode_hits[m], 0) << index_palette_mode_name(IndexPaletteMode(m));
+  for (int m = 0; m < kIndexPaletteModes; ++m)
+    EXPECT_GT(mode_hits[m], 0) << index_palette_mode_name(IndexPaletteMode(m));
 }
 
 TEST(PlaneCodec, DeltaAndPaletteSizes) {

@@ -235,8 +235,8 @@ std::optional<IndexPaletteEncoding> encode_index_palette(const ColorTile& tile, 
     distinct[count++] = c;
   }
   const Palette palette = tile_palette(tile);
-  static constexpr IndexPaletteMode kOrder[] = {IndexPaletteMode::one_colour, IndexPaletteMode::two_colour,
-                                                IndexPaletteMode::method_b,   IndexPaletteMode::method_b_clear,
+  static constexpr IndexPaletteMode kOrder[] = {IndexPaletteMode::one_colour,  IndexPaletteMode::two_colour,
+                                                IndexPaletteMode::method_b,    IndexPaletteMode::method_b_clear,
                                                 IndexPaletteMode::four_colour, IndexPaletteMode::six_colour,
                                                 IndexPaletteMode::eight_colour};
   for (IndexPaletteMode mode : kOrder) {

@@ -11,14 +11,14 @@ namespace tessera::color {
 
 // Closed set of index-bit layouts. Bits are packed in the order listed.
 enum class IndexPaletteMode : uint8_t {
-  one_colour,     // 2x/4x/8x: [colour 32]; every sample has it
-  two_colour,     // 4x: [2 colours 64][1 bit per sample 128] = 192 of 256
-  method_b,       // 4x: [3 colours 96][3-bit mode per pixel 96][medium 4 / complex 7 bits per pixel] <= 256
-  method_b_clear, // 4x: as method_b, colour 2 is the render target's clear colour and is not
-                  //     stored: [2 colours 64][modes 96][payload] <= 256
-  four_colour,    // 8x: [4 colours 128][2 bits per sample 512] = 640 of 768
-  six_colour,     // 8x: [6 colours 192][4-bit state per pixel 128][pair 8 / complex 22 bits per pixel] <= 768
-  eight_colour,   // 8x: [8 colours 256][states 128][pair 8 / complex 24 bits per pixel] <= 768
+  one_colour,      // 2x/4x/8x: [colour 32]; every sample has it
+  two_colour,      // 4x: [2 colours 64][1 bit per sample 128] = 192 of 256
+  method_b,        // 4x: [3 colours 96][3-bit mode per pixel 96][medium 4 / complex 7 bits per pixel] <= 256
+  method_b_clear,  // 4x: as method_b, colour 2 is the render target's clear colour and is not
+                   //     stored: [2 colours 64][modes 96][payload] <= 256
+  four_colour,     // 8x: [4 colours 128][2 bits per sample 512] = 640 of 768
+  six_colour,      // 8x: [6 colours 192][4-bit state per pixel 128][pair 8 / complex 22 bits per pixel] <= 768
+  eight_colour,    // 8x: [8 colours 256][states 128][pair 8 / complex 24 bits per pixel] <= 768
 };
 constexpr int kIndexPaletteModes = 7;
 const char* index_palette_mode_name(IndexPaletteMode mode);

@@ -7,7 +7,7 @@
 namespace tessera::color {
 namespace {
 
-constexpr Rgba8 kBlue = 0xffff0000u;   // R in the low byte
+constexpr Rgba8 kBlue = 0xffff0000u;  // R in the low byte
 constexpr Rgba8 kGreen = 0xff00ff00u;
 constexpr Rgba8 kRed = 0xff0000ffu;
 constexpr Rgba8 kClear = 0xff402010u;

@@ -72,14 +72,16 @@ StoredTile store_tile(const ColorTile& tile, Rgba8 clear, bool try_index_palette
     compressed_bits += out.planes[size_t(k)].bits + kPlaneTagBits;
   }
   BitWriter w(out.index.words.data(), index_total);
-  for (int i = 0; i < kTilePixels * tile.samples; ++i) w.put(planed.index[size_t(i)], index_bits_per_sample(tile.samples));
+  for (int i = 0; i < kTilePixels * tile.samples; ++i)
+    w.put(planed.index[size_t(i)], index_bits_per_sample(tile.samples));
   out.index_bits = index_total;
   if (compressed_bits < planed.planes_used * kPlaneBits) {
     out.state = TileState::planes_compressed;
     out.plane_bits = compressed_bits;
   } else {
     out.state = TileState::planes_uncompressed;
-    for (int k = 0; k < planed.planes_used; ++k) out.planes[size_t(k)] = compress_plane(planed.planes[size_t(k)], PlaneCodec::uncompressed);
+    for (int k = 0; k < planed.planes_used; ++k)
+      out.planes[size_t(k)] = compress_plane(planed.planes[size_t(k)], PlaneCodec::uncompressed);
     out.plane_bits = planed.planes_used * kPlaneBits;
   }
   return out;
@@ -105,7 +107,8 @@ ColorTile load_tile(const StoredTile& stored, Rgba8 clear) {
       PlanedTile planed;
       planed.samples = stored.samples;
       planed.planes_used = stored.planes_used;
-      for (int k = 0; k < stored.planes_used; ++k) planed.planes[size_t(k)] = decompress_plane(stored.planes[size_t(k)]);
+      for (int k = 0; k < stored.planes_used; ++k)
+        planed.planes[size_t(k)] = decompress_plane(stored.planes[size_t(k)]);
       BitReader r(stored.index.words.data(), tile_index_bits(stored.samples));
       for (int i = 0; i < kTilePixels * stored.samples; ++i) {
         // An index naming an unused plane (never written) reads that plane's zeros.

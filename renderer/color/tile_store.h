@@ -28,11 +28,11 @@ TileState tile_state_for(IndexPaletteMode mode);
 struct StoredTile {
   TileState state = TileState::cleared;
   int samples = 1;
-  IndexBits index;                             // index bits (palette modes and plane modes)
+  IndexBits index;  // index bits (palette modes and plane modes)
   int planes_used = 0;
   std::array<CompressedPlane, kMaxSamples> planes;
-  int plane_bits = 0;   // colour-plane client
-  int index_bits = 0;   // index-bit client
+  int plane_bits = 0;  // colour-plane client
+  int index_bits = 0;  // index-bit client
   // Baselines on the same tile: every plane raw; planes-only (empty planes skipped, raw).
   int baseline_uncompressed_bits = 0;
   int baseline_planes_only_bits = 0;

@@ -33,7 +33,8 @@ TEST(Config, PartialOverridesKeepDefaults) {
 }
 
 TEST(Config, RejectsBadInputNamingIt) {
-  EXPECT_NE(error_of(R"({"raster": {"tile_sise": 32}})").find("cfg.json: raster.tile_sise: unknown key"), std::string::npos);
+  EXPECT_NE(error_of(R"({"raster": {"tile_sise": 32}})").find("cfg.json: raster.tile_sise: unknown key"),
+            std::string::npos);
   EXPECT_NE(error_of(R"({"frame": {"width": 0}})").find("frame.width"), std::string::npos);
   EXPECT_NE(error_of(R"({"frame": {"width": 16385}})").find("out of range"), std::string::npos);
   EXPECT_NE(error_of(R"({"frame": {"height": -5}})").find("frame.height"), std::string::npos);

@@ -23,8 +23,7 @@ namespace tessera {
 
 // stb reads and writes bytes in R, G, B, A order; Rgba8 keeps R in the lowest byte, so the
 // pixel vector already is that byte stream on a little-endian host.
-static_assert(std::endian::native == std::endian::little,
-              "Rgba8 pixel vectors are handed to stb as RGBA byte streams");
+static_assert(std::endian::native == std::endian::little, "Rgba8 pixel vectors are handed to stb as RGBA byte streams");
 
 namespace {
 
@@ -48,11 +47,9 @@ std::filesystem::path temporary_path_for(const std::filesystem::path& path) {
 
 void write_png(const std::filesystem::path& path, const Image& image) {
   if (path.empty()) throw Error("write_png: empty output path");
-  if (image.width <= 0 || image.height <= 0 ||
-      image.pixels.size() != size_t(image.width) * size_t(image.height)) {
-    throw Error(path.string() + ": cannot write PNG: image is " + std::to_string(image.width) +
-                "x" + std::to_string(image.height) + " with " +
-                std::to_string(image.pixels.size()) + " pixels");
+  if (image.width <= 0 || image.height <= 0 || image.pixels.size() != size_t(image.width) * size_t(image.height)) {
+    throw Error(path.string() + ": cannot write PNG: image is " + std::to_string(image.width) + "x" +
+                std::to_string(image.height) + " with " + std::to_string(image.pixels.size()) + " pixels");
   }
   if (image.width > std::numeric_limits<int>::max() / 4) {
     throw Error(path.string() + ": cannot write PNG: image too wide");
@@ -62,14 +59,12 @@ void write_png(const std::filesystem::path& path, const Image& image) {
   if (!parent.empty()) {
     std::filesystem::create_directories(parent, ec);
     if (ec) {
-      throw Error(path.string() + ": cannot create folder " + parent.string() + ": " +
-                  ec.message());
+      throw Error(path.string() + ": cannot create folder " + parent.string() + ": " + ec.message());
     }
   }
   const std::filesystem::path tmp = temporary_path_for(path);
   errno = 0;
-  const int ok = stbi_write_png(tmp.c_str(), image.width, image.height, 4, image.pixels.data(),
-                                image.width * 4);
+  const int ok = stbi_write_png(tmp.c_str(), image.width, image.height, 4, image.pixels.data(), image.width * 4);
   const int write_errno = errno;
   if (!ok) {
     std::filesystem::remove(tmp, ec);
@@ -95,8 +90,8 @@ Image read_image(const std::filesystem::path& path) {
     throw Error(path.string() + ": cannot read image: " + (reason ? reason : "unknown reason"));
   }
   if (w > kMaxImageSide || h > kMaxImageSide) {
-    throw Error(path.string() + ": cannot read image: " + std::to_string(w) + "x" +
-                std::to_string(h) + " exceeds " + std::to_string(kMaxImageSide) + " per side");
+    throw Error(path.string() + ": cannot read image: " + std::to_string(w) + "x" + std::to_string(h) + " exceeds " +
+                std::to_string(kMaxImageSide) + " per side");
   }
   stbi_uc* data = stbi_load_from_memory(data_in, length, &w, &h, &channels, 4);
   if (!data) {
@@ -117,9 +112,8 @@ Image read_image(const std::filesystem::path& path) {
 
 double psnr_rgb(const Image& a, const Image& b) {
   if (a.width != b.width || a.height != b.height) {
-    throw Error("psnr_rgb: image sizes differ (" + std::to_string(a.width) + "x" +
-                std::to_string(a.height) + " vs " + std::to_string(b.width) + "x" +
-                std::to_string(b.height) + ")");
+    throw Error("psnr_rgb: image sizes differ (" + std::to_string(a.width) + "x" + std::to_string(a.height) + " vs " +
+                std::to_string(b.width) + "x" + std::to_string(b.height) + ")");
   }
   if (a.pixels.size() != b.pixels.size()) throw Error("psnr_rgb: pixel counts differ");
   // Integer sum of squared differences: exact, and independent of summation order.

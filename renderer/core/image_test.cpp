@@ -23,8 +23,7 @@ class ImageFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("tessera_image_test_" + std::to_string(::getpid()) + "_" + info->name());
+    dir_ = fs::temp_directory_path() / ("tessera_image_test_" + std::to_string(::getpid()) + "_" + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -44,8 +43,7 @@ class ImageFileTest : public ::testing::Test {
 int reference_encode(double linear) {
   if (!(linear > 0.0)) return 0;
   if (linear >= 1.0) return 255;
-  const double s =
-      linear <= 0.0031308 ? linear * 12.92 : 1.055 * std::pow(linear, 1.0 / 2.4) - 0.055;
+  const double s = linear <= 0.0031308 ? linear * 12.92 : 1.055 * std::pow(linear, 1.0 / 2.4) - 0.055;
   return int(std::floor(s * 255.0 + 0.5));
 }
 
@@ -53,8 +51,7 @@ Image test_pattern(int w, int h) {
   Image img(w, h);
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
-      img.at(x, y) =
-          pack_rgba8(uint8_t(x * 7 + y), uint8_t(y * 13), uint8_t(x ^ y), uint8_t(255 - x));
+      img.at(x, y) = pack_rgba8(uint8_t(x * 7 + y), uint8_t(y * 13), uint8_t(x ^ y), uint8_t(255 - x));
     }
   }
   return img;
@@ -232,11 +229,9 @@ TEST_F(ImageFileTest, ReadRefusesAbsurdDimensionsBeforeDecoding) {
   // A PNG signature and an IHDR chunk claiming 20000x16 RGB, and nothing else (stb itself
   // refuses images over 1 GiB, so the claim stays under that to reach Tessera's limit).
   const fs::path path = dir_ / "huge.png";
-  const unsigned char header[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0,    0, 0,
-                                  13,   'I', 'H', 'D', 'R',  0,    0,    0x4e, 0x20, 0, 0,
-                                  0,    16,  8,   2,   0,    0,    0,    0,    0,    0, 0};
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(header), sizeof(header));
+  const unsigned char header[] = {0x89, 'P',  'N',  'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R', 0,
+                                  0,    0x4e, 0x20, 0,   0,    0,    16,   8,    2, 0, 0, 0,  0,   0,   0,   0};
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(header), sizeof(header));
   try {
     read_image(path);
     FAIL() << "expected an error";

@@ -23,9 +23,9 @@ using testing::gen_scalef;
 using testing::gen_unary;
 using testing::Rng;
 
-#define TS_REQUIRE_AVX512F()                                                                       \
-  do {                                                                                             \
-    if (!cpu_has_avx512f())                                                                        \
+#define TS_REQUIRE_AVX512F()                                                                        \
+  do {                                                                                              \
+    if (!cpu_has_avx512f())                                                                         \
       GTEST_SKIP() << "this CPU lacks AVX-512F, so the VGETEXP/VGETMANT/VSCALEF oracle cannot run"; \
   } while (0)
 
@@ -111,7 +111,8 @@ constexpr uint64_t kScalefLanes = 1'500'000;       // per precision
 constexpr uint64_t kFmaLanes = 2'500'000;          // per precision (1/8 also against std::fma)
 constexpr uint64_t kAddMulLanes = 300'000;         // per precision, each
 static_assert(2 * (kGetexpLanes + 3 * kGetexpImmLanes + 16 * kGetmantLanesPerImm + kScalefLanes + kFmaLanes +
-                   2 * kAddMulLanes) >= 10'000'000);
+                   2 * kAddMulLanes) >=
+              10'000'000);
 
 template <class L>
 auto unary(L (*f)(const L&)) {

@@ -59,8 +59,8 @@ TEST(EuCounters, GetexpUsesTheIntToFloatConverterAndNoRounder) {
 TEST(EuCounters, FmaUsesTheWholeMainPath) {
   EuCounters k;
   fma(1.5, 2.5, 0.125, k);
-  for (Id id : {Id::preprocess, Id::multiplier, Id::aligner, Id::adder, Id::lzd, Id::normaliser,
-                Id::exponent_adjust, Id::range_check, Id::rounder})
+  for (Id id : {Id::preprocess, Id::multiplier, Id::aligner, Id::adder, Id::lzd, Id::normaliser, Id::exponent_adjust,
+                Id::range_check, Id::rounder})
     EXPECT_EQ(k[id], 1u) << EuCounters::key(id);
   EXPECT_EQ(k[Id::mux], 0u);
   EXPECT_EQ(k[Id::int_to_float], 0u);

@@ -75,8 +75,8 @@ std::string describe(const Section& s, const Operands<F>& o, size_t lane, uint64
   if (s.op == Opcode::getmant)
     line += " imm " + std::to_string(s.imm) + " (interval " + std::to_string(s.imm & 3) + ", signctrl " +
             std::to_string(s.imm >> 2) + ")";
-  line += " binary" + std::to_string(s.bits) + ", " + section_name(s) + " lane " + std::to_string(lane) + ": a=" +
-          hex(o.a[lane]);
+  line += " binary" + std::to_string(s.bits) + ", " + section_name(s) + " lane " + std::to_string(lane) +
+          ": a=" + hex(o.a[lane]);
   if (arity(s.op) >= 2) line += " b=" + hex(o.b[lane]);
   if (arity(s.op) >= 3) line += " c=" + hex(o.c[lane]);
   return line + ": model " + hex(model);
@@ -222,8 +222,8 @@ TEST(EuGolden, AWrongResultIsNamedWithItsOperand) {
   compare<Binary64>(rec, o, results, m);
   EXPECT_EQ(m.count, 2u) << m.first;
   for (size_t lane : {raw_lane, digest_lane}) {
-    EXPECT_NE(m.first.find("VSCALEF binary64, scalef.b64.imm0.random lane " + std::to_string(lane) + ": a=" +
-                           hex(o.a[lane]) + " b=" + hex(o.b[lane])),
+    EXPECT_NE(m.first.find("VSCALEF binary64, scalef.b64.imm0.random lane " + std::to_string(lane) +
+                           ": a=" + hex(o.a[lane]) + " b=" + hex(o.b[lane])),
               std::string::npos)
         << m.first;
   }

@@ -77,9 +77,7 @@ inline const char* x86_mnemonic(Opcode op) {
     default: return "?";
   }
 }
-inline int arity(Opcode op) {
-  return op == Opcode::fma ? 3 : (op == Opcode::getexp || op == Opcode::getmant) ? 1 : 2;
-}
+inline int arity(Opcode op) { return op == Opcode::fma ? 3 : (op == Opcode::getexp || op == Opcode::getmant) ? 1 : 2; }
 
 // e.g. "getmant.b64.imm5.random": names the section in messages and seeds its random stream.
 inline std::string section_name(const Section& s) {
@@ -254,7 +252,7 @@ uint64_t operands_digest(const Operands<F>& o) {
 struct SectionRecord {
   Section section;
   uint64_t operands_digest = 0;
-  std::vector<uint64_t> raw;          // the first raw_lanes results, zero-extended
+  std::vector<uint64_t> raw;         // the first raw_lanes results, zero-extended
   std::vector<BlockDigest> digests;  // one per kBlockLanes of the remaining lanes
 };
 
@@ -343,8 +341,7 @@ inline std::optional<GoldenFile> parse(std::string_view bytes, std::string& erro
       if (!take(int(bits / 8), x)) return fail("truncated results in " + section_name(r.section));
     r.digests.resize((lanes - raw) / f.block_lanes);
     for (BlockDigest& d : r.digests)
-      if (!take(8, d.sum) || !take(8, d.weighted))
-        return fail("truncated digests in " + section_name(r.section));
+      if (!take(8, d.sum) || !take(8, d.weighted)) return fail("truncated digests in " + section_name(r.section));
     f.sections.push_back(std::move(r));
   }
   if (at != bytes.size()) return fail("trailing bytes after the last section");

@@ -12,57 +12,51 @@ namespace tessera::eu::coeffs {
 // |r| <= 1/2; exp: (e^r - 1)/r for |r| <= 0.35 (> ln2/2). Seeds (double; the float path rounds
 // them): 1/sqrt(t) on [1/2, 2], 1/t on [1, 4], t^(-1/3) on [1, 8], refined by Newton steps.
 // kLog2F on [-0.25, 0.5], 12 terms, max relative error 1.39e-08 (2^-26.1)
-inline constexpr float kLog2F[] = {
-    0x1.715476p+0f, -0x1.715476p-1f, 0x1.ec709ap-2f, 
-    -0x1.7154a4p-2f, 0x1.27788p-2f, -0x1.ec634p-3f, 
-    0x1.a58742p-3f, -0x1.7177ap-3f, 0x1.516e02p-3f, 
-    -0x1.37fc1cp-3f, 0x1.d31fc8p-4f, -0x1.67c6ecp-5f};
+inline constexpr float kLog2F[] = {0x1.715476p+0f, -0x1.715476p-1f, 0x1.ec709ap-2f, -0x1.7154a4p-2f,
+                                   0x1.27788p-2f,  -0x1.ec634p-3f,  0x1.a58742p-3f, -0x1.7177ap-3f,
+                                   0x1.516e02p-3f, -0x1.37fc1cp-3f, 0x1.d31fc8p-4f, -0x1.67c6ecp-5f};
 // kLog2D on [-0.25, 0.5], 24 terms, max relative error 2.09e-17 (2^-55.4)
 inline constexpr double kLog2D[] = {
-    0x1.71547652b82fep+0, -0x1.71547652b82fep-1, 0x1.ec709dc3a03f2p-2, 
-    -0x1.71547652b8089p-2, 0x1.2776c50ef8a0ap-2, -0x1.ec709dc3e4174p-3, 
-    0x1.a61762aa70f41p-3, -0x1.7154763ef79a5p-3, 0x1.484b12c3bca38p-3, 
-    -0x1.2776c6af359aap-3, 0x1.0c9ab83acff96p-3, -0x1.ec711f2c4ef7ap-4, 
-    0x1.c68581531157dp-4, -0x1.a5f6d728d00a4p-4, 0x1.8a59ff5f16665p-4, 
-    -0x1.73f81dcda05c8p-4, 0x1.5c88267a7f1f5p-4, -0x1.3202ddb0cfbe8p-4, 
-    0x1.03048d889dcbdp-4, -0x1.3e9c0b72daaeap-4, 0x1.15d0400fec992p-3, 
-    -0x1.6e37ea7ce30e2p-3, 0x1.0ef07b83a8564p-3, -0x1.51d7f203ea05dp-5};
+    0x1.71547652b82fep+0,  -0x1.71547652b82fep-1, 0x1.ec709dc3a03f2p-2,  -0x1.71547652b8089p-2, 0x1.2776c50ef8a0ap-2,
+    -0x1.ec709dc3e4174p-3, 0x1.a61762aa70f41p-3,  -0x1.7154763ef79a5p-3, 0x1.484b12c3bca38p-3,  -0x1.2776c6af359aap-3,
+    0x1.0c9ab83acff96p-3,  -0x1.ec711f2c4ef7ap-4, 0x1.c68581531157dp-4,  -0x1.a5f6d728d00a4p-4, 0x1.8a59ff5f16665p-4,
+    -0x1.73f81dcda05c8p-4, 0x1.5c88267a7f1f5p-4,  -0x1.3202ddb0cfbe8p-4, 0x1.03048d889dcbdp-4,  -0x1.3e9c0b72daaeap-4,
+    0x1.15d0400fec992p-3,  -0x1.6e37ea7ce30e2p-3, 0x1.0ef07b83a8564p-3,  -0x1.51d7f203ea05dp-5};
 // kExp2F on [-0.5, 0.5], 7 terms, max relative error 5.57e-09 (2^-27.4)
-inline constexpr float kExp2F[] = {
-    0x1.62e43p-1f, 0x1.ebfbep-3f, 0x1.c6b08ep-5f, 
-    0x1.3b2a1cp-7f, 0x1.5d879ep-10f, 0x1.444p-13f, 
-    0x1.00a582p-16f};
+inline constexpr float kExp2F[] = {0x1.62e43p-1f,   0x1.ebfbep-3f, 0x1.c6b08ep-5f, 0x1.3b2a1cp-7f,
+                                   0x1.5d879ep-10f, 0x1.444p-13f,  0x1.00a582p-16f};
 // kExp2D on [-0.5, 0.5], 12 terms, max relative error 4.04e-17 (2^-54.5)
-inline constexpr double kExp2D[] = {
-    0x1.62e42fefa39efp-1, 0x1.ebfbdff82c58fp-3, 0x1.c6b08d704a0c6p-5, 
-    0x1.3b2ab6fba4d3bp-7, 0x1.5d87fe78a40d5p-10, 0x1.430912f8b8c55p-13, 
-    0x1.ffcbfc6ce6aabp-17, 0x1.62c0215p-20, 0x1.b524edep-24, 
-    0x1.e4d1a2aaaaaabp-28, 0x1.e9e8aaaaaaaabp-32, 0x1.c22aaaaaaaaabp-36};
+inline constexpr double kExp2D[] = {0x1.62e42fefa39efp-1,  0x1.ebfbdff82c58fp-3,  0x1.c6b08d704a0c6p-5,
+                                    0x1.3b2ab6fba4d3bp-7,  0x1.5d87fe78a40d5p-10, 0x1.430912f8b8c55p-13,
+                                    0x1.ffcbfc6ce6aabp-17, 0x1.62c0215p-20,       0x1.b524edep-24,
+                                    0x1.e4d1a2aaaaaabp-28, 0x1.e9e8aaaaaaaabp-32, 0x1.c22aaaaaaaaabp-36};
 // kExpF on [-0.35, 0.35], 7 terms, max relative error 3.02e-09 (2^-28.3)
-inline constexpr float kExpF[] = {
-    0x1p+0f, 0x1p-1f, 0x1.555556p-3f, 
-    0x1.5554a6p-5f, 0x1.1110c4p-7f, 0x1.6d7c2cp-10f, 
-    0x1.a1579cp-13f};
+inline constexpr float kExpF[] = {0x1p+0f,        0x1p-1f,         0x1.555556p-3f, 0x1.5554a6p-5f,
+                                  0x1.1110c4p-7f, 0x1.6d7c2cp-10f, 0x1.a1579cp-13f};
 // kExpD on [-0.35, 0.35], 12 terms, max relative error 9.97e-18 (2^-56.5)
-inline constexpr double kExpD[] = {
-    0x1p+0, 0x1p-1, 0x1.555555555555bp-3, 
-    0x1.55555555553f2p-5, 0x1.111111110f0bap-7, 0x1.6c16c16c706d3p-10, 
-    0x1.a01a01b1b563ap-13, 0x1.a01a007c809fcp-16, 0x1.71ddf4501697cp-19, 
-    0x1.27e68a552a9e5p-22, 0x1.af65678ce9d73p-26, 0x1.1db177323e151p-29};
+inline constexpr double kExpD[] = {0x1p+0,
+                                   0x1p-1,
+                                   0x1.555555555555bp-3,
+                                   0x1.55555555553f2p-5,
+                                   0x1.111111110f0bap-7,
+                                   0x1.6c16c16c706d3p-10,
+                                   0x1.a01a01b1b563ap-13,
+                                   0x1.a01a007c809fcp-16,
+                                   0x1.71ddf4501697cp-19,
+                                   0x1.27e68a552a9e5p-22,
+                                   0x1.af65678ce9d73p-26,
+                                   0x1.1db177323e151p-29};
 // kRsqrtSeed on [0.5, 2], 4 terms, max relative error 0.00886 (2^-6.8)
-inline constexpr double kRsqrtSeed[] = {
-    0x1.1641b6694938ep+1, -0x1.01a3ad626b509p+1, 0x1.0943251abe224p+0, 
-    -0x1.96e9aa8f4fc53p-3};
+inline constexpr double kRsqrtSeed[] = {0x1.1641b6694938ep+1, -0x1.01a3ad626b509p+1, 0x1.0943251abe224p+0,
+                                        -0x1.96e9aa8f4fc53p-3};
 // kRecipSeed on [1, 4], 4 terms, max relative error 0.0247 (2^-5.3)
-inline constexpr double kRecipSeed[] = {
-    0x1.ffd80d1bb2e95p+0, -0x1.600c7be758172p+0, 0x1.8f7ceb02e30d8p-2, 
-    -0x1.3f972268b5a46p-5};
+inline constexpr double kRecipSeed[] = {0x1.ffd80d1bb2e95p+0, -0x1.600c7be758172p+0, 0x1.8f7ceb02e30d8p-2,
+                                        -0x1.3f972268b5a46p-5};
 // kRcbrtSeed on [1, 8], 4 terms, max relative error 0.0257 (2^-5.3)
-inline constexpr double kRcbrtSeed[] = {
-    0x1.3491cf7be5c97p+0, -0x1.12111dbdfdecep-2, 0x1.3cd379cd7107dp-5, 
-    -0x1.0b342bfb14273p-9};
+inline constexpr double kRcbrtSeed[] = {0x1.3491cf7be5c97p+0, -0x1.12111dbdfdecep-2, 0x1.3cd379cd7107dp-5,
+                                        -0x1.0b342bfb14273p-9};
 
-inline constexpr double kLn2HiD = 0x1.62e42fefa39efp-1;  // ln2 rounded to binary64
+inline constexpr double kLn2HiD = 0x1.62e42fefa39efp-1;   // ln2 rounded to binary64
 inline constexpr double kLn2LoD = 0x1.abc9e3b39803fp-56;  // ln2 - kLn2HiD
 // binary32: ln2 rounded down, so both parts are positive and e*hi, e*lo never form inf - inf
 // in log() for e = +-inf (binary64's nearest split already has a positive low part).

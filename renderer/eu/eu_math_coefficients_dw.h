@@ -5,22 +5,14 @@
 namespace tessera::eu::coeffs {
 
 // g(u) = (log2(1+u) - c0 u - c1 u^2)/u^3 on [-1/4, 1/2], 10 terms, max relative error 2^-24.3
-inline constexpr float kLog2TailF[] = {
-    0x1.ec709ep-2f, -0x1.715478p-2f, 0x1.27774ep-2f,
-    -0x1.ec701ap-3f, 0x1.a5d1d4p-3f, -0x1.70e9f6p-3f,
-    0x1.4db484p-3f, -0x1.37eeacp-3f, 0x1.f2f7a6p-4f,
-    -0x1.a96d76p-5f
-};
+inline constexpr float kLog2TailF[] = {0x1.ec709ep-2f, -0x1.715478p-2f, 0x1.27774ep-2f, -0x1.ec701ap-3f,
+                                       0x1.a5d1d4p-3f, -0x1.70e9f6p-3f, 0x1.4db484p-3f, -0x1.37eeacp-3f,
+                                       0x1.f2f7a6p-4f, -0x1.a96d76p-5f};
 // R(w) = (log2((1+s)/(1-s)) - k s - k s^3/3)/s^5, w = s^2 in [0, 1/25], 5 terms, max relative error 2^-24.3
-inline constexpr float kLog2AtanhF[] = {
-    0x1.2776c6p-1f, 0x1.a6176p-2f, 0x1.484dd2p-2f,
-    0x1.0bdbeep-2f, 0x1.f0541p-3f
-};
+inline constexpr float kLog2AtanhF[] = {0x1.2776c6p-1f, 0x1.a6176p-2f, 0x1.484dd2p-2f, 0x1.0bdbeep-2f, 0x1.f0541p-3f};
 // W(r) = ((2^r - 1)/r - ln2 - r ln2^2/2)/r^2 on [-1/2, 1/2], 6 terms, max relative error 2^-25.3
-inline constexpr float kExp2TailF[] = {
-    0x1.c6b08ep-5f, 0x1.3b2ab6p-7f, 0x1.5d87cp-10f,
-    0x1.4308fp-13f, 0x1.008a2p-16f, 0x1.63762p-20f
-};
+inline constexpr float kExp2TailF[] = {0x1.c6b08ep-5f, 0x1.3b2ab6p-7f, 0x1.5d87cp-10f,
+                                       0x1.4308fp-13f, 0x1.008a2p-16f, 0x1.63762p-20f};
 inline constexpr float kLog2C0HiF = 0x1.715476p+0f, kLog2C0LoF = 0x1.4ae0cp-26f;
 inline constexpr float kLog2C1HiF = -0x1.715476p-1f, kLog2C1LoF = -0x1.4ae0cp-27f;
 inline constexpr float kLog2KHiF = 0x1.715476p+1f, kLog2KLoF = 0x1.4ae0cp-25f;
@@ -30,28 +22,20 @@ inline constexpr float kLn2SqHalfHiF = 0x1.ebfbep-3f, kLn2SqHalfLoF = -0x1.f4e9c
 
 // g(u) = (log2(1+u) - c0 u - c1 u^2)/u^3 on [-1/4, 1/2], 21 terms, max relative error 2^-53.7
 inline constexpr double kLog2TailD[] = {
-    0x1.ec709dc3a03fdp-2, -0x1.71547652b82f6p-2, 0x1.2776c50ef9cf1p-2,
-    -0x1.ec709dc3a29f7p-3, 0x1.a61762a78f6cap-3, -0x1.71547650e693bp-3,
-    0x1.484b13e1f64bdp-3, -0x1.2776c5b29d0c6p-3, 0x1.0c9a837c6c743p-3,
-    -0x1.ec706187a79f4p-4, 0x1.c68f2daeacd9dp-4, -0x1.a61d49c56f94cp-4,
-    0x1.8a029616852acp-4, -0x1.710fb3cb27af4p-4, 0x1.5a4c0dcad613dp-4,
-    -0x1.4882ba4d0b3ep-4, 0x1.4276aa222a0f4p-4, -0x1.3d975277ff24cp-4,
-    0x1.0cb15a475834ep-4, -0x1.34a6dc1a53121p-5, 0x1.5020331f9fdfp-7
-};
+    0x1.ec709dc3a03fdp-2,  -0x1.71547652b82f6p-2, 0x1.2776c50ef9cf1p-2,  -0x1.ec709dc3a29f7p-3, 0x1.a61762a78f6cap-3,
+    -0x1.71547650e693bp-3, 0x1.484b13e1f64bdp-3,  -0x1.2776c5b29d0c6p-3, 0x1.0c9a837c6c743p-3,  -0x1.ec706187a79f4p-4,
+    0x1.c68f2daeacd9dp-4,  -0x1.a61d49c56f94cp-4, 0x1.8a029616852acp-4,  -0x1.710fb3cb27af4p-4, 0x1.5a4c0dcad613dp-4,
+    -0x1.4882ba4d0b3ep-4,  0x1.4276aa222a0f4p-4,  -0x1.3d975277ff24cp-4, 0x1.0cb15a475834ep-4,  -0x1.34a6dc1a53121p-5,
+    0x1.5020331f9fdfp-7};
 // R(w) = (log2((1+s)/(1-s)) - k s - k s^3/3)/s^5, w = s^2 in [0, 1/25], 10 terms, max relative error 2^-53.3
 inline constexpr double kLog2AtanhD[] = {
-    0x1.2776c50ef9bfep-1, 0x1.a61762a7aded9p-2, 0x1.484b13d7c01dap-2,
-    0x1.0c9a84995042bp-2, 0x1.c68f5678c7b2fp-3, 0x1.89f3b8d2810b2p-3,
-    0x1.5b99274f04797p-3, 0x1.373ca8eef030ap-3, 0x1.14c04bd585e35p-3,
-    0x1.35aba27099a01p-3
-};
+    0x1.2776c50ef9bfep-1, 0x1.a61762a7aded9p-2, 0x1.484b13d7c01dap-2, 0x1.0c9a84995042bp-2, 0x1.c68f5678c7b2fp-3,
+    0x1.89f3b8d2810b2p-3, 0x1.5b99274f04797p-3, 0x1.373ca8eef030ap-3, 0x1.14c04bd585e35p-3, 0x1.35aba27099a01p-3};
 // W(r) = ((2^r - 1)/r - ln2 - r ln2^2/2)/r^2 on [-1/2, 1/2], 12 terms, max relative error 2^-53.8
-inline constexpr double kExp2TailD[] = {
-    0x1.c6b08d704a0cp-5, 0x1.3b2ab6fba4e77p-7, 0x1.5d87fe78a6732p-10,
-    0x1.430912f86c788p-13, 0x1.ffcbfc588a53p-17, 0x1.62c0223a5c42p-20,
-    0x1.b5253d3f8c6d6p-24, 0x1.e4cf515d014b4p-28, 0x1.e8ca978b167cbp-32,
-    0x1.c3bd4406fe6fep-36, 0x1.820b006ee4522p-40, 0x1.31bed22e1a308p-44
-};
+inline constexpr double kExp2TailD[] = {0x1.c6b08d704a0cp-5,   0x1.3b2ab6fba4e77p-7,  0x1.5d87fe78a6732p-10,
+                                        0x1.430912f86c788p-13, 0x1.ffcbfc588a53p-17,  0x1.62c0223a5c42p-20,
+                                        0x1.b5253d3f8c6d6p-24, 0x1.e4cf515d014b4p-28, 0x1.e8ca978b167cbp-32,
+                                        0x1.c3bd4406fe6fep-36, 0x1.820b006ee4522p-40, 0x1.31bed22e1a308p-44};
 inline constexpr double kLog2C0HiD = 0x1.71547652b82fep+0, kLog2C0LoD = 0x1.777d0ffda0d24p-56;
 inline constexpr double kLog2C1HiD = -0x1.71547652b82fep-1, kLog2C1LoD = -0x1.777d0ffda0d24p-57;
 inline constexpr double kLog2KHiD = 0x1.71547652b82fep+1, kLog2KLoD = 0x1.777d0ffda0d24p-55;

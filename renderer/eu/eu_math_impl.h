@@ -89,7 +89,7 @@ T pow_bf(T x, T y, K& k) {
   const T t = add(zs, Consts<T>::kRoundMagic, k);
   const T n = add(t, -Consts<T>::kRoundMagic, k);
   const T neg_n = fma(t, T(-1), Consts<T>::kRoundMagic, k);  // exact (Sterbenz)
-  const T rh = add(zh, fma(zs, T(0), neg_n, k), k);            // exact
+  const T rh = add(zh, fma(zs, T(0), neg_n, k), k);          // exact
   const T rl = fma(y, l.lo, fma(y, l.hi, mul(zh, T(-1), k), k), k);
   return scalef(kernels::exp2_accurate(rh, rl, k), n, k);
 }
@@ -138,13 +138,12 @@ T div_bf(T x, T y, K& k) {
 template <class T, class K>
 T cbrt_bf(T x, K& k) {
   const T e = getexp(x, 0, k);
-  const T n = add(add(fma(e, Consts<T>::kThird, -Consts<T>::kThird, k), Consts<T>::kRoundMagic, k),
-                  -Consts<T>::kRoundMagic, k);
+  const T n =
+      add(add(fma(e, Consts<T>::kThird, -Consts<T>::kThird, k), Consts<T>::kRoundMagic, k), -Consts<T>::kRoundMagic, k);
   const T rem = fma(n, T(-3), e, k);
   const T w = scalef(getmant(x, 0, 1, k), rem, k);
   const T magnitude = scalef(kernels::cbrt_core(w, k), n, k);
-  const T sign =
-      add(fma(getmant(x, 0, 0, k), T(0.75), Consts<T>::kRoundMagic, k), -Consts<T>::kRoundMagic, k);
+  const T sign = add(fma(getmant(x, 0, 0, k), T(0.75), Consts<T>::kRoundMagic, k), -Consts<T>::kRoundMagic, k);
   return mul(magnitude, sign, k);
 }
 

@@ -30,9 +30,9 @@ inline double unit_random(uint64_t& state) { return double(next_random(state) >>
 template <class T>
 T special_operand(uint64_t& state) {
   using L = std::numeric_limits<T>;
-  const T table[] = {T(0),         -T(0),         L::infinity(), -L::infinity(), L::quiet_NaN(),
-                     L::denorm_min(), -L::denorm_min(), L::min() / 3, T(1),    T(-1),
-                     T(-2.5),      L::max(),      T(2),          T(0.5)};
+  const T table[] = {
+      T(0), -T(0), L::infinity(), -L::infinity(), L::quiet_NaN(), L::denorm_min(), -L::denorm_min(), L::min() / 3,
+      T(1), T(-1), T(-2.5),       L::max(),       T(2),           T(0.5)};
   return table[next_random(state) % (sizeof(table) / sizeof(table[0]))];
 }
 
@@ -49,15 +49,12 @@ T any_positive_finite(uint64_t& state) {
 template <class T>
 T math_operand(MathFunction f, int index, uint64_t& state, int special_percent) {
   constexpr bool kSingle = sizeof(T) == 4;
-  if (special_percent > 0 && int(next_random(state) % 100) < special_percent)
-    return special_operand<T>(state);
+  if (special_percent > 0 && int(next_random(state) % 100) < special_percent) return special_operand<T>(state);
   const double u = unit_random(state);
   const bool negative = (next_random(state) & 1) != 0;
   switch (f) {
-    case MathFunction::exp2:
-      return kSingle ? T(-151.0 + u * 280.0) : T(-1076.0 + u * 2101.0);
-    case MathFunction::exp:
-      return kSingle ? T(-104.0 + u * 193.0) : T(-746.0 + u * 1456.0);
+    case MathFunction::exp2: return kSingle ? T(-151.0 + u * 280.0) : T(-1076.0 + u * 2101.0);
+    case MathFunction::exp: return kSingle ? T(-104.0 + u * 193.0) : T(-746.0 + u * 1456.0);
     case MathFunction::pow:
       if (index == 1) return T(-8.0 + 16.0 * u);
       // x = m * 2^j, j in [-8, 8]: |y * log2 x| <= 72.
@@ -71,23 +68,25 @@ T math_operand(MathFunction f, int index, uint64_t& state, int special_percent) 
     case MathFunction::log:
       // A quarter of the draws lie near 1, where the result is small and relative accuracy is
       // hardest: 1 + d with |d| < 2^-j, j in [1, 40].
-      if (next_random(state) % 4 == 0)
-        return T(1.0 + (u - 0.5) * 2.0 / double(1ull << (1 + next_random(state) % 40)));
+      if (next_random(state) % 4 == 0) return T(1.0 + (u - 0.5) * 2.0 / double(1ull << (1 + next_random(state) % 40)));
       return any_positive_finite<T>(state);
-    default:
-      return any_positive_finite<T>(state);
+    default: return any_positive_finite<T>(state);
   }
 }
 
 template <class T>
 T from_raw(uint64_t bits) {
-  if constexpr (sizeof(T) == 4) return std::bit_cast<float>(uint32_t(bits));
-  else return std::bit_cast<double>(bits);
+  if constexpr (sizeof(T) == 4)
+    return std::bit_cast<float>(uint32_t(bits));
+  else
+    return std::bit_cast<double>(bits);
 }
 template <class T>
 uint64_t to_raw(T x) {
-  if constexpr (sizeof(T) == 4) return std::bit_cast<uint32_t>(x);
-  else return std::bit_cast<uint64_t>(x);
+  if constexpr (sizeof(T) == 4)
+    return std::bit_cast<uint32_t>(x);
+  else
+    return std::bit_cast<uint64_t>(x);
 }
 // x moved by k units in the last place away from zero (towards zero for k < 0, through zero
 // into the other sign's subnormals); x finite and far enough from the overflow threshold.
@@ -113,19 +112,27 @@ void hard_operands(MathFunction f, uint64_t& state, T& x, T& y) {
   switch (f) {
     case MathFunction::log2:
     case MathFunction::log:
-      if (pick == 0) x = ulps_away(T(1), k);                                 // 1 +- k ulps
-      else if (pick == 1) x = T(1) + T((u - 0.5) * std::ldexp(1.0, -int(next_random(state) % 60)));
-      else if (pick == 2) x = from_raw<T>(next_random(state) % to_raw(Lim::min()));  // subnormal
-      else x = ulps_away(std::ldexp(T(1), int(next_random(state) % uint64_t(emax - emin_sub)) + emin_sub), k % 4);
+      if (pick == 0)
+        x = ulps_away(T(1), k);  // 1 +- k ulps
+      else if (pick == 1)
+        x = T(1) + T((u - 0.5) * std::ldexp(1.0, -int(next_random(state) % 60)));
+      else if (pick == 2)
+        x = from_raw<T>(next_random(state) % to_raw(Lim::min()));  // subnormal
+      else
+        x = ulps_away(std::ldexp(T(1), int(next_random(state) % uint64_t(emax - emin_sub)) + emin_sub), k % 4);
       if (!(x > 0)) x = Lim::denorm_min();
       return;
     case MathFunction::exp2:
     case MathFunction::exp: {
       const double scale = f == MathFunction::exp ? 0.6931471805599453 : 1.0;
-      if (pick == 0) x = T(double(emax) * scale) * T(1 - (u - 0.5) * 0.01);                 // overflow
-      else if (pick == 1) x = T(double(emin_sub - 1) * scale + u * double(Lim::digits + 2) * scale);  // subnormal results
-      else if (pick == 2) x = T((u - 0.5) * std::ldexp(1.0, -int(next_random(state) % 60)));  // near 0
-      else x = ulps_away(T(double(int64_t(next_random(state) % uint64_t(emax - emin_sub)) + emin_sub) * scale), k);
+      if (pick == 0)
+        x = T(double(emax) * scale) * T(1 - (u - 0.5) * 0.01);  // overflow
+      else if (pick == 1)
+        x = T(double(emin_sub - 1) * scale + u * double(Lim::digits + 2) * scale);  // subnormal results
+      else if (pick == 2)
+        x = T((u - 0.5) * std::ldexp(1.0, -int(next_random(state) % 60)));  // near 0
+      else
+        x = ulps_away(T(double(int64_t(next_random(state) % uint64_t(emax - emin_sub)) + emin_sub) * scale), k);
       return;
     }
     case MathFunction::pow: {
@@ -151,7 +158,8 @@ void hard_operands(MathFunction f, uint64_t& state, T& x, T& y) {
     }
     case MathFunction::sqrt:
     case MathFunction::cbrt: {
-      if (pick == 0) x = from_raw<T>(next_random(state) % to_raw(Lim::min()));  // subnormal
+      if (pick == 0)
+        x = from_raw<T>(next_random(state) % to_raw(Lim::min()));  // subnormal
       else if (pick == 1) {
         // exact squares / cubes of short significands and their neighbours
         const double r = std::ldexp(1.0 + std::floor(u * 4096) / 4096, int(next_random(state) % 40) - 20);
@@ -185,7 +193,8 @@ void hard_operands(MathFunction f, uint64_t& state, T& x, T& y) {
         y = ulps_away(a, k % 8) * std::ldexp(T(1), int(next_random(state) % 40) - 20);
       } else if (pick == 1) {  // quotients near overflow and in the subnormal range
         x = a;
-        const int target = (next_random(state) & 1) ? emax - 1 : emin_sub + int(next_random(state) % uint64_t(Lim::digits));
+        const int target =
+            (next_random(state) & 1) ? emax - 1 : emin_sub + int(next_random(state) % uint64_t(Lim::digits));
         int ea = 0;
         std::frexp(a, &ea);
         y = T(std::ldexp(1.0 + unit_random(state), std::clamp(ea - target, emin_sub + 1, emax - 2)));

@@ -132,7 +132,7 @@ DoubleWord<T> log2_accurate(T m, T e, K& k) {
   const T dh = eu::add(m, T(1), k);
   const T dl = eu::fma(eu::add(dh, T(-1), k), T(-1), m, k);
   const T ndh = eu::fma(m, T(-1), T(-1), k);  // -dh: the same rounding of the negated sum
-  T y = horner(coeffs::kRecipSeed, dh, k);   // 1/t on [1, 4]
+  T y = horner(coeffs::kRecipSeed, dh, k);    // 1/t on [1, 4]
   for (int i = 0; i < C::kAtanhRecipSteps; ++i) y = eu::fma(y, eu::fma(ndh, y, T(1), k), y, k);
   // s = sh + sl: sh = u*y, remainder u - sh*dh (exact) - sh*dl, sl = remainder * y.
   const T sh = eu::mul(u, y, k);
@@ -147,11 +147,11 @@ DoubleWord<T> log2_accurate(T m, T e, K& k) {
   const T p1h = eu::mul(wh, C::kLog2KThirdHi, k);
   const T np1l = eu::fma(nwh, C::kLog2KThirdHi, p1h, k);  // p1h - wh*(k/3)hi, exact
   const T p1l = eu::fma(np1l, T(-1), eu::fma(wh, C::kLog2KThirdLo, eu::mul(wl, C::kLog2KThirdHi, k), k), k);
-  const T a = eu::add(p1h, t2, k);  // Fast2Sum: |p1h| > |t2|
+  const T a = eu::add(p1h, t2, k);                                               // Fast2Sum: |p1h| > |t2|
   const T a_err = eu::fma(eu::add(a, eu::mul(p1h, T(-1), k), k), T(-1), t2, k);  // t2 - (a - p1h)
-  const T gh = eu::add(a, C::kLog2KHi, k);  // Fast2Sum: k > |a|
-  const T gl = eu::add(eu::fma(eu::add(gh, -C::kLog2KHi, k), T(-1), a, k),
-                       eu::add(eu::add(p1l, C::kLog2KLo, k), a_err, k), k);
+  const T gh = eu::add(a, C::kLog2KHi, k);                                       // Fast2Sum: k > |a|
+  const T gl =
+      eu::add(eu::fma(eu::add(gh, -C::kLog2KHi, k), T(-1), a, k), eu::add(eu::add(p1l, C::kLog2KLo, k), a_err, k), k);
   // log2(m) = s * G = lh + ll.
   const T lh = eu::mul(sh, gh, k);
   const T nll = eu::fma(nsh, gh, lh, k);  // lh - sh*gh, exact
@@ -174,8 +174,8 @@ T exp2_accurate(T rh, T rl, K& k) {
   T ph = eu::mul(rh, w, k);
   T npl = eu::fma(nrh, w, ph, k);  // ph - rh*w, exact
   const T vh = eu::add(ph, C::kLn2SqHalfHi, k);
-  const T vl = eu::add(eu::fma(eu::add(vh, -C::kLn2SqHalfHi, k), T(-1), ph, k),
-                       eu::fma(npl, T(-1), C::kLn2SqHalfLo, k), k);
+  const T vl =
+      eu::add(eu::fma(eu::add(vh, -C::kLn2SqHalfHi, k), T(-1), ph, k), eu::fma(npl, T(-1), C::kLn2SqHalfLo, k), k);
   // Q = ln2 + r*V.
   ph = eu::mul(rh, vh, k);
   npl = eu::fma(nrh, vh, ph, k);
@@ -260,10 +260,10 @@ RsqrtParts<T> rsqrt_core(T m, T neg_m, K& k) {
   coupled_newton(ng, h, k, /*last_a=*/false);
   const T u = eu::add(h, h, k);
   const T nu = eu::mul(h, T(-2), k);
-  const T np = eu::mul(nu, u, k);                               // -p, p = u^2 rounded
-  const T l = eu::fma(u, u, np, k);                             // u^2 - p, exact
-  const T d = eu::fma(m, l, eu::fma(neg_m, np, T(-1), k), k);   // m*(p + l) - 1
-  const T c = eu::mul(h, eu::fma(d, T(-3), T(-1), k), k);       // -h*(1 + 3d)
+  const T np = eu::mul(nu, u, k);                              // -p, p = u^2 rounded
+  const T l = eu::fma(u, u, np, k);                            // u^2 - p, exact
+  const T d = eu::fma(m, l, eu::fma(neg_m, np, T(-1), k), k);  // m*(p + l) - 1
+  const T c = eu::mul(h, eu::fma(d, T(-3), T(-1), k), k);      // -h*(1 + 3d)
   return {eu::fma(c, d, u, k), h};
 }
 

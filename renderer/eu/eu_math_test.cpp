@@ -42,8 +42,8 @@ class EuMath : public ::testing::Test {
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(EuMath, Precisions);
 
-#define EXPECT_SAME(expected, actual) EXPECT_TRUE(same<TypeParam>((expected), (actual))) \
-    << "expected " << (expected) << " got " << (actual)
+#define EXPECT_SAME(expected, actual) \
+  EXPECT_TRUE(same<TypeParam>((expected), (actual))) << "expected " << (expected) << " got " << (actual)
 
 TYPED_TEST(EuMath, LogarithmSpecials) {
   using T = TypeParam;
@@ -123,11 +123,12 @@ TYPED_TEST(EuMath, RsqrtSpecials) {
   using T = TypeParam;
   auto& k = this->k;
   const T inf = this->inf, nan = this->nan;
-  struct Case { T x, expected; };
+  struct Case {
+    T x, expected;
+  };
   const Case cases[] = {
-      {T(0), inf},       {-T(0), -inf},         {inf, T(0)}, {-inf, nan},  {T(-1), nan},
-      {-this->tiny, nan}, {-L<T>::max(), nan},  {nan, nan},  {T(1), T(1)}, {T(4), T(0.5)},
-      {T(0.25), T(2)},   {T(16), T(0.25)},
+      {T(0), inf},         {-T(0), -inf}, {inf, T(0)},  {-inf, nan},    {T(-1), nan},    {-this->tiny, nan},
+      {-L<T>::max(), nan}, {nan, nan},    {T(1), T(1)}, {T(4), T(0.5)}, {T(0.25), T(2)}, {T(16), T(0.25)},
   };
   for (const Case& c : cases) {
     EXPECT_SAME(c.expected, math::rsqrt(c.x, k)) << "rsqrt(" << c.x << ")";
@@ -165,15 +166,19 @@ TYPED_TEST(EuMath, PowrSpecials) {
   using T = TypeParam;
   auto& k = this->k;
   const T inf = this->inf, nan = this->nan;
-  struct Case { T x, y, expected; };
+  struct Case {
+    T x, y, expected;
+  };
   const Case cases[] = {
-      {T(2), T(0), T(1)},      {T(2), -T(0), T(1)},    {T(0), T(0), nan},       {inf, T(0), nan},
-      {T(1), inf, nan},        {T(1), -inf, nan},      {T(1), T(5), T(1)},      {T(0), T(3), T(0)},
-      {-T(0), T(3), T(0)},     {T(0), T(-3), inf},     {T(0), -inf, inf},       {T(0), inf, T(0)},
-      {inf, T(2), inf},        {inf, T(-2), T(0)},     {T(0.5), inf, T(0)},     {T(0.5), -inf, inf},
-      {T(2), inf, inf},        {T(2), -inf, T(0)},     {T(-2), T(2), nan},      {-inf, T(2), nan},
-      {nan, T(0), nan},        {T(1), nan, nan},       {T(2), T(10), T(1024)},  {T(4), T(0.5), T(2)},
-      {T(2), T(1e4), inf},     {T(2), T(-1e4), T(0)},  {L<T>::max(), L<T>::max(), inf},
+      {T(2), T(0), T(1)},  {T(2), -T(0), T(1)},    {T(0), T(0), nan},
+      {inf, T(0), nan},    {T(1), inf, nan},       {T(1), -inf, nan},
+      {T(1), T(5), T(1)},  {T(0), T(3), T(0)},     {-T(0), T(3), T(0)},
+      {T(0), T(-3), inf},  {T(0), -inf, inf},      {T(0), inf, T(0)},
+      {inf, T(2), inf},    {inf, T(-2), T(0)},     {T(0.5), inf, T(0)},
+      {T(0.5), -inf, inf}, {T(2), inf, inf},       {T(2), -inf, T(0)},
+      {T(-2), T(2), nan},  {-inf, T(2), nan},      {nan, T(0), nan},
+      {T(1), nan, nan},    {T(2), T(10), T(1024)}, {T(4), T(0.5), T(2)},
+      {T(2), T(1e4), inf}, {T(2), T(-1e4), T(0)},  {L<T>::max(), L<T>::max(), inf},
   };
   for (const Case& c : cases) {
     EXPECT_SAME(c.expected, math::pow(c.x, c.y, k)) << c.x << " ^ " << c.y;
@@ -191,8 +196,8 @@ TYPED_TEST(EuMath, BaselineAgreesOnSpecials) {
       EuCounters a, b;
       const T bf = evaluate(MathFunction(f), false, x, y, a);
       const T br = evaluate(MathFunction(f), true, x, y, b);
-      EXPECT_TRUE(same(bf, br)) << math_function_name(MathFunction(f)) << "(" << x << ", " << y
-                                << "): " << bf << " vs " << br;
+      EXPECT_TRUE(same(bf, br)) << math_function_name(MathFunction(f)) << "(" << x << ", " << y << "): " << bf << " vs "
+                                << br;
     }
 }
 
@@ -201,8 +206,8 @@ TYPED_TEST(EuMath, BaselineAgreesOnSpecials) {
 class Mpfr {
  public:
   // 160 bits by default; the sweep uses 2p + 30, ample for ULP errors to 2^-20 ulp.
-  explicit Mpfr(int bits = 160) { mpfr_inits2(bits, ref_, x_, y_, err_, (mpfr_ptr)nullptr); }
-  ~Mpfr() { mpfr_clears(ref_, x_, y_, err_, (mpfr_ptr)nullptr); }
+  explicit Mpfr(int bits = 160) { mpfr_inits2(bits, ref_, x_, y_, err_, (mpfr_ptr) nullptr); }
+  ~Mpfr() { mpfr_clears(ref_, x_, y_, err_, (mpfr_ptr) nullptr); }
 
   // ULP error of result against the correctly computed f(x, y); finite, non-zero references.
   template <class T>
@@ -267,8 +272,7 @@ Accuracy measure(MathFunction f, int samples, bool branchy = false) {
 // sqrt/rsqrt, 2 ULP for binary64 pow; docs/eu.md has the measured values.
 constexpr double kMaxUlpF[] = {1, 1, 1, 1, 1, 1, 0.5, 1, 1};
 constexpr double kMaxUlpD[] = {1, 1, 1, 1, 2, 1, 0.5, 1, 1};
-static_assert(std::size(kMaxUlpF) == size_t(kMathFunctionCount) &&
-              std::size(kMaxUlpD) == size_t(kMathFunctionCount));
+static_assert(std::size(kMaxUlpF) == size_t(kMathFunctionCount) && std::size(kMaxUlpD) == size_t(kMathFunctionCount));
 
 // ---- the MPFR sweep: >= 1,000,000 inputs per function and precision -------------------------
 //
@@ -305,14 +309,16 @@ void sweep(MathFunction f) {
   }
   const double bound = sizeof(T) == 4 ? kMaxUlpF[size_t(f)] : kMaxUlpD[size_t(f)];
   std::printf("[ accuracy ] %-5s %s: max %.3f ulp (at x = %a, y = %a), mean %.4f ulp, %d inputs\n",
-              math_function_name(f), sizeof(T) == 4 ? "binary32" : "binary64", worst, double(worst_x),
-              double(worst_y), sum / kSweepSamples, kSweepSamples);
+              math_function_name(f), sizeof(T) == 4 ? "binary32" : "binary64", worst, double(worst_x), double(worst_y),
+              sum / kSweepSamples, kSweepSamples);
   EXPECT_LE(worst, bound) << math_function_name(f) << " at x = " << worst_x << ", y = " << worst_y;
 }
 
 TEST_P(MpfrSweep, MaxUlpWithinBound) {
-  if (GetParam().single) sweep<float>(GetParam().f);
-  else sweep<double>(GetParam().f);
+  if (GetParam().single)
+    sweep<float>(GetParam().f);
+  else
+    sweep<double>(GetParam().f);
 }
 
 std::vector<SweepCase> all_sweep_cases() {
@@ -365,8 +371,7 @@ TYPED_TEST(EuMath, BranchFreeHasNoBranchesAndFewerInstructions) {
     EXPECT_EQ(free_k[EuCounters::branches], 0u);
     EXPECT_EQ(free_k[EuCounters::integer_ops], 0u);
     EXPECT_GT(branchy_k[EuCounters::branches], 0u);
-    EXPECT_LT(dynamic_instructions(free_k), dynamic_instructions(branchy_k))
-        << math_function_name(MathFunction(f));
+    EXPECT_LT(dynamic_instructions(free_k), dynamic_instructions(branchy_k)) << math_function_name(MathFunction(f));
     const double ratio = double(dynamic_instructions(free_k)) / double(dynamic_instructions(branchy_k));
     std::printf("[ instructions ] %-5s %s: branch-free / branchy = %.3f\n", math_function_name(MathFunction(f)),
                 sizeof(T) == 4 ? "binary32" : "binary64", ratio);

@@ -27,10 +27,14 @@ inline T run(Algo algo) {
   return algo(exact);
 }
 }  // namespace
-#define TESSERA_EU_FAST1(name, T) \
-  T name(T x) { return run<T>([&](auto& isa) { return eu::algo::name##_bf(x, isa); }); }
-#define TESSERA_EU_FAST2(name, T) \
-  T name(T x, T y) { return run<T>([&](auto& isa) { return eu::algo::name##_bf(x, y, isa); }); }
+#define TESSERA_EU_FAST1(name, T)                                          \
+  T name(T x) {                                                            \
+    return run<T>([&](auto& isa) { return eu::algo::name##_bf(x, isa); }); \
+  }
+#define TESSERA_EU_FAST2(name, T)                                             \
+  T name(T x, T y) {                                                          \
+    return run<T>([&](auto& isa) { return eu::algo::name##_bf(x, y, isa); }); \
+  }
 TESSERA_EU_FAST1(log2, float)
 TESSERA_EU_FAST1(log, float)
 TESSERA_EU_FAST1(exp2, float)
@@ -60,12 +64,12 @@ namespace {
 template <class T>
 T evaluate_native_t(MathFunction f, T x, T y) {
   switch (f) {
-#define TESSERA_X(name, arity, desc)             \
-  case MathFunction::name:                       \
-    if constexpr (arity == 1) {                  \
-      return eu_fast::name(x);                   \
-    } else {                                     \
-      return eu_fast::name(x, y);                \
+#define TESSERA_X(name, arity, desc) \
+  case MathFunction::name:           \
+    if constexpr (arity == 1) {      \
+      return eu_fast::name(x);       \
+    } else {                         \
+      return eu_fast::name(x, y);    \
     }
     TESSERA_EU_MATH_FUNCTIONS(TESSERA_X)
 #undef TESSERA_X
@@ -130,9 +134,7 @@ void add_scaled(EuCounters& into, const EuCounters& profile, uint64_t times) {
 float evaluate_native(MathFunction f, float x, float y) { return evaluate_native_t(f, x, y); }
 double evaluate_native(MathFunction f, double x, double y) { return evaluate_native_t(f, x, y); }
 
-const EuCounters& call_profile(MathFunction f, bool single) {
-  return profiles().p[single ? 0 : 1][size_t(f)];
-}
+const EuCounters& call_profile(MathFunction f, bool single) { return profiles().p[single ? 0 : 1][size_t(f)]; }
 
 EuCounters to_counters(const EuShaderMath& calls) {
   EuCounters k;

@@ -35,18 +35,20 @@ std::vector<typename F::Bits> special_operands() {
   const Bits three_halves = Fm::kOne | Fm::kQuiet;
   const Bits three = (Bits(F::kBias + 1) << F::kFracBits) | Fm::kQuiet;
   const std::vector<Bits> magnitudes = {
-      0,                           // zero
-      1,                           // smallest subnormal
-      Fm::kFracMask,               // largest subnormal
-      Fm::kHidden,                 // smallest normal
-      Fm::kExpMask - 1,            // largest normal
-      Fm::kOne,                    // 1
-      one_half, three_halves, three,
+      0,                 // zero
+      1,                 // smallest subnormal
+      Fm::kFracMask,     // largest subnormal
+      Fm::kHidden,       // smallest normal
+      Fm::kExpMask - 1,  // largest normal
+      Fm::kOne,          // 1
+      one_half,
+      three_halves,
+      three,
       Fm::kInf,
-      Fm::kExpMask | Fm::kQuiet,        // quiet NaN
-      Fm::kExpMask | Fm::kQuiet | 5,    // quiet NaN with payload
-      Fm::kExpMask | 1,                 // signalling NaN
-      Fm::kExpMask | (Fm::kQuiet >> 1), // signalling NaN, other payload
+      Fm::kExpMask | Fm::kQuiet,         // quiet NaN
+      Fm::kExpMask | Fm::kQuiet | 5,     // quiet NaN with payload
+      Fm::kExpMask | 1,                  // signalling NaN
+      Fm::kExpMask | (Fm::kQuiet >> 1),  // signalling NaN, other payload
   };
   std::vector<Bits> out;
   for (Bits m : magnitudes) {

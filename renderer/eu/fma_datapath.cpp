@@ -187,8 +187,7 @@ int floor_to_int(const Operand<F>& x, EuCounters& counters) {
 // ---- fma ----------------------------------------------------------------------------------------
 
 template <class F>
-typename F::Bits op_fma(typename F::Bits abits, typename F::Bits bbits, typename F::Bits cbits,
-                        EuCounters& counters) {
+typename F::Bits op_fma(typename F::Bits abits, typename F::Bits bbits, typename F::Bits cbits, EuCounters& counters) {
   using Fm = Format<F>;
   using Bits = typename F::Bits;
   using Wide = typename F::Wide;
@@ -200,8 +199,7 @@ typename F::Bits op_fma(typename F::Bits abits, typename F::Bits bbits, typename
   const bool sp = a.sign != b.sign;  // product sign
 
   // Special bypass: NaNs (first NaN of a, b, c, quieted), infinities, zero products.
-  if (a.is_nan() || b.is_nan() || c.is_nan() || a.is_inf() || b.is_inf() || c.is_inf() ||
-      a.is_zero() || b.is_zero()) {
+  if (a.is_nan() || b.is_nan() || c.is_nan() || a.is_inf() || b.is_inf() || c.is_inf() || a.is_zero() || b.is_zero()) {
     ++counters[EuCounters::special_bypass];
     if (a.is_nan()) return quieted<F>(abits);
     if (b.is_nan()) return quieted<F>(bbits);
@@ -315,10 +313,10 @@ typename F::Bits op_getmant(typename F::Bits xbits, uint8_t imm, EuCounters& cou
   const bool odd_exponent = (x.exp & 1) != 0;  // two's complement: odd for negative odd too
   int biased = F::kBias;
   switch (interval) {
-    case 1: biased = odd_exponent ? F::kBias - 1 : F::kBias; break;  // [1/2, 2)
-    case 2: biased = F::kBias - 1; break;                            // [1/2, 1)
+    case 1: biased = odd_exponent ? F::kBias - 1 : F::kBias; break;    // [1/2, 2)
+    case 2: biased = F::kBias - 1; break;                              // [1/2, 1)
     case 3: biased = first_frac_bit ? F::kBias - 1 : F::kBias; break;  // [3/4, 3/2)
-    default: break;                                                   // [1, 2)
+    default: break;                                                    // [1, 2)
   }
   return sign_bit | (Bits(biased) << F::kFracBits) | (x.sig & Fm::kFracMask);
 }
@@ -427,8 +425,8 @@ typename F::Bits op_getmantdiv(typename F::Bits abits, typename F::Bits bbits, E
 }  // namespace
 
 template <class F>
-typename F::Bits execute(Opcode op, typename F::Bits a, typename F::Bits b, typename F::Bits c,
-                         uint8_t imm, EuCounters& counters) {
+typename F::Bits execute(Opcode op, typename F::Bits a, typename F::Bits b, typename F::Bits c, uint8_t imm,
+                         EuCounters& counters) {
   using Fm = Format<F>;
   ++counters[op];
   switch (op) {
@@ -446,8 +444,8 @@ typename F::Bits execute(Opcode op, typename F::Bits a, typename F::Bits b, type
 }
 
 template <class F>
-void execute16(Opcode op, const Lanes<F>& a, const Lanes<F>& b, const Lanes<F>& c, uint8_t imm,
-               Lanes<F>& out, uint16_t mask, EuCounters& counters) {
+void execute16(Opcode op, const Lanes<F>& a, const Lanes<F>& b, const Lanes<F>& c, uint8_t imm, Lanes<F>& out,
+               uint16_t mask, EuCounters& counters) {
   ++counters[EuCounters::simd_issues];
   const int active = std::popcount(mask);
   counters[EuCounters::simd_lanes_active] += uint64_t(active);
@@ -459,15 +457,15 @@ void execute16(Opcode op, const Lanes<F>& a, const Lanes<F>& b, const Lanes<F>& 
 
 template uint32_t execute<Binary32>(Opcode, uint32_t, uint32_t, uint32_t, uint8_t, EuCounters&);
 template uint64_t execute<Binary64>(Opcode, uint64_t, uint64_t, uint64_t, uint8_t, EuCounters&);
-template void execute16<Binary32>(Opcode, const Lanes<Binary32>&, const Lanes<Binary32>&,
-                                  const Lanes<Binary32>&, uint8_t, Lanes<Binary32>&, uint16_t, EuCounters&);
-template void execute16<Binary64>(Opcode, const Lanes<Binary64>&, const Lanes<Binary64>&,
-                                  const Lanes<Binary64>&, uint8_t, Lanes<Binary64>&, uint16_t, EuCounters&);
+template void execute16<Binary32>(Opcode, const Lanes<Binary32>&, const Lanes<Binary32>&, const Lanes<Binary32>&,
+                                  uint8_t, Lanes<Binary32>&, uint16_t, EuCounters&);
+template void execute16<Binary64>(Opcode, const Lanes<Binary64>&, const Lanes<Binary64>&, const Lanes<Binary64>&,
+                                  uint8_t, Lanes<Binary64>&, uint16_t, EuCounters&);
 
 namespace {
 template <class F>
-typename F::Native run(Opcode op, typename F::Native a, typename F::Native b, typename F::Native c,
-                       int imm, EuCounters& counters) {
+typename F::Native run(Opcode op, typename F::Native a, typename F::Native b, typename F::Native c, int imm,
+                       EuCounters& counters) {
   return from_bits<F>(execute<F>(op, to_bits<F>(a), to_bits<F>(b), to_bits<F>(c), uint8_t(imm), counters));
 }
 }  // namespace

@@ -65,9 +65,9 @@ TEST_F(Datapath, GetexpImmediateVariants) {
   EXPECT_EQ(getexp(5.0, 1, k), 1.0);  // (2 + 1) >> 1
   EXPECT_EQ(getexp(5.0, 3, k), 2.0);
   // Arithmetic shift on negative exponents: floor((ue + 1) / 2).
-  EXPECT_EQ(getexp(0.125, 1, k), -1.0);  // ue -3
-  EXPECT_EQ(getexp(0.25, 1, k), -1.0);   // ue -2
-  EXPECT_BITS_EQ(0.0, getexp(0.5, 1, k));  // ue -1
+  EXPECT_EQ(getexp(0.125, 1, k), -1.0);                // ue -3
+  EXPECT_EQ(getexp(0.25, 1, k), -1.0);                 // ue -2
+  EXPECT_BITS_EQ(0.0, getexp(0.5, 1, k));              // ue -1
   EXPECT_EQ(getexp(F64::denorm_min(), 1, k), -537.0);  // (-1074 + 1) >> 1
 }
 
@@ -154,12 +154,12 @@ TEST_F(Datapath, ScalefOverflowAndUnderflowRound) {
   EXPECT_BITS_EQ(-F32::infinity(), scalef(-F32::max(), 1.0f, k));
   EXPECT_EQ(scalef(1.0f, 127.0f, k), 0x1p127f);
   EXPECT_EQ(scalef(1.0f, -149.0f, k), F32::denorm_min());
-  EXPECT_BITS_EQ(0.0f, scalef(1.0f, -150.0f, k));     // exactly half the smallest: tie to 0
-  EXPECT_BITS_EQ(-0.0f, scalef(-1.0f, -150.0f, k));   // sign kept
-  EXPECT_EQ(scalef(1.5f, -150.0f, k), F32::denorm_min());          // 0.75 ulp: up
-  EXPECT_EQ(scalef(3.0f, -150.0f, k), 2.0f * F32::denorm_min());   // 1.5 ulp: tie to even 2
-  EXPECT_EQ(scalef(5.0f, -150.0f, k), 2.0f * F32::denorm_min());   // 2.5 ulp: tie to even 2
-  EXPECT_EQ(scalef(7.0f, -150.0f, k), 4.0f * F32::denorm_min());   // 3.5 ulp: tie to even 4
+  EXPECT_BITS_EQ(0.0f, scalef(1.0f, -150.0f, k));                 // exactly half the smallest: tie to 0
+  EXPECT_BITS_EQ(-0.0f, scalef(-1.0f, -150.0f, k));               // sign kept
+  EXPECT_EQ(scalef(1.5f, -150.0f, k), F32::denorm_min());         // 0.75 ulp: up
+  EXPECT_EQ(scalef(3.0f, -150.0f, k), 2.0f * F32::denorm_min());  // 1.5 ulp: tie to even 2
+  EXPECT_EQ(scalef(5.0f, -150.0f, k), 2.0f * F32::denorm_min());  // 2.5 ulp: tie to even 2
+  EXPECT_EQ(scalef(7.0f, -150.0f, k), 4.0f * F32::denorm_min());  // 3.5 ulp: tie to even 4
   // A subnormal result that rounds up into the smallest normal.
   EXPECT_EQ(scalef(2.0f - 0x1p-23f, -127.0f, k), F32::min());
   EXPECT_EQ(scalef(1.0, -1074.0, k), F64::denorm_min());
@@ -174,8 +174,8 @@ TEST_F(Datapath, ScalefOverflowAndUnderflowRound) {
 TEST_F(Datapath, ScalefSpecials) {
   const double inf = F64::infinity(), nan = F64::quiet_NaN();
   const uint64_t indefinite = Format<Binary64>::kDefaultNan;
-  EXPECT_EQ(bits(scalef(0.0, inf, k)), indefinite);     // 0 * 2^inf
-  EXPECT_EQ(bits(scalef(-inf, -inf, k)), indefinite);   // inf * 2^-inf
+  EXPECT_EQ(bits(scalef(0.0, inf, k)), indefinite);    // 0 * 2^inf
+  EXPECT_EQ(bits(scalef(-inf, -inf, k)), indefinite);  // inf * 2^-inf
   EXPECT_BITS_EQ(-0.0, scalef(-0.0, -inf, k));
   EXPECT_BITS_EQ(inf, scalef(inf, inf, k));
   EXPECT_BITS_EQ(-inf, scalef(-2.0, inf, k));
@@ -216,8 +216,8 @@ TEST_F(Datapath, FmaNanPriorityIsAThenBThenC) {
 
 TEST_F(Datapath, FmaGradualUnderflowAndOverflow) {
   EXPECT_EQ(fma(0x1p-100f, 0x1p-49f, 0.0f, k), F32::denorm_min());
-  EXPECT_BITS_EQ(0.0f, fma(0x1p-100f, 0x1p-50f, 0.0f, k));                    // tie to 0
-  EXPECT_EQ(fma(0x1.8p-100f, 0x1p-50f, 0.0f, k), F32::denorm_min());          // 0.75 ulp
+  EXPECT_BITS_EQ(0.0f, fma(0x1p-100f, 0x1p-50f, 0.0f, k));            // tie to 0
+  EXPECT_EQ(fma(0x1.8p-100f, 0x1p-50f, 0.0f, k), F32::denorm_min());  // 0.75 ulp
   EXPECT_EQ(fma(-0x1p-100f, 0x1p-49f, F32::denorm_min(), k), 0.0f);
   EXPECT_BITS_EQ(F32::infinity(), fma(F32::max(), 2.0f, 0.0f, k));
   EXPECT_BITS_EQ(F32::infinity(), fma(F32::max(), 1.0f, 0x1p103f, k));  // half ulp, odd: up

@@ -124,17 +124,29 @@ inline T native_mul(T a, T b) {
   return r;
 }
 template <bool E>
-inline float fma(float a, float b, float c, NativeIsaT<E>&) { return native_fma<E>(a, b, c); }
+inline float fma(float a, float b, float c, NativeIsaT<E>&) {
+  return native_fma<E>(a, b, c);
+}
 template <bool E>
-inline double fma(double a, double b, double c, NativeIsaT<E>&) { return native_fma<E>(a, b, c); }
+inline double fma(double a, double b, double c, NativeIsaT<E>&) {
+  return native_fma<E>(a, b, c);
+}
 template <bool E>
-inline float add(float a, float b, NativeIsaT<E>&) { return native_add<E>(a, b); }
+inline float add(float a, float b, NativeIsaT<E>&) {
+  return native_add<E>(a, b);
+}
 template <bool E>
-inline double add(double a, double b, NativeIsaT<E>&) { return native_add<E>(a, b); }
+inline double add(double a, double b, NativeIsaT<E>&) {
+  return native_add<E>(a, b);
+}
 template <bool E>
-inline float mul(float a, float b, NativeIsaT<E>&) { return native_mul<E>(a, b); }
+inline float mul(float a, float b, NativeIsaT<E>&) {
+  return native_mul<E>(a, b);
+}
 template <bool E>
-inline double mul(double a, double b, NativeIsaT<E>&) { return native_mul<E>(a, b); }
+inline double mul(double a, double b, NativeIsaT<E>&) {
+  return native_mul<E>(a, b);
+}
 
 template <class T>
 inline T native_getexp(T x, int imm) {
@@ -157,9 +169,13 @@ inline T native_getexp(T x, int imm) {
   return T(v);
 }
 template <bool E>
-inline float getexp(float x, int imm, NativeIsaT<E>&) { return native_getexp(x, imm); }
+inline float getexp(float x, int imm, NativeIsaT<E>&) {
+  return native_getexp(x, imm);
+}
 template <bool E>
-inline double getexp(double x, int imm, NativeIsaT<E>&) { return native_getexp(x, imm); }
+inline double getexp(double x, int imm, NativeIsaT<E>&) {
+  return native_getexp(x, imm);
+}
 
 template <class T>
 inline T native_getmant(T x, int interval, int signctrl) {
@@ -238,9 +254,13 @@ inline T native_scalef(T x, T y) {
   return (m * pow2<T>(F::kEmin)) * pow2<T>(t - F::kEmin);
 }
 template <bool E>
-inline float scalef(float x, float y, NativeIsaT<E>&) { return native_scalef(x, y); }
+inline float scalef(float x, float y, NativeIsaT<E>&) {
+  return native_scalef(x, y);
+}
 template <bool E>
-inline double scalef(double x, double y, NativeIsaT<E>&) { return native_scalef(x, y); }
+inline double scalef(double x, double y, NativeIsaT<E>&) {
+  return native_scalef(x, y);
+}
 
 template <class T>
 [[gnu::noinline]] T getexpdiff_special(T a, T b) {
@@ -266,9 +286,13 @@ inline T native_getexpdiff(T a, T b) {
   return T(na.ue - nb.ue - (na.sig < nb.sig ? 1 : 0));
 }
 template <bool E>
-inline float getexpdiff(float a, float b, NativeIsaT<E>&) { return native_getexpdiff(a, b); }
+inline float getexpdiff(float a, float b, NativeIsaT<E>&) {
+  return native_getexpdiff(a, b);
+}
 template <bool E>
-inline double getexpdiff(double a, double b, NativeIsaT<E>&) { return native_getexpdiff(a, b); }
+inline double getexpdiff(double a, double b, NativeIsaT<E>&) {
+  return native_getexpdiff(a, b);
+}
 
 template <class T>
 inline T native_getmantdiv(T a, T b) {
@@ -284,8 +308,12 @@ inline T native_getmantdiv(T a, T b) {
   return value<T>((ab & F::kSign) | (B(biased) << F::kFracBits) | (ma & F::kFracMask));
 }
 template <bool E>
-inline float getmantdiv(float a, float b, NativeIsaT<E>&) { return native_getmantdiv(a, b); }
+inline float getmantdiv(float a, float b, NativeIsaT<E>&) {
+  return native_getmantdiv(a, b);
+}
 template <bool E>
-inline double getmantdiv(double a, double b, NativeIsaT<E>&) { return native_getmantdiv(a, b); }
+inline double getmantdiv(double a, double b, NativeIsaT<E>&) {
+  return native_getmantdiv(a, b);
+}
 
 }  // namespace tessera::eu

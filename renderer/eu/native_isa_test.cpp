@@ -102,8 +102,8 @@ TYPED_TEST(NativeIsaTest, OpcodesMatchModelBitForBit) {
       case 1: {  // product near the subnormal range or overflow, addend close by
         const int ea = rng.uniform(Fmt::kEmin / 2 - 40, Fmt::kEmax / 2 + 40);
         const T aa = from_bits<F<T>>(testing::with_exponent<F<T>>(rng, ea));
-        const T bb = from_bits<F<T>>(testing::with_exponent<F<T>>(rng, rng.uniform(-Fmt::kPrecision - 3, 3) -
-                                                                           ea + (rng.next() & 1 ? Fmt::kEmin : Fmt::kEmax)));
+        const T bb = from_bits<F<T>>(testing::with_exponent<F<T>>(
+            rng, rng.uniform(-Fmt::kPrecision - 3, 3) - ea + (rng.next() & 1 ? Fmt::kEmin : Fmt::kEmax)));
         run(aa, bb, c);
         c = T(-double(a) * double(b));  // nearly cancelling addend
         break;
@@ -126,17 +126,16 @@ void function_operands(MathFunction f, uint64_t& state, Rng& rng, T& x, T& y) {
       y = operand<T>(rng);
       return;
     case 1: {  // near 1, the overflow/underflow thresholds of exp/exp2/pow, subnormals
-      const T edges[] = {T(1), std::numeric_limits<T>::max_exponent * T(1), T(std::numeric_limits<T>::min_exponent -
-                                                                              std::numeric_limits<T>::digits),
+      const T edges[] = {T(1), std::numeric_limits<T>::max_exponent * T(1),
+                         T(std::numeric_limits<T>::min_exponent - std::numeric_limits<T>::digits),
                          T(0.6931471805599453) * std::numeric_limits<T>::max_exponent, std::numeric_limits<T>::min()};
       const T e = edges[rng.uniform(0, 4)];
-      x = std::nextafter(e, T(rng.next() & 1 ? 1e30 : -1e30)) * (T(1) + T(rng.uniform(-1000, 1000)) * std::numeric_limits<T>::epsilon());
+      x = std::nextafter(e, T(rng.next() & 1 ? 1e30 : -1e30)) *
+          (T(1) + T(rng.uniform(-1000, 1000)) * std::numeric_limits<T>::epsilon());
       y = math_operand<T>(f, 1, state, 5);
       return;
     }
-    default:
-      x = math_operand<T>(f, 0, state, 5);
-      y = math_operand<T>(f, 1, state, 5);
+    default: x = math_operand<T>(f, 0, state, 5); y = math_operand<T>(f, 1, state, 5);
   }
 }
 

@@ -49,12 +49,10 @@ uint32_t clip_outcode(const glm::vec4& c, const GuardBand& gb) {
   return code;
 }
 
-uint32_t frustum_outcode(const glm::vec4& c) {
-  return clip_outcode(c, GuardBand{1.0f, 1.0f});
-}
+uint32_t frustum_outcode(const glm::vec4& c) { return clip_outcode(c, GuardBand{1.0f, 1.0f}); }
 
-int clip_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, uint32_t planes,
-                  const GuardBand& gb, int varying_count, ClipVertex* out) {
+int clip_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, uint32_t planes, const GuardBand& gb,
+                  int varying_count, ClipVertex* out) {
   ClipVertex buf[2][kMaxClipVertices];
   int n = 3;
   buf[0][0] = a;

@@ -22,12 +22,12 @@ static_assert(sizeof(ClipVertex) == 48, "post-transform vertex is 48 bytes");
 
 // Outcode bits.
 enum ClipBits : uint32_t {
-  kClipNear = 1u << 0,   // z < 0
-  kClipFar = 1u << 1,    // z > w
-  kClipLeft = 1u << 2,   // x < -g_x w   (guard band)
-  kClipRight = 1u << 3,  // x >  g_x w
-  kClipTop = 1u << 4,    // y < -g_y w
-  kClipBottom = 1u << 5, // y >  g_y w
+  kClipNear = 1u << 0,    // z < 0
+  kClipFar = 1u << 1,     // z > w
+  kClipLeft = 1u << 2,    // x < -g_x w   (guard band)
+  kClipRight = 1u << 3,   // x >  g_x w
+  kClipTop = 1u << 4,     // y < -g_y w
+  kClipBottom = 1u << 5,  // y >  g_y w
   kClipAllPlanes = 0x3fu,
 };
 
@@ -50,7 +50,7 @@ uint32_t frustum_outcode(const glm::vec4& c);
 // and returns its vertex count (0 when nothing remains, else >= 3). Intersections along an
 // edge are always computed from the same endpoint, so triangles sharing an edge get the same
 // new vertex (no cracks).
-int clip_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, uint32_t planes,
-                  const GuardBand& gb, int varying_count, ClipVertex* out);
+int clip_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, uint32_t planes, const GuardBand& gb,
+                  int varying_count, ClipVertex* out);
 
 }  // namespace tessera

@@ -141,8 +141,7 @@ class Tebe {
   // goes to the TEBE Next-TEBE + j, cyclic), advances Next-TEBE past the last handle (unchanged
   // for an empty DPM) and returns true when this GPP follows the sender, i.e. asserts output
   // enable to its own TEFE. `owners` receives the owner of every handle, as this TEBE sees it.
-  bool process_dpm(const DpmMessage& m, const PatchControlStore& store, std::vector<uint8_t>& owners,
-                   GppCounters& c) {
+  bool process_dpm(const DpmMessage& m, const PatchControlStore& store, std::vector<uint8_t>& owners, GppCounters& c) {
     ++c[GppCounters::dpm_processed];
     TS_CHECK(size_t(m.header.count) == m.handles.size(), "DPM size field disagrees with its handle list");
     TS_CHECK(m.header.sender < n_, "DPM from an unknown GPP");
@@ -241,9 +240,7 @@ struct GppArray {
     result.totals[GppDesignCounters::batches] = batches;
   }
 
-  PatchAssigner make_assigner() const {
-    return PatchAssigner(cfg.policy, n, uint8_t(cfg.reset_gpp), cfg.rates);
-  }
+  PatchAssigner make_assigner() const { return PatchAssigner(cfg.policy, n, uint8_t(cfg.reset_gpp), cfg.rates); }
   size_t gpp_of_batch(size_t b) const { return (size_t(cfg.reset_gpp) + b) % size_t(n); }
   GppCounters& counters(size_t g) { return result.per_gpp[g]; }
 

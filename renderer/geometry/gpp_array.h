@@ -29,15 +29,15 @@ struct GppPatch {
   TessDomain domain = TessDomain::kQuad;
   TessSpacing spacing = TessSpacing::kEqual;
   TessFactors factors;
-  uint32_t id = 0;           // application-visible patch id, carried to the output
-  uint32_t extra_cycles = 0; // optional per-patch cost (e.g. domain shading) charged to its TEBE
+  uint32_t id = 0;            // application-visible patch id, carried to the output
+  uint32_t extra_cycles = 0;  // optional per-patch cost (e.g. domain shading) charged to its TEBE
 };
 
 // How patches reach the tessellators.
 enum class GppDesign : uint8_t {
-  kOnChip,         // the spec: DPMs over the TRB, patches round-robin over all TEBEs
+  kOnChip,            // the spec: DPMs over the TRB, patches round-robin over all TEBEs
   kNoRedistribution,  // each GPP tessellates the patches of its own batches
-  kOffChip,        // surviving patches written to memory, read back round-robin by all GPPs
+  kOffChip,           // surviving patches written to memory, read back round-robin by all GPPs
 };
 
 std::string_view gpp_design_name(GppDesign design);  // "onchip", "noredist", "offchip"
@@ -45,25 +45,25 @@ std::string_view gpp_design_name(GppDesign design);  // "onchip", "noredist", "o
 std::string_view gpp_policy_name(GppPolicy policy);  // "roundrobin", "leastloaded"
 
 struct GppArrayConfig {
-  int gpp_count = 1;             // N, 1..16; GPP IDs 0..N-1 by position, cyclic
-  int batch_size = 32;           // patches per input batch (the last batch may be shorter)
-  int dpm_buffer_depth = 64;     // handles a DPM buffer holds; must be >= batch_size
+  int gpp_count = 1;          // N, 1..16; GPP IDs 0..N-1 by position, cyclic
+  int batch_size = 32;        // patches per input batch (the last batch may be shorter)
+  int dpm_buffer_depth = 64;  // handles a DPM buffer holds; must be >= batch_size
   GppPolicy policy = GppPolicy::kRoundRobin;
-  int reset_gpp = 0;             // reset value of Next-TEBE and the GPP that owns batch 0 and
-                                 // starts with output enable
+  int reset_gpp = 0;                   // reset value of Next-TEBE and the GPP that owns batch 0 and
+                                       // starts with output enable
   uint32_t patch_payload_bytes = 192;  // off-chip design: control points per patch record
                                        // (16 bicubic control points x 3 floats)
-  bool build_primitives = true;  // true: tessellate() every patch and return the primitives;
-                                 // false: tess_counts() only (same counts, no output geometry)
+  bool build_primitives = true;        // true: tessellate() every patch and return the primitives;
+                                       // false: tess_counts() only (same counts, no output geometry)
   GppCostRates rates;
 };
 
 // One tessellated patch as it leaves the array toward the raster side.
 struct GppPatchOutput {
   uint32_t patch_id = 0;
-  uint8_t gpp = 0;                 // GPP whose TEBE tessellated it
-  TessCounts counts;               // points and primitives
-  TessellatedPatch tessellated;    // empty unless build_primitives
+  uint8_t gpp = 0;               // GPP whose TEBE tessellated it
+  TessCounts counts;             // points and primitives
+  TessellatedPatch tessellated;  // empty unless build_primitives
 };
 
 // One DPM as the TEBEs saw it, for checking the Next-TEBE rule.
@@ -75,13 +75,13 @@ struct DpmTraceEntry {
 
 struct GppRunResult {
   GppDesign design = GppDesign::kOnChip;
-  std::vector<GppPatchOutput> output;          // application order, as the raster side receives it
+  std::vector<GppPatchOutput> output;               // application order, as the raster side receives it
   std::vector<std::vector<uint32_t>> tebe_patches;  // per GPP: patch ids its TEBE received, in order
-  std::vector<DpmTraceEntry> dpm_trace;        // on-chip design: every DPM on the TRB, in bus order
-  std::vector<GppCounters> per_gpp;            // one per GPP
-  GppDesignCounters totals;                    // shared: bus, memory, makespan
-  MemoryLedger ledger;                         // off-chip redistribution traffic (client tessellation)
-  GppTiming timing;                            // cost model applied to the counters
+  std::vector<DpmTraceEntry> dpm_trace;             // on-chip design: every DPM on the TRB, in bus order
+  std::vector<GppCounters> per_gpp;                 // one per GPP
+  GppDesignCounters totals;                         // shared: bus, memory, makespan
+  MemoryLedger ledger;                              // off-chip redistribution traffic (client tessellation)
+  GppTiming timing;                                 // cost model applied to the counters
 
   // Publishes the counters under geometry.gpp.<design>. (totals) and
   // geometry.gpp.<design>.gpp<i>. (per GPP), plus the modelled load balance.

@@ -205,10 +205,9 @@ TEST(GppArray, DpmMessagesAndTrbBytes) {
   EXPECT_EQ(r.per_gpp[1][GppCounters::patches_tessellated], 2u);
   EXPECT_EQ(r.dpm_trace[2].next_after, 0);
   for (const GppCounters& c : r.per_gpp) EXPECT_EQ(c[GppCounters::dpm_processed], 3u);
-  EXPECT_EQ(primitive_gpps(r.output), (std::vector<uint8_t>{2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0,
-                                                            1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
-                                                            0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
-                                                            2, 2, 2, 2, 2, 2, 2, 2}));
+  EXPECT_EQ(primitive_gpps(r.output),
+            (std::vector<uint8_t>{2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2,
+                                  2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2}));
 }
 
 TEST(GppArray, OnChipRedistributionHasNoOffChipTraffic) {
@@ -221,7 +220,8 @@ TEST(GppArray, OnChipRedistributionHasNoOffChipTraffic) {
     for (GppDesign d : {GppDesign::kOnChip, GppDesign::kNoRedistribution}) {
       const GppRunResult r = run_gpp_array(d, patches, cfg);
       EXPECT_EQ(r.ledger.total_read() + r.ledger.total_written(), 0u);
-      EXPECT_EQ(r.totals[GppDesignCounters::offchip_bytes_written] + r.totals[GppDesignCounters::offchip_bytes_read], 0u);
+      EXPECT_EQ(r.totals[GppDesignCounters::offchip_bytes_written] + r.totals[GppDesignCounters::offchip_bytes_read],
+                0u);
     }
   }
 }

@@ -13,13 +13,13 @@ namespace tessera {
 // Throughput rates of the units. Plain struct with documented defaults; rates are per clock of
 // one unit unless marked shared.
 struct GppCostRates {
-  double tefe_patches_per_clock = 1.0;    // patch handles one TEFE culls and buffers per clock
-  double dpm_generate_cycles = 2.0;       // TEFE cycles to build and launch one DPM
-  double trb_bytes_per_clock = 32.0;      // shared: the TRB broadcasts this many bytes per clock
-  double dpm_process_cycles = 1.0;        // TEBE cycles to process one DPM (every TEBE sees every DPM)
-  double tebe_patches_per_clock = 0.5;    // patch setups one tessellator starts per clock
-  double domain_points_per_clock = 4.0;   // domain points one tessellator emits per clock
-  double offchip_bytes_per_clock = 128.0; // shared: memory bandwidth available to redistribution
+  double tefe_patches_per_clock = 1.0;     // patch handles one TEFE culls and buffers per clock
+  double dpm_generate_cycles = 2.0;        // TEFE cycles to build and launch one DPM
+  double trb_bytes_per_clock = 32.0;       // shared: the TRB broadcasts this many bytes per clock
+  double dpm_process_cycles = 1.0;         // TEBE cycles to process one DPM (every TEBE sees every DPM)
+  double tebe_patches_per_clock = 0.5;     // patch setups one tessellator starts per clock
+  double domain_points_per_clock = 4.0;    // domain points one tessellator emits per clock
+  double offchip_bytes_per_clock = 128.0;  // shared: memory bandwidth available to redistribution
 };
 
 // Modelled time of one run.

@@ -25,7 +25,9 @@ std::vector<GppPatch> uneven_terrain_patches() {
   constexpr float kHalfCone = 0.6f;  // radians, about 34 degrees either side of the view direction
   const glm::vec3 eye(-2.0f, -2.0f, 1.5f);
   const glm::vec2 view_dir = glm::normalize(glm::vec2(1.0f, 1.0f));
-  auto level = [&](float x, float y) { return std::clamp(160.0f / glm::length(glm::vec3(x, y, 0.0f) - eye), 1.0f, 64.0f); };
+  auto level = [&](float x, float y) {
+    return std::clamp(160.0f / glm::length(glm::vec3(x, y, 0.0f) - eye), 1.0f, 64.0f);
+  };
   std::vector<GppPatch> patches;
   for (int cy = 0; cy < kGrid / kChunk; ++cy)
     for (int cx = 0; cx < kGrid / kChunk; ++cx)
@@ -37,7 +39,8 @@ std::vector<GppPatch> uneven_terrain_patches() {
           p.spacing = TessSpacing::kFractionalEven;
           // Edges u=0, v=0, u=1, v=1 of the patch [x, x+1] x [y, y+1].
           p.factors.outer = {level(x, y + 0.5f), level(x + 0.5f, y), level(x + 1, y + 0.5f), level(x + 0.5f, y + 1)};
-          p.factors.inner = {std::max(p.factors.outer[1], p.factors.outer[3]), std::max(p.factors.outer[0], p.factors.outer[2])};
+          p.factors.inner = {std::max(p.factors.outer[1], p.factors.outer[3]),
+                             std::max(p.factors.outer[0], p.factors.outer[2])};
           const glm::vec2 to_patch = glm::vec2(x + 0.5f, y + 0.5f) - glm::vec2(eye);
           if (glm::dot(glm::normalize(to_patch), view_dir) < std::cos(kHalfCone)) p.factors.outer[0] = 0.0f;
           p.id = uint32_t(patches.size());

@@ -235,7 +235,7 @@ TessellatedPatch tessellate_triangle(const ResolvedTessFactors& r) {
     const float span = ti[ni - k] - ti[k];
     const auto add = [&](float u, float v) { p.points.emplace_back(u, v, 1.0f - u - v); };
     for (int j = 0; j < m; ++j) add(d + side * ((ti[k + j] - ti[k]) / span), d);  // W_k -> U_k
-    for (int j = 0; j < m; ++j) {                                                  // U_k -> V_k
+    for (int j = 0; j < m; ++j) {                                                 // U_k -> V_k
       const float s = side * ((ti[k + j] - ti[k]) / span);
       add(1.0f - 2.0f * d - s, d + s);
     }

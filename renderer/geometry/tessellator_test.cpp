@@ -106,7 +106,8 @@ std::string check_topology(TessDomain domain, const ResolvedTessFactors& r, cons
     ++boundary_segments[size_t(common)];
   }
   for (int e = 0; e < edges; ++e) {
-    if (boundary_segments[size_t(e)] != r.outer_segments[size_t(e)]) return "edge " + std::to_string(e) + " has the wrong segment count";
+    if (boundary_segments[size_t(e)] != r.outer_segments[size_t(e)])
+      return "edge " + std::to_string(e) + " has the wrong segment count";
     int on_edge = 0;
     for (const glm::vec3& q : p.points) {
       const std::vector<int> eq = edges_of_point(domain, q);
@@ -121,13 +122,15 @@ TEST(Tessellator, EqualSpacingMatchesClosedFormsForEveryLevel) {
   for (TessDomain domain : {TessDomain::kQuad, TessDomain::kTriangle}) {
     for (int n = 1; n <= kMaxTessLevel; ++n) {
       const TessellatedPatch p = tessellate(domain, TessSpacing::kEqual, uniform_factors(float(n)));
-      EXPECT_EQ(p.primitive_count(), closed_form_triangles(domain, uint64_t(n))) << tess_domain_name(domain) << " N=" << n;
+      EXPECT_EQ(p.primitive_count(), closed_form_triangles(domain, uint64_t(n)))
+          << tess_domain_name(domain) << " N=" << n;
       EXPECT_EQ(p.indices.size() % 3, 0u);
     }
   }
   const uint64_t tri_small[] = {1, 6, 13, 24};
   for (int n = 1; n <= 4; ++n)
-    EXPECT_EQ(tessellate(TessDomain::kTriangle, TessSpacing::kEqual, uniform_factors(float(n))).primitive_count(), tri_small[n - 1]);
+    EXPECT_EQ(tessellate(TessDomain::kTriangle, TessSpacing::kEqual, uniform_factors(float(n))).primitive_count(),
+              tri_small[n - 1]);
 }
 
 TEST(Tessellator, EqualSpacingUniformPatchesAreValidTriangulations) {
@@ -147,7 +150,8 @@ TEST(Tessellator, FractionalSpacingHasTheTopologyOfItsRoundedInteger) {
   for (TessDomain domain : {TessDomain::kQuad, TessDomain::kTriangle, TessDomain::kIsoline}) {
     for (float f = 0.25f; f <= 70.0f; f += 0.37f) {
       for (TessSpacing s : {TessSpacing::kFractionalOdd, TessSpacing::kFractionalEven}) {
-        int n = int(std::ceil(std::clamp(f, s == TessSpacing::kFractionalOdd ? 1.0f : 2.0f, s == TessSpacing::kFractionalOdd ? 63.0f : 64.0f)));
+        int n = int(std::ceil(std::clamp(f, s == TessSpacing::kFractionalOdd ? 1.0f : 2.0f,
+                                         s == TessSpacing::kFractionalOdd ? 63.0f : 64.0f)));
         if ((n % 2 == 1) != (s == TessSpacing::kFractionalOdd)) ++n;
         TessFactors ff = uniform_factors(f);
         TessFactors fe = uniform_factors(float(n));
@@ -169,7 +173,8 @@ TEST(Tessellator, IsolineCounts) {
       ASSERT_EQ(p.kind, TessPrimitive::kLines);
       EXPECT_EQ(p.primitive_count(), uint64_t(d) * uint64_t(s));
       EXPECT_EQ(p.points.size(), uint64_t(d) * uint64_t(s + 1));
-      const TessCounts c = tess_counts(TessDomain::kIsoline, resolve_tess_factors(TessDomain::kIsoline, TessSpacing::kEqual, f));
+      const TessCounts c =
+          tess_counts(TessDomain::kIsoline, resolve_tess_factors(TessDomain::kIsoline, TessSpacing::kEqual, f));
       EXPECT_EQ(c.points, p.points.size());
       EXPECT_EQ(c.primitives, p.primitive_count());
       // Lines at v = l / d for l < d, each from u = 0 to u = 1 with increasing u.
@@ -186,7 +191,8 @@ TEST(Tessellator, IsolineCounts) {
   const ResolvedTessFactors odd = resolve_tess_factors(TessDomain::kIsoline, TessSpacing::kFractionalOdd, f);
   EXPECT_EQ(odd.outer_segments[0], 4);
   EXPECT_EQ(odd.outer_segments[1], 5);
-  const ResolvedTessFactors even = resolve_tess_factors(TessDomain::kIsoline, TessSpacing::kFractionalEven, TessFactors{{1, 1, 0, 0}, {0, 0}});
+  const ResolvedTessFactors even =
+      resolve_tess_factors(TessDomain::kIsoline, TessSpacing::kFractionalEven, TessFactors{{1, 1, 0, 0}, {0, 0}});
   EXPECT_EQ(even.outer_segments[0], 1);
   EXPECT_EQ(even.outer_segments[1], 2);
 }
@@ -196,8 +202,8 @@ TEST(Tessellator, EdgeParametersAreMirrorSymmetricAndIncreasing) {
   std::uniform_real_distribution<float> level(0.0f, 70.0f);
   for (int trial = 0; trial < 3000; ++trial) {
     const TessSpacing s = kSpacings[trial % 3];
-    const ResolvedTessFactors r =
-        resolve_tess_factors(TessDomain::kIsoline, s, TessFactors{{1, trial < 30 ? float(trial + 1) : level(rng), 0, 0}, {0, 0}});
+    const ResolvedTessFactors r = resolve_tess_factors(
+        TessDomain::kIsoline, s, TessFactors{{1, trial < 30 ? float(trial + 1) : level(rng), 0, 0}, {0, 0}});
     const int n = r.outer_segments[1];
     const std::vector<float> t = tess_edge_parameters(r.outer_level[1], n);
     ASSERT_EQ(t.size(), size_t(n) + 1);
@@ -303,7 +309,8 @@ void expect_bit_identical(std::vector<float> a, std::vector<float> b, const std:
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   ASSERT_EQ(a.size(), b.size()) << what;
-  for (size_t i = 0; i < a.size(); ++i) ASSERT_TRUE(bits_equal(a[i], b[i])) << what << " point " << i << ": " << a[i] << " vs " << b[i];
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_TRUE(bits_equal(a[i], b[i])) << what << " point " << i << ": " << a[i] << " vs " << b[i];
 }
 
 TEST(Tessellator, SharedEdgesAreWatertight) {
@@ -407,7 +414,8 @@ TEST(Tessellator, InnerLevelOneRule) {
   EXPECT_EQ(tessellate(TessDomain::kTriangle, TessSpacing::kEqual, f).primitive_count(), 6u);  // B=6, I=1
   EXPECT_EQ(resolve_tess_factors(TessDomain::kTriangle, TessSpacing::kFractionalOdd, f).inner_segments[0], 3);
   // Quads: either inner level 1 is bumped unless every level is 1, even when all outer are 1.
-  const ResolvedTessFactors q = resolve_tess_factors(TessDomain::kQuad, TessSpacing::kEqual, TessFactors{{1, 1, 1, 1}, {1, 3}});
+  const ResolvedTessFactors q =
+      resolve_tess_factors(TessDomain::kQuad, TessSpacing::kEqual, TessFactors{{1, 1, 1, 1}, {1, 3}});
   EXPECT_EQ(q.inner_segments[0], 2);
   EXPECT_EQ(q.inner_segments[1], 3);
   // NaN inner levels clamp to the spacing's lower bound (then the rule above applies).
@@ -416,7 +424,9 @@ TEST(Tessellator, InnerLevelOneRule) {
   const TessellatedPatch b = tessellate(TessDomain::kQuad, TessSpacing::kEqual, TessFactors{{3, 3, 3, 3}, {1, 1}});
   EXPECT_EQ(a.points, b.points);
   EXPECT_EQ(a.indices, b.indices);
-  EXPECT_EQ(resolve_tess_factors(TessDomain::kQuad, TessSpacing::kFractionalEven, TessFactors{{3, 3, 3, 3}, {nan, nan}}).inner_segments[0], 2);
+  EXPECT_EQ(resolve_tess_factors(TessDomain::kQuad, TessSpacing::kFractionalEven, TessFactors{{3, 3, 3, 3}, {nan, nan}})
+                .inner_segments[0],
+            2);
 }
 
 TEST(Tessellator, NamesRoundTrip) {

@@ -44,8 +44,8 @@ std::vector<uint32_t> triangle_list(const ClipSpaceDraw& d, size_t draw_index) {
   }
   for (uint32_t v : out) {
     if (v >= d.positions.size()) {
-      throw Error("clip-space draw " + std::to_string(draw_index) + ": index " + std::to_string(v) +
-                  " is past its " + std::to_string(d.positions.size()) + " vertices");
+      throw Error("clip-space draw " + std::to_string(draw_index) + ": index " + std::to_string(v) + " is past its " +
+                  std::to_string(d.positions.size()) + " vertices");
     }
   }
   return out;
@@ -59,7 +59,8 @@ void check_frame(const ClipSpaceFrame& f) {
   if (f.samples != 1 && f.samples != 2 && f.samples != 4 && f.samples != 8) {
     fail("samples = " + std::to_string(f.samples) + " is not one of 1, 2, 4, 8");
   }
-  if (!std::isfinite(f.clear_depth) || f.clear_depth < 0.0f || f.clear_depth > 1.0f) fail("clear_depth is not in [0, 1]");
+  if (!std::isfinite(f.clear_depth) || f.clear_depth < 0.0f || f.clear_depth > 1.0f)
+    fail("clear_depth is not in [0, 1]");
   for (size_t i = 0; i < f.draws.size(); ++i) {
     const ClipSpaceDraw& d = f.draws[i];
     const std::string name = "draw " + std::to_string(i) + ": ";
@@ -101,7 +102,8 @@ void build_clip_space_draws(const ClipSpaceFrame& in, float guard_band_pixels, C
       ClipVertex& out = list.vertices[vertex_base + v];
       out.clip = d.positions[v];
       for (int k = 0; k < kColorVaryings; ++k) {
-        out.varyings[k] = d.varying_count >= kColorVaryings ? d.varyings[v * size_t(d.varying_count) + size_t(k)] : d.color[k];
+        out.varyings[k] =
+            d.varying_count >= kColorVaryings ? d.varyings[v * size_t(d.varying_count) + size_t(k)] : d.color[k];
       }
     }
     list.triangles_of[i] = triangle_list(d, i);
@@ -114,7 +116,8 @@ void build_clip_space_draws(const ClipSpaceFrame& in, float guard_band_pixels, C
       p.triangle_base = list.triangles;
       p.cull = d.state.cull;
       p.front_face = d.state.front_face;
-      p.viewport = Viewport::of_state(in.width, in.height, sample_extent(in.samples), d.state.viewport, d.state.scissor);
+      p.viewport =
+          Viewport::of_state(in.width, in.height, sample_extent(in.samples), d.state.viewport, d.state.scissor);
       // The guard band reaches the same number of pixels past the viewport as for scenes.
       const float vw = p.viewport.custom ? std::abs(p.viewport.w) : float(in.width);
       const float vh = p.viewport.custom ? std::abs(p.viewport.h) : float(in.height);

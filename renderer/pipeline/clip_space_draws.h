@@ -15,10 +15,10 @@
 namespace tessera {
 
 struct ClipSpaceDrawList {
-  std::vector<ClipVertex> vertices;              // every draw's vertices, draw after draw
+  std::vector<ClipVertex> vertices;                 // every draw's vertices, draw after draw
   std::vector<std::vector<uint32_t>> triangles_of;  // per input draw: its triangle list
-  std::vector<PrimitiveDraw> draws;              // the draws with triangles, pointing into triangles_of
-  std::vector<DepthState> depth;                 // per entry of `draws`
+  std::vector<PrimitiveDraw> draws;                 // the draws with triangles, pointing into triangles_of
+  std::vector<DepthState> depth;                    // per entry of `draws`
   size_t triangles = 0;
   size_t indices = 0;  // index-buffer entries read (memory accounting)
 

@@ -98,7 +98,8 @@ TEST(ClipSpace, CullModeAndFrontFacePerDraw) {
   EXPECT_EQ(f.stats.get_u64("raster.triangles.culled_frontface"), 2u);
   ccw.state.cull = cw.state.cull = CullMode::front_and_back;
   f = render({ccw, cw});
-  EXPECT_EQ(f.stats.get_u64("raster.triangles.culled_frontface") + f.stats.get_u64("raster.triangles.culled_backface"), 4u);
+  EXPECT_EQ(f.stats.get_u64("raster.triangles.culled_frontface") + f.stats.get_u64("raster.triangles.culled_backface"),
+            4u);
   EXPECT_EQ(f.stats.get_u64("raster.fragments.covered"), 0u);
 }
 

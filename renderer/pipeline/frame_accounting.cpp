@@ -32,13 +32,14 @@ void build_picb_and_supertiles(const std::vector<BinChunk>& atomic_bins, uint32_
   const TileGrid& atomic = out.atomic;
   out.picb = Picb(atomic.tiles_x, atomic.tiles_y);
   Picb& picb = out.picb;
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, size_t(atomic.tile_count()), 256), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t i = r.begin(); i < r.end(); ++i) {
-      uint64_t entries = 0;
-      for (const BinChunk& b : atomic_bins) entries += b.offsets[i + 1] - b.offsets[i];
-      picb.cost[i] = uint16_t(std::min<uint64_t>(entries * pic, 65535));
-    }
-  });
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, size_t(atomic.tile_count()), 256),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t i = r.begin(); i < r.end(); ++i) {
+                        uint64_t entries = 0;
+                        for (const BinChunk& b : atomic_bins) entries += b.offsets[i + 1] - b.offsets[i];
+                        picb.cost[i] = uint16_t(std::min<uint64_t>(entries * pic, 65535));
+                      }
+                    });
   out.crossings = 0;
   for (const BinChunk& b : atomic_bins) out.crossings += b.entries.size();
   out.picb_ms = ms_since(t0);
@@ -70,7 +71,8 @@ void account_tilings(const TilingConfig& config, const TilingFrame& frame, const
     for (int size = 16; size <= 256; size *= 2) {
       if (size % atomic.tile_size != 0) continue;
       const std::string name = "fixed_" + std::to_string(size);
-      out.baselines.emplace_back(name, account_tiling(on_atomic, square_partition(atomic, size / atomic.tile_size, name, budget)));
+      out.baselines.emplace_back(
+          name, account_tiling(on_atomic, square_partition(atomic, size / atomic.tile_size, name, budget)));
     }
     out.baselines.emplace_back("adaptive", adaptive ? *out.rendered : account_tiling(on_atomic, adaptive_partition));
   }

@@ -24,7 +24,8 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
       chunk.setups.reserve(last - first);
       size_t d = size_t(std::upper_bound(draws.begin(), draws.end(), first,
                                          [](size_t t, const PrimitiveDraw& x) { return t < x.triangle_base; }) -
-                        draws.begin()) - 1;
+                        draws.begin()) -
+                 1;
       ClipVertex poly[kMaxClipVertices];
       TriangleSetup setup;
       auto emit = [&](const ClipVertex& a, const ClipVertex& b, const ClipVertex& v, const PrimitiveDraw& draw,
@@ -61,7 +62,8 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
           continue;
         }
         const GuardBand& guard = draw.guard;
-        const uint32_t planes = clip_outcode(v0.clip, guard) | clip_outcode(v1.clip, guard) | clip_outcode(v2.clip, guard);
+        const uint32_t planes =
+            clip_outcode(v0.clip, guard) | clip_outcode(v1.clip, guard) | clip_outcode(v2.clip, guard);
         if (!planes) {
           emit(v0, v1, v2, draw, uint32_t(d), uint32_t(tri));
           continue;

@@ -35,17 +35,17 @@ struct PrimitiveDraw {
 struct PrimitiveStageInput {
   const std::vector<PrimitiveDraw>* draws = nullptr;  // triangle_base prefix-summed
   const ClipVertex* vertices = nullptr;
-  size_t triangles = 0;  // over all draws
-  int varyings = 0;      // varyings per vertex that setup copies
-  TileGrid grid;         // the bin grid
-  SampleExtent samples;  // sample reach in a pixel (binning and setup bounds)
+  size_t triangles = 0;         // over all draws
+  int varyings = 0;             // varyings per vertex that setup copies
+  TileGrid grid;                // the bin grid
+  SampleExtent samples;         // sample reach in a pixel (binning and setup bounds)
   bool record_sources = false;  // per set-up triangle, its source primitive (tiling accounting)
 };
 
 struct PrimitiveStageOutput {
   std::vector<BinChunk> chunks;
-  std::vector<RasterCounters> counters;         // per chunk
-  std::vector<std::vector<uint32_t>> sources;   // with record_sources: per chunk, per set-up triangle
+  std::vector<RasterCounters> counters;        // per chunk
+  std::vector<std::vector<uint32_t>> sources;  // with record_sources: per chunk, per set-up triangle
 };
 
 // Runs inside the caller's task arena.

@@ -36,23 +36,24 @@ namespace tessera {
 namespace {
 
 // frame.* statistics of a raster frame (docs/stats.md).
-#define TESSERA_FRAME_COUNTERS(X)                                              \
-  X(width, "frame.width", "pixels")                                           \
-  X(height, "frame.height", "pixels")                                         \
-  X(draws, "frame.draws", "draws in the frame")                               \
-  X(triangles, "frame.triangles", "primitives assembled from the draws")     \
-  X(tile_size, "frame.tile_size", "bin-grid tile edge in pixels")             \
-  X(tiles, "frame.tiles", "bin-grid tiles")                                   \
-  X(msaa, "frame.msaa", "samples per pixel")                                  \
+#define TESSERA_FRAME_COUNTERS(X)                                        \
+  X(width, "frame.width", "pixels")                                      \
+  X(height, "frame.height", "pixels")                                    \
+  X(draws, "frame.draws", "draws in the frame")                          \
+  X(triangles, "frame.triangles", "primitives assembled from the draws") \
+  X(tile_size, "frame.tile_size", "bin-grid tile edge in pixels")        \
+  X(tiles, "frame.tiles", "bin-grid tiles")                              \
+  X(msaa, "frame.msaa", "samples per pixel")                             \
   X(threads, "frame.threads", "worker threads (the only run-dependent count)")
 TESSERA_DEFINE_COUNTER_IDS(FrameCounterIds, TESSERA_FRAME_COUNTERS);
 using FrameCounters = CounterSet<FrameCounterIds>;
 
 // Wall-clock time of each stage, frame.time_ms.* (beside the counters, never part of a result).
-#define TESSERA_STAGE_TIMES(X)                                                              \
-  X(vertex, "frame.time_ms.vertex") X(primitive, "frame.time_ms.primitive") X(tile, "frame.time_ms.tile") \
-  X(picb, "frame.time_ms.picb") X(supertile_generation, "frame.time_ms.supertile_generation")             \
-  X(tiling_accounting, "frame.time_ms.tiling_accounting") X(total, "frame.time_ms.total")
+#define TESSERA_STAGE_TIMES(X)                                                                        \
+  X(vertex, "frame.time_ms.vertex")                                                                   \
+  X(primitive, "frame.time_ms.primitive") X(tile, "frame.time_ms.tile") X(picb, "frame.time_ms.picb") \
+      X(supertile_generation, "frame.time_ms.supertile_generation")                                   \
+          X(tiling_accounting, "frame.time_ms.tiling_accounting") X(total, "frame.time_ms.total")
 struct StageTimes {
 #define TESSERA_X(name, key) double name = 0;
   TESSERA_STAGE_TIMES(TESSERA_X)
@@ -120,7 +121,8 @@ void record_bottlenecks(const Config& cfg, const timing::FrameTiming& timed, Fra
   d.bottleneck.assign(d.tiles.size(), uint8_t(255));
   for (size_t t = 0; t < d.bottleneck.size(); ++t) {
     const size_t unit = adaptive ? d.supertile_of.empty() ? timed.tile_time.size() : d.supertile_of[t] : t;
-    if (unit < timed.tile_time.size() && timed.tile_time[unit] > 0) d.bottleneck[t] = uint8_t(timed.tile_bottleneck[unit]);
+    if (unit < timed.tile_time.size() && timed.tile_time[unit] > 0)
+      d.bottleneck[t] = uint8_t(timed.tile_bottleneck[unit]);
   }
   d.bottleneck_units.clear();
   for (int u = 0; u < timing::kUnitCount; ++u) d.bottleneck_units.emplace_back(timing::unit_key(timing::Unit(u)));
@@ -147,8 +149,8 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
   // and renders tiles of raster.tile_size.
   TilingAccounting tiling;
   tiling.atomic = TileGrid::make(pf.width, pf.height, cfg.tiling.atomic_size);
-  tiling.capacity = supertile_capacity(cfg.tiling.tile_buffer_bytes, cfg.tiling.atomic_size, samples, int(sizeof(Rgba8)),
-                                       int(sizeof(float)));
+  tiling.capacity = supertile_capacity(cfg.tiling.tile_buffer_bytes, cfg.tiling.atomic_size, samples,
+                                       int(sizeof(Rgba8)), int(sizeof(float)));
   const TileGrid grid = adaptive ? tiling.atomic : TileGrid::make(pf.width, pf.height, cfg.raster.tile_size);
   const SampleExtent reach = sample_extent(samples);
 
@@ -156,7 +158,8 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
   TileStageOutput tiles;
   std::vector<BinChunk> refined;  // fixed tiling's lists over atomic tiles (accounting)
   bool have_picb = false;
-  const uint32_t pic = primitive_intersection_cost(cfg.tiling.alpha, 1.0 - cfg.tiling.alpha, pf.vertex_bytes, pf.vs_length, 3);
+  const uint32_t pic =
+      primitive_intersection_cost(cfg.tiling.alpha, 1.0 - cfg.tiling.alpha, pf.vertex_bytes, pf.vs_length, 3);
   arena.execute([&] {
     auto t0 = Clock::now();
     PrimitiveStageInput pin;

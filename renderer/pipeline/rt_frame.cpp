@@ -39,9 +39,9 @@ constexpr float kHybridWindow = 1e-3f;
 // What the pixel loops count beside the RT unit and the programs, X(name, stats key, meaning).
 #define TESSERA_RT_PIXEL_COUNTERS(X) \
   X(pixels_hit, "rt.pixels.hit", "pixels whose primary visibility found a surface (shaded by the closest-hit program)")
-#define TESSERA_RT_HYBRID_COUNTERS(X)                                                                                  \
-  X(window_hits, "rt.hybrid.window_hits", "raster pixels whose triangle the windowed primary ray found")              \
-  X(full_primary_rays, "rt.hybrid.full_primary_rays", "raster pixels that needed an unrestricted primary ray")        \
+#define TESSERA_RT_HYBRID_COUNTERS(X)                                                                          \
+  X(window_hits, "rt.hybrid.window_hits", "raster pixels whose triangle the windowed primary ray found")       \
+  X(full_primary_rays, "rt.hybrid.full_primary_rays", "raster pixels that needed an unrestricted primary ray") \
   X(raster_kept, "rt.hybrid.raster_kept", "raster pixels where no ray found the raster surface (raster colour kept)")
 TESSERA_DEFINE_COUNTER_IDS(PixelCounterIds, TESSERA_RT_PIXEL_COUNTERS);
 TESSERA_DEFINE_COUNTER_IDS(HybridCounterIds, TESSERA_RT_HYBRID_COUNTERS);
@@ -108,7 +108,11 @@ class Tracer {
   // LOD selection and residency of the config's rt section.
   Tracer(const Scene& scene, const Camera& camera, const Config& config, const rt::AccelerationStructure& as,
          rt::Residency& residency)
-      : scene_(scene), camera_(camera), config_(config), as_(as), lod_(rt::lod_settings(config.rt, &residency)),
+      : scene_(scene),
+        camera_(camera),
+        config_(config),
+        as_(as),
+        lod_(rt::lod_settings(config.rt, &residency)),
         lighting_(shaders::LambertLighting::of_scene(scene, camera.position)) {
     if (config.rt.lod_selection == LodSelection::object) {
       object_levels_ = as.camera_lod_levels(camera.position);
@@ -156,8 +160,8 @@ class Tracer {
     const rt::Ray rx = camera_ray(float(x) + 1.5f, float(y) + 0.5f);
     const rt::Ray ry = camera_ray(float(x) + 0.5f, float(y) + 1.5f);
     glm::vec3 position;
-    frame.color.pixels[i] = encode_color(shade_primary(ray, hit, shaders::RtFootprint{&rx, &ry, 0.0f}, i, diffuse,
-                                                       position, tc));
+    frame.color.pixels[i] =
+        encode_color(shade_primary(ray, hit, shaders::RtFootprint{&rx, &ry, 0.0f}, i, diffuse, position, tc));
     return position;
   }
 
@@ -201,8 +205,8 @@ class Tracer {
           rt::splitmix64(uint64_t(uint32_t(config_.trace.seed)) ^ rt::splitmix64(pixel * 64 + uint64_t(k)));
       rt::Ray bounce;
       bounce.origin = origin;
-      bounce.direction = Program::cosine_direction(n, s.geometric_normal, rt::unit_float(h),
-                                                   rt::unit_float(rt::splitmix64(h)), math);
+      bounce.direction =
+          Program::cosine_direction(n, s.geometric_normal, rt::unit_float(h), rt::unit_float(rt::splitmix64(h)), math);
       indirect += secondary(bounce, rt::RayType::diffuse, path, h, tc);
     }
     glm::vec3 reflected(0.0f);
@@ -259,8 +263,8 @@ class Tracer {
                                  : nullptr;
     const Vertex* vertex[3];
     triangle(inst, hit, vertex);
-    return Program::surface(inst.transform, normal_matrix_[hit.instance], vertex, hit.u, hit.v, ray.direction,
-                            material, texture, fp, math);
+    return Program::surface(inst.transform, normal_matrix_[hit.instance], vertex, hit.u, hit.v, ray.direction, material,
+                            texture, fp, math);
   }
 
   // The vertices of `hit`'s triangle, in the mesh its primitive indexes: the instance's, or for

@@ -312,7 +312,8 @@ TEST(RtFrame, LodSelectionPerRayOrPerObject) {
   EXPECT_EQ(by_object.stats.get_u64("rt.lod.level0"), 0u);
   EXPECT_GT(by_ray.stats.get_u64("rt.lod.level0"), 0u);
   EXPECT_THROW(config_from_json_text(R"({"rt": {"lod_selection": "camera"}})", "test"), Error);
-  EXPECT_EQ(config_from_json_text(R"({"rt": {"lod_selection": "object"}})", "test").rt.lod_selection, LodSelection::object);
+  EXPECT_EQ(config_from_json_text(R"({"rt": {"lod_selection": "object"}})", "test").rt.lod_selection,
+            LodSelection::object);
 }
 
 TEST(RtFrame, BadModeNamesRejected) {

@@ -41,8 +41,9 @@ void build_scene_draws(const Scene& scene, const Camera& camera, const glm::mat4
     d.fs.base_color = mat.base_color;
     d.fs.specular = mat.specular;
     d.fs.shininess = mat.shininess;
-    d.fs.texture = (mat.texture >= 0 && size_t(mat.texture) < scene.textures.size()) ? &scene.textures[size_t(mat.texture)]
-                                                                                      : nullptr;
+    d.fs.texture = (mat.texture >= 0 && size_t(mat.texture) < scene.textures.size())
+                       ? &scene.textures[size_t(mat.texture)]
+                       : nullptr;
     if (gpp_map) {
       d.fs.lighting = &list.flat;
       d.fs.texture = nullptr;

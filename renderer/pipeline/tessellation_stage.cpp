@@ -16,7 +16,6 @@ namespace tessera {
 
 namespace {
 
-
 struct PatchRef {
   uint32_t instance;
   uint32_t patch;
@@ -167,7 +166,8 @@ TessellationStageResult run_tessellation_stage(const Scene& scene, const Tessell
   for (TessellatedMesh& m : out.meshes) compute_bounds(m.mesh);
   // Control points read: the hull's per patch and the domain shader's per tessellated patch.
   for (const PatchRef& r : refs) {
-    out.control_point_fetches += scene.patch_meshes[scene.patch_instances[r.instance].patch_mesh].control_points_per_patch;
+    out.control_point_fetches +=
+        scene.patch_meshes[scene.patch_instances[r.instance].patch_mesh].control_points_per_patch;
   }
   for (const GppPatchOutput& o : run.output) {
     out.control_point_fetches +=
@@ -194,11 +194,13 @@ void TessellationStageResult::publish(Stats& s) const {
     onchip->publish(s);
     if (noredist) {
       noredist->publish(s);
-      s.set("geometry.gpp.speedup_vs_noredist", noredist->timing.makespan_cycles / std::max(onchip->timing.makespan_cycles, 1.0));
+      s.set("geometry.gpp.speedup_vs_noredist",
+            noredist->timing.makespan_cycles / std::max(onchip->timing.makespan_cycles, 1.0));
     }
     if (offchip) {
       offchip->publish(s);
-      s.set("geometry.gpp.speedup_vs_offchip", offchip->timing.makespan_cycles / std::max(onchip->timing.makespan_cycles, 1.0));
+      s.set("geometry.gpp.speedup_vs_offchip",
+            offchip->timing.makespan_cycles / std::max(onchip->timing.makespan_cycles, 1.0));
     }
   }
 }

@@ -98,7 +98,8 @@ void expect_watertight(const Mesh& m, float half_size, const char* what) {
     if (count > 2) ++more;
     if (count != 1) continue;
     auto on_border = [&](const Key& k) {
-      return std::fabs(std::fabs(std::get<0>(k)) - half_size) < 1e-3f || std::fabs(std::fabs(std::get<2>(k)) - half_size) < 1e-3f;
+      return std::fabs(std::fabs(std::get<0>(k)) - half_size) < 1e-3f ||
+             std::fabs(std::fabs(std::get<2>(k)) - half_size) < 1e-3f;
     };
     if (!(on_border(edge.first) && on_border(edge.second))) ++inner_single;
   }
@@ -229,9 +230,11 @@ TEST(TessellationStage, FrameStatsAndGppMap) {
   EXPECT_EQ(s.get_u64("geometry.gpp.onchip.offchip.bytes_written"), 0u);
   EXPECT_GT(s.get_u64("geometry.gpp.offchip.offchip.bytes_written"), 0u);
   // Round robin over 4 GPPs with 16 equal patches: 4 each.
-  for (int g = 0; g < 4; ++g) EXPECT_EQ(s.get_u64("geometry.gpp.onchip.gpp" + std::to_string(g) + ".patches.tessellated"), 4u);
+  for (int g = 0; g < 4; ++g)
+    EXPECT_EQ(s.get_u64("geometry.gpp.onchip.gpp" + std::to_string(g) + ".patches.tessellated"), 4u);
   EXPECT_GT(s.get_u64("eu.stage.domain.math.calls.rsqrt"), 0u);
-  EXPECT_EQ(s.get_u64("eu.stage.domain.math.calls.rsqrt"), s.get_u64("tessellation.domain_points"));  // one normalisation each
+  EXPECT_EQ(s.get_u64("eu.stage.domain.math.calls.rsqrt"),
+            s.get_u64("tessellation.domain_points"));  // one normalisation each
   // The GPP map: four GPP colours on the surface.
   cfg.tessellation.gpp_map = true;
   const Frame map = Renderer(cfg).render(scene, scene.camera);

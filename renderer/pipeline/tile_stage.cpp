@@ -42,7 +42,8 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
   std::fill_n(tile.color, pixels * kSamples, job.clear_color);
   std::fill_n(tile.depth, pixels * kSamples, job.clear_depth);
   // With MSAA the colour writes go through the colour unit's cache as they happen.
-  if constexpr (kSamples > 1) p.back_end.emplace(job.color_cache, kSamples, job.clear_color, tile.color, tile.width, tile.height);
+  if constexpr (kSamples > 1)
+    p.back_end.emplace(job.color_cache, kSamples, job.clear_color, tile.color, tile.width, tile.height);
   auto on_quad = [&](int x, int y) {
     if constexpr (kSamples > 1) p.back_end->on_quad_written(x, y);
   };
@@ -122,9 +123,11 @@ void store_tile(const TileStageInput<FragmentShader>& job, TilePass<FragmentShad
     // Cache traffic, plus the fast clear of the control surface at frame start, plus the
     // resolve reading each block's final stored form.
     ledger.add_write(MemoryClient::color, bytes(traffic.plane_bits_written));
-    ledger.add_read(MemoryClient::color, bytes(traffic.plane_bits_read) + bytes(job_color->plane_bits - before.plane_bits));
+    ledger.add_read(MemoryClient::color,
+                    bytes(traffic.plane_bits_read) + bytes(job_color->plane_bits - before.plane_bits));
     ledger.add_write(MemoryClient::color_index, bytes(traffic.index_bits_written));
-    ledger.add_read(MemoryClient::color_index, bytes(traffic.index_bits_read) + bytes(job_color->index_bits - before.index_bits));
+    ledger.add_read(MemoryClient::color_index,
+                    bytes(traffic.index_bits_read) + bytes(job_color->index_bits - before.index_bits));
     ledger.add_write(MemoryClient::color_control, bytes(traffic.control_bits_written + blocks * color::kControlBits));
     ledger.add_read(MemoryClient::color_control,
                     bytes(traffic.control_bits_read + job_color->control_bits - before.control_bits));
@@ -135,7 +138,8 @@ void store_tile(const TileStageInput<FragmentShader>& job, TilePass<FragmentShad
       const size_t src = (size_t(y) * size_t(tile.width) + size_t(x)) * kSamples;
       const size_t dst = size_t(tile.y0 + y) * size_t(width) + size_t(tile.x0 + x);
       frame.depth[dst] = tile.depth[src];
-      if (job.keep_samples) std::copy_n(tile.color + src, kSamples, diag.samples.begin() + std::ptrdiff_t(dst * kSamples));
+      if (job.keep_samples)
+        std::copy_n(tile.color + src, kSamples, diag.samples.begin() + std::ptrdiff_t(dst * kSamples));
       if constexpr (kSamples == 1) {
         frame.color.pixels[dst] = tile.color[src];
       } else {

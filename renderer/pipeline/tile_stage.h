@@ -25,8 +25,8 @@ template <typename FragmentShader>
 struct TileStageInput {
   const std::vector<BinChunk>* chunks = nullptr;
   const typename FragmentShader::Uniforms* uniforms = nullptr;  // per draw
-  const DepthState* depth = nullptr;                           // per draw
-  TileGrid grid;  // the bin grid
+  const DepthState* depth = nullptr;                            // per draw
+  TileGrid grid;                                                // the bin grid
   // Adaptive tiling: the supertiles of bin-grid (atomic) tiles, rendered `capacity` tiles to a
   // tile buffer; null for one bin tile per render unit.
   const SupertileTable* supertiles = nullptr;

@@ -17,20 +17,22 @@ void run_vertex_stage(const SceneDrawList& list, VertexStageResult& out) {
   const std::vector<SceneDraw>& draws = list.draws;
   out.vertices.resize(list.vertices);
   tbb::combinable<EuShaderMath> math;
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, list.vertices, kVertexGrain), [&](const tbb::blocked_range<size_t>& r) {
-    // The draw holding the range's first vertex, then forward.
-    size_t d = size_t(std::upper_bound(draws.begin(), draws.end(), r.begin(),
-                                       [](size_t v, const SceneDraw& x) { return v < x.vertex_base; }) -
-                      draws.begin()) - 1;
-    EuShaderMath local;
-    for (size_t i = r.begin(); i < r.end(); ++i) {
-      while (d + 1 < draws.size() && i >= draws[d + 1].vertex_base) ++d;
-      const SceneDraw& draw = draws[d];
-      ClipVertex& v = out.vertices[i];
-      VertexShader::run(draw.vs, draw.mesh->vertices[i - draw.vertex_base], v.clip, v.varyings, local);
-    }
-    math.local().merge(local);
-  });
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, list.vertices, kVertexGrain), [&](const tbb::blocked_range<size_t>& r) {
+        // The draw holding the range's first vertex, then forward.
+        size_t d = size_t(std::upper_bound(draws.begin(), draws.end(), r.begin(),
+                                           [](size_t v, const SceneDraw& x) { return v < x.vertex_base; }) -
+                          draws.begin()) -
+                   1;
+        EuShaderMath local;
+        for (size_t i = r.begin(); i < r.end(); ++i) {
+          while (d + 1 < draws.size() && i >= draws[d + 1].vertex_base) ++d;
+          const SceneDraw& draw = draws[d];
+          ClipVertex& v = out.vertices[i];
+          VertexShader::run(draw.vs, draw.mesh->vertices[i - draw.vertex_base], v.clip, v.varyings, local);
+        }
+        math.local().merge(local);
+      });
   out.math = math.combine([](EuShaderMath a, const EuShaderMath& b) {
     a.merge(b);
     return a;

@@ -56,7 +56,8 @@ TEST(FillRule, AxisAlignedSquareThroughPixelCentresCoversEachPixelOnce) {
   const auto hits = coverage(quad, 10, 10);
   EXPECT_EQ(total(hits), 16);
   for (int y = 0; y < 10; ++y)
-    for (int x = 0; x < 10; ++x) EXPECT_EQ(hits[size_t(y * 10 + x)], (x >= 2 && x <= 5 && y >= 2 && y <= 5) ? 1 : 0) << x << "," << y;
+    for (int x = 0; x < 10; ++x)
+      EXPECT_EQ(hits[size_t(y * 10 + x)], (x >= 2 && x <= 5 && y >= 2 && y <= 5) ? 1 : 0) << x << "," << y;
 }
 
 TEST(FillRule, FanAroundPixelCentreCoversItExactlyOnce) {
@@ -87,7 +88,8 @@ TEST(FillRule, RandomMeshHasNoGapsOrOverlaps) {
   for (int j = 0; j <= n; ++j)
     for (int i = 0; i <= n; ++i) {
       const bool border = i == 0 || j == 0 || i == n || j == n;
-      p[j][i] = glm::vec2(float(i * 4), float(j * 4)) + (border ? glm::vec2(0) : glm::vec2(rnd() * 2 - 1, rnd() * 2 - 1));
+      p[j][i] =
+          glm::vec2(float(i * 4), float(j * 4)) + (border ? glm::vec2(0) : glm::vec2(rnd() * 2 - 1, rnd() * 2 - 1));
     }
   std::vector<std::array<glm::vec2, 3>> mesh;
   for (int j = 0; j < n; ++j)
@@ -131,8 +133,8 @@ TEST(TriangleSetup, DegenerateAndSubpixelTriangles) {
 
 TEST(TriangleSetup, SnapsToEighthBitSubpixels) {
   TriangleSetup t;
-  ASSERT_EQ(setup_triangle(at_pixel(1.0f, 1.0f, 64, 64), at_pixel(1.0f, 9.0f, 64, 64), at_pixel(9.0f + 1.0f / 256, 1.0f, 64, 64),
-                           Viewport{64, 64}, false, 0, 0, t),
+  ASSERT_EQ(setup_triangle(at_pixel(1.0f, 1.0f, 64, 64), at_pixel(1.0f, 9.0f, 64, 64),
+                           at_pixel(9.0f + 1.0f / 256, 1.0f, 64, 64), Viewport{64, 64}, false, 0, 0, t),
             SetupResult::ok);
   EXPECT_EQ(t.x[0], 256);
   EXPECT_EQ(t.y[0], 256);
@@ -142,7 +144,9 @@ TEST(TriangleSetup, SnapsToEighthBitSubpixels) {
 // A tile buffer with its storage and counters, cleared to black and far depth.
 struct TestTile {
   TestTile(int w, int h, int samples = 1)
-      : color(size_t(w * h * samples), 0), depth(size_t(w * h * samples), 1.0f), buffer{0, 0, w, h, color.data(), depth.data()} {}
+      : color(size_t(w * h * samples), 0),
+        depth(size_t(w * h * samples), 1.0f),
+        buffer{0, 0, w, h, color.data(), depth.data()} {}
   std::vector<Rgba8> color;
   std::vector<float> depth;
   TileBuffer buffer;
@@ -169,8 +173,8 @@ TEST(TileRasterizer, DepthTestLessKeepsNearest) {
   const glm::vec3 colors[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   for (int k = 0; k < 3; ++k) {
     TriangleSetup t;
-    ASSERT_EQ(setup_triangle(at_pixel(-8, -8, w, h, zs[k]), at_pixel(-8, 40, w, h, zs[k]), at_pixel(40, -8, w, h, zs[k]),
-                             Viewport{w, h}, false, 0, 0, t),
+    ASSERT_EQ(setup_triangle(at_pixel(-8, -8, w, h, zs[k]), at_pixel(-8, 40, w, h, zs[k]),
+                             at_pixel(40, -8, w, h, zs[k]), Viewport{w, h}, false, 0, 0, t),
               SetupResult::ok);
     rasterize_triangle<FlatShader, 8>(t, FlatShader::Uniforms{colors[k]}, tile, rc, sc);
   }
@@ -212,7 +216,7 @@ TEST(TileRasterizer, PerspectiveCorrectInterpolation) {
   auto& [color, depth, tile, rc, sc] = tt;
   rasterize_triangle<Probe, 8>(t, Probe::Uniforms{}, tile, rc, sc);
   const float got = decode_srgb8(channel(color[size_t(15 * w + 15)], 0));
-  EXPECT_NEAR(got, expected, 0.01f);  // within sRGB 8-bit quantisation
+  EXPECT_NEAR(got, expected, 0.01f);                 // within sRGB 8-bit quantisation
   EXPECT_GT(std::abs(expected - 2.0f * l12), 0.1f);  // differs clearly from affine interpolation
 }
 
@@ -252,8 +256,8 @@ TEST(TileRasterizer, BigTriangleAcceptsInteriorBlocksWhole) {
   TestTile tt(w, h);
   auto& [color, depth, tile, rc, sc] = tt;
   TriangleSetup t;
-  ASSERT_EQ(setup_triangle(at_pixel(-100, -100, w, h), at_pixel(-100, 300, w, h), at_pixel(300, -100, w, h), Viewport{w, h},
-                           false, 0, 0, t),
+  ASSERT_EQ(setup_triangle(at_pixel(-100, -100, w, h), at_pixel(-100, 300, w, h), at_pixel(300, -100, w, h),
+                           Viewport{w, h}, false, 0, 0, t),
             SetupResult::ok);
   rasterize_triangle<FlatShader, 8>(t, FlatShader::Uniforms{glm::vec3(1.0f)}, tile, rc, sc);
   EXPECT_EQ(rc[RasterCounters::blocks_full], 64u);  // all 8x8 blocks of the tile
@@ -283,8 +287,8 @@ void check_msaa_coverage() {
     TriangleSetup t;
     const glm::vec2 a{rnd(-4, 52), rnd(-4, 44)}, b{rnd(-4, 52), rnd(-4, 44)}, c{rnd(-4, 52), rnd(-4, 44)};
     const Viewport vp{w, h, sample_extent(kSamples)};
-    if (setup_triangle(at_pixel(a.x, a.y, w, h), at_pixel(b.x, b.y, w, h), at_pixel(c.x, c.y, w, h), vp, false, 0, 0, t) !=
-        SetupResult::ok) {
+    if (setup_triangle(at_pixel(a.x, a.y, w, h), at_pixel(b.x, b.y, w, h), at_pixel(c.x, c.y, w, h), vp, false, 0, 0,
+                       t) != SetupResult::ok) {
       continue;
     }
     rasterize_triangle<FlatShader, 8, kSamples>(t, FlatShader::Uniforms{glm::vec3(1.0f)}, tt.buffer, tt.rc, tt.sc);

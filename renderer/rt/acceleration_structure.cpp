@@ -97,7 +97,8 @@ bool triangle_ok(std::span<const glm::vec3> positions, std::span<const uint32_t>
 
 WideBvh build_mesh_bvh(std::span<const glm::vec3> positions, std::span<const uint32_t> indices,
                        const BuildOptions& options) {
-  if (indices.size() % 3 != 0) throw Error("rt: index count " + std::to_string(indices.size()) + " is not a multiple of 3");
+  if (indices.size() % 3 != 0)
+    throw Error("rt: index count " + std::to_string(indices.size()) + " is not a multiple of 3");
   const size_t n = indices.size() / 3;
   WideBvh bvh;
   if (n == 0) return bvh;
@@ -108,22 +109,25 @@ WideBvh build_mesh_bvh(std::span<const glm::vec3> positions, std::span<const uin
   // gets a point box at the origin, and the lowest bad index (the same for any thread count)
   // is reported once the tree is built.
   std::atomic<size_t> first_bad{n};
-  const BinaryBvh binary = build_binary_bvh(n, [&](size_t first, std::span<Aabb> out) {
-    size_t bad = n;
-    for (size_t e = 0; e < out.size(); ++e) {
-      const size_t i = first + e;
-      Aabb box;
-      if (triangle_ok(positions, indices, i)) {
-        for (int k = 0; k < 3; ++k) box.extend(positions[indices[3 * i + size_t(k)]]);
-      } else {
-        bad = std::min(bad, i);
-        box.extend(glm::vec3(0.0f));
-      }
-      out[e] = box;
-    }
-    for (size_t seen = first_bad.load(); bad < seen && !first_bad.compare_exchange_weak(seen, bad);) {
-    }
-  }, bo);
+  const BinaryBvh binary = build_binary_bvh(
+      n,
+      [&](size_t first, std::span<Aabb> out) {
+        size_t bad = n;
+        for (size_t e = 0; e < out.size(); ++e) {
+          const size_t i = first + e;
+          Aabb box;
+          if (triangle_ok(positions, indices, i)) {
+            for (int k = 0; k < 3; ++k) box.extend(positions[indices[3 * i + size_t(k)]]);
+          } else {
+            bad = std::min(bad, i);
+            box.extend(glm::vec3(0.0f));
+          }
+          out[e] = box;
+        }
+        for (size_t seen = first_bad.load(); bad < seen && !first_bad.compare_exchange_weak(seen, bad);) {
+        }
+      },
+      bo);
   if (first_bad.load() < n) check_triangle(positions, indices, first_bad.load());
   bvh.bounds = binary.nodes[0].bounds();
   // The leaves' blocks are numbered in binary-tree order (left to right), so the blocks are
@@ -202,14 +206,17 @@ AccelerationStructure AccelerationStructure::build(const Scene& scene, const Bui
   layout.indices.resize(mesh_count);
   layout.meshes.resize(mesh_count);
   // Copies per mesh in parallel: for large meshes a sequential copy shows in the build time.
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, mesh_count, 1), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t m = r.begin(); m != r.end(); ++m) {
-      const Mesh& mesh = scene.meshes[m];
-      layout.positions[m].reserve(mesh.vertices.size());
-      for (const Vertex& v : mesh.vertices) layout.positions[m].push_back(v.position);
-      layout.indices[m] = mesh.indices;
-    }
-  }, tbb::simple_partitioner());
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, mesh_count, 1),
+      [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t m = r.begin(); m != r.end(); ++m) {
+          const Mesh& mesh = scene.meshes[m];
+          layout.positions[m].reserve(mesh.vertices.size());
+          for (const Vertex& v : mesh.vertices) layout.positions[m].push_back(v.position);
+          layout.indices[m] = mesh.indices;
+        }
+      },
+      tbb::simple_partitioner());
   // Only meshes some instance uses are built.
   std::vector<uint8_t> used(mesh_count, 0);
   // LOD groups: one LOD object each (the row of the residency registers).
@@ -243,10 +250,13 @@ AccelerationStructure AccelerationStructure::build(const Scene& scene, const Bui
                   std::to_string(mesh_count));
     used[inst.mesh] = 1;
   }
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, mesh_count, 1), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t m = r.begin(); m != r.end(); ++m)
-      if (used[m]) layout.meshes[m] = build_mesh_bvh(layout.positions[m], layout.indices[m], options);
-  }, tbb::simple_partitioner());
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, mesh_count, 1),
+      [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t m = r.begin(); m != r.end(); ++m)
+          if (used[m]) layout.meshes[m] = build_mesh_bvh(layout.positions[m], layout.indices[m], options);
+      },
+      tbb::simple_partitioner());
 
   std::vector<Aabb> boxes;
   std::vector<uint32_t> top_refs;  // child reference of each top-level box
@@ -447,9 +457,9 @@ struct SpaceRay {
   int nx, ny, nz;  // float offsets of the near planes inside a WideNode
   // Watertight triangle test (Woop, Benthin, Wald 2013): permuted axes and shear.
   int kx, ky, kz;
-  __m128i k;      // (kx, ky, kz, kz): picks those components out of a vector
-  __m128 shear;   // (sx, sy, sz, sz)
-  __m128 korg;    // origin components along kx, ky, kz
+  __m128i k;     // (kx, ky, kz, kz): picks those components out of a vector
+  __m128 shear;  // (sx, sy, sz, sz)
+  __m128 korg;   // origin components along kx, ky, kz
 };
 
 // Lane i of a vector in memory.
@@ -494,7 +504,8 @@ inline void set_origin(SpaceRay& r, const glm::vec3& org) {
   // keep the winding.
   // Compares |x| >= |y|, |x| >= |z|, |y| >= |z| as bits 0-2 of m; kz for each m in 2-bit fields.
   const int m = _mm_movemask_ps(_mm_cmpge_ps(_mm_permute_ps(ad, _MM_SHUFFLE(1, 1, 0, 0)),
-                                             _mm_permute_ps(ad, _MM_SHUFFLE(2, 2, 2, 1)))) & 7;
+                                             _mm_permute_ps(ad, _MM_SHUFFLE(2, 2, 2, 1)))) &
+                7;
   const int kz = (0x152a >> (2 * m)) & 3;
   int kx = (0x09 >> (2 * kz)) & 3, ky = (0x12 >> (2 * kz)) & 3;
   const int flip = (kx ^ ky) & -((_mm_movemask_ps(d) >> kz) & 1);
@@ -557,11 +568,16 @@ struct TriRay {
   __m256 px, py, pz, sx, sy, sz, tmin;
   size_t kx, ky, kz;
   explicit TriRay(const SpaceRay& r)
-      : px(_mm256_broadcast_ss(lane(r.korg, 0))), py(_mm256_broadcast_ss(lane(r.korg, 1))),
-        pz(_mm256_broadcast_ss(lane(r.korg, 2))), sx(_mm256_broadcast_ss(lane(r.shear, 0))),
-        sy(_mm256_broadcast_ss(lane(r.shear, 1))), sz(_mm256_broadcast_ss(lane(r.shear, 2))),
-        tmin(_mm256_broadcast_ss(&r.tmin)), kx(size_t(r.kx)),
-        ky(size_t(r.ky)), kz(size_t(r.kz)) {}
+      : px(_mm256_broadcast_ss(lane(r.korg, 0))),
+        py(_mm256_broadcast_ss(lane(r.korg, 1))),
+        pz(_mm256_broadcast_ss(lane(r.korg, 2))),
+        sx(_mm256_broadcast_ss(lane(r.shear, 0))),
+        sy(_mm256_broadcast_ss(lane(r.shear, 1))),
+        sz(_mm256_broadcast_ss(lane(r.shear, 2))),
+        tmin(_mm256_broadcast_ss(&r.tmin)),
+        kx(size_t(r.kx)),
+        ky(size_t(r.ky)),
+        kz(size_t(r.kz)) {}
 };
 
 struct BlockHit {
@@ -572,13 +588,13 @@ struct BlockHit {
 // Watertight test of one ray against a block of 4 triangles. Returns the lanes that hit within
 // [tmin, tmax]; with `closest`, writes the nearest of them into `best` and lowers tmax.
 template <bool kAnyHit>
-[[gnu::always_inline]] inline bool intersect_block(const TriangleBlock& b, const TriRay& r, float& tmax, BlockHit& best, LocalCounts& c) {
+[[gnu::always_inline]] inline bool intersect_block(const TriangleBlock& b, const TriRay& r, float& tmax, BlockHit& best,
+                                                   LocalCounts& c) {
   const __m128i prim = _mm_load_si128(reinterpret_cast<const __m128i*>(b.primitive));
   const int valid = ~_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(prim, _mm_set1_epi32(-1)))) & 0xf;
   c.tested += uint64_t(__builtin_popcount(unsigned(valid)));
-  const __m128 px = _mm256_castps256_ps128(r.px), py = _mm256_castps256_ps128(r.py),
-               pz = _mm256_castps256_ps128(r.pz), sx = _mm256_castps256_ps128(r.sx),
-               sy = _mm256_castps256_ps128(r.sy);
+  const __m128 px = _mm256_castps256_ps128(r.px), py = _mm256_castps256_ps128(r.py), pz = _mm256_castps256_ps128(r.pz),
+               sx = _mm256_castps256_ps128(r.sx), sy = _mm256_castps256_ps128(r.sy);
   const __m128 az_ = _mm_sub_ps(_mm_load_ps(b.v0[r.kz]), pz);
   const __m128 bz_ = _mm_sub_ps(_mm_load_ps(b.v1[r.kz]), pz);
   const __m128 cz_ = _mm_sub_ps(_mm_load_ps(b.v2[r.kz]), pz);
@@ -594,7 +610,8 @@ template <bool kAnyHit>
   __m128 W = _mm_sub_ps(_mm_mul_ps(bx, ay), _mm_mul_ps(by, ax));
   const __m128 zero = _mm_setzero_ps();
   const int zeros =
-      _mm_movemask_ps(_mm_or_ps(_mm_or_ps(_mm_cmpeq_ps(U, zero), _mm_cmpeq_ps(V, zero)), _mm_cmpeq_ps(W, zero))) & valid;
+      _mm_movemask_ps(_mm_or_ps(_mm_or_ps(_mm_cmpeq_ps(U, zero), _mm_cmpeq_ps(V, zero)), _mm_cmpeq_ps(W, zero))) &
+      valid;
   if (zeros) {
     // An edge function rounded to exactly zero: recompute in double, where the products of
     // two floats are exact, so the sign decides which side of a shared edge the ray is on.
@@ -620,7 +637,8 @@ template <bool kAnyHit>
   const __m128 T = _mm_add_ps(_mm_add_ps(_mm_mul_ps(U, _mm_mul_ps(sz, az_)), _mm_mul_ps(V, _mm_mul_ps(sz, bz_))),
                               _mm_mul_ps(W, _mm_mul_ps(sz, cz_)));
   const __m128 t = _mm_div_ps(T, det);
-  mask &= _mm_movemask_ps(_mm_and_ps(_mm_cmpge_ps(t, _mm256_castps256_ps128(r.tmin)), _mm_cmple_ps(t, _mm_set1_ps(tmax))));
+  mask &=
+      _mm_movemask_ps(_mm_and_ps(_mm_cmpge_ps(t, _mm256_castps256_ps128(r.tmin)), _mm_cmple_ps(t, _mm_set1_ps(tmax))));
   if (!mask) return false;
   c.passed += uint64_t(__builtin_popcount(unsigned(mask)));
   if constexpr (kAnyHit) return true;
@@ -644,8 +662,8 @@ template <bool kAnyHit>
 // and then block 1 with the distance block 0 left (block 1 wins ties).
 // Always inlined: all vector registers are caller-saved, so a call made the leaf save and
 // reload the box test's ray (9 of them) around every leaf.
-[[gnu::always_inline]] inline bool intersect_pair(const TriangleBlock& b0, const TriangleBlock& b1, const TriRay& r, float& tmax,
-                           BlockHit& best, LocalCounts& c) {
+[[gnu::always_inline]] inline bool intersect_pair(const TriangleBlock& b0, const TriangleBlock& b1, const TriRay& r,
+                                                  float& tmax, BlockHit& best, LocalCounts& c) {
   const __m256i prim = _mm256_set_m128i(_mm_load_si128(reinterpret_cast<const __m128i*>(b1.primitive)),
                                         _mm_load_si128(reinterpret_cast<const __m128i*>(b0.primitive)));
   const int valid = ~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(prim, _mm256_set1_epi32(-1)))) & 0xff;
@@ -665,9 +683,9 @@ template <bool kAnyHit>
   __m256 V = _mm256_sub_ps(_mm256_mul_ps(ax, cy), _mm256_mul_ps(ay, cx));
   __m256 W = _mm256_sub_ps(_mm256_mul_ps(bx, ay), _mm256_mul_ps(by, ax));
   const __m256 zero = _mm256_setzero_ps();
-  const int zeros = _mm256_movemask_ps(_mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_EQ_OQ),
-                                                                  _mm256_cmp_ps(V, zero, _CMP_EQ_OQ)),
-                                                    _mm256_cmp_ps(W, zero, _CMP_EQ_OQ))) &
+  const int zeros = _mm256_movemask_ps(_mm256_or_ps(
+                        _mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_EQ_OQ), _mm256_cmp_ps(V, zero, _CMP_EQ_OQ)),
+                        _mm256_cmp_ps(W, zero, _CMP_EQ_OQ))) &
                     valid;
   if (zeros) {  // as in intersect_block: exact signs from double products
     alignas(32) float fax[8], fay[8], fbx[8], fby[8], fcx[8], fcy[8], fu[8], fv[8], fw[8];
@@ -692,12 +710,12 @@ template <bool kAnyHit>
   mask &= ~_mm256_movemask_ps(_mm256_cmp_ps(det, zero, _CMP_EQ_OQ));
   if (!mask) return false;
   const __m256 sz = r.sz;
-  const __m256 T = _mm256_add_ps(
-      _mm256_add_ps(_mm256_mul_ps(U, _mm256_mul_ps(sz, az_)), _mm256_mul_ps(V, _mm256_mul_ps(sz, bz_))),
-      _mm256_mul_ps(W, _mm256_mul_ps(sz, cz_)));
+  const __m256 T =
+      _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(U, _mm256_mul_ps(sz, az_)), _mm256_mul_ps(V, _mm256_mul_ps(sz, bz_))),
+                    _mm256_mul_ps(W, _mm256_mul_ps(sz, cz_)));
   const __m256 t = _mm256_div_ps(T, det);
-  mask &= _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(t, r.tmin, _CMP_GE_OQ),
-                                           _mm256_cmp_ps(t, _mm256_set1_ps(tmax), _CMP_LE_OQ)));
+  mask &= _mm256_movemask_ps(
+      _mm256_and_ps(_mm256_cmp_ps(t, r.tmin, _CMP_GE_OQ), _mm256_cmp_ps(t, _mm256_set1_ps(tmax), _CMP_LE_OQ)));
   if (!mask) return false;
   alignas(32) float ft[8], fdet[8], fv[8], fw[8];
   _mm256_store_ps(ft, t), _mm256_store_ps(fdet, det), _mm256_store_ps(fv, V), _mm256_store_ps(fw, W);
@@ -779,8 +797,8 @@ inline void cswap(uint64_t& a, uint64_t& b) {
 // With kEntry, `leaf` also gets the child's entry distance from its parent's slab test (LOD
 // nodes select a level from it); without, it gets 0.
 template <bool kAnyHit, bool kEntry = false, bool kRayInMemory = false, typename Leaf>
-inline bool traverse(const WideNode* nodes, const TriangleBlock* blocks, const SpaceRay& r, float& tmax,
-                     LocalCounts& c, StackEntry* stack, Leaf&& leaf) {
+inline bool traverse(const WideNode* nodes, const TriangleBlock* blocks, const SpaceRay& r, float& tmax, LocalCounts& c,
+                     StackEntry* stack, Leaf&& leaf) {
   const BoxRay br(r);
   int sp = 0;
   bool found = false;
@@ -890,87 +908,91 @@ inline bool trace(const AccelerationStructure::Layout& layout, const Ray& ray, H
   // LOD ranges are world distances; t is in units of the (not necessarily unit) direction.
   const float direction_length = kLod ? glm::length(ray.direction) : 1.0f;
   StackEntry stack[kStackSize];
-  return traverse<kAnyHit, kLod, true>(layout.top.nodes.data(), nullptr, world, tmax, c, stack, [&](uint32_t ref, float& t_top,
-                                                                                        StackEntry* free_stack,
-                                                                                        float t_entry) {
-    int level = -1;
-    if constexpr (kLod) {
-      if (ref_kind(ref) == ChildKind::lod) {
-        // LOD node: select a level from the entry distance, path length and biases (or the ray
-        // type's forced level), substitute a resident one if needed, and descend into it.
-        const LodRecord& node = layout.lod_records[ref_index(ref)];
-        ++c.lod;
-        bool forced = false;
-        int want;
-        if (q.settings.object_levels.empty()) {
-          want = select_lod_level(node, t_entry * direction_length, q.type, q.ray, q.settings, &forced);
-        } else {  // per-object choice made before the frame (comparison baseline)
-          want = q.settings.enabled ? std::min(int(q.settings.object_levels[ref_index(ref)]), int(node.level_count) - 1) : 0;
+  return traverse<kAnyHit, kLod, true>(
+      layout.top.nodes.data(), nullptr, world, tmax, c, stack,
+      [&](uint32_t ref, float& t_top, StackEntry* free_stack, float t_entry) {
+        int level = -1;
+        if constexpr (kLod) {
+          if (ref_kind(ref) == ChildKind::lod) {
+            // LOD node: select a level from the entry distance, path length and biases (or the ray
+            // type's forced level), substitute a resident one if needed, and descend into it.
+            const LodRecord& node = layout.lod_records[ref_index(ref)];
+            ++c.lod;
+            bool forced = false;
+            int want;
+            if (q.settings.object_levels.empty()) {
+              want = select_lod_level(node, t_entry * direction_length, q.type, q.ray, q.settings, &forced);
+            } else {  // per-object choice made before the frame (comparison baseline)
+              want = q.settings.enabled
+                         ? std::min(int(q.settings.object_levels[ref_index(ref)]), int(node.level_count) - 1)
+                         : 0;
+            }
+            c.forced += forced;
+            if (want < 0) {
+              ++c.discards;  // the discard interval: traversal of this object ends here
+              return false;
+            }
+            level = want;
+            if (q.settings.residency) {
+              bool substituted = false;
+              level = q.settings.residency->select(node.object_id, want, substituted);
+              c.substitutions += substituted;
+              if (level < 0) return false;
+            }
+            ++c.level[level];
+            ref = node.level_ref[level];
+            if (ref == kEmptyChild) return false;
+          }
         }
-        c.forced += forced;
-        if (want < 0) {
-          ++c.discards;  // the discard interval: traversal of this object ends here
-          return false;
+        const InstanceRecord& inst = instances[ref_index(ref)];
+        ++c.instance;
+        SpaceRay object;
+        if (inst.translation_only) {
+          // Same direction in object space: only the origin moves (bit-identical to the full
+          // transform, whose other terms are exact zeros and ones).
+          object = world;
+          set_origin(object, ray.origin + glm::vec3(inst.world_to_object[3]));
+        } else {
+          const glm::vec3 o = glm::vec3(inst.world_to_object * glm::vec4(ray.origin, 1.0f));
+          const glm::vec3 d = glm::mat3(inst.world_to_object) * ray.direction;
+          if (!valid_direction(d)) return false;
+          object = prepare(o, d, ray.tmin);
         }
-        level = want;
-        if (q.settings.residency) {
-          bool substituted = false;
-          level = q.settings.residency->select(node.object_id, want, substituted);
-          c.substitutions += substituted;
-          if (level < 0) return false;
+        const WideBvh& bvh = meshes[inst.mesh];
+        BlockHit best{};
+        const bool got = traverse<kAnyHit>(bvh.nodes.data(), bvh.blocks.data(), object, t_top, c, free_stack,
+                                           [&](uint32_t leaf, float& t_leaf, StackEntry*, float) {
+                                             // Broadcast here, not on entering the instance: fewer leaves are visited
+                                             // than instances entered, and values set up at the entry were spilled
+                                             // around the box tests anyway.
+                                             const TriRay tri(object);
+                                             ++c.leaf;
+                                             const uint32_t count = leaf_block_count(leaf);
+                                             const TriangleBlock* blocks = bvh.blocks.data() + ref_index(leaf);
+                                             c.blocks += count;
+                                             if constexpr (!kAnyHit) {
+                                               if (count == 2)
+                                                 return intersect_pair(blocks[0], blocks[1], tri, t_leaf, best, c);
+                                             }
+                                             bool any = false;
+                                             for (uint32_t b = 0; b < count; ++b) {
+                                               if (intersect_block<kAnyHit>(blocks[b], tri, t_leaf, best, c)) {
+                                                 any = true;
+                                                 if constexpr (kAnyHit) return true;
+                                               }
+                                             }
+                                             return any;
+                                           });
+        if (got && !kAnyHit) {
+          hit.t = best.t;
+          hit.u = best.u;
+          hit.v = best.v;
+          hit.primitive = best.primitive;
+          hit.instance = inst.scene_instance;
+          hit.lod_level = level;
         }
-        ++c.level[level];
-        ref = node.level_ref[level];
-        if (ref == kEmptyChild) return false;
-      }
-    }
-    const InstanceRecord& inst = instances[ref_index(ref)];
-    ++c.instance;
-    SpaceRay object;
-    if (inst.translation_only) {
-      // Same direction in object space: only the origin moves (bit-identical to the full
-      // transform, whose other terms are exact zeros and ones).
-      object = world;
-      set_origin(object, ray.origin + glm::vec3(inst.world_to_object[3]));
-    } else {
-      const glm::vec3 o = glm::vec3(inst.world_to_object * glm::vec4(ray.origin, 1.0f));
-      const glm::vec3 d = glm::mat3(inst.world_to_object) * ray.direction;
-      if (!valid_direction(d)) return false;
-      object = prepare(o, d, ray.tmin);
-    }
-    const WideBvh& bvh = meshes[inst.mesh];
-    BlockHit best{};
-    const bool got = traverse<kAnyHit>(bvh.nodes.data(), bvh.blocks.data(), object, t_top, c, free_stack, [&](uint32_t leaf, float& t_leaf,
-                                                                                         StackEntry*, float) {
-      // Broadcast here, not on entering the instance: fewer leaves are visited than instances
-      // entered, and values set up at the entry were spilled around the box tests anyway.
-      const TriRay tri(object);
-      ++c.leaf;
-      const uint32_t count = leaf_block_count(leaf);
-      const TriangleBlock* blocks = bvh.blocks.data() + ref_index(leaf);
-      c.blocks += count;
-      if constexpr (!kAnyHit) {
-        if (count == 2) return intersect_pair(blocks[0], blocks[1], tri, t_leaf, best, c);
-      }
-      bool any = false;
-      for (uint32_t b = 0; b < count; ++b) {
-        if (intersect_block<kAnyHit>(blocks[b], tri, t_leaf, best, c)) {
-          any = true;
-          if constexpr (kAnyHit) return true;
-        }
-      }
-      return any;
-    });
-    if (got && !kAnyHit) {
-      hit.t = best.t;
-      hit.u = best.u;
-      hit.v = best.v;
-      hit.primitive = best.primitive;
-      hit.instance = inst.scene_instance;
-      hit.lod_level = level;
-    }
-    return got;
-  });
+        return got;
+      });
 }
 
 inline void count_ray(Counters& counters, RayType type) {

@@ -136,7 +136,8 @@ struct BinMapper {
   }
   // The three bins as bytes 0-2 of one word (bins < 256).
   uint32_t packed_bins(__m128 c2) const {
-    const __m128i b = _mm_shuffle_epi8(bins(c2), _mm_setr_epi8(0, 4, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+    const __m128i b =
+        _mm_shuffle_epi8(bins(c2), _mm_setr_epi8(0, 4, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
     return uint32_t(_mm_cvtsi128_si32(b));
   }
 };
@@ -177,7 +178,8 @@ void bin_range_sets(const PrimRef* refs, uint32_t* bin_of, size_t begin, size_t 
   for (int k = 1; k < Sets; ++k) bins.merge(extra[k - 1], nb);
 }
 
-void bin_range(const PrimRef* refs, uint32_t* bin_of, size_t begin, size_t end, const BinMapper& m, int nb, Bins& bins) {
+void bin_range(const PrimRef* refs, uint32_t* bin_of, size_t begin, size_t end, const BinMapper& m, int nb,
+               Bins& bins) {
   const size_t n = end - begin;
   if (n < kTwoBinSetThreshold) {
     bin_range_sets<1>(refs, bin_of, begin, end, m, nb, bins);
@@ -205,12 +207,16 @@ struct Split {
     // Counts sum as integers: a float count is exact only within one chunk.
     const size_t chunks = (n + kBinChunk - 1) / kBinChunk;
     std::vector<Bins> partial(chunks);
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
-      for (size_t c = r.begin(); c != r.end(); ++c) {
-        partial[c].reset(nb);
-        bin_range(refs, bin_of, begin + c * kBinChunk, std::min(end, begin + (c + 1) * kBinChunk), m, nb, partial[c]);
-      }
-    }, tbb::simple_partitioner());
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, chunks, 1),
+        [&](const tbb::blocked_range<size_t>& r) {
+          for (size_t c = r.begin(); c != r.end(); ++c) {
+            partial[c].reset(nb);
+            bin_range(refs, bin_of, begin + c * kBinChunk, std::min(end, begin + (c + 1) * kBinChunk), m, nb,
+                      partial[c]);
+          }
+        },
+        tbb::simple_partitioner());
     for (int a = 0; a < 3; ++a)
       for (int i = 0; i < nb; ++i) counts[a][i] = 0;
     for (const Bins& p : partial) {
@@ -309,8 +315,7 @@ struct Builder {
       // Leaf when small enough and not worse than a split (a node step ~ one block test).
       const float area = half_area(box);
       const float blocks = float((n + kBlockWidth - 1) / kBlockWidth);
-      if (n <= max_leaf && blocks * area <= area + split.cost)
-        return leaf(slot, box, begin, n, depth);
+      if (n <= max_leaf && blocks * area <= area + split.cost) return leaf(slot, box, begin, n, depth);
     }
     size_t mid;
     Box8 lbox, rbox;
@@ -409,28 +414,31 @@ BinaryBvh build_binary_bvh(size_t n, const PrimitiveBoundsFn& bounds, const Bina
   BuildArray<PrimRef> refs(n);
   const size_t chunks = (n + kBinChunk - 1) / kBinChunk;
   std::vector<std::pair<Box8, Box4>> chunk_bounds(chunks);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
-    Aabb batch[kBoundsBatch];
-    for (size_t c = r.begin(); c != r.end(); ++c) {
-      Box8 box;
-      Box4 centroids2;
-      const size_t chunk_end = std::min(n, (c + 1) * kBinChunk);
-      for (size_t first = c * kBinChunk; first < chunk_end; first += kBoundsBatch) {
-        const size_t k = std::min(kBoundsBatch, chunk_end - first);
-        bounds(first, std::span<Aabb>(batch, k));
-        for (size_t e = 0; e < k; ++e) {
-          const Aabb& b = batch[e];
-          PrimRef& ref = refs[first + e];
-          const __m128 lo = _mm_castsi128_ps(
-              _mm_insert_epi32(_mm_castps_si128(_mm_setr_ps(b.lo.x, b.lo.y, b.lo.z, 0.0f)), int(first + e), 3));
-          ref.v = _mm256_set_m128(_mm_setr_ps(-b.hi.x, -b.hi.y, -b.hi.z, 0.0f), lo);
-          box.extend(ref.v);
-          centroids2.extend(ref.centroid2());
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, chunks, 1),
+      [&](const tbb::blocked_range<size_t>& r) {
+        Aabb batch[kBoundsBatch];
+        for (size_t c = r.begin(); c != r.end(); ++c) {
+          Box8 box;
+          Box4 centroids2;
+          const size_t chunk_end = std::min(n, (c + 1) * kBinChunk);
+          for (size_t first = c * kBinChunk; first < chunk_end; first += kBoundsBatch) {
+            const size_t k = std::min(kBoundsBatch, chunk_end - first);
+            bounds(first, std::span<Aabb>(batch, k));
+            for (size_t e = 0; e < k; ++e) {
+              const Aabb& b = batch[e];
+              PrimRef& ref = refs[first + e];
+              const __m128 lo = _mm_castsi128_ps(
+                  _mm_insert_epi32(_mm_castps_si128(_mm_setr_ps(b.lo.x, b.lo.y, b.lo.z, 0.0f)), int(first + e), 3));
+              ref.v = _mm256_set_m128(_mm_setr_ps(-b.hi.x, -b.hi.y, -b.hi.z, 0.0f), lo);
+              box.extend(ref.v);
+              centroids2.extend(ref.centroid2());
+            }
+          }
+          chunk_bounds[c] = {box, centroids2};
         }
-      }
-      chunk_bounds[c] = {box, centroids2};
-    }
-  }, tbb::simple_partitioner());
+      },
+      tbb::simple_partitioner());
   Box8 box;
   Box4 centroids2;
   for (const auto& b : chunk_bounds) box.extend(b.first), centroids2.extend(b.second);
@@ -443,16 +451,23 @@ BinaryBvh build_binary_bvh(size_t n, const PrimitiveBoundsFn& bounds, const Bina
   out.depth = root.depth;
   out.blocks = root.blocks;
   out.order.resize(n);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t i = r.begin() * kBinChunk; i < std::min(n, r.end() * kBinChunk); ++i) out.order[i] = refs[i].index();
-  }, tbb::simple_partitioner());
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, chunks, 1),
+      [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t i = r.begin() * kBinChunk; i < std::min(n, r.end() * kBinChunk); ++i)
+          out.order[i] = refs[i].index();
+      },
+      tbb::simple_partitioner());
   return out;
 }
 
 BinaryBvh build_binary_bvh(std::span<const Aabb> primitive_bounds, const BinaryBuildOptions& options) {
-  return build_binary_bvh(primitive_bounds.size(), [primitive_bounds](size_t first, std::span<Aabb> out) {
-    std::copy_n(primitive_bounds.begin() + long(first), out.size(), out.begin());
-  }, options);
+  return build_binary_bvh(
+      primitive_bounds.size(),
+      [primitive_bounds](size_t first, std::span<Aabb> out) {
+        std::copy_n(primitive_bounds.begin() + long(first), out.size(), out.begin());
+      },
+      options);
 }
 
 namespace {

@@ -31,8 +31,7 @@ class BuildArray {
     p_ = static_cast<T*>(huge_ ? allocate_bvh_memory(n * sizeof(T), alignof(T))
                                : ::operator new(n * sizeof(T), std::align_val_t(alignof(T))));
   }
-  BuildArray(BuildArray&& o) noexcept
-      : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)), huge_(o.huge_) {}
+  BuildArray(BuildArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)), huge_(o.huge_) {}
   BuildArray& operator=(BuildArray&& o) noexcept {
     std::swap(p_, o.p_);
     std::swap(n_, o.n_);
@@ -60,10 +59,10 @@ class BuildArray {
 
 struct BinaryNode {
   float lo[3], hi[3];
-  uint32_t first;  // first entry of BinaryBvh::order under this node
-  uint32_t count;  // primitives under this node
-  uint32_t right;  // interior: right child slot (the left child is the next slot); 0 for a leaf
-  uint32_t blocks; // blocks of kBlockWidth primitives the leaves under this node fill
+  uint32_t first;   // first entry of BinaryBvh::order under this node
+  uint32_t count;   // primitives under this node
+  uint32_t right;   // interior: right child slot (the left child is the next slot); 0 for a leaf
+  uint32_t blocks;  // blocks of kBlockWidth primitives the leaves under this node fill
   bool leaf() const { return right == 0; }
   Aabb bounds() const { return Aabb{{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}}; }
 };

@@ -45,9 +45,9 @@ struct Aabb {
 // A child reference of a wide node: kind in bits 31..29; a leaf keeps its block count - 1 in
 // bits 28..26 and its first block in bits 25..0; other kinds keep a 29-bit index.
 enum class ChildKind : uint32_t { empty = 0, interior = 1, leaf = 2, instance = 3, lod = 4 };
-constexpr int kWidth = 8;                 // children per wide node
-constexpr int kBlockWidth = 4;            // triangles per leaf block
-constexpr int kMaxLeafBlocks = 2;         // leaves hold at most 8 triangles
+constexpr int kWidth = 8;          // children per wide node
+constexpr int kBlockWidth = 4;     // triangles per leaf block
+constexpr int kMaxLeafBlocks = 2;  // leaves hold at most 8 triangles
 constexpr uint32_t kEmptyChild = 0;
 
 inline uint32_t child_ref(ChildKind kind, uint32_t index) { return (uint32_t(kind) << 29) | index; }
@@ -55,7 +55,9 @@ inline uint32_t leaf_ref(uint32_t first_block, uint32_t block_count) {
   return (uint32_t(ChildKind::leaf) << 29) | ((block_count - 1) << 26) | first_block;
 }
 inline ChildKind ref_kind(uint32_t ref) { return ChildKind(ref >> 29); }
-inline uint32_t ref_index(uint32_t ref) { return ref_kind(ref) == ChildKind::leaf ? ref & 0x3ffffffu : ref & 0x1fffffffu; }
+inline uint32_t ref_index(uint32_t ref) {
+  return ref_kind(ref) == ChildKind::leaf ? ref & 0x3ffffffu : ref & 0x1fffffffu;
+}
 inline uint32_t leaf_block_count(uint32_t ref) { return ((ref >> 26) & 7u) + 1; }
 
 // Wide node: the boxes of up to 8 children as structure-of-arrays (one AVX2 register per
@@ -64,9 +66,7 @@ struct alignas(64) WideNode {
   float lo_x[kWidth], hi_x[kWidth], lo_y[kWidth], hi_y[kWidth], lo_z[kWidth], hi_z[kWidth];
   uint32_t child[kWidth];
   uint32_t reserved[kWidth];
-  Aabb child_bounds(int i) const {
-    return Aabb{{lo_x[i], lo_y[i], lo_z[i]}, {hi_x[i], hi_y[i], hi_z[i]}};
-  }
+  Aabb child_bounds(int i) const { return Aabb{{lo_x[i], lo_y[i], lo_z[i]}, {hi_x[i], hi_y[i], hi_z[i]}}; }
 };
 static_assert(sizeof(WideNode) == 256);
 
@@ -129,7 +129,7 @@ struct InstanceRecord {
   glm::mat4 object_to_world{1.0f};
   glm::mat4 world_to_object{1.0f};
   uint32_t mesh = 0;
-  uint32_t scene_instance = 0;  // index in Scene::instances (reported in Hit::instance)
+  uint32_t scene_instance = 0;    // index in Scene::instances (reported in Hit::instance)
   bool translation_only = false;  // rays keep their direction in object space
 };
 
@@ -137,11 +137,11 @@ struct InstanceRecord {
 // its levels' world boxes. One per LOD instance; each level is an instance child of that level's
 // mesh BVH. 64 bytes, one cache line.
 struct alignas(64) LodRecord {
-  uint32_t object_id = 0;       // LOD group: row of the residency bit registers
-  uint32_t level_count = 0;     // 1..kLodLevels; interval level_count (beyond the last range) = discard
-  float bias = 0.0f;            // node bias
-  float range[kLodLevels] = {};  // near to far: interval i is [range[i-1], range[i])
-  uint32_t level_ref[kLodLevels] = {};  // child reference per level (an instance child)
+  uint32_t object_id = 0;                // LOD group: row of the residency bit registers
+  uint32_t level_count = 0;              // 1..kLodLevels; interval level_count (beyond the last range) = discard
+  float bias = 0.0f;                     // node bias
+  float range[kLodLevels] = {};          // near to far: interval i is [range[i-1], range[i])
+  uint32_t level_ref[kLodLevels] = {};   // child reference per level (an instance child)
   uint32_t level_unit[kLodLevels] = {};  // residency unit (object * kLodLevels + level)
 };
 static_assert(sizeof(LodRecord) == 64);

@@ -29,8 +29,9 @@ double distance_to(const Scene& scene, const Ray& ray, uint32_t instance, uint32
   const Mesh& mesh = scene.meshes[inst.mesh];
   glm::dvec3 v[3];
   for (int k = 0; k < 3; ++k)
-    v[k] = glm::dvec3(glm::dmat4(inst.transform) *
-                      glm::dvec4(glm::dvec3(mesh.vertices[mesh.indices[3 * size_t(primitive) + size_t(k)]].position), 1.0));
+    v[k] = glm::dvec3(
+        glm::dmat4(inst.transform) *
+        glm::dvec4(glm::dvec3(mesh.vertices[mesh.indices[3 * size_t(primitive) + size_t(k)]].position), 1.0));
   const glm::dvec3 o(ray.origin), d(ray.direction);
   const glm::dvec3 e1 = v[1] - v[0], e2 = v[2] - v[0];
   const glm::dvec3 p = glm::cross(d, e2);
@@ -50,8 +51,9 @@ bool near_edge(const Scene& scene, const Ray& ray, const Hit& h) {
   const Mesh& mesh = scene.meshes[inst.mesh];
   glm::dvec3 v[3];
   for (int k = 0; k < 3; ++k)
-    v[k] = glm::dvec3(glm::dmat4(inst.transform) *
-                      glm::dvec4(glm::dvec3(mesh.vertices[mesh.indices[3 * size_t(h.primitive) + size_t(k)]].position), 1.0));
+    v[k] = glm::dvec3(
+        glm::dmat4(inst.transform) *
+        glm::dvec4(glm::dvec3(mesh.vertices[mesh.indices[3 * size_t(h.primitive) + size_t(k)]].position), 1.0));
   const glm::dvec3 p = glm::dvec3(ray.origin) + double(h.t) * glm::dvec3(ray.direction);
   double d = std::numeric_limits<double>::infinity();
   for (int k = 0; k < 3; ++k) {
@@ -60,17 +62,17 @@ bool near_edge(const Scene& scene, const Ray& ray, const Hit& h) {
     const double s = len2 > 0.0 ? std::clamp(glm::dot(p - a, e) / len2, 0.0, 1.0) : 0.0;
     d = std::min(d, glm::length(p - (a + s * e)));
   }
-  const double scale = std::max({double(h.t) * glm::length(glm::dvec3(ray.direction)), std::fabs(p.x), std::fabs(p.y),
-                                 std::fabs(p.z)});
+  const double scale =
+      std::max({double(h.t) * glm::length(glm::dvec3(ray.direction)), std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
   return d <= double(kEdgeTolerance) * scale;
 }
 
 struct Agreement {
   size_t rays = 0, hits = 0;
-  size_t edge = 0;               // hit/miss or distance differences explained by an edge
-  size_t hit_mismatch = 0;       // hit vs miss away from any edge
-  size_t distance_mismatch = 0;  // both hit, distances differ, away from edges
-  size_t short_distance = 0;     // beyond 1e-4 of t but within the coordinates' rounding
+  size_t edge = 0;                 // hit/miss or distance differences explained by an edge
+  size_t hit_mismatch = 0;         // hit vs miss away from any edge
+  size_t distance_mismatch = 0;    // both hit, distances differ, away from edges
+  size_t short_distance = 0;       // beyond 1e-4 of t but within the coordinates' rounding
   size_t same_distance_other = 0;  // different primitive at the same distance (ambiguous)
   size_t primitive_mismatch = 0;   // different primitive, unambiguous
 };
@@ -125,7 +127,8 @@ Agreement compare_closest(const Scene& scene, const AccelerationStructure& as, c
   return a;
 }
 
-Agreement compare_occluded(const Scene& scene, const AccelerationStructure& as, const EmbreePeer& peer, const std::vector<Ray>& rays) {
+Agreement compare_occluded(const Scene& scene, const AccelerationStructure& as, const EmbreePeer& peer,
+                           const std::vector<Ray>& rays) {
   Agreement a;
   Counters c;
   for (const Ray& ray : rays) {
@@ -135,8 +138,8 @@ Agreement compare_occluded(const Scene& scene, const AccelerationStructure& as, 
     a.hits += ref;
     if (ours == ref) continue;
     // Which occluder was missed or found: an edge graze explains it.
-    const bool edge = near_edge(scene, ray, as.intersect(ray, RayType::shadow, c)) ||
-                      near_edge(scene, ray, peer.intersect(ray));
+    const bool edge =
+        near_edge(scene, ray, as.intersect(ray, RayType::shadow, c)) || near_edge(scene, ray, peer.intersect(ray));
     (edge ? a.edge : a.hit_mismatch)++;
   }
   return a;
@@ -145,14 +148,17 @@ Agreement compare_occluded(const Scene& scene, const AccelerationStructure& as, 
 // `edge_budget`: the share of rays allowed to differ at an edge (rays aimed at edges on
 // purpose may all graze one; ordinary rays rarely do).
 void report(const char* what, const Agreement& a, double edge_budget = 1e-3) {
-  std::printf("%-18s rays %6zu hits %6zu | edge %3zu | hit/miss %zu distance %zu primitive %zu | same distance %zu, "
-              "short t %zu\n", what, a.rays, a.hits, a.edge, a.hit_mismatch, a.distance_mismatch, a.primitive_mismatch,
-              a.same_distance_other, a.short_distance);
+  std::printf(
+      "%-18s rays %6zu hits %6zu | edge %3zu | hit/miss %zu distance %zu primitive %zu | same distance %zu, "
+      "short t %zu\n",
+      what, a.rays, a.hits, a.edge, a.hit_mismatch, a.distance_mismatch, a.primitive_mismatch, a.same_distance_other,
+      a.short_distance);
   ::testing::Test::RecordProperty(std::string(what) + "_edge_rays", int(a.edge));
   EXPECT_EQ(a.hit_mismatch, 0u) << what;
   EXPECT_EQ(a.distance_mismatch, 0u) << what;
   EXPECT_EQ(a.primitive_mismatch, 0u) << what;
-  EXPECT_LE(double(a.edge), edge_budget * double(a.rays) + 2.0) << what << ": more edge disagreements than rounding explains";
+  EXPECT_LE(double(a.edge), edge_budget * double(a.rays) + 2.0)
+      << what << ": more edge disagreements than rounding explains";
   EXPECT_GT(a.hits, 0u) << what << ": the rays must find something";
 }
 

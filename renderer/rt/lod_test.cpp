@@ -250,7 +250,7 @@ TEST(RtResidency, LazyStaysWithinBudgetAndReportsWhatItWouldHaveNeeded) {
   const auto as = AccelerationStructure::build(lod_scene(groups, false));
   const uint64_t level0 = Residency(as, ResidencyPolicy::all_resident, 0).level_bytes(0, 0);
   Residency probe(as, ResidencyPolicy::lazy, uint64_t(1) << 40);
-  const uint64_t start = probe.resident_bytes();  // base + the coarsest levels
+  const uint64_t start = probe.resident_bytes();            // base + the coarsest levels
   const uint64_t budget = start + 2 * level0 + level0 / 2;  // room for two finest levels
   Residency res(as, ResidencyPolicy::lazy, budget);
   LodSettings s;

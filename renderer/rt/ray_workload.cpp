@@ -28,7 +28,8 @@ RayWorkload make_ray_workload(const AccelerationStructure& as, const Scene& scen
   RayWorkload w;
   w.primary.reserve(size_t(width) * size_t(height));
   for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) w.primary.push_back(camera_ray(camera, width, height, float(x) + 0.5f, float(y) + 0.5f));
+    for (int x = 0; x < width; ++x)
+      w.primary.push_back(camera_ray(camera, width, height, float(x) + 0.5f, float(y) + 0.5f));
   std::vector<Hit> hits(w.primary.size());
   Counters unused;
   as.intersect(w.primary, {}, hits, RayType::primary, lod, unused);

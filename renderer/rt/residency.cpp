@@ -202,9 +202,7 @@ void Residency::record(const ResidencyFrame& f, MemoryLedger& ledger) {
   ledger.add_write(MemoryClient::rt, f.counts[ResidencyCounters::loaded_bytes]);
 }
 
-uint64_t residency_budget_bytes(const RtConfig& config) {
-  return uint64_t(config.budget_mib * 1024.0 * 1024.0);
-}
+uint64_t residency_budget_bytes(const RtConfig& config) { return uint64_t(config.budget_mib * 1024.0 * 1024.0); }
 
 ResidencyPolicy residency_policy(const RtConfig& config) { return config.residency; }
 

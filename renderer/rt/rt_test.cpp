@@ -323,7 +323,8 @@ TEST(RtBvh, InvariantsHoldForMeshesAndTheTopLevel) {
   // Top level over a grid of instances: each instance once.
   Scene s = single_mesh_scene(jittered_grid(4, 1, 0.1f), {});
   for (int i = 0; i < 300; ++i)
-    s.instances.push_back(Instance{0, 0, glm::translate(glm::mat4(1.0f), glm::vec3(float(i % 17), float(i / 17), 0.0f))});
+    s.instances.push_back(
+        Instance{0, 0, glm::translate(glm::mat4(1.0f), glm::vec3(float(i % 17), float(i / 17), 0.0f))});
   const auto as = AccelerationStructure::build(s);
   std::multiset<uint32_t> inst;
   for (const WideNode& n : as.layout().top.nodes)

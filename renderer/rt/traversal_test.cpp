@@ -133,7 +133,9 @@ TEST(RtTraversal, ClosedCubeHitFromInsideForEveryAxisAndSign) {
   int rays = 0, misses = 0, wrong_distance = 0;
   for (int o = 0; o < 200; ++o) {
     // The centre, and points on the planes of the cells' edges (rays along a face's grid lines).
-    const glm::vec3 origin = o == 0 ? glm::vec3(0.0f) : o < 20 ? glm::vec3(0.5f * float(o % 3 - 1), 0.0f, 0.5f) : glm::vec3(u(rng), u(rng), u(rng));
+    const glm::vec3 origin = o == 0   ? glm::vec3(0.0f)
+                             : o < 20 ? glm::vec3(0.5f * float(o % 3 - 1), 0.0f, 0.5f)
+                                      : glm::vec3(u(rng), u(rng), u(rng));
     for (const glm::vec3& d0 : directions)
       for (const float scale : {1.0f, 0.25f, 3.0f}) {
         Ray r;
@@ -142,7 +144,8 @@ TEST(RtTraversal, ClosedCubeHitFromInsideForEveryAxisAndSign) {
         double exact = std::numeric_limits<double>::infinity();
         for (int a = 0; a < 3; ++a)
           if (r.direction[a] != 0.0f)
-            exact = std::min(exact, ((r.direction[a] > 0.0f ? 1.0 : -1.0) - double(origin[a])) / double(r.direction[a]));
+            exact =
+                std::min(exact, ((r.direction[a] > 0.0f ? 1.0 : -1.0) - double(origin[a])) / double(r.direction[a]));
         const Hit h = as.intersect(r, RayType::primary, c);
         ++rays;
         if (!h.hit()) {

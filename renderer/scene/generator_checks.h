@@ -14,14 +14,12 @@ template <typename T>
 void require_range(const char* generator, const char* parameter, T value, T lo, T hi) {
   if (!(value >= lo && value <= hi)) {  // also rejects NaN
     std::ostringstream os;
-    os << generator << ": " << parameter << " = " << value << " is out of range [" << lo << ", "
-       << hi << "]";
+    os << generator << ": " << parameter << " = " << value << " is out of range [" << lo << ", " << hi << "]";
     throw Error(os.str());
   }
 }
 
-inline void require_positive(const char* generator, const char* parameter, float value,
-                             float hi = 1e6f) {
+inline void require_positive(const char* generator, const char* parameter, float value, float hi = 1e6f) {
   if (!(value > 0.0f && value <= hi)) {
     std::ostringstream os;
     os << generator << ": " << parameter << " = " << value << " must be in (0, " << hi << "]";

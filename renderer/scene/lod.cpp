@@ -40,7 +40,8 @@ std::vector<Mesh> simplify_lod_levels(const Mesh& mesh, int count, float keep) {
   if (count < 2 || count > kMaxLodLevels)
     throw Error("lod: " + std::to_string(count) + " levels requested, expected 2.." + std::to_string(kMaxLodLevels));
   if (!(keep >= 0.01f && keep <= 0.9f))
-    throw Error("lod: a level keeps " + std::to_string(keep) + " of the previous level's triangles, expected 0.01..0.9");
+    throw Error("lod: a level keeps " + std::to_string(keep) +
+                " of the previous level's triangles, expected 0.01..0.9");
   if (mesh.indices.size() < 3 || mesh.indices.size() % 3 != 0)
     throw Error("lod: mesh \"" + mesh.name + "\" has no triangles to simplify");
   std::vector<Mesh> levels;
@@ -55,13 +56,15 @@ std::vector<Mesh> simplify_lod_levels(const Mesh& mesh, int count, float keep) {
   for (size_t v = 0; v < padded; ++v) identity[v] = uint32_t(std::min(v, mesh.vertices.size() - 1));
   meshopt_generateShadowIndexBuffer(weld.data(), identity.data(), padded, positions, mesh.vertices.size(),
                                     sizeof(glm::vec3), sizeof(Vertex));
-  const auto attempt = [&](const std::vector<uint32_t>& source, size_t target, bool sloppy, std::vector<uint32_t>& out) {
+  const auto attempt = [&](const std::vector<uint32_t>& source, size_t target, bool sloppy,
+                           std::vector<uint32_t>& out) {
     out.assign(source.size(), 0);
     float error = 0.0f;
-    const size_t n = sloppy ? meshopt_simplifySloppy(out.data(), source.data(), source.size(), positions,
-                                                     mesh.vertices.size(), sizeof(Vertex), target, kMaxLevelError, &error)
-                            : meshopt_simplify(out.data(), source.data(), source.size(), positions, mesh.vertices.size(),
-                                               sizeof(Vertex), target, kMaxLevelError, 0, &error);
+    const size_t n = sloppy
+                         ? meshopt_simplifySloppy(out.data(), source.data(), source.size(), positions,
+                                                  mesh.vertices.size(), sizeof(Vertex), target, kMaxLevelError, &error)
+                         : meshopt_simplify(out.data(), source.data(), source.size(), positions, mesh.vertices.size(),
+                                            sizeof(Vertex), target, kMaxLevelError, 0, &error);
     out.resize(error <= kMaxLevelError ? n : 0);
     return out.size();
   };
@@ -109,7 +112,8 @@ uint32_t camera_lod_mesh(const Scene& scene, const Instance& instance, const glm
   const LodGroup& group = scene.lod_groups[size_t(instance.lod_group)];
   if (group.levels.empty()) return kLodDiscarded;
   const Mesh& finest = scene.meshes.at(group.levels[0]);
-  const glm::vec3 centre = glm::vec3(instance.transform * glm::vec4(0.5f * (finest.bounds_min + finest.bounds_max), 1.0f));
+  const glm::vec3 centre =
+      glm::vec3(instance.transform * glm::vec4(0.5f * (finest.bounds_min + finest.bounds_max), 1.0f));
   const int level = lod_level_for_distance(group, glm::length(centre - eye) + group.bias);
   return level < 0 ? kLodDiscarded : group.levels[size_t(level)];
 }

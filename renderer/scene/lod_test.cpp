@@ -63,13 +63,15 @@ TEST(Lod, CoarseLevelsKeepTheShape) {
         nearest = std::min(nearest, double(glm::length((a + b + c) / 3.0f)));
       }
       const double sphere = 4.0 * 3.14159265358979;
-      EXPECT_GT(area, 0.88 * sphere) << "keep " << keep << " level " << l + 1 << ": " << m.triangle_count() << " triangles";
+      EXPECT_GT(area, 0.88 * sphere) << "keep " << keep << " level " << l + 1 << ": " << m.triangle_count()
+                                     << " triangles";
       EXPECT_LT(area, 1.001 * sphere) << "keep " << keep << " level " << l + 1;
       EXPECT_GT(nearest, 0.8) << "keep " << keep << " level " << l + 1 << ": a triangle cuts through the sphere";
     }
     // Reached the count where that keeps the shape (1/10 per level stops early at level 3).
     if (keep >= 0.25f) {
-      EXPECT_LT(levels.back().triangle_count(), size_t(double(s.meshes[0].triangle_count()) * keep * keep * keep * 1.5));
+      EXPECT_LT(levels.back().triangle_count(),
+                size_t(double(s.meshes[0].triangle_count()) * keep * keep * keep * 1.5));
     }
     for (size_t l = 1; l < levels.size(); ++l) EXPECT_LE(levels[l].triangle_count(), levels[l - 1].triangle_count());
   }
@@ -110,31 +112,44 @@ TEST(Lod, BadGroupsAreClearErrors) {
   ScratchDir dir;
   expect_error([&] { load_text(dir, R"("lod_groups": [{"name": "g", "levels": ["ball"], "ranges": [5, 6]}]})"); },
                {"lod_groups[0].ranges", "2 ranges for 1 levels"});
-  expect_error([&] { load_text(dir, R"("lod_groups": [{"name": "g", "levels": ["ball", "small"], "ranges": [5, 5]}]})"); },
-               {"lod_groups[0].ranges[1]", "increase"});
+  expect_error(
+      [&] { load_text(dir, R"("lod_groups": [{"name": "g", "levels": ["ball", "small"], "ranges": [5, 5]}]})"); },
+      {"lod_groups[0].ranges[1]", "increase"});
   expect_error([&] { load_text(dir, R"("lod_groups": [{"name": "g", "levels": ["nope"], "ranges": [5]}]})"); },
                {"unknown mesh \"nope\""});
-  expect_error([&] { load_text(dir, R"("lod_groups": [{"name": "g", "mesh": "ball", "generate": 9, "ranges": [5]}]})"); },
-               {"generate"});
-  expect_error([&] { load_text(dir, R"("lod_groups": [{"name": "g", "mesh": "ball", "reduction": 0.95, "ranges": [1, 2, 3, 4]}]})"); },
-               {"lod_groups[0].reduction"});
-  expect_error([&] { load_text(dir, R"("lod_groups": [{"name": "g", "levels": ["ball"], "reduction": 0.25, "ranges": [5]}]})"); },
-               {"reduction", "only with"});
+  expect_error(
+      [&] { load_text(dir, R"("lod_groups": [{"name": "g", "mesh": "ball", "generate": 9, "ranges": [5]}]})"); },
+      {"generate"});
+  expect_error(
+      [&] {
+        load_text(dir, R"("lod_groups": [{"name": "g", "mesh": "ball", "reduction": 0.95, "ranges": [1, 2, 3, 4]}]})");
+      },
+      {"lod_groups[0].reduction"});
+  expect_error(
+      [&] {
+        load_text(dir, R"("lod_groups": [{"name": "g", "levels": ["ball"], "reduction": 0.25, "ranges": [5]}]})");
+      },
+      {"reduction", "only with"});
   {
-    const Scene s = load_text(dir, R"("lod_groups": [{"name": "g", "mesh": "ball", "generate": 3, "reduction": 0.25, "ranges": [1, 2, 3]}]})");
+    const Scene s = load_text(
+        dir,
+        R"("lod_groups": [{"name": "g", "mesh": "ball", "generate": 3, "reduction": 0.25, "ranges": [1, 2, 3]}]})");
     const size_t finest = s.meshes[0].triangle_count();
     ASSERT_EQ(s.lod_groups[0].levels.size(), 3u);
     EXPECT_LE(s.meshes[s.lod_groups[0].levels[1]].triangle_count(), finest * 3 / 8);
     EXPECT_GE(s.meshes[s.lod_groups[0].levels[1]].triangle_count(), finest / 8);
   }
-  expect_error([&] { load_text(dir, R"("lod_groups": [{"name": "g", "mesh": "ball", "levels": ["ball"], "ranges": [5]}]})"); },
-               {"exactly one of"});
+  expect_error(
+      [&] { load_text(dir, R"("lod_groups": [{"name": "g", "mesh": "ball", "levels": ["ball"], "ranges": [5]}]})"); },
+      {"exactly one of"});
   expect_error([&] { load_text(dir, R"("instances": [{"lod_group": "none", "material": "m"}]})"); },
                {"unknown LOD group \"none\""});
-  expect_error([&] {
-    load_text(dir, R"("lod_groups": [{"name": "g", "levels": ["ball"], "ranges": [5]}],
+  expect_error(
+      [&] {
+        load_text(dir, R"("lod_groups": [{"name": "g", "levels": ["ball"], "ranges": [5]}],
                       "instances": [{"lod_group": "g", "mesh": "ball", "material": "m"}]})");
-  }, {"exactly one of \"mesh\" or \"lod_group\""});
+      },
+      {"exactly one of \"mesh\" or \"lod_group\""});
 }
 
 }  // namespace

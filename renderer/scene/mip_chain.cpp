@@ -40,11 +40,9 @@ Image half_level(const Image& src) {
 }  // namespace
 
 Texture make_texture(std::string name, Image base) {
-  if (base.width <= 0 || base.height <= 0 ||
-      base.pixels.size() != size_t(base.width) * size_t(base.height)) {
+  if (base.width <= 0 || base.height <= 0 || base.pixels.size() != size_t(base.width) * size_t(base.height)) {
     throw Error("texture \"" + name + "\": base image is " + std::to_string(base.width) + "x" +
-                std::to_string(base.height) + " with " + std::to_string(base.pixels.size()) +
-                " pixels");
+                std::to_string(base.height) + " with " + std::to_string(base.pixels.size()) + " pixels");
   }
   Texture tex;
   tex.name = std::move(name);
@@ -56,8 +54,6 @@ Texture make_texture(std::string name, Image base) {
   return tex;
 }
 
-Texture load_texture(const std::filesystem::path& path) {
-  return make_texture(path.stem().string(), read_image(path));
-}
+Texture load_texture(const std::filesystem::path& path) { return make_texture(path.stem().string(), read_image(path)); }
 
 }  // namespace tessera

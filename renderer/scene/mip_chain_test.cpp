@@ -54,8 +54,7 @@ TEST(MipChain, EachTexelIsTheLinearMeanOfItsBlock) {
   Image img(6, 4);
   for (int y = 0; y < 4; ++y) {
     for (int x = 0; x < 6; ++x) {
-      img.at(x, y) =
-          pack_rgba8(uint8_t(x * 40 + y), uint8_t(200 - y * 30), uint8_t((x * y * 17) % 256), 255);
+      img.at(x, y) = pack_rgba8(uint8_t(x * 40 + y), uint8_t(200 - y * 30), uint8_t((x * y * 17) % 256), 255);
     }
   }
   const Texture tex = make_texture("t", img);
@@ -67,8 +66,7 @@ TEST(MipChain, EachTexelIsTheLinearMeanOfItsBlock) {
       for (int c = 0; c < 3; ++c) {
         float sum = 0.0f;
         for (int dy = 0; dy < 2; ++dy) {
-          for (int dx = 0; dx < 2; ++dx)
-            sum += decode_srgb8(channel(img.at(2 * x + dx, 2 * y + dy), c));
+          for (int dx = 0; dx < 2; ++dx) sum += decode_srgb8(channel(img.at(2 * x + dx, 2 * y + dy), c));
         }
         EXPECT_EQ(channel(l1.at(x, y), c), encode_srgb8(sum / 4.0f)) << x << "," << y << " c" << c;
       }
@@ -108,8 +106,7 @@ TEST(MipChain, LoadTextureBuildsTheChainFromAPng) {
   const std::filesystem::path path = dir.path() / "stripes.png";
   Image img(8, 4);
   for (int y = 0; y < 4; ++y) {
-    for (int x = 0; x < 8; ++x)
-      img.at(x, y) = (x & 1) ? pack_rgba8(255, 255, 255) : pack_rgba8(0, 0, 0);
+    for (int x = 0; x < 8; ++x) img.at(x, y) = (x & 1) ? pack_rgba8(255, 255, 255) : pack_rgba8(0, 0, 0);
   }
   write_png(path, img);
   const Texture tex = load_texture(path);

@@ -66,8 +66,7 @@ float fbm(float x, float y, const FbmParams& params) {
   int period = params.period;
   for (int o = 0; o < params.octaves; ++o) {
     // Each octave gets its own lattice (seed + octave) so octaves do not line up.
-    sum += amplitude *
-           value_noise(x * frequency, y * frequency, params.seed + uint32_t(o) * 1013u, period);
+    sum += amplitude * value_noise(x * frequency, y * frequency, params.seed + uint32_t(o) * 1013u, period);
     total += amplitude;
     amplitude *= 0.5f;
     frequency *= 2.0f;

@@ -57,8 +57,7 @@ TEST(Noise, PeriodicNoiseTiles) {
     EXPECT_NEAR(value_noise(x, y, 9, period), value_noise(x + float(period), y, 9, period), 1e-5f);
     EXPECT_NEAR(value_noise(x, y, 9, period), value_noise(x, y - float(period), 9, period), 1e-5f);
     // Exactly periodic on the lattice itself.
-    EXPECT_EQ(value_noise(float(i % 4), 1.0f, 9, period),
-              value_noise(float(i % 4 + period), 1.0f, 9, period));
+    EXPECT_EQ(value_noise(float(i % 4), 1.0f, 9, period), value_noise(float(i % 4 + period), 1.0f, 9, period));
     const FbmParams f{3, 4, period};
     EXPECT_NEAR(fbm(x, y, f), fbm(x + float(period), y + float(period), f), 1e-5f);
   }

@@ -57,8 +57,8 @@ bool parse_finite(std::string_view token, double& value, bool& non_finite) {
 bool parse_index(std::string_view token, int64_t& value) {
   if (token.empty()) return false;
   const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
-  return ec == std::errc() && end == token.data() + token.size() && value != 0 &&
-         value > -(int64_t(1) << 31) && value < (int64_t(1) << 31);
+  return ec == std::errc() && end == token.data() + token.size() && value != 0 && value > -(int64_t(1) << 31) &&
+         value < (int64_t(1) << 31);
 }
 
 // Checks every vertex and face line. Numbers must parse and be finite; faces need 3+ corners
@@ -86,27 +86,24 @@ void check_obj_text(std::string_view text, const std::string& file) {
       const int kind = key == "v" ? 0 : (key == "vt" ? 1 : 2);
       const size_t n = tok.size() - 1;
       // v: x y z [w] or x y z r g b; vt: u [v [w]]; vn: x y z.
-      const bool count_ok =
-          kind == 0 ? (n >= 3 && n <= 7) : (kind == 1 ? (n >= 1 && n <= 3) : n == 3);
+      const bool count_ok = kind == 0 ? (n >= 3 && n <= 7) : (kind == 1 ? (n >= 1 && n <= 3) : n == 3);
       if (!count_ok) {
         fail_at(file, line_no,
-                std::string("malformed '") + std::string(key) + "' line (" + std::to_string(n) +
-                    " numbers)");
+                std::string("malformed '") + std::string(key) + "' line (" + std::to_string(n) + " numbers)");
       }
       for (size_t i = 1; i < tok.size(); ++i) {
         double v = 0.0;
         bool non_finite = false;
         if (!parse_finite(tok[i], v, non_finite)) {
           fail_at(file, line_no,
-                  std::string(non_finite ? "non-finite " : "malformed number in ") + kinds[kind] +
-                      " '" + std::string(tok[i]) + "'");
+                  std::string(non_finite ? "non-finite " : "malformed number in ") + kinds[kind] + " '" +
+                      std::string(tok[i]) + "'");
         }
       }
       ++counts[kind];
     } else if (key == "f") {
       if (tok.size() < 4) {
-        fail_at(file, line_no,
-                "face with " + std::to_string(tok.size() - 1) + " corners (at least 3 needed)");
+        fail_at(file, line_no, "face with " + std::to_string(tok.size() - 1) + " corners (at least 3 needed)");
       }
       for (size_t i = 1; i < tok.size(); ++i) {
         // Corner forms: v, v/t, v//n, v/t/n.
@@ -124,11 +121,9 @@ void check_obj_text(std::string_view text, const std::string& file) {
           if (slash == std::string_view::npos) break;
           rest.remove_prefix(slash + 1);
         }
-        const bool shape_ok = !too_many && !parts[0].empty() &&
-                              (nparts != 2 || !parts[1].empty()) &&
-                              (nparts != 3 || !parts[2].empty());
-        if (!shape_ok)
-          fail_at(file, line_no, "malformed face corner '" + std::string(tok[i]) + "'");
+        const bool shape_ok =
+            !too_many && !parts[0].empty() && (nparts != 2 || !parts[1].empty()) && (nparts != 3 || !parts[2].empty());
+        if (!shape_ok) fail_at(file, line_no, "malformed face corner '" + std::string(tok[i]) + "'");
         for (int p = 0; p < nparts; ++p) {
           if (parts[p].empty()) continue;  // v//n
           const int kind = p;              // position, uv, normal in corner order
@@ -154,8 +149,7 @@ void check_obj_text(std::string_view text, const std::string& file) {
     if (max_index[kind] > counts[kind]) {
       fail_at(file, max_index_line[kind],
               std::string(kinds[kind]) + " index " + std::to_string(max_index[kind]) +
-                  " is out of range (the file has " + std::to_string(counts[kind]) + " " +
-                  kinds[kind] + "s)");
+                  " is out of range (the file has " + std::to_string(counts[kind]) + " " + kinds[kind] + "s)");
     }
   }
 }
@@ -278,8 +272,7 @@ Mesh load_obj(const std::filesystem::path& path) {
     for (size_t t = 0; t < mesh.indices.size(); t += 3) {
       const uint32_t i0 = mesh.indices[t], i1 = mesh.indices[t + 1], i2 = mesh.indices[t + 2];
       const glm::vec3 p0 = mesh.vertices[i0].position;
-      const glm::vec3 n =
-          glm::cross(mesh.vertices[i1].position - p0, mesh.vertices[i2].position - p0);
+      const glm::vec3 n = glm::cross(mesh.vertices[i1].position - p0, mesh.vertices[i2].position - p0);
       for (const uint32_t i : {i0, i1, i2}) accumulated[size_t(position_of_vertex[i])] += n;
     }
     for (size_t i = 0; i < mesh.vertices.size(); ++i) {

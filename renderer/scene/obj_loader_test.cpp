@@ -195,20 +195,16 @@ TEST_P(ObjLoaderBadInput, ThrowsNamingTheFile) {
 
 INSTANTIATE_TEST_SUITE_P(
     BadFiles, ObjLoaderBadInput,
-    ::testing::Values(BadObj{"does_not_exist.obj", "not found"},
-                      BadObj{"obj_garbage.obj", "no triangles"},
-                      BadObj{"obj_empty.obj", "no triangles"},
-                      BadObj{"obj_truncated_face.obj", ":4: face with 2 corners"},
-                      BadObj{"obj_truncated_vertex.obj", ":3: malformed 'v' line"},
-                      BadObj{"obj_index_out_of_range.obj", ":4: position index 9 is out of range"},
-                      BadObj{"obj_negative_index_out_of_range.obj", "reaches before the first"},
-                      BadObj{"obj_normal_index_out_of_range.obj", "normal index 4 is out of range"},
-                      BadObj{"obj_zero_index.obj", "malformed index"},
-                      BadObj{"obj_nan_vertex.obj", ":1: non-finite position 'nan'"},
-                      BadObj{"obj_inf_normal.obj", "non-finite normal"},
-                      BadObj{"obj_huge_uv.obj", "non-finite uv"},
-                      BadObj{"obj_bad_number.obj", "malformed number in position '0.5x'"},
-                      BadObj{"obj_binary.obj", "no triangles"}),
+    ::testing::Values(
+        BadObj{"does_not_exist.obj", "not found"}, BadObj{"obj_garbage.obj", "no triangles"},
+        BadObj{"obj_empty.obj", "no triangles"}, BadObj{"obj_truncated_face.obj", ":4: face with 2 corners"},
+        BadObj{"obj_truncated_vertex.obj", ":3: malformed 'v' line"},
+        BadObj{"obj_index_out_of_range.obj", ":4: position index 9 is out of range"},
+        BadObj{"obj_negative_index_out_of_range.obj", "reaches before the first"},
+        BadObj{"obj_normal_index_out_of_range.obj", "normal index 4 is out of range"},
+        BadObj{"obj_zero_index.obj", "malformed index"}, BadObj{"obj_nan_vertex.obj", ":1: non-finite position 'nan'"},
+        BadObj{"obj_inf_normal.obj", "non-finite normal"}, BadObj{"obj_huge_uv.obj", "non-finite uv"},
+        BadObj{"obj_bad_number.obj", "malformed number in position '0.5x'"}, BadObj{"obj_binary.obj", "no triangles"}),
     [](const ::testing::TestParamInfo<BadObj>& param_info) {
       std::string name = param_info.param.file;
       return name.substr(0, name.find('.'));

@@ -49,8 +49,7 @@ Mesh make_sphere(float radius, int segments, int rings) {
     for (int j = 0; j <= segments; ++j) {
       const float phi = 2.0f * kPi * float(j % segments) / float(segments);
       const glm::vec3 n(sin_t * std::cos(phi), cos_t, sin_t * std::sin(phi));
-      mesh.vertices.push_back(
-          {n * radius, n, glm::vec2(float(j) / float(segments), float(i) / float(rings))});
+      mesh.vertices.push_back({n * radius, n, glm::vec2(float(j) / float(segments), float(i) / float(rings))});
     }
   }
   // Ring i is the row, segment j the column; the pole rows lose their degenerate triangle.
@@ -80,9 +79,8 @@ Mesh make_box(glm::vec3 size) {
     glm::vec3 n, right, up;
   };
   static constexpr Face kFaces[6] = {
-      {{1, 0, 0}, {0, 0, -1}, {0, 1, 0}}, {{-1, 0, 0}, {0, 0, 1}, {0, 1, 0}},
-      {{0, 1, 0}, {1, 0, 0}, {0, 0, -1}}, {{0, -1, 0}, {1, 0, 0}, {0, 0, 1}},
-      {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}},  {{0, 0, -1}, {-1, 0, 0}, {0, 1, 0}},
+      {{1, 0, 0}, {0, 0, -1}, {0, 1, 0}}, {{-1, 0, 0}, {0, 0, 1}, {0, 1, 0}}, {{0, 1, 0}, {1, 0, 0}, {0, 0, -1}},
+      {{0, -1, 0}, {1, 0, 0}, {0, 0, 1}}, {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}},  {{0, 0, -1}, {-1, 0, 0}, {0, 1, 0}},
   };
   const glm::vec3 half = size * 0.5f;
   Mesh mesh;
@@ -99,8 +97,7 @@ Mesh make_box(glm::vec3 size) {
     mesh.vertices.push_back({c + r - u, f.n, {1.0f, 1.0f}});
     mesh.vertices.push_back({c - r - u, f.n, {0.0f, 1.0f}});
     // Counter-clockwise from outside: bottom-left, bottom-right, top-right, top-left.
-    mesh.indices.insert(mesh.indices.end(),
-                        {base + 3, base + 2, base + 1, base + 3, base + 1, base + 0});
+    mesh.indices.insert(mesh.indices.end(), {base + 3, base + 2, base + 1, base + 3, base + 1, base + 0});
   }
   compute_bounds(mesh);
   return mesh;
@@ -119,8 +116,8 @@ Mesh make_plane(glm::vec2 size, glm::ivec2 cells, float uv_scale) {
     const float tz = float(j) / float(cells.y);
     for (int i = 0; i <= cells.x; ++i) {
       const float tx = float(i) / float(cells.x);
-      mesh.vertices.push_back({glm::vec3((tx - 0.5f) * size.x, 0.0f, (tz - 0.5f) * size.y),
-                               glm::vec3(0.0f, 1.0f, 0.0f), glm::vec2(tx, tz) * uv_scale});
+      mesh.vertices.push_back({glm::vec3((tx - 0.5f) * size.x, 0.0f, (tz - 0.5f) * size.y), glm::vec3(0.0f, 1.0f, 0.0f),
+                               glm::vec2(tx, tz) * uv_scale});
     }
   }
   append_grid_triangles(mesh, cells.x, cells.y);  // +Z x +X = +Y
@@ -144,9 +141,8 @@ Mesh make_torus(float major_radius, float minor_radius, int major_segments, int 
       const float phi = 2.0f * kPi * float(i % major_segments) / float(major_segments);
       const glm::vec3 radial(std::cos(phi), 0.0f, std::sin(phi));
       const glm::vec3 n = radial * ct + glm::vec3(0.0f, st, 0.0f);
-      mesh.vertices.push_back(
-          {radial * major_radius + n * minor_radius, n,
-           glm::vec2(float(i) / float(major_segments), float(j) / float(minor_segments))});
+      mesh.vertices.push_back({radial * major_radius + n * minor_radius, n,
+                               glm::vec2(float(i) / float(major_segments), float(j) / float(minor_segments))});
     }
   }
   // i runs along the ring (phi), j around the tube (theta): d(theta) x d(phi) points outwards.

@@ -13,8 +13,8 @@ using scene_testing::expect_well_formed;
 bool same_mesh(const Mesh& a, const Mesh& b) {
   if (a.vertices.size() != b.vertices.size() || a.indices != b.indices) return false;
   for (size_t i = 0; i < a.vertices.size(); ++i) {
-    if (a.vertices[i].position != b.vertices[i].position ||
-        a.vertices[i].normal != b.vertices[i].normal || a.vertices[i].uv != b.vertices[i].uv) {
+    if (a.vertices[i].position != b.vertices[i].position || a.vertices[i].normal != b.vertices[i].normal ||
+        a.vertices[i].uv != b.vertices[i].uv) {
       return false;
     }
   }
@@ -140,8 +140,7 @@ TEST(TorusGenerator, RejectsBadParameters) {
 TEST(ShapeGenerators, AreDeterministic) {
   EXPECT_TRUE(same_mesh(make_sphere(1.5f, 20, 10), make_sphere(1.5f, 20, 10)));
   EXPECT_TRUE(same_mesh(make_torus(1.0f, 0.3f, 20, 10), make_torus(1.0f, 0.3f, 20, 10)));
-  EXPECT_TRUE(same_mesh(make_plane(glm::vec2(3.0f), glm::ivec2(4)),
-                        make_plane(glm::vec2(3.0f), glm::ivec2(4))));
+  EXPECT_TRUE(same_mesh(make_plane(glm::vec2(3.0f), glm::ivec2(4)), make_plane(glm::vec2(3.0f), glm::ivec2(4))));
   EXPECT_FALSE(same_mesh(make_sphere(1.5f, 20, 10), make_sphere(1.5f, 20, 11)));
 }
 

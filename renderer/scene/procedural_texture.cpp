@@ -68,13 +68,12 @@ Image make_bricks_image(const BricksParams& p) {
       if (fx >= float(p.size)) fx -= float(p.size);
       const int col = std::min(int(fx / brick_w), p.columns - 1);
       const float lx = fx - float(col) * brick_w;
-      const bool in_mortar = lx < half_mortar || lx > brick_w - half_mortar || ly < half_mortar ||
-                             ly > brick_h - half_mortar;
+      const bool in_mortar =
+          lx < half_mortar || lx > brick_w - half_mortar || ly < half_mortar || ly > brick_h - half_mortar;
       if (in_mortar) {
         img.at(x, y) = mortar;
       } else {
-        const float r =
-            noise::unit_float(noise::hash_combine(p.seed, uint32_t(row), uint32_t(col)));
+        const float r = noise::unit_float(noise::hash_combine(p.seed, uint32_t(row), uint32_t(col)));
         const float shade = 1.0f + p.variation * (2.0f * r - 1.0f);
         img.at(x, y) = encode(glm::clamp(p.brick_color * shade, 0.0f, 1.0f));
       }

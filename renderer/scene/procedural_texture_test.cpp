@@ -34,8 +34,8 @@ TEST(ProceduralTexture, BricksHaveMortarLinesAndVaryingBricks) {
   p.mortar = 0.125f;  // 2 texels of a 16-texel course: 1 on each edge
   p.variation = 0.3f;
   const Image img = make_bricks_image(p);
-  const Rgba8 mortar = pack_rgba8(encode_srgb8(p.mortar_color.r), encode_srgb8(p.mortar_color.g),
-                                  encode_srgb8(p.mortar_color.b));
+  const Rgba8 mortar =
+      pack_rgba8(encode_srgb8(p.mortar_color.r), encode_srgb8(p.mortar_color.g), encode_srgb8(p.mortar_color.b));
   for (int x = 0; x < 64; ++x) {
     EXPECT_EQ(img.at(x, 0), mortar);   // top edge of course 0
     EXPECT_EQ(img.at(x, 15), mortar);  // bottom edge of course 0

@@ -79,8 +79,7 @@ class NameTable {
     if (name.empty()) where.fail("name must not be empty");
     const auto [it, inserted] = index_.try_emplace(name, uint32_t(index));
     if (!inserted) {
-      where.fail("duplicate name \"" + name + "\" (first used by " +
-                 join(list_, size_t(it->second)) + ")");
+      where.fail("duplicate name \"" + name + "\" (first used by " + join(list_, size_t(it->second)) + ")");
     }
     order_.push_back(name);
   }
@@ -106,8 +105,7 @@ class NameTable {
 // Reads the document; `base` is the folder relative paths resolve against.
 class SceneReader {
  public:
-  SceneReader(const std::filesystem::path& path, const std::string& file)
-      : base_(path.parent_path()), file_(file) {}
+  SceneReader(const std::filesystem::path& path, const std::string& file) : base_(path.parent_path()), file_(file) {}
 
   Scene read(const Json& doc);
 
@@ -189,8 +187,7 @@ class SceneReader {
   std::vector<uint32_t> lod_coarsest_;
 };
 
-SceneReader::MeshBuilder SceneReader::read_mesh(const Json& j, const std::string& path,
-                                                size_t index) {
+SceneReader::MeshBuilder SceneReader::read_mesh(const Json& j, const std::string& path, size_t index) {
   ObjectReader r(j, file_, path);
   const std::string name = r.string("name");
   meshes_.add(name, index, r.at("name"));
@@ -217,8 +214,7 @@ SceneReader::MeshBuilder SceneReader::read_mesh(const Json& j, const std::string
   };
 }
 
-SceneReader::MeshBuilder SceneReader::read_generated_mesh(ObjectReader& r,
-                                                          const std::string& generator) {
+SceneReader::MeshBuilder SceneReader::read_generated_mesh(ObjectReader& r, const std::string& generator) {
   const Where where = r.at("generator");
   if (generator == "terrain") {
     const TerrainParams p = read_terrain_params(r);
@@ -260,12 +256,10 @@ SceneReader::MeshBuilder SceneReader::read_generated_mesh(ObjectReader& r,
     r.finish();
     reserve_triangles(2 * uint64_t(major_segments) * uint64_t(minor_segments), where);
     return [this, where, major, minor, major_segments, minor_segments] {
-      return at_path(where,
-                     [&] { return make_torus(major, minor, major_segments, minor_segments); });
+      return at_path(where, [&] { return make_torus(major, minor, major_segments, minor_segments); });
     };
   }
-  where.fail("unknown generator \"" + generator +
-             "\" (expected terrain, sphere, box, plane, torus)");
+  where.fail("unknown generator \"" + generator + "\" (expected terrain, sphere, box, plane, torus)");
 }
 
 Texture SceneReader::read_texture(const Json& j, const std::string& path, size_t index) {
@@ -367,10 +361,12 @@ TessellationSettings SceneReader::read_tessellation(const Json& j, const std::st
   ObjectReader r(j, file_, path);
   TessellationSettings t;
   t.mode = read_choice(r, "mode", t.mode, "mode",
-                       {{"constant", TessFactorMode::constant}, {"distance", TessFactorMode::distance},
+                       {{"constant", TessFactorMode::constant},
+                        {"distance", TessFactorMode::distance},
                         {"edge_length", TessFactorMode::edge_length}});
   t.spacing = read_choice(r, "spacing", t.spacing, "spacing",
-                          {{"equal", TessSpacing::kEqual}, {"fractional_odd", TessSpacing::kFractionalOdd},
+                          {{"equal", TessSpacing::kEqual},
+                           {"fractional_odd", TessSpacing::kFractionalOdd},
                            {"fractional_even", TessSpacing::kFractionalEven}});
   t.level = r.number("level", t.level, {1.0, double(kMaxTessLevel)});
   t.reference_distance = r.number("reference_distance", t.reference_distance, {0.0, kMaxCoordinate, true});
@@ -396,7 +392,8 @@ PatchMesh SceneReader::read_patch_mesh(const Json& j, const std::string& path, s
     const uint32_t source = meshes_.lookup(r.string("pn_triangles"), r.at("pn_triangles"), "mesh");
     r.finish();
     patches_ += meshes[source].triangle_count();
-    if (patches_ > kMaxScenePatches) r.at("pn_triangles").fail("the scene would hold more than " + std::to_string(kMaxScenePatches) + " patches");
+    if (patches_ > kMaxScenePatches)
+      r.at("pn_triangles").fail("the scene would hold more than " + std::to_string(kMaxScenePatches) + " patches");
     mesh = make_pn_triangles(meshes[source]);
   } else {
     const Where where = r.at("generator");
@@ -410,14 +407,16 @@ PatchMesh SceneReader::read_patch_mesh(const Json& j, const std::string& path, s
       p.uv_scale = r.number("uv_scale", p.uv_scale, kUvScale);
       r.finish();
       patches_ += uint64_t(p.patches) * uint64_t(p.patches);
-      if (patches_ > kMaxScenePatches) where.fail("the scene would hold more than " + std::to_string(kMaxScenePatches) + " patches");
+      if (patches_ > kMaxScenePatches)
+        where.fail("the scene would hold more than " + std::to_string(kMaxScenePatches) + " patches");
       mesh = at_path(where, [&] { return make_bezier_grid(p); });
     } else if (generator == "patch_terrain") {
       const TerrainParams p = read_terrain_params(r);
       const int patches = r.integer("patches", 16, 1, 256);
       r.finish();
       patches_ += uint64_t(patches) * uint64_t(patches);
-      if (patches_ > kMaxScenePatches) where.fail("the scene would hold more than " + std::to_string(kMaxScenePatches) + " patches");
+      if (patches_ > kMaxScenePatches)
+        where.fail("the scene would hold more than " + std::to_string(kMaxScenePatches) + " patches");
       mesh = at_path(where, [&] { return make_patch_terrain(p, patches); });
     } else {
       where.fail("unknown patch generator \"" + generator + "\" (expected bezier_grid, patch_terrain)");
@@ -439,7 +438,8 @@ Instance SceneReader::read_instance(const Json& j, const std::string& path, bool
   } else {
     const std::string mesh = r.string("mesh");
     patch = patch_meshes_.contains(mesh);
-    inst.mesh = patch ? patch_meshes_.lookup(mesh, r.at("mesh"), "patch mesh") : meshes_.lookup(mesh, r.at("mesh"), "mesh");
+    inst.mesh =
+        patch ? patch_meshes_.lookup(mesh, r.at("mesh"), "patch mesh") : meshes_.lookup(mesh, r.at("mesh"), "mesh");
   }
   inst.material = materials_.lookup(r.string("material"), r.at("material"), "material");
   if (r.has("transform") && r.has("matrix")) {
@@ -472,7 +472,8 @@ LodGroup SceneReader::read_lod_group(const Json& j, const std::string& path, siz
   LodGroup g;
   g.name = r.string("name");
   lod_groups_.add(g.name, index, r.at("name"));
-  if (r.has("levels") == r.has("mesh")) r.here().fail("needs exactly one of \"levels\" or \"mesh\" (with \"generate\")");
+  if (r.has("levels") == r.has("mesh"))
+    r.here().fail("needs exactly one of \"levels\" or \"mesh\" (with \"generate\")");
   if (const Json* lv = r.find("levels")) {
     const Where where = r.at("levels");
     const auto& items = as_array(*lv, where);
@@ -530,8 +531,8 @@ std::vector<Instance> SceneReader::read_grid(const Json& j, const std::string& p
   p.count = r.ivec3("count", p.count, 1, int64_t(kMaxGridInstances));
   const uint64_t total = uint64_t(p.count.x) * uint64_t(p.count.y) * uint64_t(p.count.z);
   if (total > kMaxGridInstances) {
-    r.at("count").fail(std::to_string(total) + " instances, at most " +
-                       std::to_string(kMaxGridInstances) + " per grid");
+    r.at("count").fail(std::to_string(total) + " instances, at most " + std::to_string(kMaxGridInstances) +
+                       " per grid");
   }
   p.spacing = r.vec3_or_scalar("spacing", p.spacing, kCoordinate);
   p.origin = r.vec3("origin", p.origin, kCoordinate);
@@ -601,15 +602,14 @@ Camera SceneReader::read_camera(const Json& j, const std::string& path, bool all
 Scene SceneReader::read(const Json& doc) {
   Scene scene;
   ObjectReader root(doc, file_, "");
-  root.allow_only({"description", "meshes", "lod_groups", "patch_meshes", "textures", "materials", "instances", "grids", "lights",
-                   "camera", "cameras", "ambient", "background", "fog", "tone_mapping"});
+  root.allow_only({"description", "meshes", "lod_groups", "patch_meshes", "textures", "materials", "instances", "grids",
+                   "lights", "camera", "cameras", "ambient", "background", "fog", "tone_mapping"});
   if (const Json* d = root.find("description")) strict_json::as_string(*d, root.at("description"));
 
   if (const Json* list = root.find("meshes")) {
     const auto& items = as_array(*list, root.at("meshes"));
     std::vector<MeshBuilder> builders;
-    for (size_t i = 0; i < items.size(); ++i)
-      builders.push_back(read_mesh(items[i], join("meshes", i), i));
+    for (size_t i = 0; i < items.size(); ++i) builders.push_back(read_mesh(items[i], join("meshes", i), i));
     for (const MeshBuilder& build : builders) scene.meshes.push_back(build());
   }
   for (const Mesh& m : scene.meshes) {
@@ -660,8 +660,8 @@ Scene SceneReader::read(const Json& doc) {
     for (size_t i = 0; i < items.size(); ++i) {
       std::vector<Instance> grid = read_grid(items[i], join("grids", i), scene.meshes);
       if (scene.instances.size() + grid.size() > kMaxGridInstances) {
-        Where{file_, join("grids", i)}.fail("the scene would exceed " +
-                                            std::to_string(kMaxGridInstances) + " instances");
+        Where{file_, join("grids", i)}.fail("the scene would exceed " + std::to_string(kMaxGridInstances) +
+                                            " instances");
       }
       scene.instances.insert(scene.instances.end(), grid.begin(), grid.end());
     }
@@ -672,8 +672,7 @@ Scene SceneReader::read(const Json& doc) {
     if (items.size() > size_t(kMaxLights)) {
       where.fail(std::to_string(items.size()) + " lights, at most " + std::to_string(kMaxLights));
     }
-    for (size_t i = 0; i < items.size(); ++i)
-      scene.lights.push_back(read_light(items[i], join("lights", i)));
+    for (size_t i = 0; i < items.size(); ++i) scene.lights.push_back(read_light(items[i], join("lights", i)));
   }
   scene.camera = read_camera(root.require("camera"), "camera", false);
   if (const Json* list = root.find("cameras")) {
@@ -693,7 +692,8 @@ Scene SceneReader::read(const Json& doc) {
   if (const Json* t = root.find("tone_mapping")) {
     ObjectReader tr(*t, file_, "tone_mapping");
     scene.tone_mapping = read_choice(tr, "operator", scene.tone_mapping, "tone mapping operator",
-                                     {{"clamp", ToneMapping::clamp}, {"reinhard", ToneMapping::reinhard},
+                                     {{"clamp", ToneMapping::clamp},
+                                      {"reinhard", ToneMapping::reinhard},
                                       {"exponential", ToneMapping::exponential}});
     scene.exposure = tr.number("exposure", scene.exposure, {0.0, kMaxExposure, true});
     tr.finish();

@@ -19,9 +19,7 @@ using scene_testing::source_dir;
 constexpr const char* kCamera = R"("camera": {"position": [0, 2, 5], "target": [0, 0, 0]})";
 
 // Writes a scene document into a scratch folder and loads it.
-Scene load_text(const ScratchDir& dir, const std::string& body) {
-  return load_scene(dir.write("scene.json", body));
-}
+Scene load_text(const ScratchDir& dir, const std::string& body) { return load_scene(dir.write("scene.json", body)); }
 
 TEST(SceneJson, DefaultSceneLoadsAndExercisesEveryFeature) {
   const std::filesystem::path path = source_dir() / "assets/default.json";
@@ -60,12 +58,12 @@ TEST(SceneJson, ShippedScenesLoadWithTheirTriangleBudgets) {
     size_t min_triangles;
     size_t max_triangles;
   };
-  for (const Expect& e : {Expect{"assets/bench/terrain_1m.json", 1000000, 2000000},
-                          Expect{"assets/bench/instances_1m.json", 1000000, 4000000},
-                          Expect{"assets/bench/objects.json", 80000, 200000},
-                          Expect{"assets/conformance/textured_quad.json", 2, 10000},
-                          Expect{"assets/conformance/lit_spheres.json", 1000, 100000},
-                          Expect{"assets/conformance/textured_box.json", 12, 10000}}) {
+  for (const Expect& e :
+       {Expect{"assets/bench/terrain_1m.json", 1000000, 2000000},
+        Expect{"assets/bench/instances_1m.json", 1000000, 4000000}, Expect{"assets/bench/objects.json", 80000, 200000},
+        Expect{"assets/conformance/textured_quad.json", 2, 10000},
+        Expect{"assets/conformance/lit_spheres.json", 1000, 100000},
+        Expect{"assets/conformance/textured_box.json", 12, 10000}}) {
     const Scene s = load_scene(source_dir() / e.file);
     EXPECT_GE(s.triangle_count(), e.min_triangles) << e.file;
     EXPECT_LE(s.triangle_count(), e.max_triangles) << e.file;
@@ -91,7 +89,8 @@ TEST(SceneJson, MinimalSceneGetsDocumentedDefaults) {
 
 TEST(SceneJson, PatchMeshesAndTheirInstances) {
   ScratchDir dir;
-  const Scene s = load_text(dir, std::string(R"({"meshes": [{"name": "ball", "generator": "sphere", "segments": 8, "rings": 4}],
+  const Scene s =
+      load_text(dir, std::string(R"({"meshes": [{"name": "ball", "generator": "sphere", "segments": 8, "rings": 4}],
     "patch_meshes": [
       {"name": "hills", "generator": "bezier_grid", "patches": 3, "size": 6, "tessellation": {"mode": "constant", "level": 5, "spacing": "equal"}},
       {"name": "smooth", "pn_triangles": "ball", "tessellation": {"mode": "distance", "reference_distance": 4, "cull": false}},
@@ -99,7 +98,7 @@ TEST(SceneJson, PatchMeshesAndTheirInstances) {
     "materials": [{"name": "m"}],
     "instances": [{"mesh": "ball", "material": "m"}, {"mesh": "smooth", "material": "m"}, {"mesh": "hills", "material": "m"},
                   {"mesh": "land", "material": "m", "transform": {"translate": [0, -1, 0]}}], )") +
-                                      kCamera + "}");
+                         kCamera + "}");
   ASSERT_EQ(s.patch_meshes.size(), 3u);
   EXPECT_EQ(s.patch_meshes[0].kind, PatchKind::bezier_quad);
   EXPECT_EQ(s.patch_meshes[0].patch_count(), 9u);
@@ -122,9 +121,10 @@ TEST(SceneJson, PatchMeshesAndTheirInstances) {
 
 TEST(SceneJson, HighlightsFogAndToneMappingAreRead) {
   ScratchDir dir;
-  const Scene s = load_text(dir, std::string(R"({"materials": [{"name": "a"}, {"name": "b", "specular": [0.5, 0.25, 1], "shininess": 64}],
+  const Scene s = load_text(
+      dir, std::string(R"({"materials": [{"name": "a"}, {"name": "b", "specular": [0.5, 0.25, 1], "shininess": 64}],
     "fog": {"color": [0.1, 0.2, 0.3], "density": 0.05}, "tone_mapping": {"operator": "exponential", "exposure": 2.5}, )") +
-                                      kCamera + "}");
+               kCamera + "}");
   ASSERT_EQ(s.materials.size(), 2u);
   EXPECT_EQ(s.materials[0].specular, glm::vec3(0.0f));
   EXPECT_EQ(s.materials[0].shininess, 32.0f);
@@ -263,10 +263,8 @@ TEST(SceneJson, DocumentationExampleLoads) {
   ScratchDir dir;
   std::filesystem::create_directories(dir.path() / "meshes");
   std::filesystem::create_directories(dir.path() / "textures");
-  std::filesystem::copy_file(source_dir() / "assets/meshes/rock.obj",
-                             dir.path() / "meshes/rock.obj");
-  std::filesystem::copy_file(source_dir() / "assets/textures/tiles.png",
-                             dir.path() / "textures/tiles.png");
+  std::filesystem::copy_file(source_dir() / "assets/meshes/rock.obj", dir.path() / "meshes/rock.obj");
+  std::filesystem::copy_file(source_dir() / "assets/textures/tiles.png", dir.path() / "textures/tiles.png");
   const Scene s = load_scene(dir.write("example.json", md.substr(begin + 8, end - begin - 8)));
   EXPECT_EQ(s.meshes.size(), 4u);
   EXPECT_EQ(s.instances.size(), 4u + 12u);
@@ -281,8 +279,7 @@ TEST(SceneJson, IsDeterministic) {
   ASSERT_EQ(a.meshes.size(), b.meshes.size());
   for (size_t i = 0; i < a.meshes.size(); ++i) EXPECT_EQ(a.meshes[i].indices, b.meshes[i].indices);
   ASSERT_EQ(a.instances.size(), b.instances.size());
-  for (size_t i = 0; i < a.instances.size(); ++i)
-    EXPECT_EQ(a.instances[i].transform, b.instances[i].transform);
+  for (size_t i = 0; i < a.instances.size(); ++i) EXPECT_EQ(a.instances[i].transform, b.instances[i].transform);
 }
 
 // Every file in tests/data/bad that is a scene must fail with the scene file's name, the JSON
@@ -421,25 +418,20 @@ TEST(SceneJson, MoreStrictnessCases) {
     std::string says;
   };
   const std::vector<Case> cases = {
-      {R"({"meshes": [{"name": "x"}], )" + cam + "}",
-       "meshes[0]: needs exactly one of \"obj\" or \"generator\""},
+      {R"({"meshes": [{"name": "x"}], )" + cam + "}", "meshes[0]: needs exactly one of \"obj\" or \"generator\""},
       {R"({"meshes": [{"name": "x", "obj": "a.obj", "generator": "box"}], )" + cam + "}",
        "meshes[0]: needs exactly one"},
-      {R"({"meshes": [{"generator": "box"}], )" + cam + "}",
-       "meshes[0]: missing required key \"name\""},
-      {R"({"meshes": [{"name": "", "generator": "box"}], )" + cam + "}",
-       "meshes[0].name: name must not be empty"},
+      {R"({"meshes": [{"generator": "box"}], )" + cam + "}", "meshes[0]: missing required key \"name\""},
+      {R"({"meshes": [{"name": "", "generator": "box"}], )" + cam + "}", "meshes[0].name: name must not be empty"},
       {R"({"meshes": {"name": "x"}, )" + cam + "}", "meshes: expected an array, got an object"},
       {R"({"meshes": [{"name": "x", "generator": "sphere", "radius": 0}], )" + cam + "}",
        "meshes[0].radius: 0 is out of range (0, 1000000]"},
       {R"({"meshes": [{"name": "x", "generator": "plane", "cells": [0, 2]}], )" + cam + "}",
        "meshes[0].cells[0]: 0 is out of range [1, 4096]"},
-      {R"({"meshes": [{"name": "x", "generator": "box", "radius": 1}], )" + cam + "}",
-       "meshes[0].radius: unknown key"},
+      {R"({"meshes": [{"name": "x", "generator": "box", "radius": 1}], )" + cam + "}", "meshes[0].radius: unknown key"},
       {R"({"textures": [{"name": "t", "generator": "marble"}], )" + cam + "}",
        "textures[0].generator: unknown generator \"marble\""},
-      {R"({"textures": [{"name": "t", "generator": "checker", "size": 8, "cells": 9}], )" + cam +
-           "}",
+      {R"({"textures": [{"name": "t", "generator": "checker", "size": 8, "cells": 9}], )" + cam + "}",
        "textures[0].cells: 9 is out of range [1, 8]"},
       {R"({"textures": [{"name": "t", "generator": "noise", "size": 100000}], )" + cam + "}",
        "textures[0].size: 100000 is out of range"},
@@ -458,13 +450,16 @@ TEST(SceneJson, MoreStrictnessCases) {
        "patch_meshes[0].generator: unknown patch generator \"teapot\" (expected bezier_grid, patch_terrain)"},
       {R"({"patch_meshes": [{"name": "p"}], )" + cam + "}",
        "patch_meshes[0]: needs exactly one of \"pn_triangles\" or \"generator\""},
-      {R"({"meshes": [{"name": "b", "generator": "box"}], "patch_meshes": [{"name": "b", "generator": "bezier_grid"}], )" + cam + "}",
+      {R"({"meshes": [{"name": "b", "generator": "box"}], "patch_meshes": [{"name": "b", "generator": "bezier_grid"}], )" +
+           cam + "}",
        "patch_meshes[0].name: \"b\" is already a mesh name"},
-      {R"({"patch_meshes": [{"name": "p", "generator": "bezier_grid", "tessellation": {"mode": "screen"}}], )" + cam + "}",
+      {R"({"patch_meshes": [{"name": "p", "generator": "bezier_grid", "tessellation": {"mode": "screen"}}], )" + cam +
+           "}",
        "patch_meshes[0].tessellation.mode: unknown mode \"screen\" (expected constant, distance, edge_length)"},
       {R"({"patch_meshes": [{"name": "p", "generator": "bezier_grid", "tessellation": {"level": 65}}], )" + cam + "}",
        "patch_meshes[0].tessellation.level: 65 is out of range [1, 64]"},
-      {R"({"patch_meshes": [{"name": "p", "generator": "bezier_grid", "tessellation": {"spacing": "pow2"}}], )" + cam + "}",
+      {R"({"patch_meshes": [{"name": "p", "generator": "bezier_grid", "tessellation": {"spacing": "pow2"}}], )" + cam +
+           "}",
        "patch_meshes[0].tessellation.spacing: unknown spacing \"pow2\""},
       {R"({"patch_meshes": [{"name": "p", "generator": "patch_terrain", "patches": 0}], )" + cam + "}",
        "patch_meshes[0].patches: 0 is out of range [1, 256]"},
@@ -495,23 +490,18 @@ TEST(SceneJson, MoreStrictnessCases) {
        "grids[0].mesh: unknown mesh \"c\" (declared: b)"},
       {R"({"lights": [{"type": "directional", "direction": [0, 0, 0]}], )" + cam + "}",
        "lights[0].direction: must not be the zero vector"},
-      {R"({"lights": [{"type": "directional"}], )" + cam + "}",
-       "lights[0]: missing required key \"direction\""},
-      {R"({"lights": [{"type": "point", "position": [0, 1, 0], "direction": [0, 1, 0]}], )" + cam +
-           "}",
+      {R"({"lights": [{"type": "directional"}], )" + cam + "}", "lights[0]: missing required key \"direction\""},
+      {R"({"lights": [{"type": "point", "position": [0, 1, 0], "direction": [0, 1, 0]}], )" + cam + "}",
        "lights[0].direction: unknown key"},
       {R"({"lights": [{"type": "point", "position": [0, 1, 0], "intensity": -1}], )" + cam + "}",
        "lights[0].intensity: -1 is out of range"},
-      {R"({"camera": {"position": [0, 5, 0], "target": [0, 0, 0]}})",
-       "camera.up: is parallel to the view direction"},
+      {R"({"camera": {"position": [0, 5, 0], "target": [0, 0, 0]}})", "camera.up: is parallel to the view direction"},
       {R"({"camera": {"position": [0, 5, 1], "target": [0, 0, 0], "fov_y_degrees": 180}})",
        "camera.fov_y_degrees: 180 is out of range (0, 180)"},
-      {R"({"camera": {"position": [0, 5, 1], "target": [0, 0, 0], "name": "main"}})",
-       "camera.name: unknown key"},
+      {R"({"camera": {"position": [0, 5, 1], "target": [0, 0, 0], "name": "main"}})", "camera.name: unknown key"},
       {R"({"cameras": [{"name": "", "position": [0, 5, 1], "target": [0, 0, 0]}], )" + cam + "}",
        "cameras[0].name: name must not be empty"},
-      {R"({"cameras": [{"position": [0, 5, 1]}], )" + cam + "}",
-       "cameras[0]: missing required key \"target\""},
+      {R"({"cameras": [{"position": [0, 5, 1]}], )" + cam + "}", "cameras[0]: missing required key \"target\""},
       {R"({"ambient": 0.5, )" + cam + "}", "ambient: expected an array of 3 numbers, got a number"},
       {R"({"background": [0, 0, 1e40], )" + cam + "}", "background[2]"},
       {R"({"description": 5, )" + cam + "}", "description: expected a string"},

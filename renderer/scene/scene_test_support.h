@@ -22,8 +22,7 @@ class ScratchDir {
   ScratchDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     path_ = std::filesystem::temp_directory_path() /
-            ("tessera_scene_test_" + std::to_string(::getpid()) + "_" + info->test_suite_name() +
-             "_" + info->name());
+            ("tessera_scene_test_" + std::to_string(::getpid()) + "_" + info->test_suite_name() + "_" + info->name());
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
@@ -50,8 +49,7 @@ inline std::filesystem::path source_dir() { return std::filesystem::path(TESSERA
 
 // Runs f, which must throw tessera::Error whose message contains every one of `parts`.
 // Returns the message for further checks.
-inline std::string expect_error(const std::function<void()>& f,
-                                std::initializer_list<std::string> parts) {
+inline std::string expect_error(const std::function<void()>& f, std::initializer_list<std::string> parts) {
   try {
     f();
   } catch (const Error& e) {

@@ -27,22 +27,17 @@ void validate_mesh(const Mesh& mesh, const std::string& where) {
     throw Error(where + ": more vertices than 32-bit indices can address");
   }
   if (mesh.indices.size() % 3 != 0) {
-    throw Error(where + ": index count " + std::to_string(mesh.indices.size()) +
-                " is not a multiple of 3");
+    throw Error(where + ": index count " + std::to_string(mesh.indices.size()) + " is not a multiple of 3");
   }
   for (size_t i = 0; i < mesh.indices.size(); ++i) {
     if (mesh.indices[i] >= mesh.vertices.size()) {
-      throw Error(where + ": indices[" + std::to_string(i) +
-                  "] = " + std::to_string(mesh.indices[i]) + " is not below the vertex count " +
-                  std::to_string(mesh.vertices.size()));
+      throw Error(where + ": indices[" + std::to_string(i) + "] = " + std::to_string(mesh.indices[i]) +
+                  " is not below the vertex count " + std::to_string(mesh.vertices.size()));
     }
   }
   for (size_t i = 0; i < mesh.vertices.size(); ++i) {
     const Vertex& v = mesh.vertices[i];
-    const char* bad = !finite(v.position) ? "position"
-                      : !finite(v.normal) ? "normal"
-                      : !finite(v.uv)     ? "uv"
-                                          : nullptr;
+    const char* bad = !finite(v.position) ? "position" : !finite(v.normal) ? "normal" : !finite(v.uv) ? "uv" : nullptr;
     if (bad) {
       throw Error(where + ": vertices[" + std::to_string(i) + "] has a non-finite " + bad);
     }
@@ -54,11 +49,9 @@ void validate_texture(const Texture& tex, const std::string& where) {
   for (size_t l = 0; l < tex.levels.size(); ++l) {
     const Image& img = tex.levels[l];
     const std::string level = where + ": level " + std::to_string(l);
-    if (img.width <= 0 || img.height <= 0 ||
-        img.pixels.size() != size_t(img.width) * size_t(img.height)) {
-      throw Error(level + " is malformed (" + std::to_string(img.width) + "x" +
-                  std::to_string(img.height) + ", " + std::to_string(img.pixels.size()) +
-                  " pixels)");
+    if (img.width <= 0 || img.height <= 0 || img.pixels.size() != size_t(img.width) * size_t(img.height)) {
+      throw Error(level + " is malformed (" + std::to_string(img.width) + "x" + std::to_string(img.height) + ", " +
+                  std::to_string(img.pixels.size()) + " pixels)");
     }
     if (l > 0) {
       const Image& prev = tex.levels[l - 1];
@@ -123,7 +116,8 @@ void validate_scene(const Scene& scene, const std::string& what) {
       throw Error(where + ": needs 1.." + std::to_string(kMaxLodLevels) + " levels and one range per level");
     }
     for (size_t l = 0; l < g.levels.size(); ++l) {
-      if (g.levels[l] >= scene.meshes.size()) throw Error(where + ": level " + std::to_string(l) + " names a missing mesh");
+      if (g.levels[l] >= scene.meshes.size())
+        throw Error(where + ": level " + std::to_string(l) + " names a missing mesh");
       if (!(std::isfinite(g.ranges[l]) && g.ranges[l] > 0.0f) || (l > 0 && !(g.ranges[l] > g.ranges[l - 1]))) {
         throw Error(where + ": ranges must be finite, positive and strictly increasing");
       }
@@ -141,8 +135,8 @@ void validate_scene(const Scene& scene, const std::string& what) {
                   std::to_string(scene.meshes.size()) + " meshes)");
     }
     if (inst.material >= scene.materials.size()) {
-      throw Error(where + ": material index " + std::to_string(inst.material) +
-                  " is out of range (" + std::to_string(scene.materials.size()) + " materials)");
+      throw Error(where + ": material index " + std::to_string(inst.material) + " is out of range (" +
+                  std::to_string(scene.materials.size()) + " materials)");
     }
     for (int c = 0; c < 4; ++c) {
       for (int r = 0; r < 4; ++r) {
@@ -165,7 +159,8 @@ void validate_scene(const Scene& scene, const std::string& what) {
     }
     if (m.indices.size() % expected != 0) throw Error(where + ": index count is not a whole number of patches");
     for (uint32_t idx : m.indices) {
-      if (idx >= m.control_points.size()) throw Error(where + ": control point index " + std::to_string(idx) + " is out of range");
+      if (idx >= m.control_points.size())
+        throw Error(where + ": control point index " + std::to_string(idx) + " is out of range");
     }
     for (const Vertex& v : m.control_points) {
       if (!finite(v.position) || !finite(v.normal) || !std::isfinite(v.uv.x) || !std::isfinite(v.uv.y)) {
@@ -173,11 +168,13 @@ void validate_scene(const Scene& scene, const std::string& what) {
       }
     }
     const TessellationSettings& t = m.tessellation;
-    if (!(t.level >= 1.0f && t.level <= float(kMaxTessLevel))) throw Error(where + ": tessellation level must be in [1, 64]");
+    if (!(t.level >= 1.0f && t.level <= float(kMaxTessLevel)))
+      throw Error(where + ": tessellation level must be in [1, 64]");
     if (!(t.reference_distance > 0.0f && std::isfinite(t.reference_distance))) {
       throw Error(where + ": tessellation reference_distance must be positive and finite");
     }
-    if (!(t.edge_pixels >= 0.25f && t.edge_pixels <= 4096.0f)) throw Error(where + ": tessellation edge_pixels must be in [0.25, 4096]");
+    if (!(t.edge_pixels >= 0.25f && t.edge_pixels <= 4096.0f))
+      throw Error(where + ": tessellation edge_pixels must be in [0.25, 4096]");
     if (m.kind == PatchKind::displaced_quad) {
       const Heightfield* f = m.displacement.get();
       if (!f || f->resolution < 2 || f->heights.size() != size_t(f->resolution) * size_t(f->resolution) ||
@@ -197,7 +194,8 @@ void validate_scene(const Scene& scene, const std::string& what) {
       }
     }
     const float det = glm::determinant(glm::mat3(inst.transform));
-    if (!(std::fabs(det) > 1e-30f) || !std::isfinite(det)) throw Error(where + ": transform is singular (a zero scale?)");
+    if (!(std::fabs(det) > 1e-30f) || !std::isfinite(det))
+      throw Error(where + ": transform is singular (a zero scale?)");
   }
   if (scene.lights.size() > size_t(kMaxLights)) {
     throw Error(prefix + "lights: " + std::to_string(scene.lights.size()) + " lights, at most " +
@@ -215,8 +213,7 @@ void validate_scene(const Scene& scene, const std::string& what) {
     if (!(std::isfinite(l.intensity) && l.intensity >= 0.0f)) {
       throw Error(where + ": intensity must be finite and non-negative");
     }
-    if (l.type == LightType::directional &&
-        (!finite(l.direction) || glm::length(l.direction) == 0.0f)) {
+    if (l.type == LightType::directional && (!finite(l.direction) || glm::length(l.direction) == 0.0f)) {
       throw Error(where + ": direction must be finite and non-zero");
     }
     if (l.type == LightType::point && !finite(l.position)) {

@@ -48,8 +48,7 @@ TEST(SceneValidation, TriangleCountSumsOverInstances) {
 TEST(SceneValidation, RejectsBrokenMeshes) {
   Scene s = valid_scene();
   s.meshes[0].indices[7] = 24;
-  expect_error([&] { validate_scene(s, "scene.json"); },
-               {"scene.json", "meshes[0] \"box\"", "indices[7] = 24"});
+  expect_error([&] { validate_scene(s, "scene.json"); }, {"scene.json", "meshes[0] \"box\"", "indices[7] = 24"});
   s = valid_scene();
   s.meshes[0].indices.pop_back();
   expect_error([&] { validate_scene(s, "x"); }, {"not a multiple of 3"});

@@ -32,9 +32,7 @@ std::string type_name(const Json& j) {
 // at line 3, column 7: ...") is what a person needs.
 std::string without_exception_id(const std::string& what) {
   const size_t close = what.find("] ");
-  return (what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
-             ? what.substr(close + 2)
-             : what;
+  return (what.rfind("[json.exception.", 0) == 0 && close != std::string::npos) ? what.substr(close + 2) : what;
 }
 
 std::string format_number(double v) {
@@ -66,12 +64,8 @@ Json parse(const std::string& text, const std::string& file) {
   std::vector<ParseFrame> frames;
   auto track = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
     switch (event) {
-      case Json::parse_event_t::object_start:
-        frames.push_back({false, 0, {}, {}});
-        break;
-      case Json::parse_event_t::array_start:
-        frames.push_back({true, 0, {}, {}});
-        break;
+      case Json::parse_event_t::object_start: frames.push_back({false, 0, {}, {}}); break;
+      case Json::parse_event_t::array_start: frames.push_back({true, 0, {}, {}}); break;
       case Json::parse_event_t::key: {
         ParseFrame& f = frames.back();
         std::string key = parsed.get<std::string>();
@@ -110,17 +104,12 @@ bool Range::contains(double v) const {
 }
 
 std::string Range::describe() const {
-  return std::string(lo_open ? "(" : "[") + format_number(lo) + ", " + format_number(hi) +
-         (hi_open ? ")" : "]");
+  return std::string(lo_open ? "(" : "[") + format_number(lo) + ", " + format_number(hi) + (hi_open ? ")" : "]");
 }
 
-std::string join(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
+std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
-std::string join(const std::string& path, size_t index) {
-  return path + "[" + std::to_string(index) + "]";
-}
+std::string join(const std::string& path, size_t index) { return path + "[" + std::to_string(index) + "]"; }
 
 void Where::fail(const std::string& message) const {
   throw Error(file + ": " + (path.empty() ? std::string("top level") : path) + ": " + message);
@@ -145,16 +134,14 @@ int64_t as_integer(const Json& j, const Where& where, int64_t lo, int64_t hi) {
   if (j.is_number_unsigned()) {
     const uint64_t u = j.get<uint64_t>();
     if (u > uint64_t(std::numeric_limits<int64_t>::max())) {
-      where.fail(std::to_string(u) + " is out of range [" + std::to_string(lo) + ", " +
-                 std::to_string(hi) + "]");
+      where.fail(std::to_string(u) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     }
     v = int64_t(u);
   } else {
     v = j.get<int64_t>();
   }
   if (v < lo || v > hi) {
-    where.fail(std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " +
-               std::to_string(hi) + "]");
+    where.fail(std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
   return v;
 }
@@ -203,9 +190,7 @@ glm::vec<N, int> integers_array(const Json& j, const Where& where, int64_t lo, i
 
 }  // namespace
 
-glm::vec3 as_vec3(const Json& j, const Where& where, Range range) {
-  return numbers_array<3>(j, where, range);
-}
+glm::vec3 as_vec3(const Json& j, const Where& where, Range range) { return numbers_array<3>(j, where, range); }
 
 glm::vec3 as_vec3_or_scalar(const Json& j, const Where& where, Range range) {
   if (j.is_number()) return glm::vec3(float(as_number(j, where, range)));
@@ -285,9 +270,7 @@ glm::vec3 ObjectReader::vec3(const char* key, glm::vec3 fallback, Range range) {
   return j ? as_vec3(*j, at(key), range) : fallback;
 }
 
-glm::vec3 ObjectReader::required_vec3(const char* key, Range range) {
-  return as_vec3(require(key), at(key), range);
-}
+glm::vec3 ObjectReader::required_vec3(const char* key, Range range) { return as_vec3(require(key), at(key), range); }
 
 glm::vec3 ObjectReader::vec3_or_scalar(const char* key, glm::vec3 fallback, Range range) {
   const Json* j = find(key);
@@ -299,8 +282,7 @@ glm::vec2 ObjectReader::vec2_or_scalar(const char* key, glm::vec2 fallback, Rang
   return j ? as_vec2_or_scalar(*j, at(key), range) : fallback;
 }
 
-glm::ivec2 ObjectReader::ivec2_or_scalar(const char* key, glm::ivec2 fallback, int64_t lo,
-                                         int64_t hi) {
+glm::ivec2 ObjectReader::ivec2_or_scalar(const char* key, glm::ivec2 fallback, int64_t lo, int64_t hi) {
   const Json* j = find(key);
   return j ? as_ivec2_or_scalar(*j, at(key), lo, hi) : fallback;
 }

@@ -22,8 +22,8 @@ TEST(StrictJson, JoinBuildsPaths) {
 }
 
 TEST(StrictJson, SyntaxErrorsCarryLineAndColumn) {
-  const std::string msg = expect_error([] { parse("{\n  \"a\": 1,\n  \"b\" 2\n}", kFile); },
-                                       {"doc.json: invalid JSON", "line 3, column"});
+  const std::string msg =
+      expect_error([] { parse("{\n  \"a\": 1,\n  \"b\" 2\n}", kFile); }, {"doc.json: invalid JSON", "line 3, column"});
   EXPECT_EQ(msg.find("[json.exception"), std::string::npos) << msg;
   expect_error([] { parse("", kFile); }, {"doc.json: invalid JSON"});
   expect_error([] { parse("{\"a\": NaN}", kFile); }, {"doc.json: invalid JSON", "line 1"});
@@ -46,13 +46,8 @@ TEST(StrictJson, NumbersAreTypeAndRangeChecked) {
   EXPECT_FLOAT_EQ(r.number("i", 0.0f, {0.0, 10.0}), 7.0f);  // integers are numbers
   EXPECT_FLOAT_EQ(r.number("absent", 4.0f, {0.0, 10.0}), 4.0f);
   EXPECT_EQ(r.integer("i", 0, 0, 10), 7);
-  expect_error([&] { r.integer("f", 0, 0, 10); },
-               {"doc.json: obj.f: expected an integer, got a number"});
-  expect_error(
-      [&] {
-        r.number("s", 0.0f, {0.0, 1.0});
-      },
-      {"obj.s: expected a number, got a string"});
+  expect_error([&] { r.integer("f", 0, 0, 10); }, {"doc.json: obj.f: expected an integer, got a number"});
+  expect_error([&] { r.number("s", 0.0f, {0.0, 1.0}); }, {"obj.s: expected a number, got a string"});
   expect_error([&] { r.number("f", 0.0f, {0.0, 1.0}); }, {"obj.f: 1.5 is out of range [0, 1]"});
   expect_error([&] { r.number("f", 0.0f, {1.5, 2.0, true}); }, {"out of range (1.5, 2]"});
   expect_error([&] { r.integer("neg", 0, 0, 10); }, {"obj.neg: -3 is out of range [0, 10]"});
@@ -85,11 +80,7 @@ TEST(StrictJson, VectorsAndScalars) {
         r.vec3("short", glm::vec3(0.0f), {0.0, 5.0});
       },
       {"o.short: expected an array of 3 numbers, got an array of 2"});
-  expect_error(
-      [&] {
-        r.vec3("bad", glm::vec3(0.0f), {0.0, 5.0});
-      },
-      {"o.bad[1]: expected a number"});
+  expect_error([&] { r.vec3("bad", glm::vec3(0.0f), {0.0, 5.0}); }, {"o.bad[1]: expected a number"});
   expect_error([&] { r.vec3("v", glm::vec3(0.0f), {0.0, 2.0}); }, {"o.v[2]: 3 is out of range"});
 }
 
@@ -98,28 +89,21 @@ TEST(StrictJson, UnknownKeysAreReportedWithTheKnownOnes) {
   ObjectReader r(j, kFile, "materials[4]");
   r.string("name");
   r.vec3("base_color", glm::vec3(0.0f), {0.0, 1.0});
-  expect_error([&] { r.finish(); },
-               {"doc.json: materials[4].colour: unknown key (expected \"name\", \"base_color\")"});
+  expect_error([&] { r.finish(); }, {"doc.json: materials[4].colour: unknown key (expected \"name\", \"base_color\")"});
 }
 
 TEST(StrictJson, AllowOnlyRejectsUnknownKeysBeforeAnyValueIsRead) {
   const Json j = parse(R"({"a": 1, "b": 2, "typo": 3})", kFile);
   ObjectReader r(j, kFile, "");
-  expect_error(
-      [&] {
-        r.allow_only({"a", "b", "c"});
-      },
-      {"doc.json: typo: unknown key (expected \"a\", \"b\", \"c\")"});
+  expect_error([&] { r.allow_only({"a", "b", "c"}); }, {"doc.json: typo: unknown key (expected \"a\", \"b\", \"c\")"});
 }
 
 TEST(StrictJson, MissingRequiredKeyAndWrongContainerTypes) {
   const Json j = parse(R"({"list": {}, "obj": []})", kFile);
   ObjectReader r(j, kFile, "");
   expect_error([&] { r.string("name"); }, {"doc.json: top level: missing required key \"name\""});
-  expect_error([&] { as_array(j["list"], r.at("list")); },
-               {"list: expected an array, got an object"});
-  expect_error([&] { ObjectReader(j["obj"], kFile, "obj"); },
-               {"obj: expected an object, got an empty array"});
+  expect_error([&] { as_array(j["list"], r.at("list")); }, {"list: expected an array, got an object"});
+  expect_error([&] { ObjectReader(j["obj"], kFile, "obj"); }, {"obj: expected an object, got an empty array"});
 }
 
 }  // namespace

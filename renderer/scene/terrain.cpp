@@ -80,8 +80,7 @@ Mesh make_terrain(const TerrainParams& params) {
       const float dhdx = (heights[j * row + i1] - heights[j * row + i0]) / (float(i1 - i0) * cell);
       const float dhdz = (heights[j1 * row + i] - heights[j0 * row + i]) / (float(j1 - j0) * cell);
       Vertex& vert = mesh.vertices[j * row + i];
-      vert.position =
-          glm::vec3((u - 0.5f) * params.size, heights[j * row + i], (v - 0.5f) * params.size);
+      vert.position = glm::vec3((u - 0.5f) * params.size, heights[j * row + i], (v - 0.5f) * params.size);
       vert.normal = glm::normalize(glm::vec3(-dhdx, 1.0f, -dhdz));
       vert.uv = glm::vec2(u, v) * params.uv_scale;
     }

@@ -65,10 +65,8 @@ TEST(TerrainGenerator, NormalsFollowTheSlope) {
   double worst = 1.0;
   for (size_t j = 1; j < 256; j += 17) {
     for (size_t i = 1; i < 256; i += 13) {
-      const glm::vec3 dx =
-          m.vertices[j * row + i + 1].position - m.vertices[j * row + i - 1].position;
-      const glm::vec3 dz =
-          m.vertices[(j + 1) * row + i].position - m.vertices[(j - 1) * row + i].position;
+      const glm::vec3 dx = m.vertices[j * row + i + 1].position - m.vertices[j * row + i - 1].position;
+      const glm::vec3 dz = m.vertices[(j + 1) * row + i].position - m.vertices[(j - 1) * row + i].position;
       const glm::vec3 face = glm::normalize(glm::cross(dz, dx));
       worst = std::min(worst, double(glm::dot(face, m.vertices[j * row + i].normal)));
     }

@@ -35,7 +35,8 @@ TEST(Sampler, BilinearBlendsInLinearSpaceWithRepeat) {
   // At u = 0 the filter straddles the wrap: texel (1,0) and (0,0) again.
   EXPECT_NEAR(sample_bilinear(t.levels[0], {0.0f, 0.25f}, c).r, 0.5f, 1e-6f);
   // Repeat: u + 3 samples the same.
-  EXPECT_FLOAT_EQ(sample_bilinear(t.levels[0], {3.75f, -1.75f}, c).r, sample_bilinear(t.levels[0], {0.75f, 0.25f}, c).r);
+  EXPECT_FLOAT_EQ(sample_bilinear(t.levels[0], {3.75f, -1.75f}, c).r,
+                  sample_bilinear(t.levels[0], {0.75f, 0.25f}, c).r);
 }
 
 TEST(Sampler, LodFromDerivatives) {

@@ -13,7 +13,7 @@
 namespace tessera {
 
 struct TileGrid {
-  int width = 0;       // viewport in pixels
+  int width = 0;  // viewport in pixels
   int height = 0;
   int tile_size = 64;  // pixels per tile edge
   int tiles_x = 0;
@@ -74,7 +74,6 @@ void for_each_tile(const TileGrid& g, const SampleExtent& samples, const Triangl
     }
   }
 }
-
 
 // Fills chunk.offsets/entries from chunk.setups. A tile inside a triangle's bounding box is
 // skipped when one edge function is negative at all four tile corners (the triangle cannot

@@ -24,13 +24,14 @@ TEST(FixedTiling, ListsKeepPrimitiveOrderAndSkipUnreachableTiles) {
   BinChunk chunk;
   TriangleSetup t;
   // 0: small triangle inside tile (0,0).
-  ASSERT_EQ(setup_triangle(at_pixel(4, 4, w, h), at_pixel(4, 20, w, h), at_pixel(20, 4, w, h), Viewport{w, h}, false, 0, 0, t),
+  ASSERT_EQ(setup_triangle(at_pixel(4, 4, w, h), at_pixel(4, 20, w, h), at_pixel(20, 4, w, h), Viewport{w, h}, false, 0,
+                           0, t),
             SetupResult::ok);
   chunk.setups.push_back(t);
   // 1: thin diagonal sliver from the top-left to the bottom-right corner: its bounding box
   // spans all 16 tiles but it reaches only the diagonal ones and their neighbours.
-  ASSERT_EQ(setup_triangle(at_pixel(0, 0, w, h), at_pixel(250, 256, w, h), at_pixel(256, 250, w, h), Viewport{w, h}, false, 0, 1,
-                           t),
+  ASSERT_EQ(setup_triangle(at_pixel(0, 0, w, h), at_pixel(250, 256, w, h), at_pixel(256, 250, w, h), Viewport{w, h},
+                           false, 0, 1, t),
             SetupResult::ok);
   chunk.setups.push_back(t);
   bin_chunk(g, SampleExtent{}, chunk);

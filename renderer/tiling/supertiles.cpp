@@ -33,7 +33,8 @@ uint64_t SupertileTable::cut_cost(const Picb& picb) const {
     for (int x = 0; x < tiles_x; ++x) {
       const size_t id = size_t(y) * size_t(tiles_x) + size_t(x);
       if (x + 1 < tiles_x && owner[id + 1] != owner[id]) sum += std::min(picb.at(x, y), picb.at(x + 1, y));
-      if (y + 1 < tiles_y && owner[id + size_t(tiles_x)] != owner[id]) sum += std::min(picb.at(x, y), picb.at(x, y + 1));
+      if (y + 1 < tiles_y && owner[id + size_t(tiles_x)] != owner[id])
+        sum += std::min(picb.at(x, y), picb.at(x, y + 1));
     }
   }
   return sum;
@@ -61,8 +62,8 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
   // then tiles already inside that it touches (3 bits), then nearness to the seed (16 bits,
   // inverted), then the lowest id (24 bits, inverted). The largest key is taken first.
   auto key = [](uint32_t cost, int inside, int distance, uint32_t id) {
-    return (uint64_t(cost) << 43) | (uint64_t(inside) << 40) | (uint64_t(0xffffu - uint32_t(std::min(distance, 0xffff))) << 24) |
-           uint64_t(0xffffffu - id);
+    return (uint64_t(cost) << 43) | (uint64_t(inside) << 40) |
+           (uint64_t(0xffffu - uint32_t(std::min(distance, 0xffff))) << 24) | uint64_t(0xffffffu - id);
   };
   auto key_id = [](uint64_t k) { return 0xffffffu - uint32_t(k & 0xffffffu); };
   auto key_inside = [](uint64_t k) { return int((k >> 40) & 7u); };
@@ -96,7 +97,8 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
         const uint32_t nid = uint32_t(ny[k] * w + nx[k]);
         if (stt.owner[nid] != kUnassigned) continue;
         // Re-queue with the current count of inside neighbours; stale entries are skipped.
-        heap.push_back(key(picb.cost[nid], inside_neighbours(nx[k], ny[k]), std::abs(nx[k] - sx) + std::abs(ny[k] - sy), nid));
+        heap.push_back(
+            key(picb.cost[nid], inside_neighbours(nx[k], ny[k]), std::abs(nx[k] - sx) + std::abs(ny[k] - sy), nid));
         std::push_heap(heap.begin(), heap.end());
       }
     };
@@ -125,7 +127,6 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
   }
   return stt;
 }
-
 
 // Square supertiles of side floor(sqrt(capacity)) atomic tiles: the fixed tiling with the
 // same tile-buffer budget.

@@ -41,9 +41,9 @@ int supertile_capacity(int tile_buffer_bytes, int atomic_size, int samples, int 
 struct SupertileTable {
   int tiles_x = 0;
   int tiles_y = 0;
-  std::vector<uint32_t> offsets;   // count + 1
-  std::vector<uint32_t> entries;   // atomic tile ids (y * tiles_x + x)
-  std::vector<uint32_t> owner;     // per atomic tile
+  std::vector<uint32_t> offsets;  // count + 1
+  std::vector<uint32_t> entries;  // atomic tile ids (y * tiles_x + x)
+  std::vector<uint32_t> owner;    // per atomic tile
 
   size_t count() const { return offsets.empty() ? 0 : offsets.size() - 1; }
   size_t size_of(size_t s) const { return offsets[s + 1] - offsets[s]; }

@@ -35,7 +35,8 @@ TilePartition square_partition(const TileGrid& grid, int side, std::string name,
   p.count = uint32_t(per_row * rows);
   p.owner.resize(size_t(grid.tile_count()));
   for (int y = 0; y < grid.tiles_y; ++y) {
-    for (int x = 0; x < grid.tiles_x; ++x) p.owner[size_t(y * grid.tiles_x + x)] = uint32_t((y / side) * per_row + x / side);
+    for (int x = 0; x < grid.tiles_x; ++x)
+      p.owner[size_t(y * grid.tiles_x + x)] = uint32_t((y / side) * per_row + x / side);
   }
   return p;
 }
@@ -55,7 +56,8 @@ TilingWork account_tiling(const TilingFrame& f, const TilePartition& partition) 
 
   std::vector<TileCounts> counts(partition.count);
   tbb::enumerable_thread_specific<Marks> marks([&] {
-    return Marks{std::vector<uint32_t>(size_t(f.primitives), UINT32_MAX), std::vector<uint32_t>(size_t(f.vertices), UINT32_MAX)};
+    return Marks{std::vector<uint32_t>(size_t(f.primitives), UINT32_MAX),
+                 std::vector<uint32_t>(size_t(f.vertices), UINT32_MAX)};
   });
   const std::vector<uint32_t>& verts = *f.primitive_vertices;
   tbb::parallel_for(tbb::blocked_range<uint32_t>(0, partition.count, 4), [&](const tbb::blocked_range<uint32_t>& r) {
@@ -64,7 +66,8 @@ TilingWork account_tiling(const TilingFrame& f, const TilePartition& partition) 
       TileCounts& c = counts[rt];
       for (uint32_t k = offsets[rt]; k < offsets[rt + 1]; ++k) {
         const uint32_t tile = members[k];
-        const int x0 = int(tile % uint32_t(g.tiles_x)) * g.tile_size, y0 = int(tile / uint32_t(g.tiles_x)) * g.tile_size;
+        const int x0 = int(tile % uint32_t(g.tiles_x)) * g.tile_size,
+                  y0 = int(tile / uint32_t(g.tiles_x)) * g.tile_size;
         c.pixels += uint64_t(std::min(g.tile_size, g.width - x0)) * uint64_t(std::min(g.tile_size, g.height - y0));
         ++c.bin_tiles;
         for (size_t ch = 0; ch < bins.size(); ++ch) {

@@ -25,19 +25,19 @@ struct TilingFrame {
   // several pieces share it. Per primitive: its three vertices (frame-wide vertex ids).
   const std::vector<std::vector<uint32_t>>* setup_primitive = nullptr;
   const std::vector<uint32_t>* primitive_vertices = nullptr;
-  TileGrid grid;                    // the grid the bins were built on
-  uint64_t primitives = 0;          // primitives in the frame (source ids are below this)
-  uint64_t vertices = 0;            // vertices of all draws (pass-1 invocations)
-  uint32_t position_bytes = 12;     // pass-1 fetch per vertex
-  uint32_t vertex_bytes = 32;       // S: pass-2 fetch per invocation
-  uint32_t vs_output_bytes = 48;    // what a parameter buffer stores per shaded vertex
+  TileGrid grid;                  // the grid the bins were built on
+  uint64_t primitives = 0;        // primitives in the frame (source ids are below this)
+  uint64_t vertices = 0;          // vertices of all draws (pass-1 invocations)
+  uint32_t position_bytes = 12;   // pass-1 fetch per vertex
+  uint32_t vertex_bytes = 32;     // S: pass-2 fetch per invocation
+  uint32_t vs_output_bytes = 48;  // what a parameter buffer stores per shaded vertex
   int samples = 1;
-  int pixel_bytes = 8;              // colour + depth per sample in the tile buffer
+  int pixel_bytes = 8;  // colour + depth per sample in the tile buffer
 };
 
 // A partition of the bin grid's tiles into render tiles: owner[tile] in [0, count).
 struct TilePartition {
-  std::string name;                 // "fixed_64", "adaptive", ...
+  std::string name;  // "fixed_64", "adaptive", ...
   std::vector<uint32_t> owner;
   uint32_t count = 0;
   uint64_t tile_buffer_budget = 0;  // bytes; a render tile above it does not fit on chip
@@ -45,18 +45,18 @@ struct TilePartition {
 
 struct TilingWork {
   uint64_t render_tiles = 0;
-  uint64_t crossings = 0;            // (source primitive, render tile) pairs
-  uint64_t pass1_invocations = 0;    // positions only, one per vertex
-  uint64_t pass2_invocations = 0;    // full shader, per render tile per distinct vertex
-  uint64_t binned_vertices = 0;      // distinct vertices of primitives that reach some tile
+  uint64_t crossings = 0;              // (source primitive, render tile) pairs
+  uint64_t pass1_invocations = 0;      // positions only, one per vertex
+  uint64_t pass2_invocations = 0;      // full shader, per render tile per distinct vertex
+  uint64_t binned_vertices = 0;        // distinct vertices of primitives that reach some tile
   uint64_t redundant_invocations = 0;  // pass2 - binned_vertices
-  double redundant_percent = 0;      // of binned_vertices
-  uint64_t vertex_fetch_bytes = 0;   // pass1 * position_bytes + pass2 * vertex_bytes
-  uint64_t tile_buffer_stores = 0;   // render tiles stored once their draws are done
+  double redundant_percent = 0;        // of binned_vertices
+  uint64_t vertex_fetch_bytes = 0;     // pass1 * position_bytes + pass2 * vertex_bytes
+  uint64_t tile_buffer_stores = 0;     // render tiles stored once their draws are done
   uint64_t tile_buffer_store_bytes = 0;
-  uint64_t tile_buffer_loads = 0;    // the frame starts cleared: nothing is loaded
+  uint64_t tile_buffer_loads = 0;  // the frame starts cleared: nothing is loaded
   uint64_t tile_buffer_load_bytes = 0;
-  uint64_t largest_tile_bytes = 0;   // largest render tile's colour + depth, all samples
+  uint64_t largest_tile_bytes = 0;  // largest render tile's colour + depth, all samples
   bool within_budget = true;
   // Parameter-buffer design on the same tiles: every binned vertex shaded once and written
   // with each tile's primitive list; each tile reads its list and its vertices back.

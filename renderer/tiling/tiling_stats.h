@@ -14,8 +14,8 @@ namespace tessera {
 
 // tiling.mode, tiling.atomic.*, tiling.crossings, tiling.picb.*, tiling.supertiles.*,
 // tiling.fixed.* (square fixed tiles of the same budget, for the cut cost).
-void publish_tiling_generation(Stats& stats, const TilingConfig& config, const Picb& picb, const SupertileTable& supertiles,
-                               uint64_t crossings, int capacity);
+void publish_tiling_generation(Stats& stats, const TilingConfig& config, const Picb& picb,
+                               const SupertileTable& supertiles, uint64_t crossings, int capacity);
 
 // <prefix>.render_tiles, .crossings, .vs.*, .vertex_fetch_bytes, .tile_buffer.*, .parameter_buffer.*
 void publish_tiling_work(Stats& stats, const std::string& prefix, const TilingWork& work);

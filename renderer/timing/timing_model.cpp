@@ -52,7 +52,8 @@ FrameTiming model_frame(const HardwareConfig& hw, const FrontEndLoad& front, std
         double(l.depth_writes) / hw.depth_samples_per_clock + double(l.color_writes) / hw.color_samples_per_clock;
     u[size_t(Unit::tile_memory)] = double(l.memory_bytes) / hw.memory_bytes_per_clock;
     u[size_t(Unit::rt_boxes)] = double(l.rt_box_tests) / (double(hw.rt_units) * hw.rt_box_tests_per_clock);
-    u[size_t(Unit::rt_triangles)] = double(l.rt_triangle_tests) / (double(hw.rt_units) * hw.rt_triangle_tests_per_clock);
+    u[size_t(Unit::rt_triangles)] =
+        double(l.rt_triangle_tests) / (double(hw.rt_units) * hw.rt_triangle_tests_per_clock);
     Unit worst = kFirstTileUnit;
     double time = 0;
     for (int k = int(kFirstTileUnit); k < kUnitCount; ++k) {
@@ -114,8 +115,8 @@ void publish(Stats& s, const HardwareConfig& hw, const FrameTiming& t) {
   // The frame's limiter: the front end when it takes longer than the tiles, else a shared unit
   // whose total work outlasts the schedule, else the unit limiting the most tiles.
   const Unit limiter = t.front_end_cycles > t.tile_cycles ? t.front_end_bottleneck
-                       : t.tile_phase_shared                ? t.tile_phase_bound
-                                                            : top;
+                       : t.tile_phase_shared              ? t.tile_phase_bound
+                                                          : top;
   s.set("timing.bottleneck.frame", std::string(t.frame_cycles > 0 ? unit_key(limiter) : "none"));
 }
 

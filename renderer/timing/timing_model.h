@@ -18,11 +18,11 @@
 namespace tessera::timing {
 
 // The units the model charges: X(name, key). Front-end units first, then per-tile units.
-#define TESSERA_TIMING_UNITS(X)                                                                      \
-  X(vertex_shading, "vertex_shading") X(tessellation, "tessellation") X(setup, "setup")             \
-  X(binning, "binning") X(front_memory, "front_memory") X(fragment_shading, "fragment_shading")     \
-  X(raster, "raster") X(texture, "texture") X(rop, "rop") X(tile_memory, "tile_memory")                \
-  X(rt_boxes, "rt_boxes") X(rt_triangles, "rt_triangles")
+#define TESSERA_TIMING_UNITS(X)                                                                           \
+  X(vertex_shading, "vertex_shading")                                                                     \
+  X(tessellation, "tessellation") X(setup, "setup") X(binning, "binning") X(front_memory, "front_memory") \
+      X(fragment_shading, "fragment_shading") X(raster, "raster") X(texture, "texture") X(rop, "rop")     \
+          X(tile_memory, "tile_memory") X(rt_boxes, "rt_boxes") X(rt_triangles, "rt_triangles")
 
 enum class Unit : uint8_t {
 #define TESSERA_X(name, key) name,
@@ -43,7 +43,7 @@ struct FrontEndLoad {
   double tessellation_cycles = 0;  // the GPP array's modelled makespan (docs/gpp.md)
   uint64_t triangles_set_up = 0;
   uint64_t bin_entries = 0;
-  uint64_t memory_bytes = 0;       // vertex, index and parameter-buffer writes
+  uint64_t memory_bytes = 0;  // vertex, index and parameter-buffer writes
 };
 
 // What one render unit (a tile, or a supertile) asked of each unit.
@@ -60,18 +60,18 @@ struct TileLoad {
 
 struct FrameTiming {
   std::array<double, kUnitCount> unit_cycles{};  // busy cycles per unit over the frame
-  double front_end_cycles = 0;                    // the slowest front-end unit
+  double front_end_cycles = 0;                   // the slowest front-end unit
   Unit front_end_bottleneck = Unit::vertex_shading;
-  double schedule_cycles = 0;                     // the tile schedule's makespan
-  double tile_cycles = 0;                         // the tile phase: the schedule, or the EUs' or
-                                                  // memory's total work where that is longer
-  bool tile_phase_shared = false;                 // a shared unit's total set the tile phase
+  double schedule_cycles = 0;      // the tile schedule's makespan
+  double tile_cycles = 0;          // the tile phase: the schedule, or the EUs' or
+                                   // memory's total work where that is longer
+  bool tile_phase_shared = false;  // a shared unit's total set the tile phase
   Unit tile_phase_bound = Unit::fragment_shading;
-  double latency_cycles = 0;                      // memory latency, exposed once
+  double latency_cycles = 0;  // memory latency, exposed once
   double frame_cycles = 0;
   double frame_ms = 0;
-  std::vector<double> tile_time;                  // per render unit, cycles
-  std::vector<Unit> tile_bottleneck;              // per render unit
+  std::vector<double> tile_time;                        // per render unit, cycles
+  std::vector<Unit> tile_bottleneck;                    // per render unit
   std::array<uint64_t, kUnitCount> bottleneck_tiles{};  // render units limited by each unit
 };
 

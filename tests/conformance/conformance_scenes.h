@@ -37,10 +37,8 @@ inline Camera pixel_camera(int width, int height) {
 
 // Framebuffer position of a world point under camera_matrices (viewport 0..W, 0..H).
 inline glm::vec2 project_to_pixels(const Camera& camera, int width, int height, glm::vec3 p) {
-  const glm::vec4 clip =
-      camera_matrices(camera, width, height).view_projection * glm::vec4(p, 1.0f);
-  return glm::vec2((clip.x / clip.w + 1.0f) * 0.5f * float(width),
-                   (clip.y / clip.w + 1.0f) * 0.5f * float(height));
+  const glm::vec4 clip = camera_matrices(camera, width, height).view_projection * glm::vec4(p, 1.0f);
+  return glm::vec2((clip.x / clip.w + 1.0f) * 0.5f * float(width), (clip.y / clip.w + 1.0f) * 0.5f * float(height));
 }
 
 // Unlit scene: ambient 1, no lights, black background, so a pixel's linear colour is exactly
@@ -75,8 +73,7 @@ inline void add_triangle(Scene& scene, glm::vec3 a, glm::vec3 b, glm::vec3 c, ui
   scene.instances.push_back(instance);
 }
 
-inline void add_triangle_2d(Scene& scene, glm::vec2 a, glm::vec2 b, glm::vec2 c,
-                            uint32_t material) {
+inline void add_triangle_2d(Scene& scene, glm::vec2 a, glm::vec2 b, glm::vec2 c, uint32_t material) {
   add_triangle(scene, glm::vec3(a, 0.0f), glm::vec3(b, 0.0f), glm::vec3(c, 0.0f), material);
 }
 
@@ -112,8 +109,7 @@ inline int count_with_class(const Image& image, int cls) {
 }
 
 inline int class_of_color(glm::vec3 linear) {
-  return colour_class(
-      pack_rgba8(encode_srgb8(linear.r), encode_srgb8(linear.g), encode_srgb8(linear.b)));
+  return colour_class(pack_rgba8(encode_srgb8(linear.r), encode_srgb8(linear.g), encode_srgb8(linear.b)));
 }
 
 // Per-channel absolute difference scaled by `gain`, for eyeballing failures.
@@ -134,13 +130,11 @@ inline Image diff_image(const Image& a, const Image& b, int gain = 8) {
 // returns the folder.
 inline std::filesystem::path dump_images(const std::string& name, const Image& tessera_image,
                                          const Image& reference_image) {
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / "tessera_conformance" / name;
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "tessera_conformance" / name;
   std::filesystem::create_directories(dir);
   write_png(dir / "tessera.png", tessera_image);
   write_png(dir / "reference.png", reference_image);
-  if (tessera_image.width == reference_image.width &&
-      tessera_image.height == reference_image.height) {
+  if (tessera_image.width == reference_image.width && tessera_image.height == reference_image.height) {
     write_png(dir / "diff.png", diff_image(tessera_image, reference_image));
   }
   return dir;

@@ -78,18 +78,18 @@ Image expect_same_coverage(const std::string& name, const Scene& scene, bool cul
       const int b = colour_class(ref.at(x, y));
       if (a == b) continue;
       if (++mismatches <= 8) {
-        first += " (" + std::to_string(x) + "," + std::to_string(y) + "): tessera class " +
-                 std::to_string(a) + ", reference class " + std::to_string(b) + ";";
+        first += " (" + std::to_string(x) + "," + std::to_string(y) + "): tessera class " + std::to_string(a) +
+                 ", reference class " + std::to_string(b) + ";";
       }
     }
   }
   if (mismatches != 0) {
     const auto dir = conformance::dump_images(name, sw, ref);
-    ADD_FAILURE() << name << ": " << mismatches << " pixels differ in coverage:" << first
-                  << " images in " << dir.string();
+    ADD_FAILURE() << name << ": " << mismatches << " pixels differ in coverage:" << first << " images in "
+                  << dir.string();
   }
-  std::printf("coverage %s: %d covered pixels, %d mismatches\n", name.c_str(),
-              conformance::covered_count(ref), mismatches);
+  std::printf("coverage %s: %d covered pixels, %d mismatches\n", name.c_str(), conformance::covered_count(ref),
+              mismatches);
   return ref;
 }
 
@@ -118,10 +118,8 @@ struct Rng {
 
 TEST(RasterConformance, PixelCameraMapsWorldUnitsToPixels) {
   const Camera camera = pixel_camera(kCoverageW, kCoverageH);
-  for (glm::vec2 p : {glm::vec2(0, 0), glm::vec2(10.5f, 20.5f), glm::vec2(319.75f, 239.25f),
-                      glm::vec2(160, 120)}) {
-    const glm::vec2 q =
-        conformance::project_to_pixels(camera, kCoverageW, kCoverageH, glm::vec3(p, 0.0f));
+  for (glm::vec2 p : {glm::vec2(0, 0), glm::vec2(10.5f, 20.5f), glm::vec2(319.75f, 239.25f), glm::vec2(160, 120)}) {
+    const glm::vec2 q = conformance::project_to_pixels(camera, kCoverageW, kCoverageH, glm::vec3(p, 0.0f));
     EXPECT_NEAR(q.x, p.x, 1e-3f);
     EXPECT_NEAR(q.y, p.y, 1e-3f);
   }
@@ -187,8 +185,7 @@ TEST(RasterConformance, FanAroundAPixelCentre) {
   Scene scene = conformance::flat_scene();
   const glm::vec2 c(100.5f, 120.5f);
   // Counter-clockwise on screen (y down): right, up-right, up, ...
-  const glm::vec2 ring[8] = {{10, 0},  {10, -10}, {0, -10}, {-10, -10},
-                             {-10, 0}, {-10, 10}, {0, 10},  {10, 10}};
+  const glm::vec2 ring[8] = {{10, 0}, {10, -10}, {0, -10}, {-10, -10}, {-10, 0}, {-10, 10}, {0, 10}, {10, 10}};
   for (int k = 0; k < 8; ++k) {
     add_triangle_2d(scene, c, c + ring[k], c + ring[(k + 1) % 8], add_material(scene, palette(k)));
   }
@@ -208,8 +205,7 @@ TEST(RasterConformance, TinySubPixelTriangles) {
       const glm::vec2 cell(150.0f + 3.0f * float(i), 150.0f + 3.0f * float(j));
       glm::vec2 v[3];
       for (glm::vec2& p : v) {
-        p = cell +
-            glm::vec2(rng.uniform(0.0f, 1.25f, 1.0f / 256), rng.uniform(0.0f, 1.25f, 1.0f / 256));
+        p = cell + glm::vec2(rng.uniform(0.0f, 1.25f, 1.0f / 256), rng.uniform(0.0f, 1.25f, 1.0f / 256));
       }
       add_triangle_2d(scene, v[0], v[1], v[2], white);
     }
@@ -263,11 +259,9 @@ TEST(RasterConformance, RandomTrianglesUnion) {
   const uint32_t white = add_material(scene, glm::vec3(1.0f));
   Rng rng{2024u};
   for (int k = 0; k < 300; ++k) {
-    const glm::vec2 base(rng.uniform(160.0f, 296.0f, 1.0f / 256),
-                         rng.uniform(10.0f, 100.0f, 1.0f / 256));
+    const glm::vec2 base(rng.uniform(160.0f, 296.0f, 1.0f / 256), rng.uniform(10.0f, 100.0f, 1.0f / 256));
     glm::vec2 v[3];
-    for (glm::vec2& p : v)
-      p = base + glm::vec2(rng.uniform(0, 24, 1.0f / 256), rng.uniform(0, 24, 1.0f / 256));
+    for (glm::vec2& p : v) p = base + glm::vec2(rng.uniform(0, 24, 1.0f / 256), rng.uniform(0, 24, 1.0f / 256));
     add_triangle_2d(scene, v[0], v[1], v[2], white);
   }
   expect_same_coverage("random_union", scene);
@@ -331,17 +325,14 @@ TEST(RasterConformance, HandMadeLitTexturedScene) {
   Mesh ground;
   ground.name = "ground";
   const glm::vec3 up(0, 1, 0);
-  ground.vertices = {{{-6, 0, -6}, up, {0, 0}},
-                     {{-6, 0, 6}, up, {0, 6}},
-                     {{6, 0, 6}, up, {6, 6}},
-                     {{6, 0, -6}, up, {6, 0}}};
+  ground.vertices = {
+      {{-6, 0, -6}, up, {0, 0}}, {{-6, 0, 6}, up, {0, 6}}, {{6, 0, 6}, up, {6, 6}}, {{6, 0, -6}, up, {6, 0}}};
   ground.indices = {0, 1, 2, 0, 2, 3};
   compute_bounds(ground);
 
   Mesh cube;
   cube.name = "cube";
-  const glm::vec3 normals[6] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
-                                {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
+  const glm::vec3 normals[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
   for (const glm::vec3& n : normals) {
     const glm::vec3 u = std::abs(n.y) > 0.5f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
     const glm::vec3 v = glm::cross(n, u);
@@ -351,8 +342,7 @@ TEST(RasterConformance, HandMadeLitTexturedScene) {
     }
     // (u, v, n) is right-handed (v = n x u), so corners in this order are counter-clockwise
     // seen from outside.
-    cube.indices.insert(cube.indices.end(),
-                        {first, first + 1, first + 2, first, first + 2, first + 3});
+    cube.indices.insert(cube.indices.end(), {first, first + 1, first + 2, first, first + 2, first + 3});
   }
   compute_bounds(cube);
   scene.meshes = {ground, cube};
@@ -399,8 +389,7 @@ std::vector<std::string> shipped_scenes() {
   if (std::filesystem::is_directory(dir, ec)) {
     std::vector<std::string> found;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-      if (entry.path().extension() == ".json")
-        found.push_back("conformance/" + entry.path().filename().string());
+      if (entry.path().extension() == ".json") found.push_back("conformance/" + entry.path().filename().string());
     }
     std::sort(found.begin(), found.end());
     scenes.insert(scenes.end(), found.begin(), found.end());
@@ -428,8 +417,7 @@ TEST_P(ShippedScene, MatchesReferenceAbove40Db) {
     std::string name = GetParam();
     std::replace(name.begin(), name.end(), '/', '_');
     const auto dir = conformance::dump_images(name, sw, ref);
-    ADD_FAILURE() << GetParam() << ": PSNR " << psnr << " dB < " << kMinPsnrDb << " dB; images in "
-                  << dir.string();
+    ADD_FAILURE() << GetParam() << ": PSNR " << psnr << " dB < " << kMinPsnrDb << " dB; images in " << dir.string();
   }
 }
 
@@ -441,8 +429,7 @@ std::string scene_test_name(const ::testing::TestParamInfo<std::string>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Assets, ShippedScene, ::testing::ValuesIn(shipped_scenes()),
-                         scene_test_name);
+INSTANTIATE_TEST_SUITE_P(Assets, ShippedScene, ::testing::ValuesIn(shipped_scenes()), scene_test_name);
 
 // MSAA comparisons need the sample count on the reference device; lavapipe in Debian 12
 // (Mesa 22.3) offers 1x and 4x only. Other counts are checked against the standard positions
@@ -513,7 +500,8 @@ TEST_P(MsaaCoverage, CoveredSampleCountsMatchReference) {
     for (int x = 0; x < ref.width; ++x) {
       const int a = count(sw.at(x, y)), b = count(ref.at(x, y));
       partial += a > 0 && a < samples;
-      if (a != b && ++mismatches <= 5) ADD_FAILURE() << "pixel (" << x << "," << y << "): tessera " << a << " samples, reference " << b;
+      if (a != b && ++mismatches <= 5)
+        ADD_FAILURE() << "pixel (" << x << "," << y << "): tessera " << a << " samples, reference " << b;
     }
   }
   std::printf("msaa %dx coverage: %d partially covered pixels, %d mismatches\n", samples, partial, mismatches);
@@ -525,7 +513,9 @@ INSTANTIATE_TEST_SUITE_P(Samples, MsaaCoverage, ::testing::Values(2, 4, 8));
 
 // The device this suite runs on in CI (lavapipe) must offer 4x, so the 4x cases above are
 // never skipped there.
-TEST(RasterConformance, ReferenceOffersFourTimesMsaa) { EXPECT_TRUE(reference_supports(4)) << reference().device_name(); }
+TEST(RasterConformance, ReferenceOffersFourTimesMsaa) {
+  EXPECT_TRUE(reference_supports(4)) << reference().device_name();
+}
 
 }  // namespace
 }  // namespace tessera

@@ -99,12 +99,13 @@ void expect_psnr(const std::string& name, const Pair& pair) {
 void expect_counts(const std::string& name, const Pair& pair) {
   const Counts& c = pair.counts;
   const vkref::ReferenceStats& s = pair.stats;
-  std::printf("counts %s: %llu patches (%llu culled), %llu domain points, %llu triangles; reference %llu patches, "
-              "%llu evaluation invocations, %llu clipping invocations (%llu stored triangles)\n",
-              name.c_str(), (unsigned long long)c.patches, (unsigned long long)c.hull_culled,
-              (unsigned long long)c.domain_points, (unsigned long long)c.triangles,
-              (unsigned long long)s.tessellation_control_patches, (unsigned long long)s.tessellation_evaluation_invocations,
-              (unsigned long long)s.clipping_invocations, (unsigned long long)pair.stored_triangles);
+  std::printf(
+      "counts %s: %llu patches (%llu culled), %llu domain points, %llu triangles; reference %llu patches, "
+      "%llu evaluation invocations, %llu clipping invocations (%llu stored triangles)\n",
+      name.c_str(), (unsigned long long)c.patches, (unsigned long long)c.hull_culled,
+      (unsigned long long)c.domain_points, (unsigned long long)c.triangles,
+      (unsigned long long)s.tessellation_control_patches, (unsigned long long)s.tessellation_evaluation_invocations,
+      (unsigned long long)s.clipping_invocations, (unsigned long long)pair.stored_triangles);
   EXPECT_EQ(s.tessellation_control_patches, c.patches) << name;
   EXPECT_EQ(s.tessellation_evaluation_invocations, c.domain_points) << name;
   EXPECT_EQ(s.clipping_invocations, pair.stored_triangles + c.triangles) << name;
@@ -115,7 +116,8 @@ Scene with_spacing(const Scene& scene, TessSpacing spacing) {
   Scene out = scene;
   out.patch_instances.clear();
   for (const PatchInstance& instance : scene.patch_instances) {
-    if (scene.patch_meshes[instance.patch_mesh].tessellation.spacing == spacing) out.patch_instances.push_back(instance);
+    if (scene.patch_meshes[instance.patch_mesh].tessellation.spacing == spacing)
+      out.patch_instances.push_back(instance);
   }
   return out;
 }
@@ -162,7 +164,8 @@ TEST_P(TessellationSpacing, CountsEqualDomainPointsExactly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Spacings, TessellationSpacing,
-                         ::testing::Values(TessSpacing::kEqual, TessSpacing::kFractionalOdd, TessSpacing::kFractionalEven),
+                         ::testing::Values(TessSpacing::kEqual, TessSpacing::kFractionalOdd,
+                                           TessSpacing::kFractionalEven),
                          [](const ::testing::TestParamInfo<TessSpacing>& param) {
                            return std::string(tess_spacing_name(param.param));
                          });
@@ -199,7 +202,8 @@ TEST(TessellationConformance, ReferenceDrawsPatchSurfaces) {
   reference().upload(without);
   const Image without_patches = reference().render(scene.camera, options);
   size_t differing = 0;
-  for (size_t i = 0; i < with_patches.pixels.size(); ++i) differing += with_patches.pixels[i] != without_patches.pixels[i];
+  for (size_t i = 0; i < with_patches.pixels.size(); ++i)
+    differing += with_patches.pixels[i] != without_patches.pixels[i];
   // The landscape covers most of the lower part of the frame.
   EXPECT_GT(differing, with_patches.pixels.size() / 3);
 }

@@ -53,8 +53,7 @@ std::string rgb_text(Rgba8 c) {
 }
 
 Rgba8 encode(glm::dvec3 linear) {
-  return pack_rgba8(encode_srgb8(float(linear.r)), encode_srgb8(float(linear.g)),
-                    encode_srgb8(float(linear.b)));
+  return pack_rgba8(encode_srgb8(float(linear.r)), encode_srgb8(float(linear.g)), encode_srgb8(float(linear.b)));
 }
 
 // The Lambert formula of shaders/lambert.h in double precision, untextured.
@@ -72,8 +71,7 @@ glm::dvec3 lambert(const Scene& scene, glm::dvec3 base_color, glm::dvec3 world, 
       l = d / std::sqrt(std::max(dist2, 1e-30));
       attenuation = 1.0 / std::max(dist2, 1e-4);
     }
-    radiance += glm::dvec3(light.color) *
-                (double(light.intensity) * attenuation * std::max(glm::dot(n, l), 0.0));
+    radiance += glm::dvec3(light.color) * (double(light.intensity) * attenuation * std::max(glm::dot(n, l), 0.0));
   }
   return base_color * radiance;
 }
@@ -108,8 +106,8 @@ TEST(VkrefSmoke, BackgroundAndLitColourFollowTheFormula) {
   const Image image = reference().render(pixel_camera(kW, kH), options());
 
   const Rgba8 background = encode(glm::dvec3(scene.background));
-  for (auto [x, y] : {std::pair{0, 0}, std::pair{kW - 1, 0}, std::pair{0, kH - 1},
-                      std::pair{kW - 1, kH - 1}, std::pair{200, 180}}) {
+  for (auto [x, y] :
+       {std::pair{0, 0}, std::pair{kW - 1, 0}, std::pair{0, kH - 1}, std::pair{kW - 1, kH - 1}, std::pair{200, 180}}) {
     EXPECT_LE(max_channel_diff(image.at(x, y), background), 1)
         << "background at (" << x << ", " << y << "): " << rgb_text(image.at(x, y)) << " expected "
         << rgb_text(background);
@@ -119,8 +117,7 @@ TEST(VkrefSmoke, BackgroundAndLitColourFollowTheFormula) {
     const glm::dvec3 world(x + 0.5, y + 0.5, 0.0);
     const Rgba8 expected = encode(lambert(scene, glm::dvec3(base), world, {0.0, 0.0, -1.0}));
     EXPECT_LE(max_channel_diff(image.at(x, y), expected), 2)
-        << "lit pixel (" << x << ", " << y << "): " << rgb_text(image.at(x, y)) << " expected "
-        << rgb_text(expected);
+        << "lit pixel (" << x << ", " << y << "): " << rgb_text(image.at(x, y)) << " expected " << rgb_text(expected);
   }
 }
 
@@ -169,8 +166,7 @@ TEST(VkrefSmoke, MagnifiedTextureReturnsTexelsAtTheirCentres) {
   Image base(4, 4);
   for (int y = 0; y < 4; ++y) {
     for (int x = 0; x < 4; ++x) {
-      base.at(x, y) =
-          pack_rgba8(uint8_t(30 + 60 * x), uint8_t(220 - 50 * y), uint8_t((x + y) % 2 ? 200 : 40));
+      base.at(x, y) = pack_rgba8(uint8_t(30 + 60 * x), uint8_t(220 - 50 * y), uint8_t((x + y) % 2 ? 200 : 40));
     }
   }
   Scene scene = conformance::flat_scene();
@@ -204,8 +200,7 @@ TEST(VkrefSmoke, MagnifiedTextureReturnsTexelsAtTheirCentres) {
       const Rgba8 expected = encode(linear);
       const Rgba8 got = image.at(116 + 32 * i, 66 + 32 * j);
       EXPECT_LE(max_channel_diff(got, expected), 2)
-          << "texel (" << i << ", " << j << "): " << rgb_text(got) << " expected "
-          << rgb_text(expected);
+          << "texel (" << i << ", " << j << "): " << rgb_text(got) << " expected " << rgb_text(expected);
     }
   }
 }
@@ -228,10 +223,8 @@ TEST(VkrefSmoke, UsesTheGivenMipLevels) {
   Mesh quad;
   quad.name = "quad";
   const glm::vec3 n(0, 0, -1);
-  quad.vertices = {{{200, 40, 0}, n, {0, 0}},
-                   {{200, 44, 0}, n, {0, 1}},
-                   {{204, 44, 0}, n, {1, 1}},
-                   {{204, 40, 0}, n, {1, 0}}};
+  quad.vertices = {
+      {{200, 40, 0}, n, {0, 0}}, {{200, 44, 0}, n, {0, 1}}, {{204, 44, 0}, n, {1, 1}}, {{204, 40, 0}, n, {1, 0}}};
   quad.indices = {0, 1, 2, 0, 2, 3};
   compute_bounds(quad);
   scene.meshes.push_back(quad);
@@ -258,8 +251,7 @@ TEST(VkrefSmoke, DrawsMeshesOfMillionsOfTriangles) {
   grid.vertices.reserve(size_t(kGrid + 1) * (kGrid + 1));
   for (int j = 0; j <= kGrid; ++j) {
     for (int i = 0; i <= kGrid; ++i) {
-      const glm::vec3 p(-10.0f + float(kW + 20) * float(i) / kGrid,
-                        -10.0f + float(kH + 20) * float(j) / kGrid, 0.0f);
+      const glm::vec3 p(-10.0f + float(kW + 20) * float(i) / kGrid, -10.0f + float(kH + 20) * float(j) / kGrid, 0.0f);
       grid.vertices.push_back({p, {0, 0, -1}, {float(i) / kGrid, float(j) / kGrid}});
     }
   }
@@ -342,8 +334,7 @@ TEST(VkrefSmoke, RejectsInvalidScenes) {
 
   // The renderer stays usable after rejected uploads.
   reference().upload(scene);
-  EXPECT_EQ(reference().render(pixel_camera(kW, kH), options()).at(1, 1),
-            pack_rgba8(255, 255, 255));
+  EXPECT_EQ(reference().render(pixel_camera(kW, kH), options()).at(1, 1), pack_rgba8(255, 255, 255));
 }
 
 // Sets an environment variable for the scope and restores the previous value.
@@ -395,8 +386,7 @@ TEST(VkrefSmoke, ValidationLayerReportsNothing) {
     std::unique_ptr<vkref::ReferenceRenderer> renderer = vkref::ReferenceRenderer::create(device);
     Scene scene = conformance::flat_scene();
     Image base(8, 8);
-    for (int i = 0; i < 64; ++i)
-      base.pixels[size_t(i)] = pack_rgba8(uint8_t(i * 4), 128, 255 - uint8_t(i * 4));
+    for (int i = 0; i < 64; ++i) base.pixels[size_t(i)] = pack_rgba8(uint8_t(i * 4), 128, 255 - uint8_t(i * 4));
     scene.textures.push_back(make_texture("tex", base));
     const uint32_t plain = add_material(scene, glm::vec3(1.0f, 0.0f, 0.0f));
     const uint32_t textured = add_material(scene, glm::vec3(1.0f));

@@ -309,7 +309,8 @@ TEST_P(TilingModes, AdaptiveAndEveryFixedSizeGiveTheSamePixels) {
   for (int msaa : {1, 4}) {
     const Frame adaptive = render(scene, 0, 64, 480, 270, msaa, TilingMode::adaptive);
     ASSERT_GT(adaptive.stats.get_u64("raster.depth.passed"), 0u);
-    EXPECT_EQ(adaptive.stats.get_u64("tiling.rendered.render_tiles"), adaptive.stats.get_u64("tiling.supertiles.count"));
+    EXPECT_EQ(adaptive.stats.get_u64("tiling.rendered.render_tiles"),
+              adaptive.stats.get_u64("tiling.supertiles.count"));
     for (int size : {16, 32, 64, 128, 256}) {
       const Frame fixed = render(scene, 0, size, 480, 270, msaa, TilingMode::fixed);
       EXPECT_EQ(differing_pixels(adaptive.color, fixed.color), 0u) << msaa << "x, fixed " << size;
@@ -341,7 +342,8 @@ TEST(AdaptiveTiling, AccountingIdentitiesHold) {
   const Stats& s = f.stats;
   // The rendered tiling is the adaptive baseline.
   for (const char* k : {"crossings", "vs.pass2_invocations", "vertex_fetch_bytes", "render_tiles"}) {
-    EXPECT_EQ(s.get_u64(std::string("tiling.rendered.") + k), s.get_u64(std::string("tiling.baseline.adaptive.") + k)) << k;
+    EXPECT_EQ(s.get_u64(std::string("tiling.rendered.") + k), s.get_u64(std::string("tiling.baseline.adaptive.") + k))
+        << k;
   }
   uint64_t previous = UINT64_MAX;
   for (int size : {16, 32, 64, 128, 256}) {

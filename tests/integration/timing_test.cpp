@@ -61,8 +61,8 @@ TEST_P(TimingOnScenes, ClockAndThreads) {
   EXPECT_DOUBLE_EQ(2 * one.stats.get_number("timing.frame.ms"), slow.stats.get_number("timing.frame.ms"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, TimingOnScenes, ::testing::Values("default.json", "patches.json"),
-                         [](const auto& info) { return info.param == "default.json" ? "default" : "patches"; });
+std::string scene_name(const ::testing::TestParamInfo<std::string>& p) { return p.param.substr(0, p.param.find('.')); }
+INSTANTIATE_TEST_SUITE_P(Scenes, TimingOnScenes, ::testing::Values("default.json", "patches.json"), scene_name);
 
 }  // namespace
 }  // namespace tessera

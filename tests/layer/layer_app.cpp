@@ -245,7 +245,10 @@ struct Expect {
   uint64_t tess_draws = 0, msaa_draws = 0;
   // GPU truth
   uint64_t ia_vertices = 0, ia_primitives = 0, squares = 0, cs_invocations = 0, tess_patches = 0;
-  void draw(const std::string& kind) { ++draws_by_kind[kind]; ++draws; }
+  void draw(const std::string& kind) {
+    ++draws_by_kind[kind];
+    ++draws;
+  }
   // A direct triangle-list draw of n vertices (multiple of 6) and k instances.
   void direct(uint64_t n, uint64_t k, bool indexed) {
     instances += k;
@@ -318,8 +321,8 @@ void create_device_full(FullScene& s, bool validation) {
   expect(std::memcmp(&f2, &f2_before, sizeof f2) == 0 && std::memcmp(&f12, &f12_before, sizeof f12) == 0,
          "the application's feature structs are unchanged by vkCreateDevice");
 
-  s.push_descriptor = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
-      vkGetDeviceProcAddr(g.device, "vkCmdPushDescriptorSetKHR"));
+  s.push_descriptor =
+      reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(g.device, "vkCmdPushDescriptorSetKHR"));
   s.draw_multi = reinterpret_cast<PFN_vkCmdDrawMultiEXT>(vkGetDeviceProcAddr(g.device, "vkCmdDrawMultiEXT"));
   s.draw_multi_indexed =
       reinterpret_cast<PFN_vkCmdDrawMultiIndexedEXT>(vkGetDeviceProcAddr(g.device, "vkCmdDrawMultiIndexedEXT"));
@@ -361,7 +364,8 @@ void build_full(FullScene& s) {
   s.work_pipe = make_compute(g, s.compute_layout, work);
   s.quad_pipe = make_graphics(g, s.graphics_layout, {vert, frag}, {s.rp1, VK_SAMPLE_COUNT_1_BIT, false});
   s.msaa_pipe = make_graphics(g, s.graphics_layout, {vert, frag}, {s.rp4, VK_SAMPLE_COUNT_4_BIT, false});
-  s.tess_pipe = make_graphics(g, s.graphics_layout, {vert, frag, tesc, tese}, {VK_NULL_HANDLE, VK_SAMPLE_COUNT_1_BIT, true});
+  s.tess_pipe =
+      make_graphics(g, s.graphics_layout, {vert, frag, tesc, tese}, {VK_NULL_HANDLE, VK_SAMPLE_COUNT_1_BIT, true});
   s.args = make_buffer(g, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT);
   s.scratch = make_buffer(g, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
   s.indices = make_buffer(g, 64, VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
@@ -684,8 +688,10 @@ int run_full(bool validation, bool csv) {
     std::vector<nlohmann::json> frames;
     int summaries = 0;
     for (auto& r : records) {
-      if (r.contains("summary")) ++summaries;
-      else frames.push_back(r);
+      if (r.contains("summary"))
+        ++summaries;
+      else
+        frames.push_back(r);
     }
     expect_eq("frame records", frames.size(), 3);
     expect_eq("summary records", uint64_t(summaries), 1);
@@ -882,8 +888,8 @@ int run_interface(const char* library) {
   void* h = dlopen(library, RTLD_NOW | RTLD_LOCAL);
   expect(h != nullptr, std::string("dlopen ") + library);
   if (!h) return 1;
-  auto negotiate = reinterpret_cast<PFN_vkNegotiateLoaderLayerInterfaceVersion>(
-      dlsym(h, "vkNegotiateLoaderLayerInterfaceVersion"));
+  auto negotiate =
+      reinterpret_cast<PFN_vkNegotiateLoaderLayerInterfaceVersion>(dlsym(h, "vkNegotiateLoaderLayerInterfaceVersion"));
   auto gipa = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(h, "vkGetInstanceProcAddr"));
   expect(negotiate && gipa && dlsym(h, "vkGetDeviceProcAddr"), "the three loader entry points are exported");
   for (const char* hidden : {"vkCreateInstance", "vkCreateDevice", "vkCmdDraw", "vkQueueSubmit"})
@@ -928,8 +934,10 @@ int record_bench_frame(FullScene& s, VkCommandBuffer cb) {
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, s.quad_pipe);
   vkCmdBindIndexBuffer(cb, s.indices.buffer, 0, VK_INDEX_TYPE_UINT16);
   for (uint32_t i = 0; i < 48; ++i, ++draws) {
-    if (i % 4 == 3) vkCmdDrawIndexed(cb, 6, 16, 0, 0, i);
-    else vkCmdDraw(cb, 6, 16, 0, i);
+    if (i % 4 == 3)
+      vkCmdDrawIndexed(cb, 6, 16, 0, 0, i);
+    else
+      vkCmdDraw(cb, 6, 16, 0, i);
   }
   vkCmdEndRenderPass(cb);
   begin_pass(cb, s.rp4, s.fb4, VK_SUBPASS_CONTENTS_INLINE, false);

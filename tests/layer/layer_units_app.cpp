@@ -327,8 +327,8 @@ int run_gpp() {
   VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   VkPipelineLayout layout = VK_NULL_HANDLE;
   CHECK_VK(vkCreatePipelineLayout(g.device, &pl, nullptr, &layout));
-  VkShaderModule vert = make_shader(g, kQuadVert), frag = make_shader(g, kColorFrag),
-                 tesc = make_shader(g, kLevelTesc), tese = make_shader(g, kTriTese);
+  VkShaderModule vert = make_shader(g, kQuadVert), frag = make_shader(g, kColorFrag), tesc = make_shader(g, kLevelTesc),
+                 tese = make_shader(g, kTriTese);
   Image target = make_image(g, VK_SAMPLE_COUNT_1_BIT);
   const int levels[] = {2, 4, 9};
   VkPipeline pipes[3];
@@ -500,8 +500,10 @@ bool read_dump(const std::string& path, Dump& d) {
 
 std::string expand(std::string pattern, uint64_t frame, uint32_t image) {
   for (const auto& [key, value] : {std::pair<std::string, std::string>{"{device}", "0"},
-                                   {"{frame}", std::to_string(frame)}, {"{image}", std::to_string(image)}})
-    for (size_t at = pattern.find(key); at != std::string::npos; at = pattern.find(key)) pattern.replace(at, key.size(), value);
+                                   {"{frame}", std::to_string(frame)},
+                                   {"{image}", std::to_string(image)}})
+    for (size_t at = pattern.find(key); at != std::string::npos; at = pattern.find(key))
+      pattern.replace(at, key.size(), value);
   return pattern;
 }
 
@@ -551,8 +553,8 @@ int run_msaa(bool validation) {
   VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   VkPipelineLayout layout = VK_NULL_HANDLE;
   CHECK_VK(vkCreatePipelineLayout(g.device, &pl, nullptr, &layout));
-  VkShaderModule quad = make_shader(g, kQuadVert), flat = make_shader(g, kColorFrag), slant = make_shader(g, kSlantVert),
-                 gradient = make_shader(g, kGradientFrag);
+  VkShaderModule quad = make_shader(g, kQuadVert), flat = make_shader(g, kColorFrag),
+                 slant = make_shader(g, kSlantVert), gradient = make_shader(g, kGradientFrag);
   // Attachment A through a render pass object (vkCreateRenderPass), B through dynamic rendering;
   // both created with colour-attachment usage only: the layer adds what it needs.
   Image a = make_image(g, VK_SAMPLE_COUNT_4_BIT), b = make_image(g, VK_SAMPLE_COUNT_4_BIT);
@@ -684,7 +686,8 @@ int run_msaa(bool validation) {
       }
       samples += d.data.size();
       const UnitResult u = colour_unit(d);
-      sum.tiles += u.tiles, sum.stored += u.stored, sum.uncompressed += u.uncompressed, sum.planes_only += u.planes_only;
+      sum.tiles += u.tiles, sum.stored += u.stored, sum.uncompressed += u.uncompressed,
+          sum.planes_only += u.planes_only;
       for (int c = 0; c < 16; ++c) sum.by_state[c] += u.by_state[c];
       for (uint8_t st : u.states) states_seen.insert(st);
       // The state image: every pixel in its tile's state colour.
@@ -694,7 +697,8 @@ int run_msaa(bool validation) {
         uint64_t wrong = 0;
         for (uint32_t y = 0; y < kSize; ++y)
           for (uint32_t x = 0; x < kSize; ++x)
-            wrong += img.at(int(x), int(y)) != tessera::color_tile_state_swatch(u.states[(y / 4) * (kSize / 8) + x / 8]);
+            wrong +=
+                img.at(int(x), int(y)) != tessera::color_tile_state_swatch(u.states[(y / 4) * (kSize / 8) + x / 8]);
         expect_eq(what + "state image pixels not in their tile's state colour", wrong, 0);
       } catch (const std::exception& e) {
         expect(false, what + "state image " + png + ": " + e.what());
@@ -714,8 +718,8 @@ int run_msaa(bool validation) {
     expect_no_validation_errors();
   }
   // The scene is meant to exercise the unit: cleared, one-colour, edge and gradient tiles.
-  expect(states_seen.size() >= 4, "at least four colour-unit states among the tiles (" +
-                                      std::to_string(states_seen.size()) + ")");
+  expect(states_seen.size() >= 4,
+         "at least four colour-unit states among the tiles (" + std::to_string(states_seen.size()) + ")");
   return finish();
 }
 

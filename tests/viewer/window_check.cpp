@@ -46,8 +46,9 @@ int main(int argc, char** argv) {
     const size_t pixels = size_t(x1 - x0) * size_t(y1 - y0);
     size_t most = 0;
     for (const auto& [colour, n] : counts) most = n > most ? n : most;
-    std::printf("region %dx%d: %zu distinct colours, most common covers %.1f%%, %.1f%% differ from the frame\n", x1 - x0,
-                y1 - y0, counts.size(), 100.0 * double(most) / double(pixels), 100.0 * double(differing) / double(pixels));
+    std::printf("region %dx%d: %zu distinct colours, most common covers %.1f%%, %.1f%% differ from the frame\n",
+                x1 - x0, y1 - y0, counts.size(), 100.0 * double(most) / double(pixels),
+                100.0 * double(differing) / double(pixels));
     if (counts.size() <= min_colours) {
       std::printf("FAIL: too few colours: the panel looks empty\n");
       return 1;

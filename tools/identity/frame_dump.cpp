@@ -28,13 +28,16 @@ void write_stats(const fs::path& path, const Stats& s) {
   for (const auto& [k, v] : s.values()) {
     if (k.rfind("frame.time_ms.", 0) == 0 || k == "frame.threads" || k.find(".time_ms") != std::string::npos) continue;
     out << k << " = ";
-    if (auto u = std::get_if<uint64_t>(&v)) out << "u" << *u;
-    else if (auto i = std::get_if<int64_t>(&v)) out << "i" << *i;
+    if (auto u = std::get_if<uint64_t>(&v))
+      out << "u" << *u;
+    else if (auto i = std::get_if<int64_t>(&v))
+      out << "i" << *i;
     else if (auto d = std::get_if<double>(&v)) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%a", *d);  // exact
       out << "d" << buf;
-    } else out << "s" << std::get<std::string>(v);
+    } else
+      out << "s" << std::get<std::string>(v);
     out << "\n";
   }
 }
@@ -93,25 +96,63 @@ int main(int argc, char** argv) {
   }
   const fs::path assets = argv[1], out = argv[2];
   const std::string filter = argc > 3 ? argv[3] : "";
-  const std::vector<std::string> scenes = {
-      "default.json", "patches.json", "conformance/lit_spheres.json", "conformance/shiny_fog.json",
-      "conformance/tessellation.json", "conformance/textured_box.json", "conformance/textured_quad.json",
-      "bench/clouds.json", "bench/objects.json", "bench/lod_field.json", "bench/terrain_1m.json",
-      "bench/instances_1m.json", "bench/far_field.json"};
+  const std::vector<std::string> scenes = {"default.json",
+                                           "patches.json",
+                                           "conformance/lit_spheres.json",
+                                           "conformance/shiny_fog.json",
+                                           "conformance/tessellation.json",
+                                           "conformance/textured_box.json",
+                                           "conformance/textured_quad.json",
+                                           "bench/clouds.json",
+                                           "bench/objects.json",
+                                           "bench/lod_field.json",
+                                           "bench/terrain_1m.json",
+                                           "bench/instances_1m.json",
+                                           "bench/far_field.json"};
   const std::vector<Case> cases = {
       {"raster1", [](Config&) {}},
-      {"raster1_t24", [](Config& c) { c.raster.tile_size = 24; c.frame.threads = 1; }},
+      {"raster1_t24",
+       [](Config& c) {
+         c.raster.tile_size = 24;
+         c.frame.threads = 1;
+       }},
       {"raster2", [](Config& c) { c.raster.msaa = 2; }},
-      {"raster4", [](Config& c) { c.raster.msaa = 4; c.frame.keep_samples = true; }},
+      {"raster4",
+       [](Config& c) {
+         c.raster.msaa = 4;
+         c.frame.keep_samples = true;
+       }},
       {"raster8", [](Config& c) { c.raster.msaa = 8; }},
       {"adaptive1", [](Config& c) { SET(c.tiling.mode, "adaptive"); }},
-      {"adaptive4", [](Config& c) { SET(c.tiling.mode, "adaptive"); c.raster.msaa = 4; c.frame.keep_samples = true; }},
-      {"nobaselines", [](Config& c) { c.tiling.baselines = false; c.tessellation.baselines = false; }},
-      {"gppmap", [](Config& c) { c.tessellation.gpp_map = true; SET(c.tessellation.policy, "leastloaded"); }},
+      {"adaptive4",
+       [](Config& c) {
+         SET(c.tiling.mode, "adaptive");
+         c.raster.msaa = 4;
+         c.frame.keep_samples = true;
+       }},
+      {"nobaselines",
+       [](Config& c) {
+         c.tiling.baselines = false;
+         c.tessellation.baselines = false;
+       }},
+      {"gppmap",
+       [](Config& c) {
+         c.tessellation.gpp_map = true;
+         SET(c.tessellation.policy, "leastloaded");
+       }},
       {"rt", [](Config& c) { SET(c.frame.mode, "rt"); }},
-      {"rt_object_lazy", [](Config& c) { SET(c.frame.mode, "rt"); SET(c.rt.lod_selection, "object"); SET(c.rt.residency, "lazy"); }},
+      {"rt_object_lazy",
+       [](Config& c) {
+         SET(c.frame.mode, "rt");
+         SET(c.rt.lod_selection, "object");
+         SET(c.rt.residency, "lazy");
+       }},
       {"hybrid", [](Config& c) { SET(c.frame.mode, "hybrid"); }},
-      {"hybrid4", [](Config& c) { SET(c.frame.mode, "hybrid"); c.raster.msaa = 4; }},
+      {"hybrid4",
+       [](Config& c) {
+         SET(c.frame.mode, "hybrid");
+         c.raster.msaa = 4;
+       }},
   };
   for (const std::string& scene_name : scenes) {
     if (!filter.empty() && scene_name.find(filter) == std::string::npos) continue;
@@ -128,7 +169,8 @@ int main(int argc, char** argv) {
       Renderer renderer(cfg);
       const Frame f = renderer.render(scene, scene.camera);
       std::string stem = scene_name;
-      for (char& ch : stem) if (ch == '/' || ch == '.') ch = '_';
+      for (char& ch : stem)
+        if (ch == '/' || ch == '.') ch = '_';
       const fs::path dir = out / (stem + "." + c.name);
       fs::create_directories(dir);
       write_bytes(dir / "color.bin", f.color.pixels);

@@ -43,22 +43,26 @@ std::vector<std::filesystem::path> default_scenes() {
 
 void add_bench_command(CLI::App& app, BenchArgs& args) {
   CLI::App* cmd = app.add_subcommand("bench", "Benchmarks against peers in the same run (ratios)");
-  cmd->add_option("suite", args.suite,
-                  "Suite: raster (frame time vs the Vulkan reference), color (colour-unit codecs and bandwidth) or eu "
-                  "(branch-free math vs the branchy baseline on the modelled FMA datapath) or tiling (redundant vertex shading, "
-                  "adaptive supertiles vs fixed tiles) or tess (tessellator throughput, GPP array speedup) or layer "
-                  "(frame time with VK_LAYER_TESSERA_stats vs no layer, MangoHud, the Mesa overlay) or rt (ray throughput and BVH "
-                  "build vs Embree)")
+  cmd->add_option(
+         "suite", args.suite,
+         "Suite: raster (frame time vs the Vulkan reference), color (colour-unit codecs and bandwidth) or eu "
+         "(branch-free math vs the branchy baseline on the modelled FMA datapath) or tiling (redundant vertex shading, "
+         "adaptive supertiles vs fixed tiles) or tess (tessellator throughput, GPP array speedup) or layer "
+         "(frame time with VK_LAYER_TESSERA_stats vs no layer, MangoHud, the Mesa overlay) or rt (ray throughput and "
+         "BVH "
+         "build vs Embree)")
       ->required()
       ->check(CLI::IsMember({"raster", "color", "eu", "tiling", "tess", "layer", "rt"}));
   cmd->add_option("--json", args.json, "Write results as JSON");
   cmd->add_option("--scene", args.scenes, "Scene(s) to run instead of the built-in benchmark set");
   cmd->add_option("--width", args.width, "Frame width")->check(CLI::Range(1, 16384));
   cmd->add_option("--height", args.height, "Frame height")->check(CLI::Range(1, 16384));
-  cmd->add_option("--repetitions", args.repetitions, "Timed repetitions (median is reported)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--repetitions", args.repetitions, "Timed repetitions (median is reported)")
+      ->check(CLI::Range(1, 1000));
   cmd->add_option("--warmup", args.warmup, "Untimed warm-up frames")->check(CLI::Range(0, 100));
   cmd->add_option("--threads", args.threads, "Tessera worker threads, 0 = all");
-  cmd->add_option("--msaa", args.msaa, "raster: samples per pixel for both renderers; color: one sample count instead of 4x and 8x")
+  cmd->add_option("--msaa", args.msaa,
+                  "raster: samples per pixel for both renderers; color: one sample count instead of 4x and 8x")
       ->check(CLI::IsMember({1, 2, 4, 8}));
   add_layer_bench_options(cmd, args);
 }
@@ -71,8 +75,8 @@ namespace {
 int run_color_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes) {
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   const std::vector<int> sample_counts = args.msaa > 1 ? std::vector<int>{args.msaa} : std::vector<int>{4, 8};
-  std::printf("%-24s %8s %10s %10s %12s %12s %12s\n", "scene", "tiles", "vs raw", "vs planes", "compress/s", "decompress/s",
-              "copy/s");
+  std::printf("%-24s %8s %10s %10s %12s %12s %12s\n", "scene", "tiles", "vs raw", "vs planes", "compress/s",
+              "decompress/s", "copy/s");
   for (const auto& path : scenes) {
     const Scene scene = load_scene(path);
     for (int msaa : sample_counts) {
@@ -105,10 +109,12 @@ int run_color_bench(const BenchArgs& args, const std::vector<std::filesystem::pa
       add("color_bytes", double(run.stored_bytes), "uncompressed", double(run.uncompressed_bytes));
       // The frame's own colour-cache model (config color.*): hit rate and bytes moved.
       results.back()["cache_hit_rate"] = frame.stats.get_number("color.cache.hit_rate");
-      results.back()["cache_traffic_bytes"] =
-          frame.stats.get_u64("color.traffic.planes.read_bytes") + frame.stats.get_u64("color.traffic.planes.written_bytes") +
-          frame.stats.get_u64("color.traffic.index.read_bytes") + frame.stats.get_u64("color.traffic.index.written_bytes") +
-          frame.stats.get_u64("color.traffic.control.read_bytes") + frame.stats.get_u64("color.traffic.control.written_bytes");
+      results.back()["cache_traffic_bytes"] = frame.stats.get_u64("color.traffic.planes.read_bytes") +
+                                              frame.stats.get_u64("color.traffic.planes.written_bytes") +
+                                              frame.stats.get_u64("color.traffic.index.read_bytes") +
+                                              frame.stats.get_u64("color.traffic.index.written_bytes") +
+                                              frame.stats.get_u64("color.traffic.control.read_bytes") +
+                                              frame.stats.get_u64("color.traffic.control.written_bytes");
       add("color_bytes", double(run.stored_bytes), "planes_only", double(run.planes_only_bytes));
       add("compress_tiles_per_s", run.compress_tiles_per_s, "raw_copy", run.copy_tiles_per_s);
       add("decompress_tiles_per_s", run.decompress_tiles_per_s, "raw_copy", run.copy_tiles_per_s);
@@ -137,8 +143,8 @@ int run_eu_bench_suite(const BenchArgs& args) {
   constexpr int kSweepSamples = 1000000;
   const std::vector<EuFunctionReport> reports = run_eu_bench(samples, 1, kSweepSamples);
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  std::printf("%-6s %-9s %12s %10s %7s %9s %9s %10s %12s %12s\n", "func", "precision", "branch-free", "branchy", "ratio",
-              "max ulp", "mean ulp", "sweep ulp", "model res/s", "native res/s");
+  std::printf("%-6s %-9s %12s %10s %7s %9s %9s %10s %12s %12s\n", "func", "precision", "branch-free", "branchy",
+              "ratio", "max ulp", "mean ulp", "sweep ulp", "model res/s", "native res/s");
   for (const EuFunctionReport& r : reports) {
     nlohmann::ordered_json j;
     j["name"] = r.name + "_" + r.precision;
@@ -151,12 +157,13 @@ int run_eu_bench_suite(const BenchArgs& args) {
     j["mean_ulp"] = r.mean_ulp;
     j["results_per_second"] = r.results_per_second;
     j["native_results_per_second"] = r.native_results_per_second;
-    j["sweep_max_ulp"] = std::isfinite(r.sweep_max_ulp) ? nlohmann::ordered_json(r.sweep_max_ulp) : nlohmann::ordered_json("inf");
+    j["sweep_max_ulp"] =
+        std::isfinite(r.sweep_max_ulp) ? nlohmann::ordered_json(r.sweep_max_ulp) : nlohmann::ordered_json("inf");
     j["sweep_samples"] = r.sweep_samples;
     j["samples"] = samples;
     results.push_back(j);
-    std::printf("%-6s %-9s %12.1f %10.1f %7.2f %9.2f %9.3f %10.3f %12.3g %12.3g\n", r.name.c_str(),
-                r.precision.c_str(), r.branch_free_instructions_per_call, r.branchy_instructions_per_call,
+    std::printf("%-6s %-9s %12.1f %10.1f %7.2f %9.2f %9.3f %10.3f %12.3g %12.3g\n", r.name.c_str(), r.precision.c_str(),
+                r.branch_free_instructions_per_call, r.branchy_instructions_per_call,
                 r.branch_free_instructions_per_call / r.branchy_instructions_per_call, r.max_ulp, r.mean_ulp,
                 r.sweep_max_ulp, r.results_per_second, r.native_results_per_second);
   }
@@ -175,12 +182,14 @@ int run_bench(const BenchArgs& args) {
   if (args.suite == "color") return run_color_bench(args, scenes);
   if (args.suite == "rt") {
     std::vector<std::filesystem::path> rt_scenes = scenes;
-    if (args.scenes.empty()) rt_scenes.push_back(std::filesystem::path(TESSERA_SOURCE_DIR) / "assets/bench/far_field.json");
+    if (args.scenes.empty())
+      rt_scenes.push_back(std::filesystem::path(TESSERA_SOURCE_DIR) / "assets/bench/far_field.json");
     return run_rt_bench(args, rt_scenes);
   }
   if (args.suite == "tiling") {
     std::vector<std::filesystem::path> tiling_scenes = scenes;
-    if (args.scenes.empty()) tiling_scenes.push_back(std::filesystem::path(TESSERA_SOURCE_DIR) / "assets/bench/clouds.json");
+    if (args.scenes.empty())
+      tiling_scenes.push_back(std::filesystem::path(TESSERA_SOURCE_DIR) / "assets/bench/clouds.json");
     return run_tiling_bench(args, tiling_scenes);
   }
   Config config;
@@ -202,8 +211,8 @@ int run_bench(const BenchArgs& args) {
   if (peer) std::printf("peer device: %s\n", peer->device_name().c_str());
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  std::printf("%-22s %10s %12s %12s %8s %8s\n", "scene", "triangles", "tessera ms", (peer_name + " ms").c_str(), "ratio",
-              "PSNR dB");
+  std::printf("%-22s %10s %12s %12s %8s %8s\n", "scene", "triangles", "tessera ms", (peer_name + " ms").c_str(),
+              "ratio", "PSNR dB");
   for (const auto& path : scenes) {
     const Scene scene = load_scene(path);
     std::vector<double> times;

@@ -135,9 +135,10 @@ void run_lod_comparison(const std::string& name, const Scene& scene, const rt::A
   const LodRays rays(workload);
   const uint64_t ray_count = workload.primary.size() + workload.shadow.size() + workload.diffuse.size();
   const std::vector<int8_t> object_levels = as.camera_lod_levels(scene.camera.position);
-  std::printf("%-16s far field: %llu rays (primary, shadow, diffuse), %d threads, lazy residency; PSNR of rt frames "
-              "without / with a 1-sample diffuse bounce\n",
-              name.c_str(), (unsigned long long)ray_count, arena.max_concurrency());
+  std::printf(
+      "%-16s far field: %llu rays (primary, shadow, diffuse), %d threads, lazy residency; PSNR of rt frames "
+      "without / with a 1-sample diffuse bounce\n",
+      name.c_str(), (unsigned long long)ray_count, arena.max_concurrency());
   std::printf("%-16s %-11s %9s %9s %8s %12s %8s %13s %9s %9s  %s\n", "scene", "lod", "rays ms", "Mrays/s", "speedup",
               "resident MB", "vs off", "PSNR dB", "nodes/ray", "tris/ray", "LOD levels 0/1/2/3, discards");
   double off_ms = 0.0;
@@ -179,7 +180,8 @@ void run_lod_comparison(const std::string& name, const Scene& scene, const rt::A
     const double psnr = psnr_rgb(frame.color, off_frame.color);
     const double psnr_diffuse = psnr_rgb(frame_diffuse.color, off_frame_diffuse.color);
     const double n = double(ray_count);
-    const double nodes_per_ray = double(counters[rt::Counters::nodes_interior] + counters[rt::Counters::nodes_leaf]) / n;
+    const double nodes_per_ray =
+        double(counters[rt::Counters::nodes_interior] + counters[rt::Counters::nodes_leaf]) / n;
     const double tris_per_ray = double(counters[rt::Counters::triangles_tested]) / n;
     nlohmann::ordered_json r;
     r["name"] = name;
@@ -214,12 +216,13 @@ void run_lod_comparison(const std::string& name, const Scene& scene, const rt::A
     results.push_back(r);
     char psnr_text[64] = "-";
     if (!is_off) std::snprintf(psnr_text, sizeof psnr_text, "%.1f / %.1f", psnr, psnr_diffuse);  // inf prints as inf
-    std::printf("%-16s %-11s %9.1f %9.2f %8.2f %12.1f %8.3f %13s %9.1f %9.1f  %llu/%llu/%llu/%llu, %llu\n",
-                name.c_str(), v.label, ms, n / (ms * 1e3), speedup, double(frame_residency.resident_bytes) / 1e6,
-                resident_ratio, psnr_text, nodes_per_ray, tris_per_ray,
-                (unsigned long long)counters[rt::Counters::lod_level0], (unsigned long long)counters[rt::Counters::lod_level1],
-                (unsigned long long)counters[rt::Counters::lod_level2], (unsigned long long)counters[rt::Counters::lod_level3],
-                (unsigned long long)counters[rt::Counters::lod_discards]);
+    std::printf(
+        "%-16s %-11s %9.1f %9.2f %8.2f %12.1f %8.3f %13s %9.1f %9.1f  %llu/%llu/%llu/%llu, %llu\n", name.c_str(),
+        v.label, ms, n / (ms * 1e3), speedup, double(frame_residency.resident_bytes) / 1e6, resident_ratio, psnr_text,
+        nodes_per_ray, tris_per_ray, (unsigned long long)counters[rt::Counters::lod_level0],
+        (unsigned long long)counters[rt::Counters::lod_level1], (unsigned long long)counters[rt::Counters::lod_level2],
+        (unsigned long long)counters[rt::Counters::lod_level3],
+        (unsigned long long)counters[rt::Counters::lod_discards]);
     std::fflush(stdout);
   }
 }
@@ -232,8 +235,10 @@ int run_rt_bench(const BenchArgs& args, const std::vector<std::filesystem::path>
   if (args.threads > 0) allow.emplace(tbb::global_control::max_allowed_parallelism, size_t(args.threads));
   tbb::task_arena all(threads);
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  std::printf("rays from a %dx%d view, median of %d runs; ratio = Tessera / Embree (throughput), Tessera / Embree "
-              "time (build); %d threads\n", args.width, args.height, args.repetitions, threads);
+  std::printf(
+      "rays from a %dx%d view, median of %d runs; ratio = Tessera / Embree (throughput), Tessera / Embree "
+      "time (build); %d threads\n",
+      args.width, args.height, args.repetitions, threads);
   std::printf("%-16s %-8s %8s %9s %12s %12s %7s %10s %10s\n", "scene", "rays", "threads", "rays", "tessera Mr/s",
               "embree Mr/s", "ratio", "nodes/ray", "tris/ray");
   for (const auto& path : scenes) {

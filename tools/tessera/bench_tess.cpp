@@ -17,17 +17,24 @@ int run_tess_bench(const BenchArgs& args) {
   std::printf("Tessellator, one core, random factors in [1, 64] (%.1f s per case)\n", seconds);
   std::printf("  %-8s %-16s %10s %14s %14s\n", "domain", "spacing", "patches", "points/s", "primitives/s");
   for (const TessThroughputReport& r : run_tessellator_throughput(seconds, 1)) {
-    std::printf("  %-8s %-16s %10llu %14.4g %14.4g\n", r.domain.c_str(), r.spacing.c_str(), (unsigned long long)r.patches,
-                r.points_per_second, r.primitives_per_second);
-    throughput.push_back({{"domain", r.domain}, {"spacing", r.spacing}, {"patches", r.patches}, {"points", r.points},
-                          {"primitives", r.primitives}, {"seconds", r.seconds}, {"points_per_second", r.points_per_second},
+    std::printf("  %-8s %-16s %10llu %14.4g %14.4g\n", r.domain.c_str(), r.spacing.c_str(),
+                (unsigned long long)r.patches, r.points_per_second, r.primitives_per_second);
+    throughput.push_back({{"domain", r.domain},
+                          {"spacing", r.spacing},
+                          {"patches", r.patches},
+                          {"points", r.points},
+                          {"primitives", r.primitives},
+                          {"seconds", r.seconds},
+                          {"points_per_second", r.points_per_second},
                           {"primitives_per_second", r.primitives_per_second}});
   }
   std::fflush(stdout);
   nlohmann::ordered_json gpp = nlohmann::ordered_json::array();
   const int batch = 32;
-  std::printf("\nGPP array model, batch %d: speedup over 1 GPP of the same design; [x no-redistribution at the same N]; "
-              "(load balance max/mean)\n", batch);
+  std::printf(
+      "\nGPP array model, batch %d: speedup over 1 GPP of the same design; [x no-redistribution at the same N]; "
+      "(load balance max/mean)\n",
+      batch);
   std::string current;
   for (const GppSpeedupReport& r : run_gpp_speedups(batch)) {
     const std::string row = r.workload + " " + r.design + " " + r.policy;
@@ -37,9 +44,16 @@ int run_tess_bench(const BenchArgs& args) {
       current = row;
     }
     std::printf("  N=%-2d %5.2fx [%4.2f] (%.2f)", r.gpp_count, r.speedup, r.vs_noredist, r.load_balance);
-    gpp.push_back({{"workload", r.workload}, {"design", r.design}, {"policy", r.policy}, {"gpp_count", r.gpp_count},
-                   {"patches", r.patches}, {"makespan_cycles", r.makespan_cycles}, {"speedup", r.speedup},
-                   {"vs_noredist", r.vs_noredist}, {"load_balance", r.load_balance}, {"trb_bytes", r.trb_bytes},
+    gpp.push_back({{"workload", r.workload},
+                   {"design", r.design},
+                   {"policy", r.policy},
+                   {"gpp_count", r.gpp_count},
+                   {"patches", r.patches},
+                   {"makespan_cycles", r.makespan_cycles},
+                   {"speedup", r.speedup},
+                   {"vs_noredist", r.vs_noredist},
+                   {"load_balance", r.load_balance},
+                   {"trb_bytes", r.trb_bytes},
                    {"offchip_bytes", r.offchip_bytes}});
   }
   std::printf("\n");

@@ -73,22 +73,29 @@ int run_tiling_bench(const BenchArgs& args, const std::vector<std::filesystem::p
       if (r.within_budget && (!best || r.redundant < best->redundant)) best = &r;
     }
     const std::string name = path.stem().string();
-    std::printf("%s: %dx%d, %llu triangles, %dx MSAA, tile buffer %d KiB, %llu supertiles (capacity %llu atomic tiles)\n",
-                name.c_str(), args.width, args.height, (unsigned long long)s.get_u64("frame.triangles"), args.msaa,
-                config.tiling.tile_buffer_bytes / 1024, (unsigned long long)s.get_u64("tiling.supertiles.count"),
-                (unsigned long long)s.get_u64("tiling.supertiles.capacity"));
+    std::printf(
+        "%s: %dx%d, %llu triangles, %dx MSAA, tile buffer %d KiB, %llu supertiles (capacity %llu atomic tiles)\n",
+        name.c_str(), args.width, args.height, (unsigned long long)s.get_u64("frame.triangles"), args.msaa,
+        config.tiling.tile_buffer_bytes / 1024, (unsigned long long)s.get_u64("tiling.supertiles.count"),
+        (unsigned long long)s.get_u64("tiling.supertiles.capacity"));
     std::printf("  %-10s %6s %8s %10s %12s %10s %12s %12s %12s\n", "tiling", "fits", "tiles", "crossings", "pass-2 VS",
                 "redundant", "VS bytes", "PB written", "PB read");
     nlohmann::ordered_json tilings = nlohmann::ordered_json::array();
     auto print = [&](const Row& r) {
-      std::printf("  %-10s %6s %8llu %10llu %12llu %9.2f%% %12llu %12llu %12llu\n", r.tiling.c_str(), r.within_budget ? "yes" : "no",
-                  (unsigned long long)r.render_tiles, (unsigned long long)r.crossings, (unsigned long long)r.pass2,
-                  r.redundant_percent, (unsigned long long)r.vertex_bytes, (unsigned long long)r.pb_written,
-                  (unsigned long long)r.pb_read);
-      tilings.push_back({{"tiling", r.tiling}, {"within_budget", r.within_budget}, {"render_tiles", r.render_tiles},
-                         {"crossings", r.crossings}, {"pass2_invocations", r.pass2}, {"redundant_invocations", r.redundant},
-                         {"redundant_percent", r.redundant_percent}, {"vertex_fetch_bytes", r.vertex_bytes},
-                         {"parameter_buffer_written_bytes", r.pb_written}, {"parameter_buffer_read_bytes", r.pb_read}});
+      std::printf("  %-10s %6s %8llu %10llu %12llu %9.2f%% %12llu %12llu %12llu\n", r.tiling.c_str(),
+                  r.within_budget ? "yes" : "no", (unsigned long long)r.render_tiles, (unsigned long long)r.crossings,
+                  (unsigned long long)r.pass2, r.redundant_percent, (unsigned long long)r.vertex_bytes,
+                  (unsigned long long)r.pb_written, (unsigned long long)r.pb_read);
+      tilings.push_back({{"tiling", r.tiling},
+                         {"within_budget", r.within_budget},
+                         {"render_tiles", r.render_tiles},
+                         {"crossings", r.crossings},
+                         {"pass2_invocations", r.pass2},
+                         {"redundant_invocations", r.redundant},
+                         {"redundant_percent", r.redundant_percent},
+                         {"vertex_fetch_bytes", r.vertex_bytes},
+                         {"parameter_buffer_written_bytes", r.pb_written},
+                         {"parameter_buffer_read_bytes", r.pb_read}});
     };
     for (const Row& r : rows) print(r);
     print(adaptive);
@@ -101,8 +108,9 @@ int run_tiling_bench(const BenchArgs& args, const std::vector<std::filesystem::p
     result["tilings"] = tilings;
     result["supertile_generation_ms"] = generation;
     if (best) {
-      const double redundant_ratio = best->redundant ? double(adaptive.redundant) / double(best->redundant)
-                                                     : (adaptive.redundant ? std::numeric_limits<double>::infinity() : 1.0);
+      const double redundant_ratio = best->redundant
+                                         ? double(adaptive.redundant) / double(best->redundant)
+                                         : (adaptive.redundant ? std::numeric_limits<double>::infinity() : 1.0);
       const double bytes_ratio = double(adaptive.vertex_bytes) / double(best->vertex_bytes);
       std::printf("  adaptive / best fixed (%s): redundant VS %.3f, vertex bytes %.3f; generation %.2f ms per frame\n",
                   best->tiling.c_str(), redundant_ratio, bytes_ratio, generation);

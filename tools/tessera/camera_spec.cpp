@@ -42,10 +42,11 @@ Camera parse_camera(const std::string& spec, const Scene& scene) {
       used = 0;
     }
     std::string names;
-    for (const Camera& c : scene.cameras) names += (names.empty() ? "" : ", ") + (c.name.empty() ? std::string("(unnamed)") : c.name);
+    for (const Camera& c : scene.cameras)
+      names += (names.empty() ? "" : ", ") + (c.name.empty() ? std::string("(unnamed)") : c.name);
     if (spec.empty() || used != spec.size()) {
-      throw Error("--camera " + spec + ": not a camera of the scene (" + (names.empty() ? "it has no extra cameras" : names) +
-                  "), an index, or px,py,pz,tx,ty,tz[,fov]");
+      throw Error("--camera " + spec + ": not a camera of the scene (" +
+                  (names.empty() ? "it has no extra cameras" : names) + "), an index, or px,py,pz,tx,ty,tz[,fov]");
     }
     if (index >= scene.cameras.size()) {
       throw Error("--camera " + spec + ": the scene has " + std::to_string(scene.cameras.size()) + " extra cameras");

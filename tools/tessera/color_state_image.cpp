@@ -31,8 +31,10 @@ Image color_state_image(const Frame& frame) {
     for (int x = 0; x < w; ++x) {
       const Rgba8 c = frame.color.at(x, y);
       const int grey = luma(c);
-      const uint8_t code = frame.diagnostics.color_states[size_t(y / 4) * size_t(frame.diagnostics.color_blocks_x) + size_t(x / 8)];
-      img.at(x, y) = mix_rgb(pack_rgba8(uint8_t(grey), uint8_t(grey), uint8_t(grey)), color_tile_state_swatch(code), 170);
+      const uint8_t code =
+          frame.diagnostics.color_states[size_t(y / 4) * size_t(frame.diagnostics.color_blocks_x) + size_t(x / 8)];
+      img.at(x, y) =
+          mix_rgb(pack_rgba8(uint8_t(grey), uint8_t(grey), uint8_t(grey)), color_tile_state_swatch(code), 170);
     }
   }
   // Legend.

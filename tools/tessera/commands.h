@@ -14,19 +14,19 @@ namespace tessera::cli {
 
 struct RenderArgs {
   std::filesystem::path scene;
-  std::filesystem::path output;        // PNG
-  std::filesystem::path stats;         // stats JSON (optional)
-  std::filesystem::path csv;           // one row of numeric stats per frame (optional)
-  std::filesystem::path color_state;   // per-tile colour-unit state map (optional, MSAA)
-  std::filesystem::path picb;          // PICB heat map (optional)
-  std::filesystem::path supertiles;    // supertile partition (optional)
-  std::filesystem::path gpp_map;       // triangles coloured by the GPP that tessellated them (optional)
-  std::filesystem::path lod_map;       // LOD level hit per pixel (optional, rt mode)
-  std::optional<int> gpps;             // tessellation.gpps override
-  std::filesystem::path config;        // config JSON (optional)
+  std::filesystem::path output;       // PNG
+  std::filesystem::path stats;        // stats JSON (optional)
+  std::filesystem::path csv;          // one row of numeric stats per frame (optional)
+  std::filesystem::path color_state;  // per-tile colour-unit state map (optional, MSAA)
+  std::filesystem::path picb;         // PICB heat map (optional)
+  std::filesystem::path supertiles;   // supertile partition (optional)
+  std::filesystem::path gpp_map;      // triangles coloured by the GPP that tessellated them (optional)
+  std::filesystem::path lod_map;      // LOD level hit per pixel (optional, rt mode)
+  std::optional<int> gpps;            // tessellation.gpps override
+  std::filesystem::path config;       // config JSON (optional)
   std::optional<int> width, height, threads, tile_size, msaa;
-  std::string tiling;  // --tiling fixed[:N] | adaptive
-  std::string mode;    // --mode raster | rt | hybrid (frame.mode)
+  std::string tiling;                  // --tiling fixed[:N] | adaptive
+  std::string mode;                    // --mode raster | rt | hybrid (frame.mode)
   std::optional<int> diffuse_samples;  // trace.diffuse_samples override
   std::vector<std::string> cameras;    // explicit views: index into the scene's "cameras" or px,py,pz,tx,ty,tz[,fov]
   bool all_cameras = false;            // the scene camera plus every entry of "cameras"
@@ -76,12 +76,12 @@ struct ViewArgs {
   int frames = 1;                    // screenshot mode: frames rendered before the capture
   int width = 1280;                  // window size
   int height = 800;
-  float scale = 1.0f;                // frame buffer = window framebuffer x scale
+  float scale = 1.0f;  // frame buffer = window framebuffer x scale
   std::optional<int> threads, tile_size, msaa;
-  std::string camera;                // start view, as render --camera
-  std::string overlay = "none";      // start overlay: a key of viewer::kOverlays
-  std::string tiling;                // --tiling fixed[:N] | adaptive
-  std::string memory_limit;          // --memory-limit, as in render
+  std::string camera;            // start view, as render --camera
+  std::string overlay = "none";  // start overlay: a key of viewer::kOverlays
+  std::string tiling;            // --tiling fixed[:N] | adaptive
+  std::string memory_limit;      // --memory-limit, as in render
 };
 
 void add_view_command(CLI::App& app, ViewArgs& args);

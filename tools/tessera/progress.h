@@ -23,8 +23,8 @@ class ProgressBar {
     bar.resize(size_t(width), '.');
     const double eta = done ? secs / double(done) * double(total_ - done) : 0.0;
     if (tty_) {
-      std::fprintf(stderr, "\r%s [%s] %zu/%zu  %.1fs elapsed, %.1fs left ", label_.c_str(), bar.c_str(), done, total_, secs,
-                   eta);
+      std::fprintf(stderr, "\r%s [%s] %zu/%zu  %.1fs elapsed, %.1fs left ", label_.c_str(), bar.c_str(), done, total_,
+                   secs, eta);
       if (done == total_) std::fprintf(stderr, "\n");
     } else {
       std::fprintf(stderr, "%s %zu/%zu (%.1fs)\n", label_.c_str(), done, total_, secs);

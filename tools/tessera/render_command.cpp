@@ -69,9 +69,12 @@ class StatsCsv {
       if (i) out_ << ',';
       if (!stats.has(columns_[i])) continue;  // empty cell: not measured in this frame
       const Stats::Value& v = stats.get(columns_[i]);
-      if (const auto* u = std::get_if<uint64_t>(&v)) out_ << *u;
-      else if (const auto* n = std::get_if<int64_t>(&v)) out_ << *n;
-      else if (const auto* d = std::get_if<double>(&v); d && std::isfinite(*d)) out_ << *d;
+      if (const auto* u = std::get_if<uint64_t>(&v))
+        out_ << *u;
+      else if (const auto* n = std::get_if<int64_t>(&v))
+        out_ << *n;
+      else if (const auto* d = std::get_if<double>(&v); d && std::isfinite(*d))
+        out_ << *d;
     }
     out_ << "\n";
     out_.flush();
@@ -110,7 +113,8 @@ void apply_tiling_option(const std::string& spec, Config& config) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != n.size() || n.empty()) throw Error("--tiling " + spec + ": expected fixed:N with N a tile size in pixels");
+    if (used != n.size() || n.empty())
+      throw Error("--tiling " + spec + ": expected fixed:N with N a tile size in pixels");
     config.tiling.mode = TilingMode::fixed;
     config.raster.tile_size = size;
     return;
@@ -178,7 +182,8 @@ void add_render_command(CLI::App& app, RenderArgs& args) {
   cmd->add_option("--camera", args.cameras,
                   "View: a name or index from the scene's \"cameras\", or px,py,pz,tx,ty,tz[,fov]; repeat for a batch");
   cmd->add_flag("--all-cameras", args.all_cameras, "Batch: the scene camera, then every entry of \"cameras\"");
-  cmd->add_option("--orbit", args.orbit, "Batch: N turntable frames around the camera target")->check(CLI::Range(0, 100000));
+  cmd->add_option("--orbit", args.orbit, "Batch: N turntable frames around the camera target")
+      ->check(CLI::Range(0, 100000));
   cmd->add_flag("-q,--quiet", args.quiet, "No summary");
   cmd->add_option("--memory-limit", args.memory_limit,
                   "Memory a scene may be estimated to need, e.g. 8G (default: half of physical memory); a larger "
@@ -203,8 +208,10 @@ int run_render(const RenderArgs& args) {
     config.frame.diagnostics = true;
   }
   if (!args.picb.empty() || !args.supertiles.empty()) config.tiling.accounting = true;
-  if (config.frame.mode != FrameMode::rt && !args.lod_map.empty()) throw Error("--lod-map shows the ray-traced path: use --mode rt");
-  if (config.frame.mode == FrameMode::rt && (!args.picb.empty() || !args.supertiles.empty() || !args.color_state.empty())) {
+  if (config.frame.mode != FrameMode::rt && !args.lod_map.empty())
+    throw Error("--lod-map shows the ray-traced path: use --mode rt");
+  if (config.frame.mode == FrameMode::rt &&
+      (!args.picb.empty() || !args.supertiles.empty() || !args.color_state.empty())) {
     throw Error("--picb, --supertiles and --color-state show the raster path: use --mode raster or hybrid");
   }
 
@@ -270,11 +277,14 @@ int run_render(const RenderArgs& args) {
     frame.stats.set("frame.index", uint64_t(i));
     const std::filesystem::path png = batch ? numbered(output, i) : output;
     write_png(png, frame.color);
-    if (!args.color_state.empty()) write_png(batch ? numbered(args.color_state, i) : args.color_state, color_state_image(frame));
+    if (!args.color_state.empty())
+      write_png(batch ? numbered(args.color_state, i) : args.color_state, color_state_image(frame));
     if (!args.picb.empty()) write_png(batch ? numbered(args.picb, i) : args.picb, picb_image(frame));
     if (!args.lod_map.empty()) write_png(batch ? numbered(args.lod_map, i) : args.lod_map, lod_image(frame));
-    if (!args.supertiles.empty()) write_png(batch ? numbered(args.supertiles, i) : args.supertiles, supertile_image(frame));
-    if (map_renderer) write_png(batch ? numbered(args.gpp_map, i) : args.gpp_map, map_renderer->render(scene, views[i]).color);
+    if (!args.supertiles.empty())
+      write_png(batch ? numbered(args.supertiles, i) : args.supertiles, supertile_image(frame));
+    if (map_renderer)
+      write_png(batch ? numbered(args.gpp_map, i) : args.gpp_map, map_renderer->render(scene, views[i]).color);
     if (!args.stats.empty()) {
       write_text_file(batch ? numbered(args.stats, i) : args.stats, frame.stats.to_json_text() + "\n");
     }

@@ -21,30 +21,32 @@ double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
 // The ray-tracing unit's line (rt and hybrid frames).
 std::string rt_summary(const Stats& s) {
-  return line("rt       rays primary %.0f, shadow %.0f, diffuse %.0f, reflection %.0f (%.0f hit); %.0f interior nodes, "
-              "%.0f leaves, %.0f LOD nodes, %.0f triangle tests; BVH %s in %.1f ms, trace %.1f ms\n",
-              num(s, "rt.rays.primary"), num(s, "rt.rays.shadow"), num(s, "rt.rays.diffuse"), num(s, "rt.rays.reflection"),
-              num(s, "rt.rays.hit"), num(s, "rt.nodes.interior"), num(s, "rt.nodes.leaf"), num(s, "rt.nodes.lod"),
-              num(s, "rt.triangles.tested"), num(s, "rt.bvh.built") > 0 ? "built" : "reused",
-              num(s, "frame.time_ms.bvh_build"), num(s, "frame.time_ms.trace"));
+  return line(
+      "rt       rays primary %.0f, shadow %.0f, diffuse %.0f, reflection %.0f (%.0f hit); %.0f interior nodes, "
+      "%.0f leaves, %.0f LOD nodes, %.0f triangle tests; BVH %s in %.1f ms, trace %.1f ms\n",
+      num(s, "rt.rays.primary"), num(s, "rt.rays.shadow"), num(s, "rt.rays.diffuse"), num(s, "rt.rays.reflection"),
+      num(s, "rt.rays.hit"), num(s, "rt.nodes.interior"), num(s, "rt.nodes.leaf"), num(s, "rt.nodes.lod"),
+      num(s, "rt.triangles.tested"), num(s, "rt.bvh.built") > 0 ? "built" : "reused", num(s, "frame.time_ms.bvh_build"),
+      num(s, "frame.time_ms.trace"));
 }
 
 std::string frame_summary(const Stats& s) {
   const auto* mode = s.has("frame.mode") ? std::get_if<std::string>(&s.get("frame.mode")) : nullptr;
   if (mode && *mode == "rt") {
-    std::string out = line("frame    %.0fx%.0f, rt, %.0f triangles, %.0f threads, %.1f ms\n", num(s, "frame.width"),
-                           num(s, "frame.height"), num(s, "frame.triangles"), num(s, "frame.threads"),
-                           num(s, "frame.time_ms.total"));
+    std::string out =
+        line("frame    %.0fx%.0f, rt, %.0f triangles, %.0f threads, %.1f ms\n", num(s, "frame.width"),
+             num(s, "frame.height"), num(s, "frame.triangles"), num(s, "frame.threads"), num(s, "frame.time_ms.total"));
     out += rt_summary(s);
     out += line("eu       %.1f M instructions in the closest-hit program\n", num(s, "eu.dynamic_instructions") * 1e-6);
     return out;
   }
   std::string out;
-  out += line("frame    %.0fx%.0f, %.0f draws, %.0f triangles, %.0f tiles of %.0f px, %.0f threads, %.1f ms "
-              "(vertex %.1f, primitive %.1f, tile %.1f)\n",
-              num(s, "frame.width"), num(s, "frame.height"), num(s, "frame.draws"), num(s, "frame.triangles"),
-              num(s, "frame.tiles"), num(s, "frame.tile_size"), num(s, "frame.threads"), num(s, "frame.time_ms.total"),
-              num(s, "frame.time_ms.vertex"), num(s, "frame.time_ms.primitive"), num(s, "frame.time_ms.tile"));
+  out += line(
+      "frame    %.0fx%.0f, %.0f draws, %.0f triangles, %.0f tiles of %.0f px, %.0f threads, %.1f ms "
+      "(vertex %.1f, primitive %.1f, tile %.1f)\n",
+      num(s, "frame.width"), num(s, "frame.height"), num(s, "frame.draws"), num(s, "frame.triangles"),
+      num(s, "frame.tiles"), num(s, "frame.tile_size"), num(s, "frame.threads"), num(s, "frame.time_ms.total"),
+      num(s, "frame.time_ms.vertex"), num(s, "frame.time_ms.primitive"), num(s, "frame.time_ms.tile"));
   const double in = num(s, "raster.triangles.in");
   const double culled = num(s, "raster.triangles.culled_frustum") + num(s, "raster.triangles.culled_backface") +
                         num(s, "raster.triangles.culled_frontface") + num(s, "raster.triangles.culled_scissor") +
@@ -74,13 +76,15 @@ std::string frame_summary(const Stats& s) {
           ? 100.0 * num(s, "raster.fs.helper_invocations") / num(s, "raster.fs.invocations")
           : 0.0);
   const double fs = num(s, "raster.fs.invocations") - num(s, "raster.fs.helper_invocations");
-  out += line("eu       %.1f M instructions: vertex %.0f per invocation, fragment %.1f per live pixel; calls rsqrt %.0f, "
-              "sqrt %.0f, div %.0f, pow %.0f, exp %.0f\n",
-              num(s, "eu.dynamic_instructions") * 1e-6, num(s, "shader.vertex.instructions_per_invocation"),
-              fs > 0 ? num(s, "eu.stage.fragment.dynamic_instructions") / fs : 0.0, num(s, "eu.math.calls.rsqrt"),
-              num(s, "eu.math.calls.sqrt"), num(s, "eu.math.calls.div"), num(s, "eu.math.calls.pow"),
-              num(s, "eu.math.calls.exp"));
-  out += line("texture  %.0f samples, %.0f texels fetched\n", num(s, "texture.samples"), num(s, "texture.texel_fetches"));
+  out += line(
+      "eu       %.1f M instructions: vertex %.0f per invocation, fragment %.1f per live pixel; calls rsqrt %.0f, "
+      "sqrt %.0f, div %.0f, pow %.0f, exp %.0f\n",
+      num(s, "eu.dynamic_instructions") * 1e-6, num(s, "shader.vertex.instructions_per_invocation"),
+      fs > 0 ? num(s, "eu.stage.fragment.dynamic_instructions") / fs : 0.0, num(s, "eu.math.calls.rsqrt"),
+      num(s, "eu.math.calls.sqrt"), num(s, "eu.math.calls.div"), num(s, "eu.math.calls.pow"),
+      num(s, "eu.math.calls.exp"));
+  out +=
+      line("texture  %.0f samples, %.0f texels fetched\n", num(s, "texture.samples"), num(s, "texture.texel_fetches"));
   out += line("memory   read %.1f MiB, written %.1f MiB:", mib(num(s, "memory.total.read_bytes")),
               mib(num(s, "memory.total.written_bytes")));
   for (const auto& [name, value] : s.values()) {

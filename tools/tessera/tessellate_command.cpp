@@ -23,7 +23,8 @@ std::vector<float> parse_levels(const std::string& text, std::string_view option
   size_t start = 0;
   while (true) {
     const size_t comma = text.find(',', start);
-    const std::string_view item = std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string_view item =
+        std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     float value = 0.0f;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
     if (item.empty() || ec != std::errc() || end != item.data() + item.size())
@@ -50,7 +51,8 @@ void print_json(std::ostream& os, TessDomain domain, TessSpacing spacing, const 
   const int inners = domain == TessDomain::kQuad ? 2 : domain == TessDomain::kTriangle ? 1 : 0;
   os << "{\"points\": " << p.points.size() << ", \"primitives\": " << p.primitive_count() << ",\n";
   os << " \"primitive\": \"" << (lines ? "lines" : "triangles") << "\", \"culled\": " << (p.culled ? "true" : "false")
-     << ", \"domain\": \"" << tess_domain_name(domain) << "\", \"spacing\": \"" << tess_spacing_name(spacing) << "\",\n";
+     << ", \"domain\": \"" << tess_domain_name(domain) << "\", \"spacing\": \"" << tess_spacing_name(spacing)
+     << "\",\n";
   os << " \"outer_segments\": [";
   for (int i = 0; i < outers; ++i) os << (i ? ", " : "") << r.outer_segments[size_t(i)];
   os << "], \"inner_segments\": [";
@@ -73,7 +75,8 @@ void add_tessellate_command(CLI::App& app, TessellateArgs& args) {
   CLI::App* cmd = app.add_subcommand("tessellate", "Tessellate one patch and print its domain points and primitives");
   cmd->add_option("--domain", args.domain, "Patch domain: tri, quad or isoline");
   cmd->add_option("--spacing", args.spacing, "Edge spacing: equal, fractional_odd or fractional_even (default equal)");
-  cmd->add_option("--outer", args.outer, "Outer levels, comma-separated: 3 for tri, 4 for quad, 2 for isoline (lines,segments)");
+  cmd->add_option("--outer", args.outer,
+                  "Outer levels, comma-separated: 3 for tri, 4 for quad, 2 for isoline (lines,segments)");
   cmd->add_option("--inner", args.inner, "Inner levels, comma-separated: 1 for tri, 2 for quad, none for isoline");
   cmd->add_flag("--json", args.json, "Print points, primitives, domain points and indices as JSON");
 }
@@ -92,8 +95,8 @@ int run_tessellate(const TessellateArgs& args) {
   const size_t want_inner = domain == TessDomain::kQuad ? 2 : domain == TessDomain::kTriangle ? 1 : 0;
   const std::string dname(tess_domain_name(domain));
   const auto count_error = [&](std::string_view option, size_t want, size_t got) {
-    return Error("tessellate: " + std::string(option) + " takes " + std::to_string(want) + (want == 1 ? " level" : " levels") +
-                 " for domain " + dname + ", got " + std::to_string(got));
+    return Error("tessellate: " + std::string(option) + " takes " + std::to_string(want) +
+                 (want == 1 ? " level" : " levels") + " for domain " + dname + ", got " + std::to_string(got));
   };
   if (outer.size() != want_outer) throw count_error("--outer", want_outer, outer.size());
   if (inner.size() != want_inner) throw count_error("--inner", want_inner, inner.size());

@@ -13,7 +13,8 @@ namespace tessera::cli {
 namespace {
 
 void require_tiling(const Frame& frame) {
-  if (frame.diagnostics.picb.empty() || frame.diagnostics.atomic_size <= 0) throw Error("the frame carries no PICB (adaptive tiling data)");
+  if (frame.diagnostics.picb.empty() || frame.diagnostics.atomic_size <= 0)
+    throw Error("the frame carries no PICB (adaptive tiling data)");
 }
 
 int legend_scale(const Image& frame_image) { return frame_image.width >= 640 ? 2 : 1; }
@@ -29,17 +30,22 @@ Image picb_image(const Frame& frame) {
   for (uint16_t c : frame.diagnostics.picb) max_cost = std::max(max_cost, c);
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
-      const uint16_t c = frame.diagnostics.picb[size_t(y / frame.diagnostics.atomic_size) * size_t(frame.diagnostics.atomic_x) + size_t(x / frame.diagnostics.atomic_size)];
+      const uint16_t c =
+          frame.diagnostics.picb[size_t(y / frame.diagnostics.atomic_size) * size_t(frame.diagnostics.atomic_x) +
+                                 size_t(x / frame.diagnostics.atomic_size)];
       const uint8_t g = luma(frame.color.at(x, y));
       const Rgba8 heat = viewer::heat_ramp(max_cost ? float(c) / float(max_cost) : 0.0f);
-      img.at(x, y) = c ? mix_rgb(pack_rgba8(g, g, g), heat, 190) : pack_rgba8(uint8_t(g / 3), uint8_t(g / 3), uint8_t(g / 3));
+      img.at(x, y) =
+          c ? mix_rgb(pack_rgba8(g, g, g), heat, 190) : pack_rgba8(uint8_t(g / 3), uint8_t(g / 3), uint8_t(g / 3));
     }
   }
   // Legend: the ramp and its two ends.
   const int ramp_w = std::min(w - 16, 256 * scale), y0 = h + 6;
-  for (int i = 0; i < ramp_w; ++i) fill_rect(img, 8 + i, y0, 9 + i, y0 + 8 * scale, viewer::heat_ramp(float(i) / float(ramp_w - 1)));
+  for (int i = 0; i < ramp_w; ++i)
+    fill_rect(img, 8 + i, y0, 9 + i, y0 + 8 * scale, viewer::heat_ramp(float(i) / float(ramp_w - 1)));
   char text[160];
-  std::snprintf(text, sizeof(text), "PICB per %dx%d atomic tile: 0 .. %u", frame.diagnostics.atomic_size, frame.diagnostics.atomic_size, unsigned(max_cost));
+  std::snprintf(text, sizeof(text), "PICB per %dx%d atomic tile: 0 .. %u", frame.diagnostics.atomic_size,
+                frame.diagnostics.atomic_size, unsigned(max_cost));
   draw_text(img, 16 + ramp_w, y0, text, pack_rgba8(235, 235, 235), scale);
   return img;
 }
@@ -52,14 +58,17 @@ Image supertile_image(const Frame& frame) {
   uint32_t count = 0;
   for (uint32_t s : frame.diagnostics.supertile_of) count = std::max(count, s + 1);
   auto owner = [&](int x, int y) {
-    return frame.diagnostics.supertile_of[size_t(y / frame.diagnostics.atomic_size) * size_t(frame.diagnostics.atomic_x) + size_t(x / frame.diagnostics.atomic_size)];
+    return frame.diagnostics
+        .supertile_of[size_t(y / frame.diagnostics.atomic_size) * size_t(frame.diagnostics.atomic_x) +
+                      size_t(x / frame.diagnostics.atomic_size)];
   };
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
       const uint32_t s = owner(x, y);
       // Distinct hues per supertile from a multiplicative hash of its id.
       const uint32_t hash = (s + 1) * 2654435761u;
-      const Rgba8 tint = pack_rgba8(uint8_t(64 + (hash >> 24) % 192), uint8_t(64 + (hash >> 16) % 192), uint8_t(64 + (hash >> 8) % 192));
+      const Rgba8 tint = pack_rgba8(uint8_t(64 + (hash >> 24) % 192), uint8_t(64 + (hash >> 16) % 192),
+                                    uint8_t(64 + (hash >> 8) % 192));
       const bool border = (x + 1 < w && owner(x + 1, y) != s) || (y + 1 < h && owner(x, y + 1) != s) ||
                           (x > 0 && owner(x - 1, y) != s) || (y > 0 && owner(x, y - 1) != s);
       const uint8_t g = luma(frame.color.at(x, y));
@@ -67,8 +76,8 @@ Image supertile_image(const Frame& frame) {
     }
   }
   char text[160];
-  std::snprintf(text, sizeof(text), "%u supertiles of %dx%d atomic tiles (borders in black)", unsigned(count), frame.diagnostics.atomic_size,
-                frame.diagnostics.atomic_size);
+  std::snprintf(text, sizeof(text), "%u supertiles of %dx%d atomic tiles (borders in black)", unsigned(count),
+                frame.diagnostics.atomic_size, frame.diagnostics.atomic_size);
   draw_text(img, 8, h + 6, text, pack_rgba8(235, 235, 235), scale);
   return img;
 }
@@ -125,7 +134,7 @@ Image bottleneck_image(const Frame& frame) {
       const uint8_t b = d.bottleneck[size_t(y / d.tile_size) * size_t(d.tiles_x) + size_t(x / d.tile_size)];
       const uint8_t g = luma(frame.color.at(x, y));
       img.at(x, y) = b < d.bottleneck_units.size() ? mix_rgb(pack_rgba8(g, g, g), viewer::bottleneck_swatch(b), 170)
-                                     : pack_rgba8(uint8_t(g / 3), uint8_t(g / 3), uint8_t(g / 3));
+                                                   : pack_rgba8(uint8_t(g / 3), uint8_t(g / 3), uint8_t(g / 3));
     }
   }
   int y0 = h + 6;

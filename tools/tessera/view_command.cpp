@@ -27,8 +27,10 @@ void add_view_command(CLI::App& app, ViewArgs& args) {
   cmd->add_option("--screenshot", args.screenshot,
                   "Render --frames frames, write the frame buffer to this PNG, the window to NAME.window.png and "
                   "the stats to NAME.stats.json, then exit");
-  cmd->add_option("--frames", args.frames, "Frames rendered before --screenshot captures")->check(CLI::Range(1, 100000));
-  cmd->add_option("--width", args.width, "Window width (the frame buffer is the window size x --scale)")->check(CLI::Range(64, 16384));
+  cmd->add_option("--frames", args.frames, "Frames rendered before --screenshot captures")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--width", args.width, "Window width (the frame buffer is the window size x --scale)")
+      ->check(CLI::Range(64, 16384));
   cmd->add_option("--height", args.height, "Window height")->check(CLI::Range(64, 16384));
   cmd->add_option("--scale", args.scale, "Resolution scale of the frame buffer against the window, 0.25..2")
       ->check(CLI::Range(0.25f, 2.0f));
@@ -40,7 +42,8 @@ void add_view_command(CLI::App& app, ViewArgs& args) {
   std::vector<std::string> overlays;
   for (const viewer::OverlayInfo& info : viewer::kOverlays) overlays.push_back(info.key);
   cmd->add_option("--overlay", args.overlay, "Overlay shown at start")->check(CLI::IsMember(overlays));
-  cmd->add_option("--camera", args.camera, "Start view: a name or index from the scene's \"cameras\", or px,py,pz,tx,ty,tz[,fov]");
+  cmd->add_option("--camera", args.camera,
+                  "Start view: a name or index from the scene's \"cameras\", or px,py,pz,tx,ty,tz[,fov]");
   cmd->add_option("--memory-limit", args.memory_limit,
                   "Memory a scene may be estimated to need, e.g. 8G (default: half of physical memory)");
 }

@@ -40,7 +40,8 @@ bool apply_orbit(Camera& camera, const CameraInput& in, int viewport_height) {
   bool moved = false;
   if (in.left && (in.mouse_dx != 0 || in.mouse_dy != 0)) {
     const glm::vec3 offset = camera.position - camera.target;
-    camera.position = camera.target + turn(offset, up, -in.mouse_dx * kRadiansPerPixel, -in.mouse_dy * kRadiansPerPixel);
+    camera.position =
+        camera.target + turn(offset, up, -in.mouse_dx * kRadiansPerPixel, -in.mouse_dy * kRadiansPerPixel);
     moved = true;
   }
   if ((in.right || in.middle) && (in.mouse_dx != 0 || in.mouse_dy != 0) && viewport_height > 0) {
@@ -48,7 +49,8 @@ bool apply_orbit(Camera& camera, const CameraInput& in, int viewport_height) {
     const glm::vec3 right = glm::normalize(glm::cross(forward, up));
     const glm::vec3 screen_up = glm::cross(right, forward);
     // World units per pixel at the target's depth.
-    const float scale = 2.0f * camera_distance(camera) * std::tan(glm::radians(camera.fov_y_degrees) * 0.5f) / float(viewport_height);
+    const float scale =
+        2.0f * camera_distance(camera) * std::tan(glm::radians(camera.fov_y_degrees) * 0.5f) / float(viewport_height);
     const glm::vec3 shift = (-in.mouse_dx * right + in.mouse_dy * screen_up) * scale;
     camera.position += shift;
     camera.target += shift;

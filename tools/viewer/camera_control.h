@@ -10,12 +10,12 @@ enum class CameraMode { orbit, fly };
 
 // One UI frame of input, already filtered (nothing here when ImGui owns the mouse/keyboard).
 struct CameraInput {
-  float mouse_dx = 0, mouse_dy = 0;  // pixels moved since the last UI frame
+  float mouse_dx = 0, mouse_dy = 0;                  // pixels moved since the last UI frame
   bool left = false, right = false, middle = false;  // buttons held
-  float wheel = 0;                   // wheel notches, positive away from the user
+  float wheel = 0;                                   // wheel notches, positive away from the user
   bool forward = false, back = false, left_key = false, right_key = false, down = false, up = false;
-  bool fast = false;                 // shift held
-  float dt = 0;                      // seconds since the last UI frame
+  bool fast = false;  // shift held
+  float dt = 0;       // seconds since the last UI frame
 };
 
 // Orbit: left drag turns around the target, wheel zooms, right/middle drag pans.

@@ -19,7 +19,8 @@ void GlTexture::upload(const Image& image, bool nearest) {
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   // Rgba8 packs R in the lowest byte: in memory R, G, B, A, which is GL_RGBA/GL_UNSIGNED_BYTE.
   if (image.width != width_ || image.height != height_) {
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, image.width, image.height, 0, GL_RGBA, GL_UNSIGNED_BYTE, image.pixels.data());
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, image.width, image.height, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                 image.pixels.data());
     width_ = image.width;
     height_ = image.height;
   } else {
@@ -36,7 +37,8 @@ Image read_window(int framebuffer_width, int framebuffer_height) {
   // GL's first row is the bottom one: flip to top-down, and force alpha opaque.
   Image out(framebuffer_width, framebuffer_height);
   for (int y = 0; y < framebuffer_height; ++y) {
-    for (int x = 0; x < framebuffer_width; ++x) out.at(x, y) = bottom_up.at(x, framebuffer_height - 1 - y) | 0xff000000u;
+    for (int x = 0; x < framebuffer_width; ++x)
+      out.at(x, y) = bottom_up.at(x, framebuffer_height - 1 - y) | 0xff000000u;
   }
   return out;
 }

@@ -31,15 +31,19 @@ Overlay tile_overlay(OverlayKind kind, const Frame& frame, const char* title) {
   uint32_t max_value = 0;
   for (const TileWork& w : frame.diagnostics.tiles) max_value = std::max(max_value, tile_value(kind, w));
   out.legend = {title, 0.0, double(max_value)};
-  if (frame.diagnostics.tile_size <= 0 || frame.diagnostics.tiles.size() != size_t(frame.diagnostics.tiles_x) * size_t(frame.diagnostics.tiles_y)) return out;
+  if (frame.diagnostics.tile_size <= 0 ||
+      frame.diagnostics.tiles.size() != size_t(frame.diagnostics.tiles_x) * size_t(frame.diagnostics.tiles_y))
+    return out;
   for (int ty = 0; ty < frame.diagnostics.tiles_y; ++ty) {
     for (int tx = 0; tx < frame.diagnostics.tiles_x; ++tx) {
-      const uint32_t v = tile_value(kind, frame.diagnostics.tiles[size_t(ty) * size_t(frame.diagnostics.tiles_x) + size_t(tx)]);
+      const uint32_t v =
+          tile_value(kind, frame.diagnostics.tiles[size_t(ty) * size_t(frame.diagnostics.tiles_x) + size_t(tx)]);
       const float t = max_value ? float(v) / float(max_value) : 0.0f;
       const Rgba8 fill = heat_ramp(t, v ? kTileAlpha : kEmptyTileAlpha);
       const Rgba8 border = pack_rgba8(0, 0, 0, kTileBorderAlpha);
       const int x0 = tx * frame.diagnostics.tile_size, y0 = ty * frame.diagnostics.tile_size;
-      const int x1 = std::min(x0 + frame.diagnostics.tile_size, width), y1 = std::min(y0 + frame.diagnostics.tile_size, height);
+      const int x1 = std::min(x0 + frame.diagnostics.tile_size, width),
+                y1 = std::min(y0 + frame.diagnostics.tile_size, height);
       for (int y = y0; y < y1; ++y) {
         for (int x = x0; x < x1; ++x) out.image.at(x, y) = (x == x0 || y == y0) ? border : fill;
       }
@@ -89,12 +93,14 @@ Overlay color_state_overlay(const Frame& frame) {
   for (uint8_t code : frame.diagnostics.color_states) ++counts[code & 15u];
   for (int code = 0; code < 16; ++code) {
     if (counts[code] && color_tile_state_name(uint8_t(code))) {
-      out.legend.categories.push_back({color_tile_state_name(uint8_t(code)), color_tile_state_swatch(uint8_t(code)), counts[code]});
+      out.legend.categories.push_back(
+          {color_tile_state_name(uint8_t(code)), color_tile_state_swatch(uint8_t(code)), counts[code]});
     }
   }
   for (int y = 0; y < height; ++y) {
     for (int x = 0; x < width; ++x) {
-      const uint8_t code = frame.diagnostics.color_states[size_t(y / 4) * size_t(frame.diagnostics.color_blocks_x) + size_t(x / 8)];
+      const uint8_t code =
+          frame.diagnostics.color_states[size_t(y / 4) * size_t(frame.diagnostics.color_blocks_x) + size_t(x / 8)];
       const Rgba8 c = color_tile_state_swatch(code);
       out.image.at(x, y) = (c & 0x00ffffffu) | (Rgba8(kTileAlpha) << 24);
     }
@@ -129,12 +135,14 @@ Overlay bottleneck_overlay(const Frame& frame) {
 }
 
 uint32_t atomic_index(const Frame& frame, int x, int y) {
-  return uint32_t(y / frame.diagnostics.atomic_size) * uint32_t(frame.diagnostics.atomic_x) + uint32_t(x / frame.diagnostics.atomic_size);
+  return uint32_t(y / frame.diagnostics.atomic_size) * uint32_t(frame.diagnostics.atomic_x) +
+         uint32_t(x / frame.diagnostics.atomic_size);
 }
 
 bool has_tiling(const Frame& frame) {
   return frame.diagnostics.atomic_size > 0 && !frame.diagnostics.picb.empty() &&
-         frame.diagnostics.picb.size() == size_t(frame.diagnostics.atomic_x) * size_t(frame.diagnostics.atomic_y) && frame.diagnostics.supertile_of.size() == frame.diagnostics.picb.size();
+         frame.diagnostics.picb.size() == size_t(frame.diagnostics.atomic_x) * size_t(frame.diagnostics.atomic_y) &&
+         frame.diagnostics.supertile_of.size() == frame.diagnostics.picb.size();
 }
 
 Overlay picb_overlay(const Frame& frame) {
@@ -146,8 +154,9 @@ Overlay picb_overlay(const Frame& frame) {
     return out;
   }
   const uint16_t max_cost = *std::max_element(frame.diagnostics.picb.begin(), frame.diagnostics.picb.end());
-  out.legend = {"PICB per " + std::to_string(frame.diagnostics.atomic_size) + "x" + std::to_string(frame.diagnostics.atomic_size) + " atomic tile", 0.0,
-                double(max_cost)};
+  out.legend = {"PICB per " + std::to_string(frame.diagnostics.atomic_size) + "x" +
+                    std::to_string(frame.diagnostics.atomic_size) + " atomic tile",
+                0.0, double(max_cost)};
   for (int y = 0; y < height; ++y) {
     for (int x = 0; x < width; ++x) {
       const uint16_t c = frame.diagnostics.picb[atomic_index(frame, x, y)];
@@ -165,7 +174,8 @@ Overlay supertile_overlay(const Frame& frame) {
     out.legend.title = "Supertiles: no adaptive-tiling data in this frame";
     return out;
   }
-  const uint32_t count = *std::max_element(frame.diagnostics.supertile_of.begin(), frame.diagnostics.supertile_of.end()) + 1;
+  const uint32_t count =
+      *std::max_element(frame.diagnostics.supertile_of.begin(), frame.diagnostics.supertile_of.end()) + 1;
   out.legend.title = std::to_string(count) + " supertiles of " + std::to_string(frame.diagnostics.atomic_size) + "x" +
                      std::to_string(frame.diagnostics.atomic_size) + " atomic tiles";
   out.legend.categories.push_back({"supertile border", pack_rgba8(0, 0, 0), count});
@@ -190,8 +200,10 @@ Rgba8 heat_ramp(float t, uint8_t alpha) {
   struct Stop {
     float t, r, g, b;
   };
-  static constexpr Stop stops[] = {
-      {0.00f, 0.05f, 0.03f, 0.25f}, {0.35f, 0.55f, 0.10f, 0.55f}, {0.65f, 0.93f, 0.40f, 0.20f}, {1.00f, 0.99f, 0.96f, 0.60f}};
+  static constexpr Stop stops[] = {{0.00f, 0.05f, 0.03f, 0.25f},
+                                   {0.35f, 0.55f, 0.10f, 0.55f},
+                                   {0.65f, 0.93f, 0.40f, 0.20f},
+                                   {1.00f, 0.99f, 0.96f, 0.60f}};
   t = std::clamp(std::isfinite(t) ? t : 0.0f, 0.0f, 1.0f);
   size_t i = 0;
   while (i + 2 < std::size(stops) && t > stops[i + 1].t) ++i;

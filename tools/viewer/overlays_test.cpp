@@ -83,7 +83,7 @@ TEST(Overlays, ColorStateMapsEveryBlockWithACategoricalLegend) {
   f.diagnostics.color_blocks_x = 3;
   f.diagnostics.color_blocks_y = 3;
   f.diagnostics.color_states.assign(9, uint8_t(ColorTileState::cleared));
-  f.diagnostics.color_states[4] = uint8_t(ColorTileState::index_two_colour);  // block (1, 1)
+  f.diagnostics.color_states[4] = uint8_t(ColorTileState::index_two_colour);   // block (1, 1)
   f.diagnostics.color_states[8] = uint8_t(ColorTileState::planes_compressed);  // block (2, 2), partial
   const auto o = build_overlay(OverlayKind::color_state, f, Camera{});
   ASSERT_TRUE(o);
@@ -94,8 +94,10 @@ TEST(Overlays, ColorStateMapsEveryBlockWithACategoricalLegend) {
   EXPECT_EQ(o->legend.categories[0].name, "cleared");
   EXPECT_EQ(o->legend.categories[0].count, 7u);
   // Pixels take their block's swatch (alpha aside).
-  EXPECT_EQ(o->image.at(9, 5) & 0xffffffu, color_tile_state_swatch(uint8_t(ColorTileState::index_two_colour)) & 0xffffffu);
-  EXPECT_EQ(o->image.at(19, 9) & 0xffffffu, color_tile_state_swatch(uint8_t(ColorTileState::planes_compressed)) & 0xffffffu);
+  EXPECT_EQ(o->image.at(9, 5) & 0xffffffu,
+            color_tile_state_swatch(uint8_t(ColorTileState::index_two_colour)) & 0xffffffu);
+  EXPECT_EQ(o->image.at(19, 9) & 0xffffffu,
+            color_tile_state_swatch(uint8_t(ColorTileState::planes_compressed)) & 0xffffffu);
   EXPECT_EQ(o->image.at(0, 0) & 0xffffffu, color_tile_state_swatch(uint8_t(ColorTileState::cleared)) & 0xffffffu);
 }
 

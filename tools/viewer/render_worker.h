@@ -25,7 +25,7 @@ struct RenderRequest {
 };
 
 struct RenderResult {
-  uint64_t id = 0;  // the request's id
+  uint64_t id = 0;                     // the request's id
   std::shared_ptr<const Frame> frame;  // null when rendering failed
   std::string error;                   // why it failed (bad config, renderer error)
   Camera camera;                       // the camera it was rendered with

@@ -42,8 +42,8 @@ void draw_node(const StatsNode& node, int depth) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   if (node.children.empty()) {
-    ImGui::TreeNodeEx(node.label.c_str(), ImGuiTreeNodeFlags_Leaf | ImGuiTreeNodeFlags_NoTreePushOnOpen |
-                                              ImGuiTreeNodeFlags_SpanFullWidth);
+    ImGui::TreeNodeEx(node.label.c_str(),
+                      ImGuiTreeNodeFlags_Leaf | ImGuiTreeNodeFlags_NoTreePushOnOpen | ImGuiTreeNodeFlags_SpanFullWidth);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(node.value.c_str());
     return;
@@ -62,10 +62,14 @@ void draw_node(const StatsNode& node, int depth) {
 std::string compact_number(double v) {
   char buf[32];
   const double a = std::abs(v);
-  if (a >= 1e9) std::snprintf(buf, sizeof buf, "%.2fG", v / 1e9);
-  else if (a >= 1e6) std::snprintf(buf, sizeof buf, "%.2fM", v / 1e6);
-  else if (a >= 1e3) std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.4g", v);
+  if (a >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.2fG", v / 1e9);
+  else if (a >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.2fM", v / 1e6);
+  else if (a >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
 

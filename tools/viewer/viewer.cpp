@@ -74,7 +74,9 @@ class Viewer {
 
  private:
   bool screenshot_mode() const { return !options_.screenshot.empty(); }
-  static void set_text(char (&buf)[1024], const std::string& text) { std::snprintf(buf, sizeof buf, "%s", text.c_str()); }
+  static void set_text(char (&buf)[1024], const std::string& text) {
+    std::snprintf(buf, sizeof buf, "%s", text.c_str());
+  }
 
   bool open_window();
   void close_window();
@@ -106,7 +108,7 @@ class Viewer {
   Config config_;
   float scale_ = 1.0f;
   bool continuous_ = false;
-  bool dirty_ = true;  // the view or settings changed since the last request
+  bool dirty_ = true;                               // the view or settings changed since the last request
   int requested_width_ = 0, requested_height_ = 0;  // frame size of the last request
 
   std::unique_ptr<GlTexture> frame_texture_, overlay_texture_;
@@ -142,7 +144,8 @@ bool Viewer::open_window() {
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   window_ = glfwCreateWindow(options_.window_width, options_.window_height, "Tessera", nullptr, nullptr);
   if (!window_) {
-    std::cerr << "tessera: error: view: cannot create an OpenGL 3.3 core window (" << glfw_error("unknown reason") << ")\n";
+    std::cerr << "tessera: error: view: cannot create an OpenGL 3.3 core window (" << glfw_error("unknown reason")
+              << ")\n";
     glfwTerminate();
     return false;
   }
@@ -224,8 +227,10 @@ void Viewer::take_results() {
   rebuild_overlay();
   ++frames_done_;
   if (screenshot_mode()) {
-    if (frames_done_ < uint64_t(options_.frames)) dirty_ = true;
-    else if (settle_frames_ < 0) settle_frames_ = kCaptureSettleFrames;
+    if (frames_done_ < uint64_t(options_.frames))
+      dirty_ = true;
+    else if (settle_frames_ < 0)
+      settle_frames_ = kCaptureSettleFrames;
   }
 }
 
@@ -241,7 +246,8 @@ void Viewer::rebuild_overlay() {
 void Viewer::handle_input(double dt) {
   ImGuiIO& io = ImGui::GetIO();
   if (!io.WantCaptureKeyboard) {
-    if (ImGui::IsKeyPressed(GLFW_KEY_C, false)) mode_ = mode_ == CameraMode::orbit ? CameraMode::fly : CameraMode::orbit;
+    if (ImGui::IsKeyPressed(GLFW_KEY_C, false))
+      mode_ = mode_ == CameraMode::orbit ? CameraMode::fly : CameraMode::orbit;
     if (ImGui::IsKeyPressed(GLFW_KEY_H, false) || ImGui::IsKeyPressed(GLFW_KEY_F1, false)) show_help_ = !show_help_;
     if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) {
       overlay_ = OverlayKind((int(overlay_) + 1) % int(kOverlays.size()));
@@ -277,7 +283,8 @@ void Viewer::handle_input(double dt) {
   }
   // Mouse deltas are in window coordinates, like DisplaySize.
   const int view_height = int(io.DisplaySize.y);
-  const bool moved = mode_ == CameraMode::orbit ? apply_orbit(camera_, in, view_height) : apply_fly(camera_, in, fly_speed_);
+  const bool moved =
+      mode_ == CameraMode::orbit ? apply_orbit(camera_, in, view_height) : apply_fly(camera_, in, fly_speed_);
   if (moved) dirty_ = true;
 }
 
@@ -346,7 +353,8 @@ void Viewer::draw_controls() {
 
   if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::SetNextItemWidth(-60.0f);
-    const bool enter = ImGui::InputText("##scene", scene_text_, sizeof scene_text_, ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool enter =
+        ImGui::InputText("##scene", scene_text_, sizeof scene_text_, ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
     if (ImGui::Button("Load") || enter) load(scene_text_, false);
     if (!scene_error_.empty()) {
@@ -359,7 +367,8 @@ void Viewer::draw_controls() {
       ImGui::Text("%zu instances, %zu triangles", scene_->instances.size(), scene_->triangle_count());
       if (!scene_->patch_instances.empty()) {
         size_t patches = 0;
-        for (const PatchInstance& p : scene_->patch_instances) patches += scene_->patch_meshes[p.patch_mesh].patch_count();
+        for (const PatchInstance& p : scene_->patch_instances)
+          patches += scene_->patch_meshes[p.patch_mesh].patch_count();
         ImGui::Text("%zu patch instances, %zu patches", scene_->patch_instances.size(), patches);
       }
       if (!scene_->cameras.empty()) {
@@ -394,7 +403,8 @@ void Viewer::draw_controls() {
     if (mode_ == CameraMode::fly) {
       ImGui::SliderFloat("speed", &fly_speed_, 0.01f, 1000.0f, "%.2f units/s", ImGuiSliderFlags_Logarithmic);
     }
-    ImGui::Text("eye %.2f, %.2f, %.2f", double(camera_.position.x), double(camera_.position.y), double(camera_.position.z));
+    ImGui::Text("eye %.2f, %.2f, %.2f", double(camera_.position.x), double(camera_.position.y),
+                double(camera_.position.z));
     ImGui::Text("at  %.2f, %.2f, %.2f", double(camera_.target.x), double(camera_.target.y), double(camera_.target.z));
     if (ImGui::Button("Reset view (R)") && scene_) {
       camera_ = home_camera_;
@@ -409,7 +419,8 @@ void Viewer::draw_controls() {
       if (frame_) frame_texture_->upload(frame_->color, scale_ >= 1.0f);
     }
     const int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
-    if (ImGui::SliderInt("frame.threads", &config_.frame.threads, 0, hardware, config_.frame.threads == 0 ? "0 (all)" : "%d")) {
+    if (ImGui::SliderInt("frame.threads", &config_.frame.threads, 0, hardware,
+                         config_.frame.threads == 0 ? "0 (all)" : "%d")) {
       config_.frame.threads = std::clamp(config_.frame.threads, 0, 1024);
       dirty_ = true;
     }
@@ -711,7 +722,9 @@ int Viewer::run() {
 
 }  // namespace
 
-int scaled_size(int window_pixels, float scale) { return std::max(1, int(std::lround(double(window_pixels) * double(scale)))); }
+int scaled_size(int window_pixels, float scale) {
+  return std::max(1, int(std::lround(double(window_pixels) * double(scale))));
+}
 
 std::filesystem::path window_screenshot_path(const std::filesystem::path& png) {
   std::filesystem::path out = png;

@@ -21,9 +21,9 @@ struct ViewerOptions {
   int window_width = 1280;  // window size in screen coordinates
   int window_height = 800;
   // The frame buffer is round(window framebuffer size x resolution_scale) pixels, at least 1.
-  float resolution_scale = 1.0f;  // 0.25..2
+  float resolution_scale = 1.0f;            // 0.25..2
   OverlayKind overlay = OverlayKind::none;  // overlay shown at start
-  Config config;  // frame.width/height are replaced by the size above
+  Config config;                            // frame.width/height are replaced by the size above
   // Screenshot mode: render `frames` frames, write `screenshot` (the frame buffer), the window
   // beside it (NAME.window.png) and the stats (NAME.stats.json), then exit.
   std::filesystem::path screenshot;

@@ -17,15 +17,13 @@ VkDeviceSize align_up(VkDeviceSize value, VkDeviceSize alignment) {
 
 }  // namespace
 
-MemorySlice DeviceArena::allocate(const VkMemoryRequirements& requirements,
-                                  VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred,
-                                  const char* what) {
-  const uint32_t type =
-      context_->find_memory_type(requirements.memoryTypeBits, required, preferred);
+MemorySlice DeviceArena::allocate(const VkMemoryRequirements& requirements, VkMemoryPropertyFlags required,
+                                  VkMemoryPropertyFlags preferred, const char* what) {
+  const uint32_t type = context_->find_memory_type(requirements.memoryTypeBits, required, preferred);
   // Aligning every placement to bufferImageGranularity keeps linear buffers and optimal images
   // sharing a block from aliasing one granularity page.
-  const VkDeviceSize alignment = std::max<VkDeviceSize>(
-      {requirements.alignment, 16, context_->gpu.properties.limits.bufferImageGranularity});
+  const VkDeviceSize alignment =
+      std::max<VkDeviceSize>({requirements.alignment, 16, context_->gpu.properties.limits.bufferImageGranularity});
   if (requirements.size > context_->max_allocation_size) {
     throw Error(std::string("vkref: ") + what + " needs " + std::to_string(requirements.size) +
                 " bytes, more than the device's maxMemoryAllocationSize (" +
@@ -47,14 +45,13 @@ MemorySlice DeviceArena::allocate(const VkMemoryRequirements& requirements,
   info.memoryTypeIndex = type;
   const VkResult result = vkAllocateMemory(context_->gpu.device, &info, nullptr, &block.memory);
   if (result != VK_SUCCESS) {
-    throw Error(std::string("vkref: cannot allocate ") + std::to_string(block.size) +
-                " bytes of device memory for " + what + ": " + vkutil::result_name(result));
+    throw Error(std::string("vkref: cannot allocate ") + std::to_string(block.size) + " bytes of device memory for " +
+                what + ": " + vkutil::result_name(result));
   }
   const VkMemoryPropertyFlags flags = context_->gpu.memory.memoryTypes[type].propertyFlags;
   if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
     void* mapped = nullptr;
-    const VkResult map_result =
-        vkMapMemory(context_->gpu.device, block.memory, 0, VK_WHOLE_SIZE, 0, &mapped);
+    const VkResult map_result = vkMapMemory(context_->gpu.device, block.memory, 0, VK_WHOLE_SIZE, 0, &mapped);
     if (map_result != VK_SUCCESS) {
       vkFreeMemory(context_->gpu.device, block.memory, nullptr);
       vkutil::check(map_result, "vkMapMemory");
@@ -80,9 +77,8 @@ VkDeviceSize DeviceArena::bytes_reserved() const {
   return total;
 }
 
-GpuBuffer create_buffer(VulkanContext& context, DeviceArena& arena, VkDeviceSize size,
-                        VkBufferUsageFlags usage, VkMemoryPropertyFlags required,
-                        VkMemoryPropertyFlags preferred, const char* what) {
+GpuBuffer create_buffer(VulkanContext& context, DeviceArena& arena, VkDeviceSize size, VkBufferUsageFlags usage,
+                        VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred, const char* what) {
   GpuBuffer out;
   out.size = size;
   out.buffer = vkutil::create_unbound_buffer(context.gpu.device, size, usage);
@@ -99,9 +95,9 @@ GpuBuffer create_buffer(VulkanContext& context, DeviceArena& arena, VkDeviceSize
   return out;
 }
 
-GpuImage create_image(VulkanContext& context, DeviceArena& arena, uint32_t width, uint32_t height,
-                      uint32_t levels, VkFormat format, VkImageUsageFlags usage,
-                      VkImageAspectFlags aspect, const char* what, VkSampleCountFlagBits samples) {
+GpuImage create_image(VulkanContext& context, DeviceArena& arena, uint32_t width, uint32_t height, uint32_t levels,
+                      VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect, const char* what,
+                      VkSampleCountFlagBits samples) {
   const vkutil::ImageDesc desc{width, height, levels, format, usage, aspect, samples};
   GpuImage out;
   out.image = vkutil::create_unbound_image(context.gpu.device, desc);

@@ -64,14 +64,12 @@ struct GpuImage {
 };
 
 // Creates a buffer of `size` bytes bound to arena memory.
-GpuBuffer create_buffer(VulkanContext& context, DeviceArena& arena, VkDeviceSize size,
-                        VkBufferUsageFlags usage, VkMemoryPropertyFlags required,
-                        VkMemoryPropertyFlags preferred, const char* what);
+GpuBuffer create_buffer(VulkanContext& context, DeviceArena& arena, VkDeviceSize size, VkBufferUsageFlags usage,
+                        VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred, const char* what);
 // Creates a 2D optimal-tiling image with `levels` mip levels (or `samples` samples per pixel)
 // and a view of all of them.
-GpuImage create_image(VulkanContext& context, DeviceArena& arena, uint32_t width, uint32_t height,
-                      uint32_t levels, VkFormat format, VkImageUsageFlags usage,
-                      VkImageAspectFlags aspect, const char* what,
+GpuImage create_image(VulkanContext& context, DeviceArena& arena, uint32_t width, uint32_t height, uint32_t levels,
+                      VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect, const char* what,
                       VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT);
 void destroy_buffer(VulkanContext& context, GpuBuffer& buffer);
 void destroy_image(VulkanContext& context, GpuImage& image);

@@ -21,7 +21,6 @@
 #include "vkutil/check.h"
 #include "vkutil/device.h"
 
-
 namespace tessera::vkref {
 
 namespace {
@@ -143,8 +142,7 @@ struct ReferenceRenderer::Impl {
   void create_layouts_and_pipelines();
   void create_frame_resources();
   VkSampler sampler_for(uint32_t levels);
-  VkDescriptorSet allocate_texture_set(VkDescriptorPool pool, const GpuImage& image,
-                                       uint32_t levels);
+  VkDescriptorSet allocate_texture_set(VkDescriptorPool pool, const GpuImage& image, uint32_t levels);
   GpuImage upload_texture(const Texture& texture, DeviceArena& arena, const char* what);
   void release_scene();
   struct PassVariant {
@@ -184,10 +182,10 @@ struct ReferenceRenderer::Impl {
   VkShaderModule patch_vertex_module = VK_NULL_HANDLE;
   VkShaderModule patch_control_module = VK_NULL_HANDLE;
   std::map<std::pair<int, int>, VkShaderModule> patch_evaluation_modules;  // (TessDomain, TessSpacing)
-  VkQueryPool statistics_pool = VK_NULL_HANDLE;  // one pipeline-statistics query per frame
+  VkQueryPool statistics_pool = VK_NULL_HANDLE;                            // one pipeline-statistics query per frame
   VkQueryPipelineStatisticFlags statistics_flags = 0;
   ReferenceStats last_stats;
-  std::map<int, PassVariant> passes;       // by samples per pixel
+  std::map<int, PassVariant> passes;  // by samples per pixel
   VkShaderModule vertex_module = VK_NULL_HANDLE;
   VkShaderModule fragment_module = VK_NULL_HANDLE;
   std::map<uint32_t, VkSampler> samplers;  // by mip level count (maxLod = levels - 1)
@@ -227,8 +225,7 @@ ReferenceRenderer::Impl::~Impl() {
   uploader.reset();
   release_scene();
   release_target();
-  if (frame_cmd != VK_NULL_HANDLE)
-    vkFreeCommandBuffers(device, context.command_pool, 1, &frame_cmd);
+  if (frame_cmd != VK_NULL_HANDLE) vkFreeCommandBuffers(device, context.command_pool, 1, &frame_cmd);
   destroy_image(context, white_texture);
   destroy_buffer(context, frame_uniforms);
   if (persistent_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, persistent_pool, nullptr);
@@ -324,8 +321,7 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
   layout_info.pSetLayouts = set_layouts;
   layout_info.pushConstantRangeCount = 1;
   layout_info.pPushConstantRanges = &push_range;
-  vkutil::check(vkCreatePipelineLayout(device, &layout_info, nullptr, &pipeline_layout),
-                "vkCreatePipelineLayout");
+  vkutil::check(vkCreatePipelineLayout(device, &layout_info, nullptr, &pipeline_layout), "vkCreatePipelineLayout");
 
   vertex_module = vkutil::create_shader_module(device, kLambertVertSpirv);
   fragment_module = vkutil::create_shader_module(device, kLambertFragSpirv);
@@ -360,8 +356,7 @@ ReferenceRenderer::Impl::PassVariant& ReferenceRenderer::Impl::pass_for(int samp
   attachments[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
   attachments[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
   attachments[0].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  attachments[0].finalLayout =
-      msaa ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  attachments[0].finalLayout = msaa ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
   attachments[1].format = kDepthFormat;
   attachments[1].samples = sample_bits;
   attachments[1].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
@@ -389,17 +384,15 @@ ReferenceRenderer::Impl::PassVariant& ReferenceRenderer::Impl::pass_for(int samp
   // clears the attachments.
   dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
   dependencies[0].dstSubpass = 0;
-  dependencies[0].srcStageMask =
-      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
-      VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-  dependencies[0].srcAccessMask =
-      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-  dependencies[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+  dependencies[0].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
                                  VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
-                                 VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
-  dependencies[0].dstAccessMask =
-      VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT |
-      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+                                 VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  dependencies[0].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  dependencies[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+                                 VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+  dependencies[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT |
+                                  VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
+                                  VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
   // Colour writes finish before the read-back copy.
   dependencies[1].srcSubpass = 0;
   dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
@@ -421,8 +414,7 @@ ReferenceRenderer::Impl::PassVariant& ReferenceRenderer::Impl::pass_for(int samp
   return variant;
 }
 
-VkPipeline ReferenceRenderer::Impl::create_pipeline(const PassVariant& variant, bool cull,
-                                                    const PatchMeshInfo* patch) {
+VkPipeline ReferenceRenderer::Impl::create_pipeline(const PassVariant& variant, bool cull, const PatchMeshInfo* patch) {
   const auto sample_bits = VkSampleCountFlagBits(variant.samples);
   VkPipelineShaderStageCreateInfo stages[4]{};
   for (VkPipelineShaderStageCreateInfo& stage : stages) {
@@ -433,8 +425,7 @@ VkPipeline ReferenceRenderer::Impl::create_pipeline(const PassVariant& variant, 
   stages[0].module = patch ? patch_vertex_module : vertex_module;
   stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
   stages[1].module = fragment_module;
-  VkPipelineTessellationStateCreateInfo tessellation_state{
-      VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_STATE_CREATE_INFO};
+  VkPipelineTessellationStateCreateInfo tessellation_state{VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_STATE_CREATE_INFO};
   if (patch) {
     stages[2].stage = VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT;
     stages[2].module = patch_control_module;
@@ -452,23 +443,20 @@ VkPipeline ReferenceRenderer::Impl::create_pipeline(const PassVariant& variant, 
       {2, 0, VK_FORMAT_R32G32_SFLOAT, uint32_t(offsetof(Vertex, uv))},
   };
   static_assert(offsetof(Vertex, normal) == 12 && offsetof(Vertex, uv) == 24);
-  VkPipelineVertexInputStateCreateInfo vertex_input{
-      VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+  VkPipelineVertexInputStateCreateInfo vertex_input{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
   vertex_input.vertexBindingDescriptionCount = 1;
   vertex_input.pVertexBindingDescriptions = &binding;
   vertex_input.vertexAttributeDescriptionCount = 3;
   vertex_input.pVertexAttributeDescriptions = attributes;
 
-  VkPipelineInputAssemblyStateCreateInfo input_assembly{
-      VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+  VkPipelineInputAssemblyStateCreateInfo input_assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
   input_assembly.topology = patch ? VK_PRIMITIVE_TOPOLOGY_PATCH_LIST : VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
 
   VkPipelineViewportStateCreateInfo viewport{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
   viewport.viewportCount = 1;  // viewport and scissor are dynamic: (0, 0, W, H), depth 0..1
   viewport.scissorCount = 1;
 
-  VkPipelineRasterizationStateCreateInfo raster{
-      VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+  VkPipelineRasterizationStateCreateInfo raster{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
   raster.polygonMode = VK_POLYGON_MODE_FILL;
   // Vulkan computes a triangle's area from framebuffer coordinates with a minus sign
   // (a = -1/2 * sum(x_i * y_i+1 - x_i+1 * y_i)), i.e. orientation as seen with y down. So
@@ -478,12 +466,10 @@ VkPipeline ReferenceRenderer::Impl::create_pipeline(const PassVariant& variant, 
   raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
   raster.lineWidth = 1.0f;
 
-  VkPipelineMultisampleStateCreateInfo multisample{
-      VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+  VkPipelineMultisampleStateCreateInfo multisample{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
   multisample.rasterizationSamples = sample_bits;  // standard sample locations
 
-  VkPipelineDepthStencilStateCreateInfo depth_state{
-      VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+  VkPipelineDepthStencilStateCreateInfo depth_state{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
   depth_state.depthTestEnable = VK_TRUE;
   depth_state.depthWriteEnable = VK_TRUE;
   depth_state.depthCompareOp = VK_COMPARE_OP_LESS;
@@ -491,10 +477,9 @@ VkPipeline ReferenceRenderer::Impl::create_pipeline(const PassVariant& variant, 
   depth_state.maxDepthBounds = 1.0f;
 
   VkPipelineColorBlendAttachmentState blend_attachment{};
-  blend_attachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
-                                    VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
-  VkPipelineColorBlendStateCreateInfo blend{
-      VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+  blend_attachment.colorWriteMask =
+      VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+  VkPipelineColorBlendStateCreateInfo blend{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
   blend.attachmentCount = 1;
   blend.pAttachments = &blend_attachment;
 
@@ -560,8 +545,7 @@ VkSampler ReferenceRenderer::Impl::sampler_for(uint32_t levels) {
   return sampler;
 }
 
-VkDescriptorSet ReferenceRenderer::Impl::allocate_texture_set(VkDescriptorPool pool,
-                                                              const GpuImage& image,
+VkDescriptorSet ReferenceRenderer::Impl::allocate_texture_set(VkDescriptorPool pool, const GpuImage& image,
                                                               uint32_t levels) {
   VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   info.descriptorPool = pool;
@@ -569,8 +553,7 @@ VkDescriptorSet ReferenceRenderer::Impl::allocate_texture_set(VkDescriptorPool p
   info.pSetLayouts = &texture_set_layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
   vkutil::check(vkAllocateDescriptorSets(context.gpu.device, &info, &set), "vkAllocateDescriptorSets");
-  VkDescriptorImageInfo image_info{sampler_for(levels), image.view,
-                                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkDescriptorImageInfo image_info{sampler_for(levels), image.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
   write.dstSet = set;
   write.dstBinding = 0;
@@ -581,14 +564,13 @@ VkDescriptorSet ReferenceRenderer::Impl::allocate_texture_set(VkDescriptorPool p
   return set;
 }
 
-GpuImage ReferenceRenderer::Impl::upload_texture(const Texture& texture, DeviceArena& arena,
-                                                 const char* what) {
+GpuImage ReferenceRenderer::Impl::upload_texture(const Texture& texture, DeviceArena& arena, const char* what) {
   const uint32_t levels = uint32_t(texture.levels.size());
   const uint32_t width = uint32_t(texture.levels[0].width);
   const uint32_t height = uint32_t(texture.levels[0].height);
-  GpuImage image = create_image(context, arena, width, height, levels, kColorFormat,
-                                VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                VK_IMAGE_ASPECT_COLOR_BIT, what);
+  GpuImage image =
+      create_image(context, arena, width, height, levels, kColorFormat,
+                   VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, VK_IMAGE_ASPECT_COLOR_BIT, what);
   VkImageMemoryBarrier barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
   barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
   barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -598,28 +580,25 @@ GpuImage ReferenceRenderer::Impl::upload_texture(const Texture& texture, DeviceA
   barrier.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
   barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-  vkCmdPipelineBarrier(uploader->commands(), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
-                       VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 1, &barrier);
+  vkCmdPipelineBarrier(uploader->commands(), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0,
+                       nullptr, 0, nullptr, 1, &barrier);
   for (uint32_t level = 0; level < levels; ++level) {
     const Image& src = texture.levels[level];
-    uploader->copy_to_image(image.image, level, uint32_t(src.width), uint32_t(src.height),
-                            src.pixels.data());
+    uploader->copy_to_image(image.image, level, uint32_t(src.width), uint32_t(src.height), src.pixels.data());
   }
   barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
   barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
   barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
   barrier.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-  vkCmdPipelineBarrier(uploader->commands(), VK_PIPELINE_STAGE_TRANSFER_BIT,
-                       VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0, nullptr, 0, nullptr, 1,
-                       &barrier);
+  vkCmdPipelineBarrier(uploader->commands(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0,
+                       0, nullptr, 0, nullptr, 1, &barrier);
   return image;
 }
 
 void ReferenceRenderer::Impl::create_frame_resources() {
-  frame_uniforms = create_buffer(
-      context, *persistent_arena, sizeof(FrameUniforms), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
-      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0,
-      "the frame uniform buffer");
+  frame_uniforms = create_buffer(context, *persistent_arena, sizeof(FrameUniforms), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0,
+                                 "the frame uniform buffer");
 
   const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1},
                                          {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1}};
@@ -634,8 +613,7 @@ void ReferenceRenderer::Impl::create_frame_resources() {
   alloc.descriptorPool = persistent_pool;
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &frame_set_layout;
-  vkutil::check(vkAllocateDescriptorSets(context.gpu.device, &alloc, &frame_set),
-                "vkAllocateDescriptorSets");
+  vkutil::check(vkAllocateDescriptorSets(context.gpu.device, &alloc, &frame_set), "vkAllocateDescriptorSets");
   VkDescriptorBufferInfo buffer_info{frame_uniforms.buffer, 0, sizeof(FrameUniforms)};
   VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
   write.dstSet = frame_set;
@@ -683,8 +661,8 @@ void ReferenceRenderer::Impl::read_statistics() {
   uint64_t values[3] = {};
   const uint32_t count = tessellation ? 3 : 1;
   vkutil::check(vkGetQueryPoolResults(context.gpu.device, statistics_pool, 0, 1, count * sizeof(uint64_t), values,
-                                 count * sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-           "vkGetQueryPoolResults");
+                                      count * sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+                "vkGetQueryPoolResults");
   last_stats.available = true;
   last_stats.tessellation = tessellation;
   last_stats.clipping_invocations = values[0];
@@ -735,9 +713,8 @@ void ReferenceRenderer::Impl::ensure_target(int width, int height, int samples) 
   const uint32_t max_w = std::min(limits.maxFramebufferWidth, limits.maxImageDimension2D);
   const uint32_t max_h = std::min(limits.maxFramebufferHeight, limits.maxImageDimension2D);
   if (width < 1 || height < 1 || uint32_t(width) > max_w || uint32_t(height) > max_h) {
-    throw Error("vkref: frame size " + std::to_string(width) + "x" + std::to_string(height) +
-                " is outside 1x1.." + std::to_string(max_w) + "x" + std::to_string(max_h) +
-                " for this device");
+    throw Error("vkref: frame size " + std::to_string(width) + "x" + std::to_string(height) + " is outside 1x1.." +
+                std::to_string(max_w) + "x" + std::to_string(max_h) + " for this device");
   }
   const VkSampleCountFlags supported = limits.framebufferColorSampleCounts & limits.framebufferDepthSampleCounts;
   if ((samples != 1 && samples != 2 && samples != 4 && samples != 8) || !(supported & VkSampleCountFlags(samples))) {
@@ -753,16 +730,15 @@ void ReferenceRenderer::Impl::ensure_target(int width, int height, int samples) 
                               VK_IMAGE_ASPECT_COLOR_BIT, "the multisampled colour attachment", sample_bits);
   }
   color = create_image(context, *target_arena, uint32_t(width), uint32_t(height), 1, kColorFormat,
-                       VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                       VK_IMAGE_ASPECT_COLOR_BIT, "the colour attachment");
+                       VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, VK_IMAGE_ASPECT_COLOR_BIT,
+                       "the colour attachment");
   depth = create_image(context, *target_arena, uint32_t(width), uint32_t(height), 1, kDepthFormat,
-                       VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
-                       "the depth attachment", sample_bits);
-  readback =
-      create_buffer(context, *target_arena, VkDeviceSize(width) * VkDeviceSize(height) * 4,
-                    VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                    VK_MEMORY_PROPERTY_HOST_CACHED_BIT, "the read-back buffer");
+                       VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT, "the depth attachment",
+                       sample_bits);
+  readback = create_buffer(context, *target_arena, VkDeviceSize(width) * VkDeviceSize(height) * 4,
+                           VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                           VK_MEMORY_PROPERTY_HOST_CACHED_BIT, "the read-back buffer");
   const VkImageView single_views[2] = {color.view, depth.view};
   const VkImageView msaa_views[3] = {msaa_color.view, depth.view, color.view};
   const VkImageView* views = samples > 1 ? msaa_views : single_views;
@@ -773,8 +749,7 @@ void ReferenceRenderer::Impl::ensure_target(int width, int height, int samples) 
   info.width = uint32_t(width);
   info.height = uint32_t(height);
   info.layers = 1;
-  vkutil::check(vkCreateFramebuffer(context.gpu.device, &info, nullptr, &framebuffer),
-                "vkCreateFramebuffer");
+  vkutil::check(vkCreateFramebuffer(context.gpu.device, &info, nullptr, &framebuffer), "vkCreateFramebuffer");
   target_width = width;
   target_height = height;
   target_samples = samples;
@@ -854,8 +829,8 @@ void ReferenceRenderer::Impl::upload_patches(const Scene& scene) {
       VK_PIPELINE_STAGE_VERTEX_INPUT_BIT | (tessellation ? VK_PIPELINE_STAGE_TESSELLATION_CONTROL_SHADER_BIT |
                                                                VK_PIPELINE_STAGE_TESSELLATION_EVALUATION_SHADER_BIT
                                                          : VK_PIPELINE_STAGE_VERTEX_SHADER_BIT);
-  vkCmdPipelineBarrier(uploader->commands(), VK_PIPELINE_STAGE_TRANSFER_BIT, dst_stages, 0, 1, &barrier, 0, nullptr,
-                       0, nullptr);
+  vkCmdPipelineBarrier(uploader->commands(), VK_PIPELINE_STAGE_TRANSFER_BIT, dst_stages, 0, 1, &barrier, 0, nullptr, 0,
+                       nullptr);
   uploader->flush();
 
   // One PatchDrawUniforms per patch instance, rewritten every frame (eye, viewport).
@@ -863,10 +838,9 @@ void ReferenceRenderer::Impl::upload_patches(const Scene& scene) {
       std::max<VkDeviceSize>(context.gpu.properties.limits.minUniformBufferOffsetAlignment, 16);
   patch_uniform_stride = (sizeof(PatchDrawUniforms) + alignment - 1) / alignment * alignment;
   const size_t draw_count = std::max<size_t>(scene.patch_instances.size(), 1);
-  patch_uniforms = create_buffer(context, *scene_arena, patch_uniform_stride * draw_count,
-                                 VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
-                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0,
-                                 "the patch draw uniform buffer");
+  patch_uniforms = create_buffer(
+      context, *scene_arena, patch_uniform_stride * draw_count, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, "the patch draw uniform buffer");
 
   const uint32_t sets = uint32_t(scene.patch_meshes.size());
   const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, sets},
@@ -919,8 +893,7 @@ void ReferenceRenderer::Impl::write_patch_uniforms(const Camera& camera, int wid
   }
 }
 
-void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions& options,
-                                     bool with_readback) {
+void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions& options, bool with_readback) {
   vkutil::check(vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   vkutil::check(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
@@ -946,8 +919,7 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
   vkCmdSetViewport(cmd, 0, 1, &viewport);
   const VkRect2D scissor{{0, 0}, {uint32_t(target_width), uint32_t(target_height)}};
   vkCmdSetScissor(cmd, 0, 1, &scissor);
-  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame_set,
-                          0, nullptr);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame_set, 0, nullptr);
   if (statistics) vkCmdBeginQuery(cmd, statistics_pool, 0, 0);
 
   // Set 1: the material's texture (white without one), rebound only when it changes.
@@ -969,8 +941,7 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
     const glm::mat3 normal_matrix = glm::transpose(glm::inverse(glm::mat3(instance.transform)));
     for (int c = 0; c < 3; ++c) push.normal_matrix[c] = glm::vec4(normal_matrix[c], material.specular[c]);
     push.base_color = glm::vec4(material.base_color, material.texture >= 0 ? material.shininess : -material.shininess);
-    vkCmdPushConstants(cmd, pipeline_layout,
-                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push),
+    vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push),
                        &push);
     if (instance.mesh != bound_mesh) {
       const VkDeviceSize offset = 0;
@@ -987,8 +958,7 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
     const PatchInstance& instance = draws.patch_instances[i];
     const PatchMeshBuffers& mesh = patch_meshes[instance.patch_mesh];
     if (mesh.index_count == 0) continue;
-    const VkPipeline pipeline =
-        patch_pipeline(variant, draws.patch_meshes[instance.patch_mesh], options.cull_backface);
+    const VkPipeline pipeline = patch_pipeline(variant, draws.patch_meshes[instance.patch_mesh], options.cull_backface);
     if (pipeline != bound_pipeline) {
       vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
       bound_pipeline = pipeline;
@@ -1002,8 +972,8 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
     push.model = instance.transform;
     for (int c = 0; c < 3; ++c) push.normal_matrix[c] = glm::vec4(0.0f, 0.0f, 0.0f, material.specular[c]);
     push.base_color = glm::vec4(material.base_color, material.texture >= 0 ? material.shininess : -material.shininess);
-    vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                       sizeof(push), &push);
+    vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push),
+                       &push);
     const VkDeviceSize vertex_offset = 0;
     vkCmdBindVertexBuffers(cmd, 0, 1, &mesh.control_points.buffer, &vertex_offset);
     vkCmdBindIndexBuffer(cmd, mesh.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
@@ -1022,8 +992,7 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
     VkBufferImageCopy region{};
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = {uint32_t(target_width), uint32_t(target_height), 1};
-    vkCmdCopyImageToBuffer(cmd, color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer,
-                           1, &region);
+    vkCmdCopyImageToBuffer(cmd, color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
     VkBufferMemoryBarrier to_host{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
     to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -1032,8 +1001,8 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
     to_host.buffer = readback.buffer;
     to_host.offset = 0;
     to_host.size = VK_WHOLE_SIZE;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0,
-                         nullptr, 1, &to_host, 0, nullptr);
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1, &to_host, 0,
+                         nullptr);
   }
   vkutil::check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
 }
@@ -1042,13 +1011,10 @@ namespace {
 
 // Throws tessera::Error naming the scene and the element when the scene could make the device
 // read out of bounds or exceeds a device limit.
-void check_scene(const Scene& scene, const VkPhysicalDeviceLimits& limits, bool tessellation,
-                 const char* device_name) {
-  const std::string what =
-      "vkref: scene" + (scene.source.empty() ? std::string() : " " + scene.source.string());
+void check_scene(const Scene& scene, const VkPhysicalDeviceLimits& limits, bool tessellation, const char* device_name) {
+  const std::string what = "vkref: scene" + (scene.source.empty() ? std::string() : " " + scene.source.string());
   if (scene.lights.size() > size_t(kMaxLights)) {
-    throw Error(what + ": " + std::to_string(scene.lights.size()) + " lights, at most " +
-                std::to_string(kMaxLights));
+    throw Error(what + ": " + std::to_string(scene.lights.size()) + " lights, at most " + std::to_string(kMaxLights));
   }
   for (size_t m = 0; m < scene.meshes.size(); ++m) {
     const Mesh& mesh = scene.meshes[m];
@@ -1058,9 +1024,8 @@ void check_scene(const Scene& scene, const VkPhysicalDeviceLimits& limits, bool 
     const size_t vertex_count = mesh.vertices.size();
     for (size_t i = 0; i < mesh.indices.size(); ++i) {
       if (mesh.indices[i] >= vertex_count) {
-        throw Error(name + ": index " + std::to_string(i) + " = " +
-                    std::to_string(mesh.indices[i]) + " is out of range (" +
-                    std::to_string(vertex_count) + " vertices)");
+        throw Error(name + ": index " + std::to_string(i) + " = " + std::to_string(mesh.indices[i]) +
+                    " is out of range (" + std::to_string(vertex_count) + " vertices)");
       }
     }
   }
@@ -1070,10 +1035,9 @@ void check_scene(const Scene& scene, const VkPhysicalDeviceLimits& limits, bool 
     if (texture.levels.empty()) throw Error(name + ": no mip levels");
     const int w0 = texture.levels[0].width;
     const int h0 = texture.levels[0].height;
-    if (w0 < 1 || h0 < 1 || uint32_t(w0) > limits.maxImageDimension2D ||
-        uint32_t(h0) > limits.maxImageDimension2D) {
-      throw Error(name + ": size " + std::to_string(w0) + "x" + std::to_string(h0) +
-                  " is outside 1.." + std::to_string(limits.maxImageDimension2D));
+    if (w0 < 1 || h0 < 1 || uint32_t(w0) > limits.maxImageDimension2D || uint32_t(h0) > limits.maxImageDimension2D) {
+      throw Error(name + ": size " + std::to_string(w0) + "x" + std::to_string(h0) + " is outside 1.." +
+                  std::to_string(limits.maxImageDimension2D));
     }
     const int full_chain = int(std::bit_width(uint32_t(std::max(w0, h0))));
     if (int(texture.levels.size()) > full_chain) {
@@ -1085,26 +1049,24 @@ void check_scene(const Scene& scene, const VkPhysicalDeviceLimits& limits, bool 
       const int w = std::max(1, w0 >> l);
       const int h = std::max(1, h0 >> l);
       if (level.width != w || level.height != h || level.pixels.size() != size_t(w) * size_t(h)) {
-        throw Error(name + ": mip level " + std::to_string(l) + " is " +
-                    std::to_string(level.width) + "x" + std::to_string(level.height) + " with " +
-                    std::to_string(level.pixels.size()) + " pixels, expected " + std::to_string(w) +
-                    "x" + std::to_string(h));
+        throw Error(name + ": mip level " + std::to_string(l) + " is " + std::to_string(level.width) + "x" +
+                    std::to_string(level.height) + " with " + std::to_string(level.pixels.size()) +
+                    " pixels, expected " + std::to_string(w) + "x" + std::to_string(h));
       }
     }
   }
   for (size_t m = 0; m < scene.materials.size(); ++m) {
     const int texture = scene.materials[m].texture;
     if (texture < -1 || texture >= int(scene.textures.size())) {
-      throw Error(what + ": material " + std::to_string(m) + " uses texture " +
-                  std::to_string(texture) + " of " + std::to_string(scene.textures.size()));
+      throw Error(what + ": material " + std::to_string(m) + " uses texture " + std::to_string(texture) + " of " +
+                  std::to_string(scene.textures.size()));
     }
   }
   for (size_t i = 0; i < scene.instances.size(); ++i) {
     const Instance& instance = scene.instances[i];
     if (instance.mesh >= scene.meshes.size() || instance.material >= scene.materials.size()) {
-      throw Error(what + ": instance " + std::to_string(i) + " uses mesh " +
-                  std::to_string(instance.mesh) + " of " + std::to_string(scene.meshes.size()) +
-                  " and material " + std::to_string(instance.material) + " of " +
+      throw Error(what + ": instance " + std::to_string(i) + " uses mesh " + std::to_string(instance.mesh) + " of " +
+                  std::to_string(scene.meshes.size()) + " and material " + std::to_string(instance.material) + " of " +
                   std::to_string(scene.materials.size()));
     }
   }
@@ -1198,14 +1160,12 @@ void ReferenceRenderer::upload(const Scene& scene) {
       const std::string what = "mesh '" + mesh.name + "'";
       const VkDeviceSize vertex_bytes = mesh.vertices.size() * sizeof(Vertex);
       const VkDeviceSize index_bytes = mesh.indices.size() * sizeof(uint32_t);
-      out.vertices =
-          create_buffer(s.context, *s.scene_arena, vertex_bytes,
-                        VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0,
-                        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, what.c_str());
-      out.indices =
-          create_buffer(s.context, *s.scene_arena, index_bytes,
-                        VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0,
-                        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, what.c_str());
+      out.vertices = create_buffer(s.context, *s.scene_arena, vertex_bytes,
+                                   VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0,
+                                   VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, what.c_str());
+      out.indices = create_buffer(s.context, *s.scene_arena, index_bytes,
+                                  VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0,
+                                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, what.c_str());
       out.index_count = uint32_t(mesh.indices.size());
       s.uploader->copy_to_buffer(out.vertices.buffer, 0, mesh.vertices.data(), vertex_bytes);
       s.uploader->copy_to_buffer(out.indices.buffer, 0, mesh.indices.data(), index_bytes);
@@ -1214,9 +1174,8 @@ void ReferenceRenderer::upload(const Scene& scene) {
     VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     barrier.dstAccessMask = VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_INDEX_READ_BIT;
-    vkCmdPipelineBarrier(s.uploader->commands(), VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, 0, 1, &barrier, 0, nullptr, 0,
-                         nullptr);
+    vkCmdPipelineBarrier(s.uploader->commands(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, 0,
+                         1, &barrier, 0, nullptr, 0, nullptr);
 
     for (const Texture& texture : scene.textures) {
       const std::string what = "texture '" + texture.name + "'";
@@ -1225,8 +1184,7 @@ void ReferenceRenderer::upload(const Scene& scene) {
     s.uploader->flush();
 
     if (!scene.textures.empty()) {
-      const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                                      uint32_t(scene.textures.size())};
+      const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, uint32_t(scene.textures.size())};
       VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
       pool_info.maxSets = uint32_t(scene.textures.size());
       pool_info.poolSizeCount = 1;
@@ -1234,8 +1192,8 @@ void ReferenceRenderer::upload(const Scene& scene) {
       vkutil::check(vkCreateDescriptorPool(s.context.gpu.device, &pool_info, nullptr, &s.scene_pool),
                     "vkCreateDescriptorPool");
       for (size_t t = 0; t < scene.textures.size(); ++t) {
-        s.texture_sets.push_back(s.allocate_texture_set(s.scene_pool, s.textures[t],
-                                                        uint32_t(scene.textures[t].levels.size())));
+        s.texture_sets.push_back(
+            s.allocate_texture_set(s.scene_pool, s.textures[t], uint32_t(scene.textures[t].levels.size())));
       }
     }
     s.upload_patches(scene);
@@ -1287,11 +1245,10 @@ Image ReferenceRenderer::render(const Camera& camera, const ReferenceOptions& op
   return image;
 }
 
-double ReferenceRenderer::render_timed(const Camera& camera, const ReferenceOptions& options,
-                                       int repetitions, std::vector<double>* frame_ms) {
+double ReferenceRenderer::render_timed(const Camera& camera, const ReferenceOptions& options, int repetitions,
+                                       std::vector<double>* frame_ms) {
   if (repetitions < 1) {
-    throw Error("vkref: render_timed needs at least one repetition, got " +
-                std::to_string(repetitions));
+    throw Error("vkref: render_timed needs at least one repetition, got " + std::to_string(repetitions));
   }
   Impl& s = *impl_;
   s.ensure_target(options.width, options.height, options.samples);

@@ -25,8 +25,8 @@ struct ReferenceOptions {
 // Pipeline statistics of the last render() (not render_timed()), one query over the frame's
 // draws. docs/reference-renderer.md, "Tessellation".
 struct ReferenceStats {
-  bool available = false;     // the device counts pipeline statistics (pipelineStatisticsQuery)
-  bool tessellation = false;  // the tessellation counters below are present
+  bool available = false;                     // the device counts pipeline statistics (pipelineStatisticsQuery)
+  bool tessellation = false;                  // the tessellation counters below are present
   uint64_t clipping_invocations = 0;          // primitives reaching the clipper, tessellated included
   uint64_t tessellation_control_patches = 0;  // hull invocations: patches, culled ones included
   // Domain program invocations; lavapipe runs it once per unique domain point of each patch

@@ -36,10 +36,10 @@ struct FrameUniforms {
   glm::vec4 ambient{0.0f};
   glm::ivec4 light_count{0};
   GpuLight lights[kMaxLights];
-  glm::vec4 eye{0.0f};           // xyz camera position
-  glm::vec4 fog{0.0f};           // rgb colour, a density
-  glm::vec4 exposure{1.0f};      // x
-  glm::uvec4 tone_mapping{0u};   // x: tessera::ToneMapping
+  glm::vec4 eye{0.0f};          // xyz camera position
+  glm::vec4 fog{0.0f};          // rgb colour, a density
+  glm::vec4 exposure{1.0f};     // x
+  glm::uvec4 tone_mapping{0u};  // x: tessera::ToneMapping
 };
 static_assert(sizeof(FrameUniforms) == 672, "std140 FrameBlock in lambert.frag");
 static_assert(offsetof(FrameUniforms, eye) == 608);

@@ -8,10 +8,9 @@
 namespace tessera::vkref {
 
 StagingUploader::StagingUploader(VulkanContext& context, DeviceArena& arena) : context_(&context) {
-  staging_ =
-      create_buffer(context, arena, kStagingBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0,
-                    "the staging buffer");
+  staging_ = create_buffer(context, arena, kStagingBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                           VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0,
+                           "the staging buffer");
   try {
     cmd_ = context.allocate_command_buffer();
   } catch (...) {
@@ -22,8 +21,7 @@ StagingUploader::StagingUploader(VulkanContext& context, DeviceArena& arena) : c
 
 StagingUploader::~StagingUploader() {
   if (recording_) vkEndCommandBuffer(cmd_);
-  if (cmd_ != VK_NULL_HANDLE)
-    vkFreeCommandBuffers(context_->gpu.device, context_->command_pool, 1, &cmd_);
+  if (cmd_ != VK_NULL_HANDLE) vkFreeCommandBuffers(context_->gpu.device, context_->command_pool, 1, &cmd_);
   destroy_buffer(*context_, staging_);
 }
 
@@ -53,8 +51,7 @@ VkDeviceSize StagingUploader::reserve(VkDeviceSize min_bytes, VkDeviceSize want)
   return std::min(want, kStagingBytes - cursor_);
 }
 
-void StagingUploader::copy_to_buffer(VkBuffer dst, VkDeviceSize dst_offset, const void* data,
-                                     VkDeviceSize bytes) {
+void StagingUploader::copy_to_buffer(VkBuffer dst, VkDeviceSize dst_offset, const void* data, VkDeviceSize bytes) {
   const auto* src = static_cast<const std::byte*>(data);
   while (bytes > 0) {
     const VkDeviceSize chunk = reserve(std::min<VkDeviceSize>(bytes, 4096), bytes);
@@ -75,15 +72,13 @@ void StagingUploader::copy_to_image(VkImage dst, uint32_t level, uint32_t width,
   while (row < height) {
     const VkDeviceSize available = reserve(row_bytes, row_bytes * (height - row));
     const uint32_t rows = uint32_t(available / row_bytes);
-    std::memcpy(staging_.memory.mapped + cursor_, texels + size_t(row) * width,
-                size_t(rows * row_bytes));
+    std::memcpy(staging_.memory.mapped + cursor_, texels + size_t(row) * width, size_t(rows * row_bytes));
     VkBufferImageCopy region{};
     region.bufferOffset = cursor_;
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
     region.imageOffset = {0, int32_t(row), 0};
     region.imageExtent = {width, rows, 1};
-    vkCmdCopyBufferToImage(commands(), staging_.buffer, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                           1, &region);
+    vkCmdCopyBufferToImage(commands(), staging_.buffer, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
     cursor_ += rows * row_bytes;
     row += rows;
   }

@@ -28,8 +28,7 @@ class StagingUploader {
   void copy_to_buffer(VkBuffer dst, VkDeviceSize dst_offset, const void* data, VkDeviceSize bytes);
   // Copies tightly packed RGBA8 texels (width * height) into mip `level` of `dst`, which must
   // be in TRANSFER_DST_OPTIMAL layout when the copies execute.
-  void copy_to_image(VkImage dst, uint32_t level, uint32_t width, uint32_t height,
-                     const uint32_t* texels);
+  void copy_to_image(VkImage dst, uint32_t level, uint32_t width, uint32_t height, const uint32_t* texels);
   // Submits everything recorded so far and waits for it; the staging buffer is free again.
   void flush();
 

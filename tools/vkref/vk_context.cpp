@@ -19,10 +19,10 @@ bool has_features(VkPhysicalDevice device, VkFormat format, VkFormatFeatureFlags
 // Why `device` cannot run the reference renderer, or an empty string when it can.
 std::string why_unusable(VkPhysicalDevice device, const VkPhysicalDeviceProperties& props,
                          const std::string& name_contains) {
-  const VkFormatFeatureFlags color_features =
-      VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
-      VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT | VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
-      VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+  const VkFormatFeatureFlags color_features = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT |
+                                              VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
+                                              VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT |
+                                              VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
   if (!name_contains.empty() && std::string(props.deviceName).find(name_contains) == std::string::npos) {
     return "name does not match the requested device";
   }
@@ -64,11 +64,10 @@ void VulkanContext::init(const DeviceOptions& options) {
   instance_options.log = &validation_log_;
   instance_ = vkutil::Instance(instance_options);
 
-  gpu = vkutil::choose_physical_device(
-      instance_.handle(), VK_QUEUE_GRAPHICS_BIT,
-      [&](VkPhysicalDevice device, const VkPhysicalDeviceProperties& props) {
-        return why_unusable(device, props, options.device_name_contains);
-      });
+  gpu = vkutil::choose_physical_device(instance_.handle(), VK_QUEUE_GRAPHICS_BIT,
+                                       [&](VkPhysicalDevice device, const VkPhysicalDeviceProperties& props) {
+                                         return why_unusable(device, props, options.device_name_contains);
+                                       });
   VkPhysicalDeviceMaintenance3Properties maintenance3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
   VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   props2.pNext = &maintenance3;

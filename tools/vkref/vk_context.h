@@ -27,8 +27,7 @@ class VulkanContext {
 
   // Memory type index with all `required` flags (and all `preferred` ones when such a type
   // exists) among `type_bits`; throws tessera::Error when there is none.
-  uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
-                            VkMemoryPropertyFlags preferred) const;
+  uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const;
 
   // Submits one command buffer and blocks until the queue has executed it. Returns the
   // milliseconds from just before vkQueueSubmit to the fence being seen signalled.

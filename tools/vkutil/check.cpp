@@ -5,8 +5,7 @@ namespace tessera::vkutil {
 std::string result_name(VkResult result) {
   switch (result) {
 #define TESSERA_VK_RESULT(name) \
-  case name:                    \
-    return #name;
+  case name: return #name;
     TESSERA_VK_RESULT(VK_SUCCESS)
     TESSERA_VK_RESULT(VK_NOT_READY)
     TESSERA_VK_RESULT(VK_TIMEOUT)
@@ -26,8 +25,7 @@ std::string result_name(VkResult result) {
     TESSERA_VK_RESULT(VK_ERROR_OUT_OF_POOL_MEMORY)
     TESSERA_VK_RESULT(VK_ERROR_UNKNOWN)
 #undef TESSERA_VK_RESULT
-    default:
-      return "VkResult(" + std::to_string(int(result)) + ")";
+    default: return "VkResult(" + std::to_string(int(result)) + ")";
   }
 }
 

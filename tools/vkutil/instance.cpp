@@ -96,8 +96,8 @@ Instance::Instance(const InstanceOptions& options) : allocator_(options.allocato
   if (options.validation) {
     auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(instance_, "vkCreateDebugUtilsMessengerEXT"));
-    const VkResult created = create ? create(instance_, &messenger_info, allocator_, &messenger_)
-                                    : VK_ERROR_EXTENSION_NOT_PRESENT;
+    const VkResult created =
+        create ? create(instance_, &messenger_info, allocator_, &messenger_) : VK_ERROR_EXTENSION_NOT_PRESENT;
     if (created != VK_SUCCESS) {
       messenger_ = VK_NULL_HANDLE;
       destroy();

@@ -32,7 +32,7 @@ struct InstanceOptions {
   // messenger also sees instance creation and destruction, where leaked objects are reported.
   bool validation = false;
   MessageLog* log = nullptr;
-  std::vector<const char*> extensions;  // instance extensions besides the validation's
+  std::vector<const char*> extensions;               // instance extensions besides the validation's
   const VkAllocationCallbacks* allocator = nullptr;  // for the instance and its messenger
 };
 

@@ -10,8 +10,8 @@ namespace {
 
 // Dedicated memory for `requirements`, of a type with `required` flags (and `preferred` ones
 // where there is such a type).
-VkDeviceMemory allocate(const Device& device, const VkMemoryRequirements& requirements,
-                        VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) {
+VkDeviceMemory allocate(const Device& device, const VkMemoryRequirements& requirements, VkMemoryPropertyFlags required,
+                        VkMemoryPropertyFlags preferred) {
   VkMemoryAllocateInfo info{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   info.allocationSize = requirements.size;
   info.memoryTypeIndex = memory_type(device.memory, requirements.memoryTypeBits, required, preferred);
@@ -22,8 +22,8 @@ VkDeviceMemory allocate(const Device& device, const VkMemoryRequirements& requir
 
 }  // namespace
 
-uint32_t memory_type(const VkPhysicalDeviceMemoryProperties& memory, uint32_t type_bits,
-                     VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) {
+uint32_t memory_type(const VkPhysicalDeviceMemoryProperties& memory, uint32_t type_bits, VkMemoryPropertyFlags required,
+                     VkMemoryPropertyFlags preferred) {
   for (const VkMemoryPropertyFlags flags : {required | preferred, required}) {
     for (uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
       if ((type_bits & (1u << i)) && (memory.memoryTypes[i].propertyFlags & flags) == flags) return i;

@@ -14,8 +14,8 @@ namespace tessera::vkutil {
 
 // Index of the first memory type among `type_bits` with all `required` flags, preferring one
 // that also has all `preferred` flags. Throws tessera::Error when there is none.
-uint32_t memory_type(const VkPhysicalDeviceMemoryProperties& memory, uint32_t type_bits,
-                     VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred = 0);
+uint32_t memory_type(const VkPhysicalDeviceMemoryProperties& memory, uint32_t type_bits, VkMemoryPropertyFlags required,
+                     VkMemoryPropertyFlags preferred = 0);
 
 struct Buffer {
   VkBuffer buffer = VK_NULL_HANDLE;

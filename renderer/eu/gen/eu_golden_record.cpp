@@ -61,8 +61,7 @@ std::string first_differing_section(const std::string& stored, const std::vector
   for (size_t i = 0; i < records.size() && i < f->sections.size(); ++i) {
     const SectionRecord& a = f->sections[i];
     const SectionRecord& b = records[i];
-    if (!(a.section == b.section) || a.operands_digest != b.operands_digest || a.raw != b.raw ||
-        a.digests != b.digests)
+    if (!(a.section == b.section) || a.operands_digest != b.operands_digest || a.raw != b.raw || a.digests != b.digests)
       return "first differing section: " + std::to_string(i) + " (" + section_name(b.section) + ")";
   }
   return "sections: " + std::to_string(f->sections.size()) + " stored, " + std::to_string(records.size()) + " now";

@@ -63,8 +63,8 @@ void emit(const char* name, const std::function<Ld(Ld)>& f, Ld a, Ld b, int n) {
     for (int j = n - 1; j >= 0; --j) acc = acc * x + Ld(r[j]);
     worst = std::max(worst, std::fabs(acc / f(x) - 1));
   }
-  std::printf("// %s on [%Lg, %Lg], %d terms, max relative error %.3Lg (2^%.1Lf)\n", name, a, b, n,
-              worst, std::log2(worst));
+  std::printf("// %s on [%Lg, %Lg], %d terms, max relative error %.3Lg (2^%.1Lf)\n", name, a, b, n, worst,
+              std::log2(worst));
   std::printf("inline constexpr %s %s[] = {", sizeof(T) == 4 ? "float" : "double", name);
   for (int j = 0; j < n; ++j)
     std::printf("%s%s%a%s", j ? ", " : "", j % 3 == 0 ? "\n    " : "", double(r[j]), sizeof(T) == 4 ? "f" : "");
@@ -75,7 +75,7 @@ void emit(const char* name, const std::function<Ld(Ld)>& f, Ld a, Ld b, int n) {
 template <class T>
 void emit_split(const char* hi_name, const char* lo_name, bool inverse_ln2, bool round_down) {
   mpfr_t c, r;
-  mpfr_inits2(300, c, r, (mpfr_ptr)nullptr);
+  mpfr_inits2(300, c, r, (mpfr_ptr) nullptr);
   mpfr_const_log2(c, MPFR_RNDN);
   if (inverse_ln2) mpfr_ui_div(c, 1, c, MPFR_RNDN);
   const mpfr_rnd_t mode = round_down ? MPFR_RNDD : MPFR_RNDN;
@@ -86,7 +86,7 @@ void emit_split(const char* hi_name, const char* lo_name, bool inverse_ln2, bool
   const char* suffix = sizeof(T) == 4 ? "f" : "";
   if (hi_name) std::printf("inline constexpr %s %s = %a%s;\n", type, hi_name, hi, suffix);
   std::printf("inline constexpr %s %s = %a%s;\n", type, lo_name, lo, suffix);
-  mpfr_clears(c, r, (mpfr_ptr)nullptr);
+  mpfr_clears(c, r, (mpfr_ptr) nullptr);
 }
 
 int main() {
@@ -109,7 +109,7 @@ int main() {
   emit<double>("kRcbrtSeed", rcbrt, 1.0L, 8.0L, 4);
   std::printf("\n");
   emit_split<double>("kLn2HiD", "kLn2LoD", false, false);
-  emit_split<float>("kLn2HiF", "kLn2LoF", false, true);  // rounded down: lo > 0, see the header
+  emit_split<float>("kLn2HiF", "kLn2LoF", false, true);    // rounded down: lo > 0, see the header
   emit_split<double>(nullptr, "kInvLn2LoD", true, false);  // hi is kLog2D[0]
   emit_split<float>(nullptr, "kInvLn2LoF", true, false);   // hi is kLog2F[0]
 }

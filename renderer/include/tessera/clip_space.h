@@ -63,9 +63,9 @@ struct ClipSpaceDraw {
 };
 
 struct ClipSpaceFrame {
-  int width = 0;    // framebuffer pixels, 1..16384
+  int width = 0;  // framebuffer pixels, 1..16384
   int height = 0;
-  int samples = 1;  // 1, 2, 4 or 8
+  int samples = 1;              // 1, 2, 4 or 8
   glm::vec3 clear_color{0.0f};  // linear RGB
   float clear_depth = 1.0f;
   std::vector<ClipSpaceDraw> draws;  // in submission order

@@ -90,9 +90,9 @@ E parse_choice(std::string_view key, std::string_view value) {
 }
 
 struct FrameConfig {
-  int width = 1280;    // pixels, 1..16384
-  int height = 720;    // pixels, 1..16384
-  int threads = 0;     // worker threads; 0 = all hardware threads
+  int width = 1280;           // pixels, 1..16384
+  int height = 720;           // pixels, 1..16384
+  int threads = 0;            // worker threads; 0 = all hardware threads
   bool keep_samples = false;  // keep every colour sample of a multisampled frame (Frame::diagnostics.samples)
   bool diagnostics = false;   // fill Frame::diagnostics: per-tile work, colour states, PICB, supertiles, LOD levels
   FrameMode mode = FrameMode::raster;
@@ -118,47 +118,47 @@ struct ColorConfig {
 // raster.tile_size, or the supertiles (binned on atomic tiles, one tile buffer per supertile).
 struct TilingConfig {
   TilingMode mode = TilingMode::fixed;
-  int atomic_size = 16;              // atomic tile edge in pixels: multiple of 8, 8..256
-  int tile_buffer_bytes = 524288;    // on-chip tile buffer a supertile must fit (colour + depth, all samples)
-  double alpha = 0.5;                // PIC weight of vertex bytes; beta = 1 - alpha weights shader length
-  bool accounting = true;            // the tiler's accounting on every frame: PICB and supertiles
-                                     // (fixed mode; adaptive needs them to render), two-pass VS
-                                     // and parameter-buffer work (tiling.rendered.*, baselines)
-  bool baselines = true;             // also account fixed 16..256 and adaptive tiles on every frame
+  int atomic_size = 16;            // atomic tile edge in pixels: multiple of 8, 8..256
+  int tile_buffer_bytes = 524288;  // on-chip tile buffer a supertile must fit (colour + depth, all samples)
+  double alpha = 0.5;              // PIC weight of vertex bytes; beta = 1 - alpha weights shader length
+  bool accounting = true;          // the tiler's accounting on every frame: PICB and supertiles
+                                   // (fixed mode; adaptive needs them to render), two-pass VS
+                                   // and parameter-buffer work (tiling.rendered.*, baselines)
+  bool baselines = true;           // also account fixed 16..256 and adaptive tiles on every frame
 };
 
 // Tessellation of the scene's patch meshes through the array of geometry processing pipelines
 // (tessellation-distribution spec, docs/gpp.md). The frame is tessellated by the on-chip
 // redistribution design; the baselines run on the same patch stream for their counters.
 struct TessellationConfig {
-  int gpps = 4;                      // N geometry processing pipelines, 1..16
-  int batch_size = 32;               // patches per input batch, 1..1024
+  int gpps = 4;                               // N geometry processing pipelines, 1..16
+  int batch_size = 32;                        // patches per input batch, 1..1024
   GppPolicy policy = GppPolicy::kRoundRobin;  // "roundrobin" (the spec) or "leastloaded"
-  bool baselines = true;             // also run no-redistribution and off-chip on every frame
-  bool gpp_map = false;              // render the GPP map: tessellated triangles in the colour
-                                     // of the GPP that tessellated them, the rest grey
+  bool baselines = true;                      // also run no-redistribution and off-chip on every frame
+  bool gpp_map = false;                       // render the GPP map: tessellated triangles in the colour
+                                              // of the GPP that tessellated them, the rest grey
 };
 
 // What rt and hybrid frames trace beyond primary visibility (docs/rt.md, Rendering).
 struct TraceConfig {
-  bool shadows = true;        // a shadow ray (any hit) to every light a surface faces
-  bool reflections = true;    // one bounce of mirror reflection for materials with reflectivity > 0
-  int diffuse_samples = 1;    // cosine-weighted diffuse bounce rays per pixel (rt mode), 0..64
-  int seed = 1;               // diffuse sampling seed (per pixel: independent of threads)
+  bool shadows = true;      // a shadow ray (any hit) to every light a surface faces
+  bool reflections = true;  // one bounce of mirror reflection for materials with reflectivity > 0
+  int diffuse_samples = 1;  // cosine-weighted diffuse bounce rays per pixel (rt mode), 0..64
+  int seed = 1;             // diffuse sampling seed (per pixel: independent of threads)
 };
 
 // The ray-tracing unit's LOD nodes and residency manager (docs/rt.md, LOD nodes).
 struct RtConfig {
-  bool lod = true;                  // per-ray LOD selection at LOD nodes; false = finest level everywhere
-  LodSelection lod_selection = LodSelection::ray;  // "ray" or "object" (for comparison)
+  bool lod = true;  // per-ray LOD selection at LOD nodes; false = finest level everywhere
+  LodSelection lod_selection = LodSelection::ray;                     // "ray" or "object" (for comparison)
   rt::ResidencyPolicy residency = rt::ResidencyPolicy::all_resident;  // LOD levels in memory: "all",
-                                    // "demand" (load on first touch, rays wait) or "lazy"
-                                    // (substitute, load after the frame)
-  double budget_mib = 1024.0;       // BVH + geometry bytes the residency manager may keep, MiB (> 0)
-  double lod_jitter = 0.0;          // width of the stochastic LOD transition band, world units (>= 0)
-  double diffuse_lod_bias = 0.0;    // added to diffuse rays' LOD distance (coarser), world units
-  int shadow_lod_level = -1;        // shadow rays' forced level: -1 = by distance, 0..3 (clamped to
-                                    // each object's coarsest)
+                                                                      // "demand" (load on first touch, rays wait) or
+                                                                      // "lazy" (substitute, load after the frame)
+  double budget_mib = 1024.0;     // BVH + geometry bytes the residency manager may keep, MiB (> 0)
+  double lod_jitter = 0.0;        // width of the stochastic LOD transition band, world units (>= 0)
+  double diffuse_lod_bias = 0.0;  // added to diffuse rays' LOD distance (coarser), world units
+  int shadow_lod_level = -1;      // shadow rays' forced level: -1 = by distance, 0..3 (clamped to
+                                  // each object's coarsest)
 };
 
 // The GPU the timing model charges the units' counters to (docs/timing.md): an analytical
@@ -167,21 +167,21 @@ struct RtConfig {
 // keys given beside it override (hardware_preset()).
 struct HardwareConfig {
   HardwarePreset preset = HardwarePreset::medium;
-  double clock_mhz = 1800.0;              // core clock
-  int eus = 128;                          // execution units
-  int eu_lanes = 16;                      // SIMD lanes per EU
-  double eu_issue_per_clock = 1.0;        // instructions issued per EU per clock (each over all lanes)
-  double setup_per_clock = 2.0;           // triangles set up per clock (front end)
-  double bin_entries_per_clock = 8.0;     // tile-list entries written per clock (front end)
-  int raster_slices = 4;                  // tiles rasterized at once
-  double raster_samples_per_clock = 64.0;  // per slice: coverage and depth-test samples
-  double texels_per_clock = 32.0;         // per slice: texels fetched and filtered
-  double depth_samples_per_clock = 64.0;  // per slice: depth samples written (ROP)
-  double color_samples_per_clock = 32.0;  // per slice: colour samples written (ROP and colour unit)
-  double memory_bytes_per_clock = 128.0;  // DRAM bandwidth shared by everything
-  int memory_latency_clocks = 400;        // first access to memory, exposed once per frame
-  int rt_units = 32;                      // ray-tracing units
-  double rt_box_tests_per_clock = 4.0;    // per RT unit
+  double clock_mhz = 1800.0;                 // core clock
+  int eus = 128;                             // execution units
+  int eu_lanes = 16;                         // SIMD lanes per EU
+  double eu_issue_per_clock = 1.0;           // instructions issued per EU per clock (each over all lanes)
+  double setup_per_clock = 2.0;              // triangles set up per clock (front end)
+  double bin_entries_per_clock = 8.0;        // tile-list entries written per clock (front end)
+  int raster_slices = 4;                     // tiles rasterized at once
+  double raster_samples_per_clock = 64.0;    // per slice: coverage and depth-test samples
+  double texels_per_clock = 32.0;            // per slice: texels fetched and filtered
+  double depth_samples_per_clock = 64.0;     // per slice: depth samples written (ROP)
+  double color_samples_per_clock = 32.0;     // per slice: colour samples written (ROP and colour unit)
+  double memory_bytes_per_clock = 128.0;     // DRAM bandwidth shared by everything
+  int memory_latency_clocks = 400;           // first access to memory, exposed once per frame
+  int rt_units = 32;                         // ray-tracing units
+  double rt_box_tests_per_clock = 4.0;       // per RT unit
   double rt_triangle_tests_per_clock = 1.0;  // per RT unit
 };
 

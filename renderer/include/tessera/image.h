@@ -42,9 +42,9 @@ float linear_to_srgb(float c);
 namespace detail {
 // Immutable tables for the per-pixel sRGB conversions, built once at program start.
 struct SrgbTables {
-  float decode[256];       // linear value of each encoded byte
-  double step[256];        // step[k], k >= 1: smallest linear value whose rounded code is k
-  uint8_t bucket[4097];    // code of the linear value i / 4096: a start point for encode
+  float decode[256];     // linear value of each encoded byte
+  double step[256];      // step[k], k >= 1: smallest linear value whose rounded code is k
+  uint8_t bucket[4097];  // code of the linear value i / 4096: a start point for encode
 };
 extern const SrgbTables srgb_tables;
 }  // namespace detail

@@ -41,9 +41,9 @@ struct TessellationSettings {
 // Heights over a square of the XZ plane, sampled on a resolution x resolution grid (row-major in
 // z, then x) with per-sample normals from central differences. Bilinear between samples.
 struct Heightfield {
-  int resolution = 0;         // samples per side, >= 2
-  glm::vec2 origin{0.0f};     // world (x, z) of sample (0, 0)
-  float extent = 1.0f;        // world units from the first to the last sample
+  int resolution = 0;      // samples per side, >= 2
+  glm::vec2 origin{0.0f};  // world (x, z) of sample (0, 0)
+  float extent = 1.0f;     // world units from the first to the last sample
   std::vector<float> heights;
   std::vector<glm::vec3> normals;
 
@@ -63,7 +63,7 @@ struct PatchMesh {
   uint32_t control_points_per_patch = 16;
   TessellationSettings tessellation;
   std::shared_ptr<const Heightfield> displacement;  // displaced_quad only
-  glm::vec3 bounds_min{0.0f};  // of the surface, displacement included (object space)
+  glm::vec3 bounds_min{0.0f};                       // of the surface, displacement included (object space)
   glm::vec3 bounds_max{0.0f};
 
   size_t patch_count() const { return control_points_per_patch ? indices.size() / control_points_per_patch : 0; }

@@ -52,8 +52,7 @@ Mesh make_box(glm::vec3 size = glm::vec3(1.0f));
 // Plane in XZ at y = 0 facing +Y, centred on the origin, subdivided into cells.x * cells.y
 // quads: (cells.x+1)*(cells.y+1) vertices, 2*cells.x*cells.y triangles. uv spans
 // [0, uv_scale] across the plane.
-Mesh make_plane(glm::vec2 size = glm::vec2(1.0f), glm::ivec2 cells = glm::ivec2(1),
-                float uv_scale = 1.0f);
+Mesh make_plane(glm::vec2 size = glm::vec2(1.0f), glm::ivec2 cells = glm::ivec2(1), float uv_scale = 1.0f);
 
 // Torus around the Y axis: (major+1)*(minor+1) vertices, 2*major*minor triangles.
 Mesh make_torus(float major_radius = 1.0f, float minor_radius = 0.25f, int major_segments = 48,

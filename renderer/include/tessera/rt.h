@@ -64,26 +64,26 @@ const char* ray_type_name(RayType type);
 // Traversal counters, X(name, stats key, meaning). Each query adds into the Counters the caller
 // passes (one per thread or per fixed chunk of rays); merging is integer addition in chunk
 // order, so totals do not depend on the thread count.
-#define TESSERA_RT_COUNTERS(X)                                                                       \
-  X(rays_primary, "rt.rays.primary", "primary rays traced")                                          \
-  X(rays_shadow, "rt.rays.shadow", "shadow rays traced (any-hit)")                                   \
-  X(rays_diffuse, "rt.rays.diffuse", "diffuse bounce rays traced")                                   \
-  X(rays_reflection, "rt.rays.reflection", "mirror reflection rays traced")                          \
-  X(rays_hit, "rt.rays.hit", "rays that found a hit (closest hit) or an occluder (any hit)")        \
-  X(nodes_interior, "rt.nodes.interior", "wide interior nodes visited (up to 8 boxes tested at once)") \
-  X(nodes_leaf, "rt.nodes.leaf", "leaves visited (triangle blocks of the bottom level)")             \
-  X(nodes_instance, "rt.nodes.instance", "instances entered (ray moved into object space)")          \
-  X(triangles_tested, "rt.triangles.tested", "ray-triangle tests (valid lanes of visited blocks)")   \
-  X(triangles_hit, "rt.triangles.hit", "triangle tests that passed (closer hit candidates)")         \
-  X(node_bytes, "rt.bytes.nodes", "bytes of wide nodes fetched")                                     \
-  X(triangle_bytes, "rt.bytes.triangles", "bytes of triangle blocks fetched")                         \
-  X(nodes_lod, "rt.nodes.lod", "LOD nodes reached (a level selected or the object discarded)")        \
-  X(lod_level0, "rt.lod.level0", "LOD nodes that descended into level 0 (finest)")                    \
-  X(lod_level1, "rt.lod.level1", "LOD nodes that descended into level 1")                             \
-  X(lod_level2, "rt.lod.level2", "LOD nodes that descended into level 2")                             \
-  X(lod_level3, "rt.lod.level3", "LOD nodes that descended into level 3")                             \
-  X(lod_discards, "rt.lod.discards", "LOD nodes whose distance fell in the discard interval")         \
-  X(lod_forced, "rt.lod.forced", "LOD nodes whose level the ray type's mode forced")                  \
+#define TESSERA_RT_COUNTERS(X)                                                                                   \
+  X(rays_primary, "rt.rays.primary", "primary rays traced")                                                      \
+  X(rays_shadow, "rt.rays.shadow", "shadow rays traced (any-hit)")                                               \
+  X(rays_diffuse, "rt.rays.diffuse", "diffuse bounce rays traced")                                               \
+  X(rays_reflection, "rt.rays.reflection", "mirror reflection rays traced")                                      \
+  X(rays_hit, "rt.rays.hit", "rays that found a hit (closest hit) or an occluder (any hit)")                     \
+  X(nodes_interior, "rt.nodes.interior", "wide interior nodes visited (up to 8 boxes tested at once)")           \
+  X(nodes_leaf, "rt.nodes.leaf", "leaves visited (triangle blocks of the bottom level)")                         \
+  X(nodes_instance, "rt.nodes.instance", "instances entered (ray moved into object space)")                      \
+  X(triangles_tested, "rt.triangles.tested", "ray-triangle tests (valid lanes of visited blocks)")               \
+  X(triangles_hit, "rt.triangles.hit", "triangle tests that passed (closer hit candidates)")                     \
+  X(node_bytes, "rt.bytes.nodes", "bytes of wide nodes fetched")                                                 \
+  X(triangle_bytes, "rt.bytes.triangles", "bytes of triangle blocks fetched")                                    \
+  X(nodes_lod, "rt.nodes.lod", "LOD nodes reached (a level selected or the object discarded)")                   \
+  X(lod_level0, "rt.lod.level0", "LOD nodes that descended into level 0 (finest)")                               \
+  X(lod_level1, "rt.lod.level1", "LOD nodes that descended into level 1")                                        \
+  X(lod_level2, "rt.lod.level2", "LOD nodes that descended into level 2")                                        \
+  X(lod_level3, "rt.lod.level3", "LOD nodes that descended into level 3")                                        \
+  X(lod_discards, "rt.lod.discards", "LOD nodes whose distance fell in the discard interval")                    \
+  X(lod_forced, "rt.lod.forced", "LOD nodes whose level the ray type's mode forced")                             \
   X(lod_substitutions, "rt.lod.substitutions", "LOD nodes that used a resident level instead of the wanted one") \
   X(lod_bytes, "rt.bytes.lod", "bytes of LOD records fetched (64 per LOD node)")
 
@@ -94,18 +94,18 @@ using Counters = CounterSet<RtCounterIds>;
 void record(const Counters& counters, MemoryLedger& ledger);
 
 struct BuildOptions {
-  int bins = 32;           // SAH bins per axis
-  int max_leaf_size = 8;   // triangles (at most 8: two blocks of 4)
+  int bins = 32;          // SAH bins per axis
+  int max_leaf_size = 8;  // triangles (at most 8: two blocks of 4)
 };
 
 struct BuildInfo {
-  uint64_t triangles = 0;      // over all meshes (each once)
-  uint64_t instances = 0;      // instances in the top level (with a non-empty mesh)
-  uint64_t wide_nodes = 0;     // over all levels
+  uint64_t triangles = 0;   // over all meshes (each once)
+  uint64_t instances = 0;   // instances in the top level (with a non-empty mesh)
+  uint64_t wide_nodes = 0;  // over all levels
   uint64_t blocks = 0;
   uint64_t leaves = 0;
-  uint64_t bytes = 0;          // nodes + blocks + instance and LOD records
-  uint64_t lod_nodes = 0;      // LOD instances (top-level children of kind lod)
+  uint64_t bytes = 0;      // nodes + blocks + instance and LOD records
+  uint64_t lod_nodes = 0;  // LOD instances (top-level children of kind lod)
 };
 
 // ---- LOD nodes (docs/rt.md, spec rt-lod.md) -------------------------------------------------
@@ -119,8 +119,8 @@ struct RayLod {
   uint64_t seed = 0;         // jitter seed (e.g. pixel and sample): same seed, same choice
 };
 
-constexpr int kLodByDistance = -1;   // forced_level: no override
-constexpr int kLodCoarsest = 0x7fff; // forced_level: the object's coarsest level
+constexpr int kLodByDistance = -1;    // forced_level: no override
+constexpr int kLodCoarsest = 0x7fff;  // forced_level: the object's coarsest level
 
 class Residency;
 
@@ -129,8 +129,8 @@ class Residency;
 //     + jitter * (u - 1/2), u = hash(seed) in [0, 1);
 // the first level with r < range[i] is used, none = discard.
 struct LodSettings {
-  bool enabled = true;   // false: LOD off - the finest level everywhere, no discard
-  float jitter = 0.0f;   // width of the stochastic transition band (distance units)
+  bool enabled = true;                                    // false: LOD off - the finest level everywhere, no discard
+  float jitter = 0.0f;                                    // width of the stochastic transition band (distance units)
   std::array<float, size_t(RayType::count)> type_bias{};  // added per ray type
   std::array<int, size_t(RayType::count)> forced_level = [] {  // mode bits per ray type
     std::array<int, size_t(RayType::count)> a;

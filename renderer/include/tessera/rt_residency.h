@@ -16,7 +16,7 @@
 namespace tessera {
 class Stats;
 struct MemoryLedger;
-}
+}  // namespace tessera
 
 namespace tessera::rt {
 
@@ -24,14 +24,14 @@ const char* residency_policy_name(ResidencyPolicy policy);
 
 // What a frame did to residency, X(name, stats key, meaning): counts of the frame's events,
 // published by Residency::publish beside the frame's figures (ResidencyFrame).
-#define TESSERA_RT_RESIDENCY_COUNTERS(X)                                                              \
-  X(loads, "rt.residency.loads", "levels loaded: during the frame (demand) or after it (lazy)")       \
-  X(loaded_bytes, "rt.residency.loaded_bytes", "bytes of the levels loaded")                          \
-  X(stall_loads, "rt.residency.stall_loads", "demand: loads rays waited for")                         \
-  X(stall_bytes, "rt.residency.stall_bytes", "demand: bytes of the loads rays waited for")            \
-  X(evictions, "rt.residency.evictions", "levels evicted")                                            \
-  X(deferred, "rt.residency.deferred", "lazy: wanted levels that did not fit the budget")             \
-  X(used_levels, "rt.residency.used_levels", "bits set in the used register")                         \
+#define TESSERA_RT_RESIDENCY_COUNTERS(X)                                                        \
+  X(loads, "rt.residency.loads", "levels loaded: during the frame (demand) or after it (lazy)") \
+  X(loaded_bytes, "rt.residency.loaded_bytes", "bytes of the levels loaded")                    \
+  X(stall_loads, "rt.residency.stall_loads", "demand: loads rays waited for")                   \
+  X(stall_bytes, "rt.residency.stall_bytes", "demand: bytes of the loads rays waited for")      \
+  X(evictions, "rt.residency.evictions", "levels evicted")                                      \
+  X(deferred, "rt.residency.deferred", "lazy: wanted levels that did not fit the budget")       \
+  X(used_levels, "rt.residency.used_levels", "bits set in the used register")                   \
   X(wanted_levels, "rt.residency.wanted_levels", "bits set in the wanted register")
 
 TESSERA_DEFINE_COUNTER_IDS(ResidencyCounterIds, TESSERA_RT_RESIDENCY_COUNTERS);
@@ -42,9 +42,9 @@ using ResidencyCounters = CounterSet<ResidencyCounterIds>;
 struct ResidencyFrame {
   ResidencyCounters counts;
   uint64_t frame = 0;
-  uint64_t resident_bytes = 0;     // after the frame's loads and evictions (base included)
-  uint64_t peak_bytes = 0;         // most resident during the frame
-  uint64_t needed_bytes = 0;       // base + every level used or wanted: what the frame would have needed
+  uint64_t resident_bytes = 0;  // after the frame's loads and evictions (base included)
+  uint64_t peak_bytes = 0;      // most resident during the frame
+  uint64_t needed_bytes = 0;    // base + every level used or wanted: what the frame would have needed
   uint64_t budget_bytes = 0;
 };
 
@@ -67,7 +67,7 @@ class Residency {
   ResidencyFrame end_frame();
 
   bool resident(uint32_t object, int level) const;
-  bool used(uint32_t object, int level) const;    // this frame's register
+  bool used(uint32_t object, int level) const;  // this frame's register
   bool wanted(uint32_t object, int level) const;
   uint64_t resident_bytes() const { return resident_bytes_.load(); }
   uint64_t base_bytes() const { return base_bytes_; }
@@ -90,10 +90,10 @@ class Residency {
   ResidencyPolicy policy_;
   uint64_t budget_;
   uint64_t base_bytes_ = 0;
-  std::vector<uint32_t> level_count_;                   // per object
-  std::vector<uint64_t> bytes_;                         // per unit
-  std::unique_ptr<std::atomic<uint8_t>[]> resident_;    // per unit
-  std::vector<uint64_t> last_used_;                     // per unit: frame number + 1, 0 = never
+  std::vector<uint32_t> level_count_;                           // per object
+  std::vector<uint64_t> bytes_;                                 // per unit
+  std::unique_ptr<std::atomic<uint8_t>[]> resident_;            // per unit
+  std::vector<uint64_t> last_used_;                             // per unit: frame number + 1, 0 = never
   std::vector<std::atomic<uint64_t>> used_bits_, wanted_bits_;  // objects x kLodLevels bits
   std::atomic<uint64_t> resident_bytes_{0}, peak_bytes_{0};
   std::atomic<uint64_t> stall_loads_{0}, stall_bytes_{0};

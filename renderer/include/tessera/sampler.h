@@ -15,8 +15,8 @@ namespace tessera {
 
 // Texel fetch accounting for one shading call site; summed per tile.
 struct SamplerCounters {
-  uint64_t samples = 0;       // filtered lookups
-  uint64_t texel_fetches = 0; // RGBA8 texels read (4 per bilinear level)
+  uint64_t samples = 0;        // filtered lookups
+  uint64_t texel_fetches = 0;  // RGBA8 texels read (4 per bilinear level)
 };
 
 // Vulkan level-of-detail: lambda = log2(max(|d(uv*size)/dx|, |d(uv*size)/dy|)) on level 0,

@@ -48,7 +48,7 @@ constexpr float kMinShininess = 1.0f;
 constexpr float kMaxShininess = 8192.0f;
 
 struct Instance {
-  uint32_t mesh = 0;          // for an LOD instance: its group's finest level
+  uint32_t mesh = 0;  // for an LOD instance: its group's finest level
   uint32_t material = 0;
   glm::mat4 transform{1.0f};  // object to world
   int32_t lod_group = -1;     // index into Scene::lod_groups, -1 = a plain mesh instance
@@ -106,19 +106,19 @@ struct Scene {
   std::vector<Material> materials;
   std::vector<Instance> instances;
   std::vector<LodGroup> lod_groups;  // placed by instances with lod_group >= 0
-  std::vector<Light> lights;  // at most kMaxLights
+  std::vector<Light> lights;         // at most kMaxLights
   Camera camera;
-  std::vector<Camera> cameras;       // optional extra named viewpoints for batch capture
-  glm::vec3 ambient{0.08f};          // linear RGB added to every lit surface before albedo
-  glm::vec3 background{0.0f};        // linear RGB clear colour
-  std::vector<PatchMesh> patch_meshes;      // surfaces tessellated every frame
+  std::vector<Camera> cameras;                 // optional extra named viewpoints for batch capture
+  glm::vec3 ambient{0.08f};                    // linear RGB added to every lit surface before albedo
+  glm::vec3 background{0.0f};                  // linear RGB clear colour
+  std::vector<PatchMesh> patch_meshes;         // surfaces tessellated every frame
   std::vector<PatchInstance> patch_instances;  // drawn after `instances`, in this order
   Fog fog;
   ToneMapping tone_mapping = ToneMapping::clamp;
-  float exposure = 1.0f;             // (0, kMaxExposure]
-  std::filesystem::path source;      // file the scene came from (empty if generated)
+  float exposure = 1.0f;         // (0, kMaxExposure]
+  std::filesystem::path source;  // file the scene came from (empty if generated)
 
-  size_t triangle_count() const;     // over all instances
+  size_t triangle_count() const;  // over all instances
 };
 
 // Loads a scene JSON file; relative paths inside resolve against its folder.

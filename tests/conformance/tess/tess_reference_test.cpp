@@ -68,8 +68,7 @@ const uint32_t kTeseIsoEven[] =
     ;
 
 constexpr TessDomain kDomains[] = {TessDomain::kTriangle, TessDomain::kQuad, TessDomain::kIsoline};
-constexpr TessSpacing kSpacings[] = {TessSpacing::kEqual, TessSpacing::kFractionalOdd,
-                                     TessSpacing::kFractionalEven};
+constexpr TessSpacing kSpacings[] = {TessSpacing::kEqual, TessSpacing::kFractionalOdd, TessSpacing::kFractionalEven};
 
 std::span<const uint32_t> tese_spirv(TessDomain domain, TessSpacing spacing) {
   const std::span<const uint32_t> table[3][3] = {
@@ -86,9 +85,9 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // Statistics requested from the driver; Vulkan returns them in increasing bit order.
 constexpr VkQueryPipelineStatisticFlags kStatistics =
-    VK_QUERY_PIPELINE_STATISTIC_CLIPPING_INVOCATIONS_BIT |               // 0x040
-    VK_QUERY_PIPELINE_STATISTIC_CLIPPING_PRIMITIVES_BIT |                // 0x080
-    VK_QUERY_PIPELINE_STATISTIC_TESSELLATION_CONTROL_SHADER_PATCHES_BIT |  // 0x200
+    VK_QUERY_PIPELINE_STATISTIC_CLIPPING_INVOCATIONS_BIT |                       // 0x040
+    VK_QUERY_PIPELINE_STATISTIC_CLIPPING_PRIMITIVES_BIT |                        // 0x080
+    VK_QUERY_PIPELINE_STATISTIC_TESSELLATION_CONTROL_SHADER_PATCHES_BIT |        // 0x200
     VK_QUERY_PIPELINE_STATISTIC_TESSELLATION_EVALUATION_SHADER_INVOCATIONS_BIT;  // 0x400
 struct Statistics {
   uint64_t clipping_invocations = 0;
@@ -132,9 +131,9 @@ class TessDevice {
   TessDevice(const TessDevice&) = delete;
   TessDevice& operator=(const TessDevice&) = delete;
 
-  std::string unavailable;        // why there is no usable device (empty when there is one)
-  std::string failure;            // a Vulkan call failed while setting up a usable device
-  bool validation = false;        // VK_LAYER_KHRONOS_validation is enabled
+  std::string unavailable;  // why there is no usable device (empty when there is one)
+  std::string failure;      // a Vulkan call failed while setting up a usable device
+  bool validation = false;  // VK_LAYER_KHRONOS_validation is enabled
   std::vector<std::string> validation_errors;
   std::string device_name;
 
@@ -169,8 +168,7 @@ class TessDevice {
         vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
         bound = pipeline;
       }
-      vkCmdPushConstants(cmd_, layout_, VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, 0,
-                         sizeof(TessFactors), &factors[i]);
+      vkCmdPushConstants(cmd_, layout_, VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, 0, sizeof(TessFactors), &factors[i]);
       vkCmdBeginQuery(cmd_, pool, i, 0);
       vkCmdDraw(cmd_, 1, 1, 0, 0);
       vkCmdEndQuery(cmd_, pool, i);
@@ -180,9 +178,9 @@ class TessDevice {
     vkutil::submit_and_wait(gpu_, cmd_);
 
     std::vector<Statistics> results(count);
-    const VkResult got = vkGetQueryPoolResults(
-        gpu_.device, pool, 0, count, results.size() * sizeof(Statistics), results.data(),
-        sizeof(Statistics), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    const VkResult got =
+        vkGetQueryPoolResults(gpu_.device, pool, 0, count, results.size() * sizeof(Statistics), results.data(),
+                              sizeof(Statistics), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
     vkDestroyQueryPool(gpu_.device, pool, nullptr);
     check(got, "vkGetQueryPoolResults");
     return results;
@@ -280,44 +278,36 @@ class TessDevice {
     VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     layout_info.pushConstantRangeCount = 1;
     layout_info.pPushConstantRanges = &range;
-    check(vkCreatePipelineLayout(gpu_.device, &layout_info, nullptr, &layout_),
-          "vkCreatePipelineLayout");
+    check(vkCreatePipelineLayout(gpu_.device, &layout_info, nullptr, &layout_), "vkCreatePipelineLayout");
 
     const VkShaderModule vert = module(kVertSpirv);
     const VkShaderModule tesc = module(kTescSpirv);
     const VkShaderModule frag = module(kFragSpirv);
 
-    VkPipelineVertexInputStateCreateInfo vertex_input{
-        VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
-    VkPipelineInputAssemblyStateCreateInfo assembly{
-        VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+    VkPipelineVertexInputStateCreateInfo vertex_input{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
     assembly.topology = VK_PRIMITIVE_TOPOLOGY_PATCH_LIST;
-    VkPipelineTessellationStateCreateInfo tessellation{
-        VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_STATE_CREATE_INFO};
+    VkPipelineTessellationStateCreateInfo tessellation{VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_STATE_CREATE_INFO};
     tessellation.patchControlPoints = 1;
     VkViewport viewport{0.0f, 0.0f, float(kExtent), float(kExtent), 0.0f, 1.0f};
     VkRect2D scissor{{0, 0}, {kExtent, kExtent}};
-    VkPipelineViewportStateCreateInfo viewport_state{
-        VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+    VkPipelineViewportStateCreateInfo viewport_state{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
     viewport_state.viewportCount = 1;
     viewport_state.pViewports = &viewport;
     viewport_state.scissorCount = 1;
     viewport_state.pScissors = &scissor;
     // No culling and no discard: every primitive the tessellator emits reaches the clipper.
-    VkPipelineRasterizationStateCreateInfo raster{
-        VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+    VkPipelineRasterizationStateCreateInfo raster{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
     raster.polygonMode = VK_POLYGON_MODE_FILL;
     raster.cullMode = VK_CULL_MODE_NONE;
     raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
     raster.lineWidth = 1.0f;
-    VkPipelineMultisampleStateCreateInfo multisample{
-        VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+    VkPipelineMultisampleStateCreateInfo multisample{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
     multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
     VkPipelineColorBlendAttachmentState blend_attachment{};
-    blend_attachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
-                                      VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
-    VkPipelineColorBlendStateCreateInfo blend{
-        VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+    blend_attachment.colorWriteMask =
+        VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+    VkPipelineColorBlendStateCreateInfo blend{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
     blend.attachmentCount = 1;
     blend.pAttachments = &blend_attachment;
 
@@ -470,16 +460,15 @@ class TessReference : public ::testing::Test {
     for (size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];
       const TessellatedPatch patch = tessellate(c.domain, c.spacing, c.factors);
-      const TessCounts closed =
-          tess_counts(c.domain, resolve_tess_factors(c.domain, c.spacing, c.factors));
+      const TessCounts closed = tess_counts(c.domain, resolve_tess_factors(c.domain, c.spacing, c.factors));
       const uint64_t points = patch.points.size();
       const uint64_t prims = patch.primitive_count();
       const Statistics& s = got[i];
       if (std::getenv("TESSERA_TESS_DUMP")) {
-        std::printf("%s: lavapipe tes=%" PRIu64 " clip=%" PRIu64 " clip_prims=%" PRIu64
-                    " patches=%" PRIu64 "; tessera points=%" PRIu64 " prims=%" PRIu64 "\n",
-                    describe(c).c_str(), s.evaluation_invocations, s.clipping_invocations,
-                    s.clipping_primitives, s.control_patches, points, prims);
+        std::printf("%s: lavapipe tes=%" PRIu64 " clip=%" PRIu64 " clip_prims=%" PRIu64 " patches=%" PRIu64
+                    "; tessera points=%" PRIu64 " prims=%" PRIu64 "\n",
+                    describe(c).c_str(), s.evaluation_invocations, s.clipping_invocations, s.clipping_primitives,
+                    s.control_patches, points, prims);
       }
       // Tessera's own closed forms agree with what it builds.
       EXPECT_EQ(closed.points, points) << describe(c);
@@ -490,9 +479,8 @@ class TessReference : public ::testing::Test {
                         patch.culled == (s.evaluation_invocations == 0);
       if (!same && ++mismatches <= 40) {
         ADD_FAILURE() << describe(c) << ": lavapipe " << s.evaluation_invocations << " points / "
-                      << s.clipping_invocations << " primitives, Tessera " << points
-                      << " points / " << prims << " primitives"
-                      << (patch.culled ? " (culled)" : "");
+                      << s.clipping_invocations << " primitives, Tessera " << points << " points / " << prims
+                      << " primitives" << (patch.culled ? " (culled)" : "");
       }
     }
     EXPECT_EQ(mismatches, 0) << "of " << cases.size() << " cases differ";
@@ -549,9 +537,9 @@ TEST_F(TessReference, FractionalSpacingUniformLevels) {
 }
 
 TEST_F(TessReference, NonIntegerLevelSweep) {
-  const float sweep[] = {1.0f,   1.0001f, 1.3f,  1.5f,  1.99f, 2.0f,  2.01f, 2.5f,  3.0f,
-                         3.0001f, 4.7f,   5.5f,  6.9999f, 7.99f, 15.0f, 16.2f, 31.01f, 33.3f,
-                         62.5f,  63.0f,   63.1f, 63.9f, 64.0f, 0.5f,  0.001f, 65.0f, 1000.0f, kInf};
+  const float sweep[] = {1.0f,  1.0001f, 1.3f,    1.5f,  1.99f,  2.0f,  2.01f,   2.5f,  3.0f,  3.0001f,
+                         4.7f,  5.5f,    6.9999f, 7.99f, 15.0f,  16.2f, 31.01f,  33.3f, 62.5f, 63.0f,
+                         63.1f, 63.9f,   64.0f,   0.5f,  0.001f, 65.0f, 1000.0f, kInf};
   std::vector<Case> cases;
   for (TessDomain domain : kDomains) {
     for (TessSpacing spacing : kSpacings) {
@@ -574,10 +562,10 @@ TEST_F(TessReference, RandomMixedLevels) {
   auto unit = [&rng] { return float(rng() >> 8) * (1.0f / 16777216.0f); };  // [0, 1)
   auto level = [&]() -> float {
     const uint32_t kind = rng() % 8;
-    if (kind == 0) return float(1 + rng() % 64);          // exact integer
-    if (kind == 1) return 1.0f;                           // level 1 (inner-level-1 rules)
-    if (kind == 2) return 0.05f + unit() * 70.0f;         // anywhere, also above 64
-    return 0.5f + unit() * 12.0f;                         // typical
+    if (kind == 0) return float(1 + rng() % 64);   // exact integer
+    if (kind == 1) return 1.0f;                    // level 1 (inner-level-1 rules)
+    if (kind == 2) return 0.05f + unit() * 70.0f;  // anywhere, also above 64
+    return 0.5f + unit() * 12.0f;                  // typical
   };
   std::vector<Case> cases;
   for (TessDomain domain : kDomains) {

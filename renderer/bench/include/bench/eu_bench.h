@@ -9,17 +9,17 @@ namespace tessera {
 
 // One function in one precision.
 struct EuFunctionReport {
-  std::string name;       // "log2", "log", "exp2", "exp", "pow", "cbrt", "sqrt", "rsqrt", "div"
-  std::string precision;  // "binary32" or "binary64"
+  std::string name;                          // "log2", "log", "exp2", "exp", "pow", "cbrt", "sqrt", "rsqrt", "div"
+  std::string precision;                     // "binary32" or "binary64"
   double branch_free_instructions_per_call;  // dynamic EU instructions, branch-free library
   double branchy_instructions_per_call;      // FP instructions + integer ops + branches, baseline
-  double max_ulp;   // vs a long double reference (infinite when a special value came out wrong)
+  double max_ulp;  // vs a long double reference (infinite when a special value came out wrong)
   double mean_ulp;
-  double results_per_second;  // branch-free results per second of model time on one core
+  double results_per_second;         // branch-free results per second of model time on one core
   double native_results_per_second;  // the same results (bit-identical) on the native fast path
                                      // (tessera/eu_shader_math.h), one core
-  double sweep_max_ulp = 0;  // max ULP over the accuracy sweep (domain inputs + hard cases near
-                             // 1, range limits, subnormals), native path, long double reference
+  double sweep_max_ulp = 0;          // max ULP over the accuracy sweep (domain inputs + hard cases near
+                                     // 1, range limits, subnormals), native path, long double reference
   int sweep_samples = 0;
 };
 

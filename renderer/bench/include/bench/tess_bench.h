@@ -32,11 +32,11 @@ struct GppSpeedupReport {
   int gpp_count = 1;
   uint64_t patches = 0;
   double makespan_cycles = 0;
-  double speedup = 0;           // 1-GPP makespan of the same design / this makespan
-  double vs_noredist = 0;       // no-redistribution makespan at the same N / this makespan
-  double load_balance = 1;      // max / mean TEBE busy cycles
+  double speedup = 0;       // 1-GPP makespan of the same design / this makespan
+  double vs_noredist = 0;   // no-redistribution makespan at the same N / this makespan
+  double load_balance = 1;  // max / mean TEBE busy cycles
   uint64_t trb_bytes = 0;
-  uint64_t offchip_bytes = 0;   // written + read
+  uint64_t offchip_bytes = 0;  // written + read
 };
 
 std::vector<GppSpeedupReport> run_gpp_speedups(int batch_size);
