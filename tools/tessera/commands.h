@@ -32,7 +32,9 @@ struct RenderArgs {
   bool all_cameras = false;            // the scene camera plus every entry of "cameras"
   int orbit = 0;                       // N turntable frames around the camera target
   bool quiet = false;
-  std::string memory_limit;  // --memory-limit: bytes with an optional K, M, G or T suffix
+  std::string memory_limit;              // --memory-limit: bytes with an optional K, M, G or T suffix
+  std::string hardware;                  // --hardware small | medium | large (hardware.preset)
+  std::filesystem::path bottleneck_map;  // timing model's limiting unit per tile (optional)
 };
 
 // --tiling fixed | fixed:N | adaptive into config (tiling.mode, raster.tile_size).

@@ -185,6 +185,11 @@ void add_render_command(CLI::App& app, RenderArgs& args) {
   cmd->add_option("--orbit", args.orbit, "Batch: N turntable frames around the camera target")
       ->check(CLI::Range(0, 100000));
   cmd->add_flag("-q,--quiet", args.quiet, "No summary");
+  cmd->add_option("--hardware", args.hardware,
+                  "GPU class the timing model charges the frame to: small, medium or large (the whole hardware section "
+                  "from that preset, docs/timing.md)");
+  cmd->add_option("--bottleneck-map", args.bottleneck_map,
+                  "The timing model's limiting unit of every tile, tinted over the frame, with a legend");
   cmd->add_option("--memory-limit", args.memory_limit,
                   "Memory a scene may be estimated to need, e.g. 8G (default: half of physical memory); a larger "
                   "scene is refused before it is built");
@@ -202,12 +207,18 @@ int run_render(const RenderArgs& args) {
   if (args.gpps) config.tessellation.gpps = *args.gpps;
   if (!args.mode.empty()) config.frame.mode = parse_choice<FrameMode>("frame.mode", args.mode);
   if (args.diffuse_samples) config.trace.diffuse_samples = *args.diffuse_samples;
+  if (!args.hardware.empty())
+    config.hardware = hardware_preset(parse_choice<HardwarePreset>("hardware.preset", args.hardware));
   validate_config(config);
   // The maps draw the frame's diagnostics (the PICB and supertiles need the tiler's accounting).
-  if (!args.picb.empty() || !args.supertiles.empty() || !args.color_state.empty() || !args.lod_map.empty()) {
+  if (!args.picb.empty() || !args.supertiles.empty() || !args.color_state.empty() || !args.lod_map.empty() ||
+      !args.bottleneck_map.empty()) {
     config.frame.diagnostics = true;
   }
   if (!args.picb.empty() || !args.supertiles.empty()) config.tiling.accounting = true;
+  if (config.frame.mode != FrameMode::raster && !args.bottleneck_map.empty()) {
+    throw Error("--bottleneck-map shows the raster path's tiles: use --mode raster");
+  }
   if (config.frame.mode != FrameMode::rt && !args.lod_map.empty())
     throw Error("--lod-map shows the ray-traced path: use --mode rt");
   if (config.frame.mode == FrameMode::rt &&
@@ -226,11 +237,9 @@ int run_render(const RenderArgs& args) {
     std::filesystem::create_directories(output.parent_path(), ec);
   }
   std::vector<OutputFile> outputs = {{"-o", output, true}};
-  const std::pair<const char*, const std::filesystem::path*> maps[] = {{"--color-state", &args.color_state},
-                                                                       {"--picb", &args.picb},
-                                                                       {"--supertiles", &args.supertiles},
-                                                                       {"--gpp-map", &args.gpp_map},
-                                                                       {"--lod-map", &args.lod_map}};
+  const std::pair<const char*, const std::filesystem::path*> maps[] = {
+      {"--color-state", &args.color_state}, {"--picb", &args.picb},       {"--supertiles", &args.supertiles},
+      {"--gpp-map", &args.gpp_map},         {"--lod-map", &args.lod_map}, {"--bottleneck-map", &args.bottleneck_map}};
   for (const auto& [option, path] : maps) {
     if (!path->empty()) outputs.push_back({option, *path, true});
   }
@@ -281,6 +290,9 @@ int run_render(const RenderArgs& args) {
       write_png(batch ? numbered(args.color_state, i) : args.color_state, color_state_image(frame));
     if (!args.picb.empty()) write_png(batch ? numbered(args.picb, i) : args.picb, picb_image(frame));
     if (!args.lod_map.empty()) write_png(batch ? numbered(args.lod_map, i) : args.lod_map, lod_image(frame));
+    if (!args.bottleneck_map.empty()) {
+      write_png(batch ? numbered(args.bottleneck_map, i) : args.bottleneck_map, bottleneck_image(frame));
+    }
     if (!args.supertiles.empty())
       write_png(batch ? numbered(args.supertiles, i) : args.supertiles, supertile_image(frame));
     if (map_renderer)

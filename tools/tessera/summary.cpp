@@ -17,6 +17,21 @@ std::string line(const char* fmt, auto... args) {
 
 double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
+// The timing model's line (docs/timing.md): the modelled frame time and what limits it.
+std::string timing_summary(const Stats& s) {
+  if (!s.has("timing.frame.ms")) return "";
+  const auto* hardware = std::get_if<std::string>(&s.get("timing.hardware"));
+  const auto* limiter = std::get_if<std::string>(&s.get("timing.bottleneck.frame"));
+  const std::string unit = limiter ? *limiter : "?";
+  const std::string share_key = "timing.unit." + unit + ".utilization";
+  return line(
+      "timing   %.3f ms modelled on %s hardware at %.0f MHz (front end %.0f, tiles %.0f cycles); "
+      "limited by %s (%.0f%% busy)\n",
+      num(s, "timing.frame.ms"), hardware ? hardware->c_str() : "?", num(s, "timing.clock_mhz"),
+      num(s, "timing.front_end.cycles"), num(s, "timing.tiles.cycles"), unit.c_str(),
+      100.0 * num(s, share_key.c_str()));
+}
+
 }  // namespace
 
 // The ray-tracing unit's line (rt and hybrid frames).
@@ -38,6 +53,7 @@ std::string frame_summary(const Stats& s) {
              num(s, "frame.height"), num(s, "frame.triangles"), num(s, "frame.threads"), num(s, "frame.time_ms.total"));
     out += rt_summary(s);
     out += line("eu       %.1f M instructions in the closest-hit program\n", num(s, "eu.dynamic_instructions") * 1e-6);
+    out += timing_summary(s);
     return out;
   }
   std::string out;
@@ -99,6 +115,7 @@ std::string frame_summary(const Stats& s) {
   }
   out += "\n";
   if (num(s, "rt.rays.primary") + num(s, "rt.rays.shadow") > 0) out += rt_summary(s);
+  out += timing_summary(s);
   return out;
 }
 
