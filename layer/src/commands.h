@@ -22,62 +22,61 @@ namespace tessera::layer {
 
 // vkCreateInstance, vkGetInstanceProcAddr and vkGetDeviceProcAddr are the loader interface
 // (dispatch.cpp, device.cpp), not entries of these lists' lookups.
-#define TESSERA_INSTANCE_COMMANDS(INTERCEPT, SHARED, CALL)                                              \
-  INTERCEPT(DestroyInstance)                                                                            \
-  INTERCEPT(CreateDevice) INTERCEPT(EnumerateDeviceExtensionProperties) CALL(GetPhysicalDeviceFeatures) \
-      CALL(GetPhysicalDeviceProperties) CALL(GetPhysicalDeviceQueueFamilyProperties)                    \
-          CALL(GetPhysicalDeviceMemoryProperties) CALL(GetPhysicalDeviceFormatProperties)
+// clang-format off
+#define TESSERA_INSTANCE_COMMANDS(INTERCEPT, SHARED, CALL)                                                             \
+  INTERCEPT(DestroyInstance) INTERCEPT(CreateDevice) INTERCEPT(EnumerateDeviceExtensionProperties)                     \
+  CALL(GetPhysicalDeviceFeatures) CALL(GetPhysicalDeviceProperties) CALL(GetPhysicalDeviceQueueFamilyProperties)       \
+  CALL(GetPhysicalDeviceMemoryProperties) CALL(GetPhysicalDeviceFormatProperties)
+// clang-format on
 
+// clang-format off
 #define TESSERA_DEVICE_COMMANDS(INTERCEPT, SHARED, CALL)                                                               \
-  CALL(GetDeviceProcAddr)                                                                                              \
-  INTERCEPT(DestroyDevice) /* command pools and buffers (command_buffers.cpp) */                                       \
-      INTERCEPT(CreateCommandPool) INTERCEPT(DestroyCommandPool) INTERCEPT(ResetCommandPool)                           \
-          INTERCEPT(AllocateCommandBuffers) INTERCEPT(FreeCommandBuffers) INTERCEPT(BeginCommandBuffer)                \
-              INTERCEPT(EndCommandBuffer) INTERCEPT(ResetCommandBuffer)                                                \
-                  INTERCEPT(CmdExecuteCommands) /* objects (objects.cpp) */                                            \
-      INTERCEPT(CreateGraphicsPipelines) INTERCEPT(DestroyPipeline) INTERCEPT(CreateRenderPass)                        \
-          SHARED(CreateRenderPass2, create_render_pass2) SHARED(CreateRenderPass2KHR, create_render_pass2)             \
-              INTERCEPT(DestroyRenderPass) INTERCEPT(CreateImage) INTERCEPT(DestroyImage) INTERCEPT(CreateImageView)   \
-                  INTERCEPT(DestroyImageView) INTERCEPT(CreateFramebuffer) INTERCEPT(DestroyFramebuffer)               \
-                      INTERCEPT(GetDeviceQueue) INTERCEPT(GetDeviceQueue2) INTERCEPT(CreateQueryPool)                  \
-                          INTERCEPT(DestroyQueryPool) /* recording (recording.cpp) */                                  \
-      INTERCEPT(CmdBindPipeline) SHARED(CmdSetPrimitiveTopology, cmd_set_primitive_topology) SHARED(                   \
-          CmdSetPrimitiveTopologyEXT, cmd_set_primitive_topology) INTERCEPT(CmdSetPatchControlPointsEXT)               \
-          INTERCEPT(CmdBeginRenderPass) SHARED(CmdBeginRenderPass2, cmd_begin_render_pass2)                            \
-              SHARED(CmdBeginRenderPass2KHR, cmd_begin_render_pass2) INTERCEPT(CmdNextSubpass) SHARED(                 \
-                  CmdNextSubpass2, cmd_next_subpass2) SHARED(CmdNextSubpass2KHR, cmd_next_subpass2)                    \
-                  INTERCEPT(CmdEndRenderPass) SHARED(CmdEndRenderPass2, cmd_end_render_pass2) SHARED(                  \
-                      CmdEndRenderPass2KHR, cmd_end_render_pass2) SHARED(CmdBeginRendering, cmd_begin_rendering)       \
-                      SHARED(CmdBeginRenderingKHR, cmd_begin_rendering) SHARED(CmdEndRendering, cmd_end_rendering)     \
-                          SHARED(CmdEndRenderingKHR, cmd_end_rendering) INTERCEPT(CmdDraw) INTERCEPT(CmdDrawIndexed)   \
-                              INTERCEPT(CmdDrawIndirect) INTERCEPT(CmdDrawIndexedIndirect) SHARED(                     \
-                                  CmdDrawIndirectCount, cmd_draw_indirect_count) SHARED(CmdDrawIndirectCountKHR,       \
-                                                                                        cmd_draw_indirect_count)       \
-                                  SHARED(CmdDrawIndirectCountAMD, cmd_draw_indirect_count) SHARED(                     \
-                                      CmdDrawIndexedIndirectCount, cmd_draw_indexed_indirect_count)                    \
-                                      SHARED(CmdDrawIndexedIndirectCountKHR, cmd_draw_indexed_indirect_count) SHARED(  \
-                                          CmdDrawIndexedIndirectCountAMD, cmd_draw_indexed_indirect_count)             \
-                                          INTERCEPT(CmdDrawMultiEXT) INTERCEPT(CmdDrawMultiIndexedEXT)                 \
-                                              INTERCEPT(CmdDispatch) INTERCEPT(CmdDispatchIndirect)                    \
-                                                  SHARED(CmdDispatchBase, cmd_dispatch_base) SHARED(                   \
-                                                      CmdDispatchBaseKHR, cmd_dispatch_base) INTERCEPT(CmdBeginQuery)  \
-                                                      INTERCEPT(CmdEndQuery) INTERCEPT(CmdPipelineBarrier)             \
-                                                          SHARED(CmdPipelineBarrier2, cmd_pipeline_barrier2) SHARED(   \
-                                                              CmdPipelineBarrier2KHR,                                  \
-                                                              cmd_pipeline_barrier2) /* submission and frame           \
-                                                                                        boundaries (frames.cpp) */     \
-      INTERCEPT(QueueSubmit) SHARED(QueueSubmit2, queue_submit2) SHARED(QueueSubmit2KHR, queue_submit2)                \
-          INTERCEPT(QueuePresentKHR)                                                                                   \
-              INTERCEPT(QueueInsertDebugUtilsLabelEXT) /* called only: pipeline statistics (queries.cpp) and MSAA      \
-                                                          read-back (msaa_readback.cpp) */                             \
-      CALL(CreateComputePipelines) CALL(GetQueryPoolResults) CALL(CreateShaderModule) CALL(DestroyShaderModule)        \
-          CALL(CreateDescriptorSetLayout) CALL(DestroyDescriptorSetLayout) CALL(CreatePipelineLayout)                  \
-              CALL(DestroyPipelineLayout) CALL(CreateDescriptorPool) CALL(DestroyDescriptorPool)                       \
-                  CALL(AllocateDescriptorSets) CALL(FreeDescriptorSets) CALL(UpdateDescriptorSets) CALL(CreateSampler) \
-                      CALL(DestroySampler) CALL(CreateBuffer) CALL(DestroyBuffer) CALL(GetBufferMemoryRequirements)    \
-                          CALL(AllocateMemory) CALL(FreeMemory) CALL(BindBufferMemory) CALL(MapMemory)                 \
-                              CALL(UnmapMemory) CALL(CreateFence) CALL(DestroyFence) CALL(GetFenceStatus)              \
-                                  CALL(WaitForFences) CALL(CmdBindDescriptorSets) CALL(CmdPushConstants)
+  CALL(GetDeviceProcAddr) INTERCEPT(DestroyDevice)                                                                     \
+  /* command pools and buffers (command_buffers.cpp) */                                                                \
+  INTERCEPT(CreateCommandPool) INTERCEPT(DestroyCommandPool) INTERCEPT(ResetCommandPool)                               \
+  INTERCEPT(AllocateCommandBuffers) INTERCEPT(FreeCommandBuffers) INTERCEPT(BeginCommandBuffer)                        \
+  INTERCEPT(EndCommandBuffer) INTERCEPT(ResetCommandBuffer) INTERCEPT(CmdExecuteCommands)                              \
+  /* objects (objects.cpp) */                                                                                          \
+  INTERCEPT(CreateGraphicsPipelines) INTERCEPT(DestroyPipeline)                                                        \
+  INTERCEPT(CreateRenderPass) SHARED(CreateRenderPass2, create_render_pass2)                                           \
+  SHARED(CreateRenderPass2KHR, create_render_pass2) INTERCEPT(DestroyRenderPass)                                       \
+  INTERCEPT(CreateImage) INTERCEPT(DestroyImage) INTERCEPT(CreateImageView) INTERCEPT(DestroyImageView)                \
+  INTERCEPT(CreateFramebuffer) INTERCEPT(DestroyFramebuffer) INTERCEPT(GetDeviceQueue)                                 \
+  INTERCEPT(GetDeviceQueue2) INTERCEPT(CreateQueryPool) INTERCEPT(DestroyQueryPool)                                    \
+  /* recording (recording.cpp) */                                                                                      \
+  INTERCEPT(CmdBindPipeline) SHARED(CmdSetPrimitiveTopology, cmd_set_primitive_topology)                               \
+  SHARED(CmdSetPrimitiveTopologyEXT, cmd_set_primitive_topology) INTERCEPT(CmdSetPatchControlPointsEXT)                \
+  INTERCEPT(CmdBeginRenderPass) SHARED(CmdBeginRenderPass2, cmd_begin_render_pass2)                                    \
+  SHARED(CmdBeginRenderPass2KHR, cmd_begin_render_pass2) INTERCEPT(CmdNextSubpass)                                     \
+  SHARED(CmdNextSubpass2, cmd_next_subpass2) SHARED(CmdNextSubpass2KHR, cmd_next_subpass2)                             \
+  INTERCEPT(CmdEndRenderPass) SHARED(CmdEndRenderPass2, cmd_end_render_pass2)                                          \
+  SHARED(CmdEndRenderPass2KHR, cmd_end_render_pass2) SHARED(CmdBeginRendering, cmd_begin_rendering)                    \
+  SHARED(CmdBeginRenderingKHR, cmd_begin_rendering) SHARED(CmdEndRendering, cmd_end_rendering)                         \
+  SHARED(CmdEndRenderingKHR, cmd_end_rendering)                                                                        \
+  INTERCEPT(CmdDraw) INTERCEPT(CmdDrawIndexed) INTERCEPT(CmdDrawIndirect) INTERCEPT(CmdDrawIndexedIndirect)            \
+  SHARED(CmdDrawIndirectCount, cmd_draw_indirect_count) SHARED(CmdDrawIndirectCountKHR, cmd_draw_indirect_count)       \
+  SHARED(CmdDrawIndirectCountAMD, cmd_draw_indirect_count)                                                             \
+  SHARED(CmdDrawIndexedIndirectCount, cmd_draw_indexed_indirect_count)                                                 \
+  SHARED(CmdDrawIndexedIndirectCountKHR, cmd_draw_indexed_indirect_count)                                              \
+  SHARED(CmdDrawIndexedIndirectCountAMD, cmd_draw_indexed_indirect_count)                                              \
+  INTERCEPT(CmdDrawMultiEXT) INTERCEPT(CmdDrawMultiIndexedEXT) INTERCEPT(CmdDispatch)                                  \
+  INTERCEPT(CmdDispatchIndirect) SHARED(CmdDispatchBase, cmd_dispatch_base)                                            \
+  SHARED(CmdDispatchBaseKHR, cmd_dispatch_base) INTERCEPT(CmdBeginQuery) INTERCEPT(CmdEndQuery)                        \
+  INTERCEPT(CmdPipelineBarrier) SHARED(CmdPipelineBarrier2, cmd_pipeline_barrier2)                                     \
+  SHARED(CmdPipelineBarrier2KHR, cmd_pipeline_barrier2)                                                                \
+  /* submission and frame boundaries (frames.cpp) */                                                                   \
+  INTERCEPT(QueueSubmit) SHARED(QueueSubmit2, queue_submit2) SHARED(QueueSubmit2KHR, queue_submit2)                    \
+  INTERCEPT(QueuePresentKHR) INTERCEPT(QueueInsertDebugUtilsLabelEXT)                                                  \
+  /* called only: pipeline statistics (queries.cpp) and MSAA read-back (msaa_readback.cpp) */                          \
+  CALL(CreateComputePipelines) CALL(GetQueryPoolResults) CALL(CreateShaderModule) CALL(DestroyShaderModule)            \
+  CALL(CreateDescriptorSetLayout) CALL(DestroyDescriptorSetLayout) CALL(CreatePipelineLayout)                          \
+  CALL(DestroyPipelineLayout) CALL(CreateDescriptorPool) CALL(DestroyDescriptorPool)                                   \
+  CALL(AllocateDescriptorSets) CALL(FreeDescriptorSets) CALL(UpdateDescriptorSets) CALL(CreateSampler)                 \
+  CALL(DestroySampler) CALL(CreateBuffer) CALL(DestroyBuffer) CALL(GetBufferMemoryRequirements)                        \
+  CALL(AllocateMemory) CALL(FreeMemory) CALL(BindBufferMemory) CALL(MapMemory) CALL(UnmapMemory)                       \
+  CALL(CreateFence) CALL(DestroyFence) CALL(GetFenceStatus) CALL(WaitForFences) CALL(CmdBindDescriptorSets)            \
+  CALL(CmdPushConstants)
+// clang-format on
 
 #define TESSERA_TABLE_ENTRY(name) PFN_vk##name name = nullptr;
 #define TESSERA_SHARED_TABLE_ENTRY(name, body) TESSERA_TABLE_ENTRY(name)

@@ -113,8 +113,11 @@ namespace {
 
 size_t known_struct_size(VkStructureType t) {
   switch (t) {
+// clang-format off
 #define TESSERA_SIZE(type, stype) \
-  case stype: return sizeof(type);
+  case stype:                     \
+    return sizeof(type);
+    // clang-format on
     TESSERA_SIZE(VkLayerDeviceCreateInfo, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO)
     TESSERA_SIZE(VkPhysicalDeviceFeatures2, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2)
     TESSERA_SIZE(VkPhysicalDeviceVulkan11Features, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES)

@@ -18,9 +18,11 @@ struct Intercept {
 
 #define TESSERA_INTERCEPT_ENTRY(name) \
   {"vk" #name, reinterpret_cast<PFN_vkVoidFunction>(static_cast<PFN_vk##name>(&name))},
-#define TESSERA_SHARED_ENTRY(name, body)                                       \
-  {"vk" #name, reinterpret_cast<PFN_vkVoidFunction>(static_cast<PFN_vk##name>( \
+// clang-format off
+#define TESSERA_SHARED_ENTRY(name, body)                                                                          \
+  {"vk" #name, reinterpret_cast<PFN_vkVoidFunction>(static_cast<PFN_vk##name>(                                    \
                    &SharedIntercept<&body, &DeviceTable::name, std::remove_pointer_t<PFN_vk##name>>::call))},
+// clang-format on
 #define TESSERA_NO_ENTRY(name)
 
 const Intercept kInstanceIntercepts[] = {

@@ -22,52 +22,54 @@ namespace tessera::layer {
 // added to a frame each time the command buffer is submitted. The stats key is the CSV column;
 // the JSON record nests "group.name" keys as "group":{"name":...}. The order is the order of the
 // output fields; the draw and dispatch totals are derived (CpuCounters::draws, dispatches).
-#define TESSERA_LAYER_CPU_COUNTERS(X)                                                                          \
-  X(kDraw, "draws_by_kind.draw", "vkCmdDraw commands")                                                         \
-  X(kDrawIndexed, "draws_by_kind.draw_indexed", "vkCmdDrawIndexed commands")                                   \
-  X(kDrawIndirect, "draws_by_kind.draw_indirect", "vkCmdDrawIndirect commands")                                \
-  X(kDrawIndexedIndirect, "draws_by_kind.draw_indexed_indirect", "vkCmdDrawIndexedIndirect commands")          \
-  X(kDrawIndirectCount, "draws_by_kind.draw_indirect_count", "vkCmdDrawIndirectCount commands (any suffix)")   \
-  X(kDrawIndexedIndirectCount, "draws_by_kind.draw_indexed_indirect_count",                                    \
-    "vkCmdDrawIndexedIndirectCount commands (any suffix)")                                                     \
-  X(kDrawMulti, "draws_by_kind.draw_multi", "vkCmdDrawMultiEXT commands")                                      \
-  X(kDrawMultiIndexed, "draws_by_kind.draw_multi_indexed", "vkCmdDrawMultiIndexedEXT commands")                \
-  X(kTessellationDraws, "draws_by_pipeline.tessellation", "draws with a tessellation pipeline bound")          \
-  X(kGeometryDraws, "draws_by_pipeline.geometry", "draws with a geometry-shader pipeline bound")               \
-  X(kMultisampledDraws, "draws_by_pipeline.multisampled", "draws with a pipeline of rasterizationSamples > 1") \
-  X(kInstances, "instances", "instances of direct draws")                                                      \
-  X(kVertices, "vertices", "vertices (or indices) x instances of direct draws")                                \
-  X(kIndices, "indices", "indices x instances of direct indexed draws")                                        \
-  X(kPointList, "primitives_by_topology.point_list", "point list primitives of direct draws")                  \
-  X(kLineList, "primitives_by_topology.line_list", "line list primitives of direct draws")                     \
-  X(kLineStrip, "primitives_by_topology.line_strip", "line strip primitives of direct draws")                  \
-  X(kTriangleList, "primitives_by_topology.triangle_list", "triangle list primitives of direct draws")         \
-  X(kTriangleStrip, "primitives_by_topology.triangle_strip", "triangle strip primitives of direct draws")      \
-  X(kTriangleFan, "primitives_by_topology.triangle_fan", "triangle fan primitives of direct draws")            \
-  X(kLineListWithAdjacency, "primitives_by_topology.line_list_with_adjacency",                                 \
-    "line list with adjacency primitives of direct draws")                                                     \
-  X(kLineStripWithAdjacency, "primitives_by_topology.line_strip_with_adjacency",                               \
-    "line strip with adjacency primitives of direct draws")                                                    \
-  X(kTriangleListWithAdjacency, "primitives_by_topology.triangle_list_with_adjacency",                         \
-    "triangle list with adjacency primitives of direct draws")                                                 \
-  X(kTriangleStripWithAdjacency, "primitives_by_topology.triangle_strip_with_adjacency",                       \
-    "triangle strip with adjacency primitives of direct draws")                                                \
-  X(kPatchList, "primitives_by_topology.patch_list", "patch list primitives of direct draws")                  \
-  X(kPatches, "patches", "patches of direct draws")                                                            \
-  X(kControlPoints, "control_points", "control points of those patches")                                       \
-  X(kDispatch, "dispatches_by_kind.dispatch", "vkCmdDispatch commands")                                        \
-  X(kDispatchIndirect, "dispatches_by_kind.dispatch_indirect", "vkCmdDispatchIndirect commands")               \
-  X(kDispatchBase, "dispatches_by_kind.dispatch_base", "vkCmdDispatchBase commands (any suffix)")              \
-  X(kWorkgroups, "workgroups", "workgroups of direct dispatches")                                              \
-  X(kRenderPasses1, "render_passes.1", "render pass instances of 1 sample")                                    \
-  X(kRenderPasses2, "render_passes.2", "render pass instances of 2 samples")                                   \
-  X(kRenderPasses4, "render_passes.4", "render pass instances of 4 samples")                                   \
-  X(kRenderPasses8, "render_passes.8", "render pass instances of 8 samples")                                   \
-  X(kRenderPasses16, "render_passes.16", "render pass instances of 16 samples")                                \
-  X(kRenderPasses32, "render_passes.32", "render pass instances of 32 samples")                                \
-  X(kRenderPasses64, "render_passes.64", "render pass instances of 64 samples")                                \
-  X(kMsaaCoveredPixels, "msaa_covered_pixels", "render area pixels of multisampled passes")                    \
+// clang-format off
+#define TESSERA_LAYER_CPU_COUNTERS(X)                                                                                  \
+  X(kDraw, "draws_by_kind.draw", "vkCmdDraw commands")                                                                 \
+  X(kDrawIndexed, "draws_by_kind.draw_indexed", "vkCmdDrawIndexed commands")                                           \
+  X(kDrawIndirect, "draws_by_kind.draw_indirect", "vkCmdDrawIndirect commands")                                        \
+  X(kDrawIndexedIndirect, "draws_by_kind.draw_indexed_indirect", "vkCmdDrawIndexedIndirect commands")                  \
+  X(kDrawIndirectCount, "draws_by_kind.draw_indirect_count", "vkCmdDrawIndirectCount commands (any suffix)")           \
+  X(kDrawIndexedIndirectCount, "draws_by_kind.draw_indexed_indirect_count",                                            \
+    "vkCmdDrawIndexedIndirectCount commands (any suffix)")                                                             \
+  X(kDrawMulti, "draws_by_kind.draw_multi", "vkCmdDrawMultiEXT commands")                                              \
+  X(kDrawMultiIndexed, "draws_by_kind.draw_multi_indexed", "vkCmdDrawMultiIndexedEXT commands")                        \
+  X(kTessellationDraws, "draws_by_pipeline.tessellation", "draws with a tessellation pipeline bound")                  \
+  X(kGeometryDraws, "draws_by_pipeline.geometry", "draws with a geometry-shader pipeline bound")                       \
+  X(kMultisampledDraws, "draws_by_pipeline.multisampled", "draws with a pipeline of rasterizationSamples > 1")         \
+  X(kInstances, "instances", "instances of direct draws")                                                              \
+  X(kVertices, "vertices", "vertices (or indices) x instances of direct draws")                                        \
+  X(kIndices, "indices", "indices x instances of direct indexed draws")                                                \
+  X(kPointList, "primitives_by_topology.point_list", "point list primitives of direct draws")                          \
+  X(kLineList, "primitives_by_topology.line_list", "line list primitives of direct draws")                             \
+  X(kLineStrip, "primitives_by_topology.line_strip", "line strip primitives of direct draws")                          \
+  X(kTriangleList, "primitives_by_topology.triangle_list", "triangle list primitives of direct draws")                 \
+  X(kTriangleStrip, "primitives_by_topology.triangle_strip", "triangle strip primitives of direct draws")              \
+  X(kTriangleFan, "primitives_by_topology.triangle_fan", "triangle fan primitives of direct draws")                    \
+  X(kLineListWithAdjacency, "primitives_by_topology.line_list_with_adjacency",                                         \
+    "line list with adjacency primitives of direct draws")                                                             \
+  X(kLineStripWithAdjacency, "primitives_by_topology.line_strip_with_adjacency",                                       \
+    "line strip with adjacency primitives of direct draws")                                                            \
+  X(kTriangleListWithAdjacency, "primitives_by_topology.triangle_list_with_adjacency",                                 \
+    "triangle list with adjacency primitives of direct draws")                                                         \
+  X(kTriangleStripWithAdjacency, "primitives_by_topology.triangle_strip_with_adjacency",                               \
+    "triangle strip with adjacency primitives of direct draws")                                                        \
+  X(kPatchList, "primitives_by_topology.patch_list", "patch list primitives of direct draws")                          \
+  X(kPatches, "patches", "patches of direct draws")                                                                    \
+  X(kControlPoints, "control_points", "control points of those patches")                                               \
+  X(kDispatch, "dispatches_by_kind.dispatch", "vkCmdDispatch commands")                                                \
+  X(kDispatchIndirect, "dispatches_by_kind.dispatch_indirect", "vkCmdDispatchIndirect commands")                       \
+  X(kDispatchBase, "dispatches_by_kind.dispatch_base", "vkCmdDispatchBase commands (any suffix)")                      \
+  X(kWorkgroups, "workgroups", "workgroups of direct dispatches")                                                      \
+  X(kRenderPasses1, "render_passes.1", "render pass instances of 1 sample")                                            \
+  X(kRenderPasses2, "render_passes.2", "render pass instances of 2 samples")                                           \
+  X(kRenderPasses4, "render_passes.4", "render pass instances of 4 samples")                                           \
+  X(kRenderPasses8, "render_passes.8", "render pass instances of 8 samples")                                           \
+  X(kRenderPasses16, "render_passes.16", "render pass instances of 16 samples")                                        \
+  X(kRenderPasses32, "render_passes.32", "render pass instances of 32 samples")                                        \
+  X(kRenderPasses64, "render_passes.64", "render pass instances of 64 samples")                                        \
+  X(kMsaaCoveredPixels, "msaa_covered_pixels", "render area pixels of multisampled passes")                            \
   X(kSecondaryExecutions, "secondary_executions", "secondary command buffers executed")
+// clang-format on
 TESSERA_DEFINE_COUNTER_IDS(CpuCounterIds, TESSERA_LAYER_CPU_COUNTERS);
 
 // VkPrimitiveTopology values 0..10 are the topology counters in enum order.
@@ -85,18 +87,20 @@ struct CpuCounters : CounterSet<CpuCounterIds> {
 };
 
 // Pipeline-statistics counters in VkQueryPipelineStatisticFlagBits order (bit i = counter i).
-#define TESSERA_LAYER_QUERY_COUNTERS(X)                                                     \
-  X(kIaVertices, "query.ia_vertices", "input assembly vertices")                            \
-  X(kIaPrimitives, "query.ia_primitives", "input assembly primitives")                      \
-  X(kVsInvocations, "query.vs_invocations", "vertex shader invocations")                    \
-  X(kGsInvocations, "query.gs_invocations", "geometry shader invocations")                  \
-  X(kGsPrimitives, "query.gs_primitives", "geometry shader primitives")                     \
-  X(kClippingInvocations, "query.clipping_invocations", "clipping invocations")             \
-  X(kClippingPrimitives, "query.clipping_primitives", "clipping output primitives")         \
-  X(kFsInvocations, "query.fs_invocations", "fragment shader invocations")                  \
-  X(kTcsPatches, "query.tcs_patches", "tessellation control shader patches")                \
-  X(kTesInvocations, "query.tes_invocations", "tessellation evaluation shader invocations") \
+// clang-format off
+#define TESSERA_LAYER_QUERY_COUNTERS(X)                                                                                \
+  X(kIaVertices, "query.ia_vertices", "input assembly vertices")                                                       \
+  X(kIaPrimitives, "query.ia_primitives", "input assembly primitives")                                                 \
+  X(kVsInvocations, "query.vs_invocations", "vertex shader invocations")                                               \
+  X(kGsInvocations, "query.gs_invocations", "geometry shader invocations")                                             \
+  X(kGsPrimitives, "query.gs_primitives", "geometry shader primitives")                                                \
+  X(kClippingInvocations, "query.clipping_invocations", "clipping invocations")                                        \
+  X(kClippingPrimitives, "query.clipping_primitives", "clipping output primitives")                                    \
+  X(kFsInvocations, "query.fs_invocations", "fragment shader invocations")                                             \
+  X(kTcsPatches, "query.tcs_patches", "tessellation control shader patches")                                           \
+  X(kTesInvocations, "query.tes_invocations", "tessellation evaluation shader invocations")                            \
   X(kCsInvocations, "query.cs_invocations", "compute shader invocations")
+// clang-format on
 TESSERA_DEFINE_COUNTER_IDS(QueryCounterIds, TESSERA_LAYER_QUERY_COUNTERS);
 using QueryCounters = CounterSet<QueryCounterIds>;
 static_assert(1u << QueryCounterIds::kTcsPatches ==

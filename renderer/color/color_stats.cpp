@@ -19,9 +19,11 @@ void publish_color(Stats& s, const ColorCounters& cc, const ColorTraffic& traffi
   s.set("color.traffic.control.read_bytes", (traffic.control_bits_read + 7) / 8);
   s.set("color.traffic.control.written_bytes", (traffic.control_bits_written + 7) / 8);
   uint64_t tiles = 0;
-#define TESSERA_X(name, code, desc)                                        \
+// clang-format off
+#define TESSERA_X(name, code, desc)                                                    \
   s.set("color.tiles." #name, cc.tiles_by_state[size_t(TileState::name)]); \
   tiles += cc.tiles_by_state[size_t(TileState::name)];
+  // clang-format on
   TESSERA_COLOR_TILE_STATES(TESSERA_X)
 #undef TESSERA_X
   s.set("color.tiles.total", tiles);

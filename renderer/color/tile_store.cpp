@@ -134,8 +134,10 @@ namespace tessera {
 
 const char* color_tile_state_name(uint8_t code) {
   switch (code) {
+// clang-format off
 #define TESSERA_X(name, value, desc) \
-  case value: return #name;
+  case value: return desc;
+    // clang-format on
     TESSERA_COLOR_TILE_STATES(TESSERA_X)
 #undef TESSERA_X
   }

@@ -20,24 +20,26 @@ using json = nlohmann::json;
 
 // Every config field, once: X(section, field). The JSON reader and writer are generated from
 // it, so a new key cannot be read but not written (docs/config.md documents each).
-#define TESSERA_CONFIG_FIELDS(X)                                                                                       \
-  X(frame, width)                                                                                                      \
-  X(frame, height) X(frame, threads) X(frame, keep_samples) X(frame, diagnostics) X(frame, mode) X(raster, tile_size)  \
-      X(raster, cull_backface) X(raster, guard_band) X(raster, store_depth) X(raster, msaa) X(color, cache_bytes)      \
-          X(color, line_bytes) X(color, ways) X(tiling, mode) X(tiling, atomic_size) X(tiling, tile_buffer_bytes) X(   \
-              tiling, alpha) X(tiling, accounting) X(tiling, baselines) X(tessellation, gpps)                          \
-              X(tessellation, batch_size) X(tessellation, policy) X(tessellation, baselines) X(tessellation, gpp_map)  \
-                  X(trace, shadows) X(trace, reflections) X(trace, diffuse_samples) X(trace, seed) X(rt, lod)          \
-                      X(rt, lod_selection) X(rt, residency) X(rt, budget_mib) X(rt, lod_jitter)                        \
-                          X(rt, diffuse_lod_bias) X(rt, shadow_lod_level) X(hardware, preset) X(hardware, clock_mhz)   \
-                              X(hardware, eus) X(hardware, eu_lanes) X(hardware, eu_issue_per_clock)                   \
-                                  X(hardware, setup_per_clock) X(hardware, bin_entries_per_clock)                      \
-                                      X(hardware, raster_slices) X(hardware, raster_samples_per_clock)                 \
-                                          X(hardware, texels_per_clock) X(hardware, depth_samples_per_clock)           \
-                                              X(hardware, color_samples_per_clock) X(hardware, memory_bytes_per_clock) \
-                                                  X(hardware, memory_latency_clocks) X(hardware, rt_units)             \
-                                                      X(hardware, rt_box_tests_per_clock)                              \
-                                                          X(hardware, rt_triangle_tests_per_clock)
+// clang-format off
+#define TESSERA_CONFIG_FIELDS(X)                                                          \
+  X(frame, width) X(frame, height) X(frame, threads) X(frame, keep_samples) X(frame, diagnostics) X(frame, mode) \
+  X(raster, tile_size) X(raster, cull_backface) X(raster, guard_band) X(raster, store_depth) \
+  X(raster, msaa)                                                                         \
+  X(color, cache_bytes) X(color, line_bytes) X(color, ways) X(color, compression)                               \
+  X(tiling, mode) X(tiling, atomic_size) X(tiling, tile_buffer_bytes) X(tiling, alpha) \
+  X(tiling, accounting) X(tiling, baselines)                                                                    \
+  X(tessellation, gpps) X(tessellation, batch_size) X(tessellation, policy)               \
+  X(tessellation, baselines) X(tessellation, gpp_map) X(tessellation, design)                                    \
+  X(trace, shadows) X(trace, reflections) X(trace, diffuse_samples) X(trace, seed)        \
+  X(rt, lod) X(rt, lod_selection) X(rt, residency) X(rt, budget_mib) X(rt, lod_jitter) X(rt, diffuse_lod_bias)  \
+  X(rt, shadow_lod_level)                                                                 \
+  X(hardware, preset) X(hardware, clock_mhz) X(hardware, eus) X(hardware, eu_lanes)       \
+  X(hardware, eu_issue_per_clock) X(hardware, setup_per_clock) X(hardware, bin_entries_per_clock) \
+  X(hardware, raster_slices) X(hardware, raster_samples_per_clock) X(hardware, texels_per_clock) \
+  X(hardware, depth_samples_per_clock) X(hardware, color_samples_per_clock)              \
+  X(hardware, memory_bytes_per_clock) X(hardware, memory_latency_clocks) X(hardware, rt_units) \
+  X(hardware, rt_box_tests_per_clock) X(hardware, rt_triangle_tests_per_clock)
+// clang-format on
 
 constexpr const char* kSections[] = {"frame", "raster", "color", "tiling", "tessellation", "trace", "rt", "hardware"};
 

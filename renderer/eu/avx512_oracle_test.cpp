@@ -23,11 +23,13 @@ using testing::gen_scalef;
 using testing::gen_unary;
 using testing::Rng;
 
-#define TS_REQUIRE_AVX512F()                                                                        \
-  do {                                                                                              \
-    if (!cpu_has_avx512f())                                                                         \
+// clang-format off
+#define TS_REQUIRE_AVX512F()                                                                       \
+  do {                                                                                             \
+    if (!cpu_has_avx512f())                                                                        \
       GTEST_SKIP() << "this CPU lacks AVX-512F, so the VGETEXP/VGETMANT/VSCALEF oracle cannot run"; \
   } while (0)
+// clang-format on
 
 // ---- Comparison bookkeeping -----------------------------------------------------------------
 

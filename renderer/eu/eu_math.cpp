@@ -43,13 +43,15 @@ constexpr int kArity[] = {
 template <class T>
 T evaluate_t(MathFunction f, bool branchy, T x, T y, EuCounters& k) {
   switch (f) {
-#define TESSERA_X(name, arity, desc)                                  \
-  case MathFunction::name:                                            \
-    if constexpr (arity == 1) {                                       \
-      return branchy ? baseline::name(x, k) : math::name(x, k);       \
-    } else {                                                          \
-      return branchy ? baseline::name(x, y, k) : math::name(x, y, k); \
+// clang-format off
+#define TESSERA_X(name, arity, desc)                                    \
+  case MathFunction::name:                                              \
+    if constexpr (arity == 1) {                                         \
+      return branchy ? baseline::name(x, k) : math::name(x, k);         \
+    } else {                                                            \
+      return branchy ? baseline::name(x, y, k) : math::name(x, y, k);   \
     }
+    // clang-format on
     TESSERA_EU_MATH_FUNCTIONS(TESSERA_X)
 #undef TESSERA_X
   }

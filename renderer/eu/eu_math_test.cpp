@@ -42,8 +42,10 @@ class EuMath : public ::testing::Test {
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(EuMath, Precisions);
 
-#define EXPECT_SAME(expected, actual) \
-  EXPECT_TRUE(same<TypeParam>((expected), (actual))) << "expected " << (expected) << " got " << (actual)
+// clang-format off
+#define EXPECT_SAME(expected, actual) EXPECT_TRUE(same<TypeParam>((expected), (actual))) \
+    << "expected " << (expected) << " got " << (actual)
+// clang-format on
 
 TYPED_TEST(EuMath, LogarithmSpecials) {
   using T = TypeParam;

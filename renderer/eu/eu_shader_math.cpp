@@ -27,14 +27,14 @@ inline T run(Algo algo) {
   return algo(exact);
 }
 }  // namespace
-#define TESSERA_EU_FAST1(name, T)                                          \
-  T name(T x) {                                                            \
-    return run<T>([&](auto& isa) { return eu::algo::name##_bf(x, isa); }); \
-  }
-#define TESSERA_EU_FAST2(name, T)                                             \
-  T name(T x, T y) {                                                          \
-    return run<T>([&](auto& isa) { return eu::algo::name##_bf(x, y, isa); }); \
-  }
+// clang-format off
+#define TESSERA_EU_FAST1(name, T) \
+  T name(T x) { return run<T>([&](auto& isa) { return eu::algo::name##_bf(x, isa); }); }
+// clang-format on
+// clang-format off
+#define TESSERA_EU_FAST2(name, T) \
+  T name(T x, T y) { return run<T>([&](auto& isa) { return eu::algo::name##_bf(x, y, isa); }); }
+// clang-format on
 TESSERA_EU_FAST1(log2, float)
 TESSERA_EU_FAST1(log, float)
 TESSERA_EU_FAST1(exp2, float)
@@ -64,13 +64,15 @@ namespace {
 template <class T>
 T evaluate_native_t(MathFunction f, T x, T y) {
   switch (f) {
-#define TESSERA_X(name, arity, desc) \
-  case MathFunction::name:           \
-    if constexpr (arity == 1) {      \
-      return eu_fast::name(x);       \
-    } else {                         \
-      return eu_fast::name(x, y);    \
+// clang-format off
+#define TESSERA_X(name, arity, desc)             \
+  case MathFunction::name:                       \
+    if constexpr (arity == 1) {                  \
+      return eu_fast::name(x);                   \
+    } else {                                     \
+      return eu_fast::name(x, y);                \
     }
+    // clang-format on
     TESSERA_EU_MATH_FUNCTIONS(TESSERA_X)
 #undef TESSERA_X
   }

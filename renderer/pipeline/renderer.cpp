@@ -36,24 +36,27 @@ namespace tessera {
 namespace {
 
 // frame.* statistics of a raster frame (docs/stats.md).
-#define TESSERA_FRAME_COUNTERS(X)                                        \
-  X(width, "frame.width", "pixels")                                      \
-  X(height, "frame.height", "pixels")                                    \
-  X(draws, "frame.draws", "draws in the frame")                          \
-  X(triangles, "frame.triangles", "primitives assembled from the draws") \
-  X(tile_size, "frame.tile_size", "bin-grid tile edge in pixels")        \
-  X(tiles, "frame.tiles", "bin-grid tiles")                              \
-  X(msaa, "frame.msaa", "samples per pixel")                             \
+// clang-format off
+#define TESSERA_FRAME_COUNTERS(X)                                              \
+  X(width, "frame.width", "pixels")                                           \
+  X(height, "frame.height", "pixels")                                         \
+  X(draws, "frame.draws", "draws in the frame")                               \
+  X(triangles, "frame.triangles", "primitives assembled from the draws")     \
+  X(tile_size, "frame.tile_size", "bin-grid tile edge in pixels")             \
+  X(tiles, "frame.tiles", "bin-grid tiles")                                   \
+  X(msaa, "frame.msaa", "samples per pixel")                                  \
   X(threads, "frame.threads", "worker threads (the only run-dependent count)")
+// clang-format on
 TESSERA_DEFINE_COUNTER_IDS(FrameCounterIds, TESSERA_FRAME_COUNTERS);
 using FrameCounters = CounterSet<FrameCounterIds>;
 
 // Wall-clock time of each stage, frame.time_ms.* (beside the counters, never part of a result).
-#define TESSERA_STAGE_TIMES(X)                                                                        \
-  X(vertex, "frame.time_ms.vertex")                                                                   \
-  X(primitive, "frame.time_ms.primitive") X(tile, "frame.time_ms.tile") X(picb, "frame.time_ms.picb") \
-      X(supertile_generation, "frame.time_ms.supertile_generation")                                   \
-          X(tiling_accounting, "frame.time_ms.tiling_accounting") X(total, "frame.time_ms.total")
+// clang-format off
+#define TESSERA_STAGE_TIMES(X)                                                              \
+  X(vertex, "frame.time_ms.vertex") X(primitive, "frame.time_ms.primitive") X(tile, "frame.time_ms.tile") \
+  X(picb, "frame.time_ms.picb") X(supertile_generation, "frame.time_ms.supertile_generation")             \
+  X(tiling_accounting, "frame.time_ms.tiling_accounting") X(total, "frame.time_ms.total")
+// clang-format on
 struct StageTimes {
 #define TESSERA_X(name, key) double name = 0;
   TESSERA_STAGE_TIMES(TESSERA_X)
@@ -202,6 +205,7 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
     tin.clear_color = pf.clear_color;
     tin.clear_depth = pf.clear_depth;
     tin.color_cache = color::ColorCacheGeometry{cfg.color.cache_bytes, cfg.color.line_bytes, cfg.color.ways};
+    tin.compression = cfg.color.compression;
     tin.color_states = samples > 1 && diagnostics;
     tin.keep_samples = samples > 1 && cfg.frame.keep_samples;
     run_tile_stage(tin, frame, tiles);
@@ -371,7 +375,11 @@ Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config
   timing::FrontEndLoad front;
   front.vertex_instructions =
       double(post.math.instructions() + tess.hull_math.instructions() + tess.domain_math.instructions());
-  front.tessellation_cycles = tess.onchip ? tess.onchip->timing.makespan_cycles : 0.0;
+  // The GPP design the timing model charges (tessellation.design; the geometry is the same).
+  const std::optional<GppRunResult>& design = cfg.tessellation.design == TessellationDesign::noredist  ? tess.noredist
+                                              : cfg.tessellation.design == TessellationDesign::offchip ? tess.offchip
+                                                                                                       : tess.onchip;
+  front.tessellation_cycles = design ? design->timing.makespan_cycles : 0.0;
   front.triangles_set_up = totals.counters[RasterCounters::setup];
   front.bin_entries = totals.counters[RasterCounters::bin_entries];
   front.memory_bytes = front_end_bytes(totals.ledger);

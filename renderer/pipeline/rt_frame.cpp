@@ -39,10 +39,12 @@ constexpr float kHybridWindow = 1e-3f;
 // What the pixel loops count beside the RT unit and the programs, X(name, stats key, meaning).
 #define TESSERA_RT_PIXEL_COUNTERS(X) \
   X(pixels_hit, "rt.pixels.hit", "pixels whose primary visibility found a surface (shaded by the closest-hit program)")
-#define TESSERA_RT_HYBRID_COUNTERS(X)                                                                          \
-  X(window_hits, "rt.hybrid.window_hits", "raster pixels whose triangle the windowed primary ray found")       \
-  X(full_primary_rays, "rt.hybrid.full_primary_rays", "raster pixels that needed an unrestricted primary ray") \
+// clang-format off
+#define TESSERA_RT_HYBRID_COUNTERS(X)                                                                                  \
+  X(window_hits, "rt.hybrid.window_hits", "raster pixels whose triangle the windowed primary ray found")              \
+  X(full_primary_rays, "rt.hybrid.full_primary_rays", "raster pixels that needed an unrestricted primary ray")        \
   X(raster_kept, "rt.hybrid.raster_kept", "raster pixels where no ray found the raster surface (raster colour kept)")
+// clang-format on
 TESSERA_DEFINE_COUNTER_IDS(PixelCounterIds, TESSERA_RT_PIXEL_COUNTERS);
 TESSERA_DEFINE_COUNTER_IDS(HybridCounterIds, TESSERA_RT_HYBRID_COUNTERS);
 using PixelCounters = CounterSet<PixelCounterIds>;

@@ -120,17 +120,24 @@ void store_tile(const TileStageInput<FragmentShader>& job, TilePass<FragmentShad
     job_traffic->merge(traffic);
     const uint64_t blocks = uint64_t(back_end.blocks_x()) * uint64_t(back_end.blocks_y());
     auto bytes = [](uint64_t bits) { return (bits + 7) / 8; };
-    // Cache traffic, plus the fast clear of the control surface at frame start, plus the
-    // resolve reading each block's final stored form.
-    ledger.add_write(MemoryClient::color, bytes(traffic.plane_bits_written));
-    ledger.add_read(MemoryClient::color,
-                    bytes(traffic.plane_bits_read) + bytes(job_color->plane_bits - before.plane_bits));
-    ledger.add_write(MemoryClient::color_index, bytes(traffic.index_bits_written));
-    ledger.add_read(MemoryClient::color_index,
-                    bytes(traffic.index_bits_read) + bytes(job_color->index_bits - before.index_bits));
-    ledger.add_write(MemoryClient::color_control, bytes(traffic.control_bits_written + blocks * color::kControlBits));
-    ledger.add_read(MemoryClient::color_control,
-                    bytes(traffic.control_bits_read + job_color->control_bits - before.control_bits));
+    if (!job.compression) {
+      // An uncompressed target (color.compression off, for comparison): every sample stored
+      // once at the end of the tile and read back by the resolve; the pixels are the same.
+      ledger.add_write(MemoryClient::color, pixels * kSamples * sizeof(Rgba8));
+      ledger.add_read(MemoryClient::color, pixels * kSamples * sizeof(Rgba8));
+    } else {
+      // Cache traffic, plus the fast clear of the control surface at frame start, plus the
+      // resolve reading each block's final stored form.
+      ledger.add_write(MemoryClient::color, bytes(traffic.plane_bits_written));
+      ledger.add_read(MemoryClient::color,
+                      bytes(traffic.plane_bits_read) + bytes(job_color->plane_bits - before.plane_bits));
+      ledger.add_write(MemoryClient::color_index, bytes(traffic.index_bits_written));
+      ledger.add_read(MemoryClient::color_index,
+                      bytes(traffic.index_bits_read) + bytes(job_color->index_bits - before.index_bits));
+      ledger.add_write(MemoryClient::color_control, bytes(traffic.control_bits_written + blocks * color::kControlBits));
+      ledger.add_read(MemoryClient::color_control,
+                      bytes(traffic.control_bits_read + job_color->control_bits - before.control_bits));
+    }
     ledger.add_write(MemoryClient::color, pixels * sizeof(Rgba8));  // the resolved image
   }
   for (int y = 0; y < tile.height; ++y) {

@@ -36,6 +36,7 @@ struct TileStageInput {
   Rgba8 clear_color = 0;
   float clear_depth = 1.0f;
   color::ColorCacheGeometry color_cache;
+  bool compression = true;    // false: charge an uncompressed MSAA target's traffic
   bool color_states = false;  // fill Frame::diagnostics.color_states (MSAA)
   bool keep_samples = false;  // fill Frame::diagnostics.samples (MSAA)
 };

@@ -9,16 +9,18 @@ namespace tessera {
 namespace {
 
 // TilingWork's fields and their keys under a tiling's prefix, once.
-#define TESSERA_TILING_WORK(X)                                                                                        \
-  X(render_tiles, "render_tiles")                                                                                     \
-  X(crossings, "crossings") X(pass1_invocations, "vs.pass1_invocations") X(pass2_invocations, "vs.pass2_invocations") \
-      X(binned_vertices, "vs.binned_vertices") X(redundant_invocations, "vs.redundant_invocations")                   \
-          X(redundant_percent, "vs.redundant_percent") X(vertex_fetch_bytes, "vertex_fetch_bytes")                    \
-              X(tile_buffer_stores, "tile_buffer.stores") X(tile_buffer_store_bytes, "tile_buffer.store_bytes")       \
-                  X(tile_buffer_loads, "tile_buffer.loads") X(tile_buffer_load_bytes, "tile_buffer.load_bytes")       \
-                      X(largest_tile_bytes, "tile_buffer.largest_tile_bytes")                                         \
-                          X(parameter_buffer_written_bytes, "parameter_buffer.written_bytes")                         \
-                              X(parameter_buffer_read_bytes, "parameter_buffer.read_bytes")
+// clang-format off
+#define TESSERA_TILING_WORK(X)                                                   \
+  X(render_tiles, "render_tiles") X(crossings, "crossings")                      \
+  X(pass1_invocations, "vs.pass1_invocations") X(pass2_invocations, "vs.pass2_invocations") \
+  X(binned_vertices, "vs.binned_vertices") X(redundant_invocations, "vs.redundant_invocations") \
+  X(redundant_percent, "vs.redundant_percent") X(vertex_fetch_bytes, "vertex_fetch_bytes") \
+  X(tile_buffer_stores, "tile_buffer.stores") X(tile_buffer_store_bytes, "tile_buffer.store_bytes") \
+  X(tile_buffer_loads, "tile_buffer.loads") X(tile_buffer_load_bytes, "tile_buffer.load_bytes") \
+  X(largest_tile_bytes, "tile_buffer.largest_tile_bytes")                        \
+  X(parameter_buffer_written_bytes, "parameter_buffer.written_bytes")            \
+  X(parameter_buffer_read_bytes, "parameter_buffer.read_bytes")
+// clang-format on
 
 }  // namespace
 

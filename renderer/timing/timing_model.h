@@ -18,11 +18,13 @@
 namespace tessera::timing {
 
 // The units the model charges: X(name, key). Front-end units first, then per-tile units.
-#define TESSERA_TIMING_UNITS(X)                                                                           \
-  X(vertex_shading, "vertex_shading")                                                                     \
-  X(tessellation, "tessellation") X(setup, "setup") X(binning, "binning") X(front_memory, "front_memory") \
-      X(fragment_shading, "fragment_shading") X(raster, "raster") X(texture, "texture") X(rop, "rop")     \
-          X(tile_memory, "tile_memory") X(rt_boxes, "rt_boxes") X(rt_triangles, "rt_triangles")
+// clang-format off
+#define TESSERA_TIMING_UNITS(X)                                                                      \
+  X(vertex_shading, "vertex_shading") X(tessellation, "tessellation") X(setup, "setup")             \
+  X(binning, "binning") X(front_memory, "front_memory") X(fragment_shading, "fragment_shading")     \
+  X(raster, "raster") X(texture, "texture") X(rop, "rop") X(tile_memory, "tile_memory")                \
+  X(rt_boxes, "rt_boxes") X(rt_triangles, "rt_triangles")
+// clang-format on
 
 enum class Unit : uint8_t {
 #define TESSERA_X(name, key) name,

@@ -49,10 +49,9 @@ void add_bench_command(CLI::App& app, BenchArgs& args) {
          "(branch-free math vs the branchy baseline on the modelled FMA datapath) or tiling (redundant vertex shading, "
          "adaptive supertiles vs fixed tiles) or tess (tessellator throughput, GPP array speedup) or layer "
          "(frame time with VK_LAYER_TESSERA_stats vs no layer, MangoHud, the Mesa overlay) or rt (ray throughput and "
-         "BVH "
-         "build vs Embree)")
+         "BVH build vs Embree) or timing (each mechanism on and off in the timing model's frame time)")
       ->required()
-      ->check(CLI::IsMember({"raster", "color", "eu", "tiling", "tess", "layer", "rt"}));
+      ->check(CLI::IsMember({"raster", "color", "eu", "tiling", "tess", "layer", "rt", "timing"}));
   cmd->add_option("--json", args.json, "Write results as JSON");
   cmd->add_option("--scene", args.scenes, "Scene(s) to run instead of the built-in benchmark set");
   cmd->add_option("--width", args.width, "Frame width")->check(CLI::Range(1, 16384));
@@ -64,6 +63,7 @@ void add_bench_command(CLI::App& app, BenchArgs& args) {
   cmd->add_option("--msaa", args.msaa,
                   "raster: samples per pixel for both renderers; color: one sample count instead of 4x and 8x")
       ->check(CLI::IsMember({1, 2, 4, 8}));
+  cmd->add_option("--hardware", args.hardware, "timing: the hardware preset (small, medium, large)");
   add_layer_bench_options(cmd, args);
 }
 
@@ -185,6 +185,16 @@ int run_bench(const BenchArgs& args) {
     if (args.scenes.empty())
       rt_scenes.push_back(std::filesystem::path(TESSERA_SOURCE_DIR) / "assets/bench/far_field.json");
     return run_rt_bench(args, rt_scenes);
+  }
+  if (args.suite == "timing") {
+    std::vector<std::filesystem::path> timing_scenes = args.scenes;
+    if (args.scenes.empty()) {
+      for (const char* s :
+           {"assets/default.json", "assets/patches.json", "assets/bench/objects.json", "assets/bench/lod_field.json"}) {
+        timing_scenes.push_back(std::filesystem::path(TESSERA_SOURCE_DIR) / s);
+      }
+    }
+    return run_timing_bench(args, timing_scenes);
   }
   if (args.suite == "tiling") {
     std::vector<std::filesystem::path> tiling_scenes = scenes;

@@ -54,6 +54,7 @@ struct BenchArgs {
   int warmup = 1;
   int threads = 0;
   int msaa = 1;
+  std::string hardware = "medium";  // timing suite: the preset
   // layer suite (bench_layer.cpp)
   int frames = 300;
   std::filesystem::path layer_app;     // the layer's test application
@@ -67,6 +68,8 @@ int run_bench(const BenchArgs& args);
 int run_tess_bench(const BenchArgs& args);
 // bench_tiling.cpp
 int run_tiling_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes);
+// bench_timing.cpp
+int run_timing_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes);
 // bench_layer.cpp
 void add_layer_bench_options(CLI::App* bench, BenchArgs& args);
 int run_layer_bench(const BenchArgs& args);

@@ -4,8 +4,11 @@ namespace tessera::vkutil {
 
 std::string result_name(VkResult result) {
   switch (result) {
+// clang-format off
 #define TESSERA_VK_RESULT(name) \
-  case name: return #name;
+  case name:                    \
+    return #name;
+    // clang-format on
     TESSERA_VK_RESULT(VK_SUCCESS)
     TESSERA_VK_RESULT(VK_NOT_READY)
     TESSERA_VK_RESULT(VK_TIMEOUT)

@@ -7,17 +7,19 @@
 namespace tessera {
 
 // X(name, 4-bit code, meaning)
-#define TESSERA_COLOR_TILE_STATES(X)                                                             \
-  X(cleared, 0, "every sample holds the clear colour: nothing but the control code is stored")   \
-  X(planes_uncompressed, 1, "used planes stored raw, plus the index bits")                       \
+// clang-format off
+#define TESSERA_COLOR_TILE_STATES(X)                                                           \
+  X(cleared, 0, "every sample holds the clear colour: nothing but the control code is stored") \
+  X(planes_uncompressed, 1, "used planes stored raw, plus the index bits")                     \
   X(planes_compressed, 2, "used planes stored with a 2-bit codec tag each, plus the index bits") \
-  X(index_one_colour, 8, "palette in the index bits: one colour")                                \
-  X(index_two_colour, 9, "palette in the index bits: 4x two colours")                            \
-  X(index_method_b, 10, "palette in the index bits: 4x method B (3 colours)")                    \
-  X(index_method_b_clear, 11, "palette in the index bits: 4x method B, clear colour implied")    \
-  X(index_four_colour, 12, "palette in the index bits: 8x four colours")                         \
-  X(index_six_colour, 13, "palette in the index bits: 8x six colours with pixel states")         \
+  X(index_one_colour, 8, "palette in the index bits: one colour")                              \
+  X(index_two_colour, 9, "palette in the index bits: 4x two colours")                          \
+  X(index_method_b, 10, "palette in the index bits: 4x method B (3 colours)")                  \
+  X(index_method_b_clear, 11, "palette in the index bits: 4x method B, clear colour implied")  \
+  X(index_four_colour, 12, "palette in the index bits: 8x four colours")                       \
+  X(index_six_colour, 13, "palette in the index bits: 8x six colours with pixel states")      \
   X(index_eight_colour, 14, "palette in the index bits: 8x eight colours with pixel states")
+// clang-format on
 
 enum class ColorTileState : uint8_t {
 #define TESSERA_X(name, code, desc) name = code,

@@ -28,6 +28,9 @@ enum class GppPolicy : uint8_t {
                  // rates), ties broken cyclically
                  // from Next-TEBE; Next-TEBE becomes the follower of the last taker
 };
+// The GPP array design whose modelled time the timing model charges (the frame's geometry is the
+// same for all: each outputs in application order).
+enum class TessellationDesign : uint8_t { onchip, noredist, offchip };
 enum class LodSelection : uint8_t {
   ray,     // each ray picks at each LOD node (the spec's unit)
   object,  // one level per object per frame from the camera distance (the rasterizer's way)
@@ -60,6 +63,10 @@ struct Choices<TilingMode> {
 template <>
 struct Choices<GppPolicy> {
   static constexpr std::array<std::string_view, 2> names{"roundrobin", "leastloaded"};
+};
+template <>
+struct Choices<TessellationDesign> {
+  static constexpr std::array<std::string_view, 3> names{"onchip", "noredist", "offchip"};
 };
 template <>
 struct Choices<LodSelection> {
@@ -111,6 +118,7 @@ struct ColorConfig {
   int cache_bytes = 16384;  // capacity: 256 x 64-byte lines by default
   int line_bytes = 64;      // 64 (a 4x4 half of a tile's plane) or 128 (a whole plane)
   int ways = 4;             // associativity, LRU replacement
+  bool compression = true;  // false: memory traffic of an uncompressed MSAA target (pixels unchanged)
 };
 
 // Tiling (adaptive-tiling spec). The PICB over atomic tiles and the supertiles grown from it
@@ -131,12 +139,13 @@ struct TilingConfig {
 // (tessellation-distribution spec, docs/gpp.md). The frame is tessellated by the on-chip
 // redistribution design; the baselines run on the same patch stream for their counters.
 struct TessellationConfig {
-  int gpps = 4;                               // N geometry processing pipelines, 1..16
-  int batch_size = 32;                        // patches per input batch, 1..1024
-  GppPolicy policy = GppPolicy::kRoundRobin;  // "roundrobin" (the spec) or "leastloaded"
-  bool baselines = true;                      // also run no-redistribution and off-chip on every frame
-  bool gpp_map = false;                       // render the GPP map: tessellated triangles in the colour
-                                              // of the GPP that tessellated them, the rest grey
+  int gpps = 4;                                            // N geometry processing pipelines, 1..16
+  int batch_size = 32;                                     // patches per input batch, 1..1024
+  GppPolicy policy = GppPolicy::kRoundRobin;               // "roundrobin" (the spec) or "leastloaded"
+  bool baselines = true;                                   // also run no-redistribution and off-chip on every frame
+  TessellationDesign design = TessellationDesign::onchip;  // the design the timing model charges
+  bool gpp_map = false;                                    // render the GPP map: tessellated triangles in the colour
+                                                           // of the GPP that tessellated them, the rest grey
 };
 
 // What rt and hybrid frames trace beyond primary visibility (docs/rt.md, Rendering).

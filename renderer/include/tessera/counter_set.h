@@ -16,12 +16,14 @@ namespace tessera {
 #define TESSERA_COUNTER_DESC(name, key, desc) desc,
 
 // Declares `struct IdsName` with `enum Id {..., count}` and the key/description tables of LIST.
-#define TESSERA_DEFINE_COUNTER_IDS(IdsName, LIST)                                \
-  struct IdsName {                                                               \
-    enum Id : int { LIST(TESSERA_COUNTER_ENUM) count };                          \
-    static constexpr const char* kKeys[] = {LIST(TESSERA_COUNTER_KEY)};          \
-    static constexpr const char* kDescriptions[] = {LIST(TESSERA_COUNTER_DESC)}; \
+// clang-format off
+#define TESSERA_DEFINE_COUNTER_IDS(IdsName, LIST)                                                 \
+  struct IdsName {                                                                               \
+    enum Id : int { LIST(TESSERA_COUNTER_ENUM) count };                                          \
+    static constexpr const char* kKeys[] = {LIST(TESSERA_COUNTER_KEY)};                          \
+    static constexpr const char* kDescriptions[] = {LIST(TESSERA_COUNTER_DESC)};                 \
   }
+// clang-format on
 
 template <typename Ids>
 struct CounterSet : Ids {

@@ -17,10 +17,12 @@ class Error : public std::runtime_error {
 }  // namespace tessera
 
 // Internal invariant checks. TS_CHECK is always on; TS_DCHECK only in debug builds.
-#define TS_CHECK(cond, msg)                                                 \
-  do {                                                                      \
-    if (!(cond)) ::tessera::check_failed(#cond, __FILE__, __LINE__, (msg)); \
+// clang-format off
+#define TS_CHECK(cond, msg)                                                  \
+  do {                                                                       \
+    if (!(cond)) ::tessera::check_failed(#cond, __FILE__, __LINE__, (msg));  \
   } while (0)
+// clang-format on
 #ifdef NDEBUG
 #define TS_DCHECK(cond, msg) \
   do {                       \

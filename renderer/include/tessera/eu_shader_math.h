@@ -30,16 +30,18 @@ class Stats;
 
 // The EU math functions, declared once: X(name, arity, meaning). eu::MathFunction (private) and
 // EuMathFunction are the same list.
-#define TESSERA_EU_MATH_FUNCTIONS(X)        \
-  X(log2, 1, "base-2 logarithm")            \
-  X(log, 1, "natural logarithm")            \
-  X(exp2, 1, "2^x")                         \
-  X(exp, 1, "e^x")                          \
-  X(pow, 2, "x^y, IEEE 754 powr semantics") \
-  X(cbrt, 1, "cube root")                   \
-  X(sqrt, 1, "square root")                 \
-  X(rsqrt, 1, "reciprocal square root")     \
+// clang-format off
+#define TESSERA_EU_MATH_FUNCTIONS(X)          \
+  X(log2, 1, "base-2 logarithm")              \
+  X(log, 1, "natural logarithm")              \
+  X(exp2, 1, "2^x")                           \
+  X(exp, 1, "e^x")                            \
+  X(pow, 2, "x^y, IEEE 754 powr semantics")   \
+  X(cbrt, 1, "cube root")                     \
+  X(sqrt, 1, "square root")                   \
+  X(rsqrt, 1, "reciprocal square root")       \
   X(div, 2, "x / y")
+// clang-format on
 
 enum class EuMathFunction : uint8_t {
 #define TESSERA_X(name, arity, desc) name,

@@ -11,19 +11,19 @@ namespace tessera {
 class Stats;
 
 // Clients of the memory system. Add new ones here; names come from the same list.
-#define TESSERA_MEMORY_CLIENTS(X)                                                                                 \
-  X(vertex, "vertex attribute fetch")                                                                             \
-  X(index, "index buffer fetch")                                                                                  \
-  X(parameter, "binned primitive records and per-tile lists (parameter buffer)")                                  \
-  X(texture, "texel fetch")                                                                                       \
-  X(depth, "depth buffer")                                                                                        \
-  X(color, "colour buffer: planes of a multisampled target, or the single-sample image")                          \
-  X(color_index, "colour index bits (per-sample plane indices or an index-bit palette)")                          \
-  X(color_control, "colour control surface (4 bits per 8x4 tile)")                                                \
-  X(tessellation, "patch records written and read back by off-chip tessellation redistribution")                  \
-  X(rt,                                                                                                           \
-    "ray tracing: BVH nodes, triangle blocks and LOD records fetched (read); LOD levels loaded by the residency " \
-    "manager (written)")
+// clang-format off
+#define TESSERA_MEMORY_CLIENTS(X)                                                   \
+  X(vertex, "vertex attribute fetch")                                              \
+  X(index, "index buffer fetch")                                                   \
+  X(parameter, "binned primitive records and per-tile lists (parameter buffer)")   \
+  X(texture, "texel fetch")                                                        \
+  X(depth, "depth buffer")                                                         \
+  X(color, "colour buffer: planes of a multisampled target, or the single-sample image")  \
+  X(color_index, "colour index bits (per-sample plane indices or an index-bit palette)") \
+  X(color_control, "colour control surface (4 bits per 8x4 tile)")               \
+  X(tessellation, "patch records written and read back by off-chip tessellation redistribution") \
+  X(rt, "ray tracing: BVH nodes, triangle blocks and LOD records fetched (read); LOD levels loaded by the residency manager (written)")
+// clang-format on
 
 enum class MemoryClient : int {
 #define TESSERA_X(name, desc) name,

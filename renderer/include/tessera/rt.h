@@ -64,28 +64,30 @@ const char* ray_type_name(RayType type);
 // Traversal counters, X(name, stats key, meaning). Each query adds into the Counters the caller
 // passes (one per thread or per fixed chunk of rays); merging is integer addition in chunk
 // order, so totals do not depend on the thread count.
-#define TESSERA_RT_COUNTERS(X)                                                                                   \
-  X(rays_primary, "rt.rays.primary", "primary rays traced")                                                      \
-  X(rays_shadow, "rt.rays.shadow", "shadow rays traced (any-hit)")                                               \
-  X(rays_diffuse, "rt.rays.diffuse", "diffuse bounce rays traced")                                               \
-  X(rays_reflection, "rt.rays.reflection", "mirror reflection rays traced")                                      \
-  X(rays_hit, "rt.rays.hit", "rays that found a hit (closest hit) or an occluder (any hit)")                     \
-  X(nodes_interior, "rt.nodes.interior", "wide interior nodes visited (up to 8 boxes tested at once)")           \
-  X(nodes_leaf, "rt.nodes.leaf", "leaves visited (triangle blocks of the bottom level)")                         \
-  X(nodes_instance, "rt.nodes.instance", "instances entered (ray moved into object space)")                      \
-  X(triangles_tested, "rt.triangles.tested", "ray-triangle tests (valid lanes of visited blocks)")               \
-  X(triangles_hit, "rt.triangles.hit", "triangle tests that passed (closer hit candidates)")                     \
-  X(node_bytes, "rt.bytes.nodes", "bytes of wide nodes fetched")                                                 \
-  X(triangle_bytes, "rt.bytes.triangles", "bytes of triangle blocks fetched")                                    \
-  X(nodes_lod, "rt.nodes.lod", "LOD nodes reached (a level selected or the object discarded)")                   \
-  X(lod_level0, "rt.lod.level0", "LOD nodes that descended into level 0 (finest)")                               \
-  X(lod_level1, "rt.lod.level1", "LOD nodes that descended into level 1")                                        \
-  X(lod_level2, "rt.lod.level2", "LOD nodes that descended into level 2")                                        \
-  X(lod_level3, "rt.lod.level3", "LOD nodes that descended into level 3")                                        \
-  X(lod_discards, "rt.lod.discards", "LOD nodes whose distance fell in the discard interval")                    \
-  X(lod_forced, "rt.lod.forced", "LOD nodes whose level the ray type's mode forced")                             \
+// clang-format off
+#define TESSERA_RT_COUNTERS(X)                                                                       \
+  X(rays_primary, "rt.rays.primary", "primary rays traced")                                          \
+  X(rays_shadow, "rt.rays.shadow", "shadow rays traced (any-hit)")                                   \
+  X(rays_diffuse, "rt.rays.diffuse", "diffuse bounce rays traced")                                   \
+  X(rays_reflection, "rt.rays.reflection", "mirror reflection rays traced")                          \
+  X(rays_hit, "rt.rays.hit", "rays that found a hit (closest hit) or an occluder (any hit)")        \
+  X(nodes_interior, "rt.nodes.interior", "wide interior nodes visited (up to 8 boxes tested at once)") \
+  X(nodes_leaf, "rt.nodes.leaf", "leaves visited (triangle blocks of the bottom level)")             \
+  X(nodes_instance, "rt.nodes.instance", "instances entered (ray moved into object space)")          \
+  X(triangles_tested, "rt.triangles.tested", "ray-triangle tests (valid lanes of visited blocks)")   \
+  X(triangles_hit, "rt.triangles.hit", "triangle tests that passed (closer hit candidates)")         \
+  X(node_bytes, "rt.bytes.nodes", "bytes of wide nodes fetched")                                     \
+  X(triangle_bytes, "rt.bytes.triangles", "bytes of triangle blocks fetched")                         \
+  X(nodes_lod, "rt.nodes.lod", "LOD nodes reached (a level selected or the object discarded)")        \
+  X(lod_level0, "rt.lod.level0", "LOD nodes that descended into level 0 (finest)")                    \
+  X(lod_level1, "rt.lod.level1", "LOD nodes that descended into level 1")                             \
+  X(lod_level2, "rt.lod.level2", "LOD nodes that descended into level 2")                             \
+  X(lod_level3, "rt.lod.level3", "LOD nodes that descended into level 3")                             \
+  X(lod_discards, "rt.lod.discards", "LOD nodes whose distance fell in the discard interval")         \
+  X(lod_forced, "rt.lod.forced", "LOD nodes whose level the ray type's mode forced")                  \
   X(lod_substitutions, "rt.lod.substitutions", "LOD nodes that used a resident level instead of the wanted one") \
   X(lod_bytes, "rt.bytes.lod", "bytes of LOD records fetched (64 per LOD node)")
+// clang-format on
 
 TESSERA_DEFINE_COUNTER_IDS(RtCounterIds, TESSERA_RT_COUNTERS);
 using Counters = CounterSet<RtCounterIds>;

@@ -24,15 +24,17 @@ const char* residency_policy_name(ResidencyPolicy policy);
 
 // What a frame did to residency, X(name, stats key, meaning): counts of the frame's events,
 // published by Residency::publish beside the frame's figures (ResidencyFrame).
-#define TESSERA_RT_RESIDENCY_COUNTERS(X)                                                        \
-  X(loads, "rt.residency.loads", "levels loaded: during the frame (demand) or after it (lazy)") \
-  X(loaded_bytes, "rt.residency.loaded_bytes", "bytes of the levels loaded")                    \
-  X(stall_loads, "rt.residency.stall_loads", "demand: loads rays waited for")                   \
-  X(stall_bytes, "rt.residency.stall_bytes", "demand: bytes of the loads rays waited for")      \
-  X(evictions, "rt.residency.evictions", "levels evicted")                                      \
-  X(deferred, "rt.residency.deferred", "lazy: wanted levels that did not fit the budget")       \
-  X(used_levels, "rt.residency.used_levels", "bits set in the used register")                   \
+// clang-format off
+#define TESSERA_RT_RESIDENCY_COUNTERS(X)                                                              \
+  X(loads, "rt.residency.loads", "levels loaded: during the frame (demand) or after it (lazy)")       \
+  X(loaded_bytes, "rt.residency.loaded_bytes", "bytes of the levels loaded")                          \
+  X(stall_loads, "rt.residency.stall_loads", "demand: loads rays waited for")                         \
+  X(stall_bytes, "rt.residency.stall_bytes", "demand: bytes of the loads rays waited for")            \
+  X(evictions, "rt.residency.evictions", "levels evicted")                                            \
+  X(deferred, "rt.residency.deferred", "lazy: wanted levels that did not fit the budget")             \
+  X(used_levels, "rt.residency.used_levels", "bits set in the used register")                         \
   X(wanted_levels, "rt.residency.wanted_levels", "bits set in the wanted register")
+// clang-format on
 
 TESSERA_DEFINE_COUNTER_IDS(ResidencyCounterIds, TESSERA_RT_RESIDENCY_COUNTERS);
 using ResidencyCounters = CounterSet<ResidencyCounterIds>;
