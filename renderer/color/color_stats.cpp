@@ -23,7 +23,7 @@ void publish_color(Stats& s, const ColorCounters& cc, const ColorTraffic& traffi
 #define TESSERA_X(name, code, desc)                                                    \
   s.set("color.tiles." #name, cc.tiles_by_state[size_t(TileState::name)]); \
   tiles += cc.tiles_by_state[size_t(TileState::name)];
-  // clang-format on
+// clang-format on
   TESSERA_COLOR_TILE_STATES(TESSERA_X)
 #undef TESSERA_X
   s.set("color.tiles.total", tiles);

@@ -134,10 +134,8 @@ namespace tessera {
 
 const char* color_tile_state_name(uint8_t code) {
   switch (code) {
-// clang-format off
 #define TESSERA_X(name, value, desc) \
-  case value: return desc;
-    // clang-format on
+  case value: return #name;
     TESSERA_COLOR_TILE_STATES(TESSERA_X)
 #undef TESSERA_X
   }

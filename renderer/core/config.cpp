@@ -34,7 +34,7 @@ using json = nlohmann::json;
   X(rt, lod) X(rt, lod_selection) X(rt, residency) X(rt, budget_mib) X(rt, lod_jitter) X(rt, diffuse_lod_bias)  \
   X(rt, shadow_lod_level)                                                                 \
   X(hardware, preset) X(hardware, clock_mhz) X(hardware, eus) X(hardware, eu_lanes)       \
-  X(hardware, eu_issue_per_clock) X(hardware, setup_per_clock) X(hardware, bin_entries_per_clock) \
+  X(hardware, eu_issue_per_clock) X(hardware, math_library) X(hardware, setup_per_clock) X(hardware, bin_entries_per_clock) \
   X(hardware, raster_slices) X(hardware, raster_samples_per_clock) X(hardware, texels_per_clock) \
   X(hardware, depth_samples_per_clock) X(hardware, color_samples_per_clock)              \
   X(hardware, memory_bytes_per_clock) X(hardware, memory_latency_clocks) X(hardware, rt_units) \

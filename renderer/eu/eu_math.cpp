@@ -51,7 +51,7 @@ T evaluate_t(MathFunction f, bool branchy, T x, T y, EuCounters& k) {
     } else {                                                            \
       return branchy ? baseline::name(x, y, k) : math::name(x, y, k);   \
     }
-    // clang-format on
+// clang-format on
     TESSERA_EU_MATH_FUNCTIONS(TESSERA_X)
 #undef TESSERA_X
   }

@@ -89,6 +89,9 @@ double evaluate_native(MathFunction f, double x, double y);
 // activations depend on the data (zero and special operands bypass part of the main path), so
 // they are the rounded mean over fixed ordinary operands.
 const EuCounters& call_profile(MathFunction f, bool single);
+// Dynamic instructions one binary32 call of f costs with the branchy baseline, the mean over
+// the same ordinary operands (the baseline's cost depends on the data through its branches).
+uint64_t baseline_call_instructions(MathFunction f);
 
 // calls x call_profile for every binary32 function the accumulator counted.
 EuCounters to_counters(const EuShaderMath& calls);

@@ -117,8 +117,19 @@ struct Profiles {
         for (size_t i = 0; i < out.instructions.size(); ++i) out.instructions[i] = sum[prec].instructions[i] / kSamples;
         for (size_t i = 0; i < out.v.size(); ++i) out.v[i] = (sum[prec].v[i] + kSamples / 2) / kSamples;
       }
+      // The branchy baseline's dynamic instructions for the same operands (binary32), for the
+      // timing model's comparison of the two libraries.
+      EuCounters branchy;
+      state = 0x9E0F11E;
+      for (int i = 0; i < kSamples; ++i) {
+        const double x = 8.0 + 8.0 * unit_random(state);
+        const double y = 1.2 + 0.8 * unit_random(state);
+        evaluate(MathFunction(f), true, float(x), float(y), branchy);
+      }
+      baseline_instructions[size_t(f)] = (dynamic_instructions(branchy) + kSamples / 2) / kSamples;
     }
   }
+  std::array<uint64_t, kMathFunctionCount> baseline_instructions{};
 };
 
 const Profiles& profiles() {
@@ -137,6 +148,7 @@ float evaluate_native(MathFunction f, float x, float y) { return evaluate_native
 double evaluate_native(MathFunction f, double x, double y) { return evaluate_native_t(f, x, y); }
 
 const EuCounters& call_profile(MathFunction f, bool single) { return profiles().p[single ? 0 : 1][size_t(f)]; }
+uint64_t baseline_call_instructions(MathFunction f) { return profiles().baseline_instructions[size_t(f)]; }
 
 EuCounters to_counters(const EuShaderMath& calls) {
   EuCounters k;
@@ -158,6 +170,17 @@ uint64_t EuShaderMath::total_calls() const {
 }
 
 uint64_t EuShaderMath::instructions() const { return eu::dynamic_instructions(eu::to_counters(*this)); }
+
+uint64_t EuShaderMath::baseline_instructions() const {
+  // The calls at the baseline's per-call cost; the straight-line arithmetic is the same.
+  EuShaderMath arithmetic = *this;
+  arithmetic.calls_.fill(0);
+  uint64_t n = arithmetic.instructions();
+  for (int f = 0; f < kEuMathFunctionCount; ++f) {
+    n += calls_[size_t(f)] * eu::baseline_call_instructions(eu::MathFunction(f));
+  }
+  return n;
+}
 
 void EuShaderMath::publish(Stats& stats) const {
   eu::to_counters(*this).publish(stats);

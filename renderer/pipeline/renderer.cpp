@@ -102,13 +102,19 @@ struct RasterTotals {
   std::vector<timing::TileLoad> tile_loads;  // per render unit, in render order
 };
 
+// EU instructions of `math` with the library the timing model charges.
+uint64_t instructions(const EuShaderMath& math, MathLibrary library) {
+  return library == MathLibrary::baseline ? math.baseline_instructions() : math.instructions();
+}
+
 // What one bin-grid tile asked of the units, for the timing model.
-timing::TileLoad tile_load(const RasterCounters& rc, const EuShaderMath& fragment_math, const MemoryLedger& ledger) {
+timing::TileLoad tile_load(const RasterCounters& rc, const EuShaderMath& fragment_math, const MemoryLedger& ledger,
+                           MathLibrary library) {
   timing::TileLoad l;
   // The EU counts the fragment program of live pixels; helper lanes occupy the SIMD lanes too.
   const uint64_t invocations = rc[RasterCounters::fs_invocations], helpers = rc[RasterCounters::fs_helpers];
   const double lanes = invocations > helpers ? double(invocations) / double(invocations - helpers) : 1.0;
-  l.fragment_instructions = double(fragment_math.instructions()) * lanes;
+  l.fragment_instructions = double(instructions(fragment_math, library)) * lanes;
   l.raster_samples = rc[RasterCounters::samples_covered];
   l.texels = rc[RasterCounters::texel_fetches];
   l.depth_writes = rc[RasterCounters::depth_passed];
@@ -272,7 +278,8 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
   for (size_t u = 0; u < units; ++u) {
     timing::TileLoad& load = totals.tile_loads[u];
     auto add = [&](size_t t) {
-      const timing::TileLoad l = tile_load(tiles.counters[t], tiles.fragment_math[t], tiles.ledgers[t]);
+      const timing::TileLoad l =
+          tile_load(tiles.counters[t], tiles.fragment_math[t], tiles.ledgers[t], cfg.hardware.math_library);
       load.fragment_instructions += l.fragment_instructions;
       load.raster_samples += l.raster_samples;
       load.texels += l.texels;
@@ -373,8 +380,9 @@ Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config
   totals.ledger.add_read(MemoryClient::index, list.stored_triangles * 3 * sizeof(uint32_t));
   Stats& s = frame.stats;
   timing::FrontEndLoad front;
-  front.vertex_instructions =
-      double(post.math.instructions() + tess.hull_math.instructions() + tess.domain_math.instructions());
+  const MathLibrary library = cfg.hardware.math_library;
+  front.vertex_instructions = double(instructions(post.math, library) + instructions(tess.hull_math, library) +
+                                     instructions(tess.domain_math, library));
   // The GPP design the timing model charges (tessellation.design; the geometry is the same).
   const std::optional<GppRunResult>& design = cfg.tessellation.design == TessellationDesign::noredist  ? tess.noredist
                                               : cfg.tessellation.design == TessellationDesign::offchip ? tess.offchip

@@ -362,7 +362,9 @@ class TracedFrame {
       l.rt_box_tests = 8 * t.rays[rt::Counters::nodes_interior] + t.rays[rt::Counters::nodes_instance] +
                        t.rays[rt::Counters::nodes_lod];
       l.rt_triangle_tests = t.rays[rt::Counters::triangles_tested];
-      l.fragment_instructions = double(t.shading.math.instructions());
+      l.fragment_instructions =
+          double(cfg_.hardware.math_library == MathLibrary::baseline ? t.shading.math.baseline_instructions()
+                                                                     : t.shading.math.instructions());
       l.texels = t.shading.sampler.texel_fetches;
       l.memory_bytes = t.rays[rt::Counters::node_bytes] + t.rays[rt::Counters::triangle_bytes] +
                        t.rays[rt::Counters::lod_bytes] + t.shading.sampler.texel_fetches * sizeof(Rgba8);

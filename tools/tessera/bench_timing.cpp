@@ -86,6 +86,12 @@ int run_timing_bench(const BenchArgs& args, const std::vector<std::filesystem::p
         rows.push_back({"gpp redistribution", "on-chip", std::string(choice_name(d)), onchip, model(scene, off)});
       }
     }
+    // The branch-free EU math library against the branchy baseline.
+    {
+      Config off = base;
+      off.hardware.math_library = MathLibrary::baseline;
+      rows.push_back({"eu math", "branch-free", "branchy baseline", model(scene, base), model(scene, off)});
+    }
     // Per-ray LOD, where the scene has LOD groups (ray-traced frames).
     if (!scene.lod_groups.empty()) {
       Config on = base;

@@ -45,9 +45,17 @@ enum class ResidencyPolicy : uint32_t {
 
 // GPU classes for the timing model (docs/config.md, hardware).
 enum class HardwarePreset : uint8_t { small, medium, large };
+// The EU math library the shaders' sqrt/rsqrt/div/pow/exp calls are charged at: the
+// branch-free one the frame runs (getexp/getmant/scalef on the FMA datapath), or the branchy
+// frexp/ldexp-style baseline.
+enum class MathLibrary : uint8_t { branch_free, baseline };
 
 template <typename E>
 struct Choices;
+template <>
+struct Choices<MathLibrary> {
+  static constexpr std::array<std::string_view, 2> names{"branch_free", "baseline"};
+};
 template <>
 struct Choices<HardwarePreset> {
   static constexpr std::array<std::string_view, 3> names{"small", "medium", "large"};
@@ -176,22 +184,23 @@ struct RtConfig {
 // keys given beside it override (hardware_preset()).
 struct HardwareConfig {
   HardwarePreset preset = HardwarePreset::medium;
-  double clock_mhz = 1800.0;                 // core clock
-  int eus = 128;                             // execution units
-  int eu_lanes = 16;                         // SIMD lanes per EU
-  double eu_issue_per_clock = 1.0;           // instructions issued per EU per clock (each over all lanes)
-  double setup_per_clock = 2.0;              // triangles set up per clock (front end)
-  double bin_entries_per_clock = 8.0;        // tile-list entries written per clock (front end)
-  int raster_slices = 4;                     // tiles rasterized at once
-  double raster_samples_per_clock = 64.0;    // per slice: coverage and depth-test samples
-  double texels_per_clock = 32.0;            // per slice: texels fetched and filtered
-  double depth_samples_per_clock = 64.0;     // per slice: depth samples written (ROP)
-  double color_samples_per_clock = 32.0;     // per slice: colour samples written (ROP and colour unit)
-  double memory_bytes_per_clock = 128.0;     // DRAM bandwidth shared by everything
-  int memory_latency_clocks = 400;           // first access to memory, exposed once per frame
-  int rt_units = 32;                         // ray-tracing units
-  double rt_box_tests_per_clock = 4.0;       // per RT unit
-  double rt_triangle_tests_per_clock = 1.0;  // per RT unit
+  double clock_mhz = 1800.0;                            // core clock
+  int eus = 128;                                        // execution units
+  int eu_lanes = 16;                                    // SIMD lanes per EU
+  double eu_issue_per_clock = 1.0;                      // instructions issued per EU per clock (each over all lanes)
+  MathLibrary math_library = MathLibrary::branch_free;  // "branch_free" or "baseline"
+  double setup_per_clock = 2.0;                         // triangles set up per clock (front end)
+  double bin_entries_per_clock = 8.0;                   // tile-list entries written per clock (front end)
+  int raster_slices = 4;                                // tiles rasterized at once
+  double raster_samples_per_clock = 64.0;               // per slice: coverage and depth-test samples
+  double texels_per_clock = 32.0;                       // per slice: texels fetched and filtered
+  double depth_samples_per_clock = 64.0;                // per slice: depth samples written (ROP)
+  double color_samples_per_clock = 32.0;                // per slice: colour samples written (ROP and colour unit)
+  double memory_bytes_per_clock = 128.0;                // DRAM bandwidth shared by everything
+  int memory_latency_clocks = 400;                      // first access to memory, exposed once per frame
+  int rt_units = 32;                                    // ray-tracing units
+  double rt_box_tests_per_clock = 4.0;                  // per RT unit
+  double rt_triangle_tests_per_clock = 1.0;             // per RT unit
 };
 
 // Every key of `preset` (docs/config.md cites the published figures each is loosely based on).

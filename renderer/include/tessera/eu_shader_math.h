@@ -112,6 +112,10 @@ class EuShaderMath {
   }
   // Dynamic EU instructions (all opcodes): arithmetic plus calls x per-call profile.
   uint64_t instructions() const;
+  // The same calls and arithmetic with the branchy frexp/ldexp-style baseline library instead
+  // (eu::baseline; per-call cost the mean over ordinary operands): the timing model's
+  // hardware.math_library = "baseline".
+  uint64_t baseline_instructions() const;
   // Writes the EU counters of this work (eu.instructions.<opcode>, eu.fma.<block>; the
   // blocks are those of ordinary operands, specials bypass part of them) and the call counts
   // (eu.math.calls.<function>). Sets the keys; callers that also run the model merge first
