@@ -542,6 +542,16 @@ Frame render_hybrid_frame(const Scene& scene, const Camera& camera, const Config
   Stats& s = frame.stats;
   traced.publish(s, all);
   all.hybrid.publish(s);
+  // The timing model: the raster frame's modelled time, then the rays' (after the raster pass,
+  // as this frame runs them).
+  const timing::FrameTiming rays = timing::model_frame(cfg.hardware, timing::FrontEndLoad{}, traced.tile_loads());
+  if (s.has("timing.frame.cycles")) {
+    const double cycles = s.get_number("timing.frame.cycles") + rays.frame_cycles;
+    s.set("timing.hybrid.raster_cycles", s.get_number("timing.frame.cycles"));
+    s.set("timing.hybrid.ray_cycles", rays.frame_cycles);
+    s.set("timing.frame.cycles", cycles);
+    s.set("timing.frame.ms", cycles / (cfg.hardware.clock_mhz * 1000.0));
+  }
   // The raster pass's own total plus the tracing pass.
   const double raster_ms = s.has("frame.time_ms.total") ? s.get_number("frame.time_ms.total") : 0.0;
   s.set("frame.time_ms.raster", raster_ms);

@@ -61,6 +61,20 @@ TEST_P(TimingOnScenes, ClockAndThreads) {
   EXPECT_DOUBLE_EQ(2 * one.stats.get_number("timing.frame.ms"), slow.stats.get_number("timing.frame.ms"));
 }
 
+// Hybrid frames add their rays' modelled time after the raster frame's.
+TEST_P(TimingOnScenes, HybridAddsTheRaysAfterTheRasterFrame) {
+  const Scene scene = load_scene(kAssets / GetParam());
+  Config config;
+  config.frame.width = 160;
+  config.frame.height = 90;
+  const double raster = Renderer(config).render(scene, scene.camera).stats.get_number("timing.frame.cycles");
+  config.frame.mode = FrameMode::hybrid;
+  const Stats hybrid = Renderer(config).render(scene, scene.camera).stats;
+  EXPECT_EQ(hybrid.get_number("timing.hybrid.raster_cycles"), raster);
+  EXPECT_GT(hybrid.get_number("timing.hybrid.ray_cycles"), 0.0);
+  EXPECT_EQ(hybrid.get_number("timing.frame.cycles"), raster + hybrid.get_number("timing.hybrid.ray_cycles"));
+}
+
 std::string scene_name(const ::testing::TestParamInfo<std::string>& p) { return p.param.substr(0, p.param.find('.')); }
 INSTANTIATE_TEST_SUITE_P(Scenes, TimingOnScenes, ::testing::Values("default.json", "patches.json"), scene_name);
 
