@@ -44,8 +44,8 @@ void write_ready_frames(DeviceData* d) {
     d->totals.query_segments += r.query_segments;
     d->totals.query.merge(r.query);
     if (selected) {
-      output().write_frame(r);
-      ++d->frames_written;
+      // Counted only when the record reached the file (the output may have failed to open).
+      if (output().write_frame(r)) ++d->frames_written;
     }
     uint64_t next = f.index + 1;
     Clock::time_point start = f.start;

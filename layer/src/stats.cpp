@@ -345,12 +345,13 @@ std::string csv_frame(const FrameRecord& r, int gpp_columns) {
 
 }  // namespace
 
-void Output::write_frame(const FrameRecord& r) {
+bool Output::write_frame(const FrameRecord& r) {
   std::lock_guard lock(mutex_);
-  if (!ensure_open()) return;
+  if (!ensure_open()) return false;
   std::string line = csv_ ? csv_frame(r, settings_.gpps) : json_frame(r);
   std::fprintf(file_, "%s\n", line.c_str());
   std::fflush(file_);
+  return true;
 }
 
 void Output::write_summary(const FrameRecord& t, uint64_t frames, uint64_t frames_written, uint64_t query_lost,
@@ -371,11 +372,14 @@ void Output::write_summary(const FrameRecord& t, uint64_t frames, uint64_t frame
     std::fflush(file_);
   }
   if (settings_.summary) {
+    // Name the file only where records reached it; a file that failed to open says so.
+    const std::string where = settings_.output.empty() ? ""
+                              : failed_                ? " (cannot write " + settings_.output + ")"
+                                                       : " to " + settings_.output;
     std::fprintf(stderr,
-                 "VK_LAYER_TESSERA_stats: device %u: %" PRIu64 " frames (%" PRIu64 " written%s%s), %" PRIu64
+                 "VK_LAYER_TESSERA_stats: device %u: %" PRIu64 " frames (%" PRIu64 " written%s), %" PRIu64
                  " draws, %" PRIu64 " vertices, %" PRIu64 " dispatches; pipeline statistics %s\n",
-                 t.device, frames, frames_written, settings_.output.empty() ? "" : " to ", settings_.output.c_str(),
-                 c.draws(), c[CpuCounters::kVertices], c.dispatches(),
+                 t.device, frames, frames_written, where.c_str(), c.draws(), c[CpuCounters::kVertices], c.dispatches(),
                  t.query_enabled ? (query_lost ? "partly lost" : "on") : query_note.c_str());
   }
 }

@@ -155,7 +155,8 @@ class Output {
  public:
   explicit Output(const Settings& s) : settings_(s) {}
   ~Output();
-  void write_frame(const FrameRecord& r);
+  // False when the record could not be written (no output, or it failed to open).
+  bool write_frame(const FrameRecord& r);
   void write_summary(const FrameRecord& totals, uint64_t frames, uint64_t frames_written, uint64_t query_lost,
                      const std::string& query_note);
 
