@@ -64,6 +64,8 @@ void add_bench_command(CLI::App& app, BenchArgs& args) {
                   "raster: samples per pixel for both renderers; color: one sample count instead of 4x and 8x")
       ->check(CLI::IsMember({1, 2, 4, 8}));
   cmd->add_option("--hardware", args.hardware, "timing: the hardware preset (small, medium, large)");
+  cmd->add_option("--memory-limit", args.memory_limit,
+                  "Memory a scene may be estimated to need, e.g. 8G (default: half of physical memory), as in render");
   add_layer_bench_options(cmd, args);
 }
 
@@ -175,6 +177,7 @@ int run_eu_bench_suite(const BenchArgs& args) {
 }
 
 int run_bench(const BenchArgs& args) {
+  if (!args.memory_limit.empty()) apply_memory_limit_option(args.memory_limit);
   if (args.suite == "eu") return run_eu_bench_suite(args);
   if (args.suite == "tess") return run_tess_bench(args);
   if (args.suite == "layer") return run_layer_bench(args);

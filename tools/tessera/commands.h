@@ -55,6 +55,7 @@ struct BenchArgs {
   int threads = 0;
   int msaa = 1;
   std::string hardware = "medium";  // timing suite: the preset
+  std::string memory_limit;         // --memory-limit, as in render
   // layer suite (bench_layer.cpp)
   int frames = 300;
   std::filesystem::path layer_app;     // the layer's test application
