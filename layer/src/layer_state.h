@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <utility>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -246,5 +247,18 @@ Frame& frame_at(DeviceData* d, uint64_t index);
 void write_ready_frames(DeviceData* d);
 void poll(DeviceData* d);
 void end_frame(DeviceData* d);
+
+// The device's object tables (objects_mutex): an object is remembered at creation and forgotten
+// before the next layer destroys it, so its handle can be reused at once.
+template <typename Map, typename Key, typename Value>
+void remember(DeviceData* d, Map& table, const Key& key, Value value) {
+  std::unique_lock lock(d->objects_mutex);
+  table[key] = std::move(value);
+}
+template <typename Key, typename... Maps>
+void forget(DeviceData* d, const Key& key, Maps&... tables) {
+  std::unique_lock lock(d->objects_mutex);
+  (tables.erase(key), ...);
+}
 
 }  // namespace tessera::layer

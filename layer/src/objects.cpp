@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <mutex>
 #include <shared_mutex>
+#include <utility>
 
 #include "layer_state.h"
 
@@ -63,10 +64,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
 VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
                                            const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
-  {
-    std::unique_lock lock(d->objects_mutex);
-    d->pipelines.erase(pipeline);
-  }
+  forget(d, pipeline, d->pipelines);
   d->table.DestroyPipeline(device, pipeline, pAllocator);
 }
 
@@ -110,11 +108,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
 VKAPI_ATTR void VKAPI_CALL DestroyImage(VkDevice device, VkImage image, const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
   if (msaa_on()) wait_for_readbacks_of(d, image);
-  {
-    std::unique_lock lock(d->objects_mutex);
-    d->image_samples.erase(image);
-    d->msaa_images.erase(image);
-  }
+  forget(d, image, d->image_samples, d->msaa_images);
   d->table.DestroyImage(device, image, pAllocator);
 }
 
@@ -134,11 +128,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImageView(VkDevice device, const VkImageVie
 VKAPI_ATTR void VKAPI_CALL DestroyImageView(VkDevice device, VkImageView view,
                                             const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
-  {
-    std::unique_lock lock(d->objects_mutex);
-    d->view_samples.erase(view);
-    d->view_images.erase(view);
-  }
+  forget(d, view, d->view_samples, d->view_images);
   d->table.DestroyImageView(device, view, pAllocator);
 }
 
@@ -160,8 +150,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateRenderPass(VkDevice device, const VkRenderP
     if (auto* mv = find_in_chain<VkRenderPassMultiviewCreateInfo>(ci->pNext,
                                                                   VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO))
       for (uint32_t i = 0; i < mv->subpassCount; ++i) info.multiview |= mv->pViewMasks[i] != 0;
-    std::unique_lock lock(d->objects_mutex);
-    d->render_passes[*rp] = info;
+    remember(d, d->render_passes, *rp, std::move(info));
   }
   return r;
 }
@@ -180,8 +169,7 @@ VkResult create_render_pass2(PFN_vkCreateRenderPass2 DeviceTable::*next, VkDevic
       info.attachments.push_back({a.format, uint32_t(a.samples), a.loadOp, a.storeOp, a.finalLayout});
     }
     for (uint32_t i = 0; i < ci->subpassCount; ++i) info.multiview |= ci->pSubpasses[i].viewMask != 0;
-    std::unique_lock lock(d->objects_mutex);
-    d->render_passes[*rp] = info;
+    remember(d, d->render_passes, *rp, std::move(info));
   }
   return r;
 }
@@ -189,10 +177,7 @@ VkResult create_render_pass2(PFN_vkCreateRenderPass2 DeviceTable::*next, VkDevic
 VKAPI_ATTR void VKAPI_CALL DestroyRenderPass(VkDevice device, VkRenderPass rp,
                                              const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
-  {
-    std::unique_lock lock(d->objects_mutex);
-    d->render_passes.erase(rp);
-  }
+  forget(d, rp, d->render_passes);
   d->table.DestroyRenderPass(device, rp, pAllocator);
 }
 
@@ -219,10 +204,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateFramebuffer(VkDevice device, const VkFrameb
 VKAPI_ATTR void VKAPI_CALL DestroyFramebuffer(VkDevice device, VkFramebuffer fb,
                                               const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
-  {
-    std::unique_lock lock(d->objects_mutex);
-    d->framebuffers.erase(fb);
-  }
+  forget(d, fb, d->framebuffers);
   d->table.DestroyFramebuffer(device, fb, pAllocator);
 }
 
@@ -251,20 +233,14 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateQueryPool(VkDevice device, const VkQueryPoo
                                                const VkAllocationCallbacks* pAllocator, VkQueryPool* pool) {
   DeviceData* d = get_device(device);
   VkResult r = d->table.CreateQueryPool(device, ci, pAllocator, pool);
-  if (r == VK_SUCCESS) {
-    std::unique_lock lock(d->objects_mutex);
-    d->app_query_pools[*pool] = ci->queryType;
-  }
+  if (r == VK_SUCCESS) remember(d, d->app_query_pools, *pool, ci->queryType);
   return r;
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyQueryPool(VkDevice device, VkQueryPool pool,
                                             const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
-  {
-    std::unique_lock lock(d->objects_mutex);
-    d->app_query_pools.erase(pool);
-  }
+  forget(d, pool, d->app_query_pools);
   d->table.DestroyQueryPool(device, pool, pAllocator);
 }
 
