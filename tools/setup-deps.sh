@@ -18,6 +18,14 @@ PACKAGES=(
   mangohud
   # viewer tests: a virtual X server and Mesa's software OpenGL (llvmpipe) behind GLX
   xvfb xauth libgl1-mesa-dri libglx-mesa0
+  # the layer's frame capture: SPIR-V patching and validation, zstd-compressed .tcap files
+  spirv-tools spirv-headers libzstd-dev zstd
+  # glTF 2.0 scenes
+  libtinygltf-dev
+  # `tessera sweep`: the Slurm executor and its one-node test cluster; plots
+  slurm-wlm munge gnuplot-nox
+  # fuzzing (libFuzzer) and sanitizer builds
+  clang libclang-rt-14-dev llvm
 )
 
 missing=()
