@@ -373,6 +373,13 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   if (d->queries && !d->reset_query_pool)
     note = "reset in the command buffers (host query reset not available at the application's API version)";
   d->query_note = note;
+  {
+    VkPhysicalDeviceProperties props{};
+    inst->table.GetPhysicalDeviceProperties(physicalDevice, &props);
+    // Timestamps on graphics and compute queues need timestampComputeAndGraphics; without it a
+    // family's timestampValidBits says, which acquire_timer checks.
+    d->timestamp_period = props.limits.timestampPeriod;
+  }
   d->slabs.reserve(4096);
   Frame first;
   first.index = 0;
@@ -402,13 +409,17 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
     std::lock_guard lock(d->state_mutex);
     poll_readbacks(d, true);
     harvest_all(d);
+    poll_timers(d, true);
     if (d->frames.back().has_work) end_frame(d);
     d->frames.back().ended = true;  // the empty open frame: not written
     const uint64_t frames = d->frames.back().index;
     d->frames.pop_back();
     write_ready_frames(d);
-    output().write_summary(d->totals, frames, d->frames_written, d->query_lost, d->query_note);
+    output().write_summary(d->totals, frames, d->frames_written, d->query_lost, d->query_note,
+                           FrameTimes{d->cpu_times, d->gpu_times});
     destroy_query_pools(d);
+    destroy_timers(d);
+    hud_destroy_device(d);
     destroy_msaa_resources(d);
   }
   // Command buffers still allocated are freed with the device: out of the lock-free index.

@@ -293,6 +293,24 @@ VKAPI_ATTR void VKAPI_CALL GetDeviceQueue2(VkDevice device, const VkDeviceQueueI
 }
 
 // ---------------------------------------------------------------------------------------------
+// Swapchains (the HUD draws into their images)
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateSwapchainKHR(VkDevice device, const VkSwapchainCreateInfoKHR* ci,
+                                                  const VkAllocationCallbacks* pAllocator, VkSwapchainKHR* swapchain) {
+  DeviceData* d = get_device(device);
+  VkResult r = d->table.CreateSwapchainKHR(device, ci, pAllocator, swapchain);
+  if (r == VK_SUCCESS && settings().hud) hud_create_swapchain(d, ci, *swapchain);
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroySwapchainKHR(VkDevice device, VkSwapchainKHR swapchain,
+                                               const VkAllocationCallbacks* pAllocator) {
+  DeviceData* d = get_device(device);
+  if (settings().hud && swapchain != VK_NULL_HANDLE) hud_destroy_swapchain(d, swapchain);
+  d->table.DestroySwapchainKHR(device, swapchain, pAllocator);
+}
+
+// ---------------------------------------------------------------------------------------------
 // The application's own query pools
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateQueryPool(VkDevice device, const VkQueryPoolCreateInfo* ci,

@@ -291,7 +291,8 @@ int run(int argc, char** argv) {
       expect_eq(f + "query.tes_invocations", q.at("tes_invocations"), patches * 3);
     }
     // GPU time: positive, and inside the time the CPU saw from submission to the fence.
-    const nlohmann::json gpu = r.value("gpu_ms", nlohmann::json(0.001));
+    const nlohmann::json& gpu = r.at("gpu_ms");
+    expect(r.at("gpu_complete").get<bool>(), f + "gpu_complete");
     expect(gpu.is_number() && gpu.get<double>() > 0.0, f + "gpu_ms > 0 (" + gpu.dump() + ")");
     if (gpu.is_number())
       expect(gpu.get<double>() <= w.submit_to_fence_ms, f + "gpu_ms " + gpu.dump() + " <= submit-to-fence " +
