@@ -38,7 +38,8 @@ void write_ready_frames(DeviceData* d) {
     // Tessera's GPP model, only for frames that are written (it costs CPU time per patch).
     // The HUD shows it too, refreshed every kHudGppInterval frames.
     const bool for_hud = settings().hud && f.index % kHudGppInterval == 0;
-    if ((selected || for_hud) && r.query_enabled && settings().gpps > 0 && !f.tess.empty()) {
+    const bool written = selected && !settings().output.empty();
+    if ((written || for_hud) && r.query_enabled && settings().gpps > 0 && !f.tess.empty()) {
       try {
         r.gpp = model_gpp_frame(f.tess, settings().gpps);
       } catch (const std::exception&) {

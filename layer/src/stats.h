@@ -144,7 +144,7 @@ struct Settings {
   std::string frame_label = "tessera.frame";
   bool summary = true;           // one summary line per device on stderr at vkDestroyDevice
   bool queries = true;           // pipeline-statistics queries (GPU counts); off leaves the CPU-side counts
-  uint64_t query_interval = 1;   // pipeline statistics in every Nth frame's recordings
+  uint64_t query_interval = 10;  // pipeline statistics in every Nth frame's recordings (cost, docs/layer.md)
   QueryGranularity query_granularity = QueryGranularity::kRenderPass;
   bool gpu_time = true;          // timestamps around each submission (gpu_ms)
   bool hud = false;              // the in-game HUD, drawn into presented images (hud.cpp)
