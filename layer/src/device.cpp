@@ -275,8 +275,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   std::vector<const char*> extensions;
   bool modified_any = false;
   if (want && !chain.build(ci->pNext, {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-                                        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES})) {
+                                       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES})) {
     // The features struct may lie behind it: keep the chain, and reset in the recording.
     host_reset = false;
     if (!chain.build(ci->pNext, {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2})) {
@@ -365,8 +365,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   d->families.resize(nf);
   inst->table.GetPhysicalDeviceQueueFamilyProperties(physicalDevice, &nf, d->families.data());
   if (want && host_reset)
-    d->reset_query_pool = reinterpret_cast<PFN_vkResetQueryPool>(
-        gdpa(*pDevice, core_reset ? "vkResetQueryPool" : "vkResetQueryPoolEXT"));
+    d->reset_query_pool =
+        reinterpret_cast<PFN_vkResetQueryPool>(gdpa(*pDevice, core_reset ? "vkResetQueryPool" : "vkResetQueryPoolEXT"));
   d->queries = want && (d->reset_query_pool || d->table.CmdResetQueryPool) && d->table.CreateQueryPool &&
                d->table.GetQueryPoolResults && d->table.CmdBeginQuery && d->table.CmdEndQuery;
   if (want && !d->queries) note = "query commands unavailable";

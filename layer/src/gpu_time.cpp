@@ -76,9 +76,8 @@ GpuTimer* make_timer(DeviceData* d, uint32_t family) {
 // Under state_mutex: reads a pending timer; `wait`: the device is idle, read whatever is there.
 bool read_timer(DeviceData* d, GpuTimer* timer, bool wait) {
   uint64_t v[4] = {};  // value, availability, value, availability
-  const VkResult r =
-      d->table.GetQueryPoolResults(d->device, timer->pool, 0, 2, sizeof v, v, 2 * sizeof(uint64_t),
-                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+  const VkResult r = d->table.GetQueryPoolResults(d->device, timer->pool, 0, 2, sizeof v, v, 2 * sizeof(uint64_t),
+                                                  VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
   const bool available = (r == VK_SUCCESS || r == VK_NOT_READY) && v[1] && v[3];
   if (!available && !wait) return false;
   Frame& f = frame_at(d, static_cast<uint64_t>(timer->frame));

@@ -63,12 +63,12 @@ struct HudSwapchain {
   VkRenderPass render_pass = VK_NULL_HANDLE;
   VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
   ImGuiContext* context = nullptr;
-  bool backend = false;          // ImGui_ImplVulkan_Init done
-  bool backend_failed = false;   // ... and failed: no HUD on this swapchain
-  bool fonts_recorded = false;   // the font upload was recorded
-  int fonts_slot = -1;           // slot whose submission uploads the fonts (its buffers freed after)
+  bool backend = false;         // ImGui_ImplVulkan_Init done
+  bool backend_failed = false;  // ... and failed: no HUD on this swapchain
+  bool fonts_recorded = false;  // the font upload was recorded
+  int fonts_slot = -1;          // slot whose submission uploads the fonts (its buffers freed after)
   std::unordered_map<uint32_t, VkCommandPool> pools;  // per queue family presenting
-  std::vector<HudSlot> slots;    // as many as images: ImGui's backend cycles its buffers so
+  std::vector<HudSlot> slots;                         // as many as images: ImGui's backend cycles its buffers so
   uint64_t draws = 0;
 };
 
@@ -151,8 +151,9 @@ void build_panel(const HudSwapchain& s, const HudStats& h, const Settings& set, 
   const bool right = set.hud_position == HudPosition::kTopRight || set.hud_position == HudPosition::kBottomRight;
   const bool bottom = set.hud_position == HudPosition::kBottomLeft || set.hud_position == HudPosition::kBottomRight;
   const float margin = 8.0f * set.hud_scale;
-  ImGui::SetNextWindowPos(ImVec2(right ? io.DisplaySize.x - margin : margin, bottom ? io.DisplaySize.y - margin : margin),
-                          ImGuiCond_Always, ImVec2(right ? 1.0f : 0.0f, bottom ? 1.0f : 0.0f));
+  ImGui::SetNextWindowPos(
+      ImVec2(right ? io.DisplaySize.x - margin : margin, bottom ? io.DisplaySize.y - margin : margin), ImGuiCond_Always,
+      ImVec2(right ? 1.0f : 0.0f, bottom ? 1.0f : 0.0f));
   ImGui::SetNextWindowBgAlpha(set.hud_opacity);
   ImGui::Begin("Tessera", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs |

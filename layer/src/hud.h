@@ -25,7 +25,7 @@ struct HudStats {
   static constexpr size_t kHistory = 120;
   std::deque<Point> history;
   uint64_t frames = 0;
-  GppFrameModel gpp;  // the last frame the GPP model ran on
+  GppFrameModel gpp;       // the last frame the GPP model ran on
   double msaa_ratio = -1;  // the last read-back's stored / uncompressed bytes, < 0: none yet
   uint64_t msaa_images = 0;
 

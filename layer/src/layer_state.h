@@ -58,8 +58,8 @@ struct InstanceData {
 // enabled on the instance). The layer never adds an extension whose requirements the application
 // did not meet, so that the application stays valid (docs/layer.md, "Versions and extensions").
 struct DeviceAllowance {
-  uint32_t api = 1000;          // major * 1000 + minor
-  bool feature_chains = false;  // VkPhysicalDeviceFeatures2 and extension feature structs allowed
+  uint32_t api = 1000;               // major * 1000 + minor
+  bool feature_chains = false;       // VkPhysicalDeviceFeatures2 and extension feature structs allowed
   std::vector<std::string> offered;  // the physical device's extensions
 
   bool core(uint32_t major, uint32_t minor) const { return api >= major * 1000 + minor; }
@@ -231,8 +231,8 @@ struct DeviceData {
   std::vector<QueryPoolSlab> slabs;  // never reallocates: capacity reserved at device creation
   std::vector<SlotState> slots;      // slab * kPoolSize + query
   std::unordered_map<VkQueryPipelineStatisticFlags, std::vector<uint32_t>> free_slots;
-  std::vector<uint32_t> pending;  // each slot at most once; may hold slots no longer pending
-  std::deque<Frame> frames;       // unwritten frames; back() is the open frame
+  std::vector<uint32_t> pending;        // each slot at most once; may hold slots no longer pending
+  std::deque<Frame> frames;             // unwritten frames; back() is the open frame
   std::atomic<uint64_t> open_frame{0};  // frames.back().index, for recording threads without the lock
   uint64_t submit_serial = 0;
   uint64_t submits_in_frame = 0;

@@ -367,8 +367,8 @@ std::string json_frame(const FrameRecord& r) {
   std::snprintf(ms, sizeof ms, "%.3f", r.cpu_frame_time_ms);
   std::string s = "{\"device\":" + u(r.device) + ",\"frame\":" + u(r.frame) + ",\"cpu_frame_time_ms\":" + ms +
                   ",\"gpu_ms\":" + (r.gpu_ms < 0 ? std::string("null") : d(r.gpu_ms)) +
-                  ",\"gpu_complete\":" + (r.gpu_complete ? "true" : "false") + ",\"submits\":" + u(r.submits) + ",\"command_buffers\":" + u(r.command_buffers) +
-                  ",\"draws\":" + u(c.draws());
+                  ",\"gpu_complete\":" + (r.gpu_complete ? "true" : "false") + ",\"submits\":" + u(r.submits) +
+                  ",\"command_buffers\":" + u(r.command_buffers) + ",\"draws\":" + u(c.draws());
   json_counters(s, c, CpuCounters::kDraw, CpuCounters::kDispatch);
   s += ",\"dispatches\":" + u(c.dispatches());
   json_counters(s, c, CpuCounters::kDispatch, CpuCounters::count);
@@ -386,8 +386,8 @@ std::string csv_frame(const FrameRecord& r, int gpp_columns) {
   const CpuCounters& c = r.cpu;
   char ms[64];
   std::snprintf(ms, sizeof ms, "%.3f", r.cpu_frame_time_ms);
-  std::string s = u(r.device) + "," + u(r.frame) + "," + ms + "," + (r.gpu_ms < 0 ? std::string() : d(r.gpu_ms)) +
-                  "," + (r.gpu_complete ? "1" : "0") + "," + u(r.submits) + "," + u(r.command_buffers) + "," + u(c.draws());
+  std::string s = u(r.device) + "," + u(r.frame) + "," + ms + "," + (r.gpu_ms < 0 ? std::string() : d(r.gpu_ms)) + "," +
+                  (r.gpu_complete ? "1" : "0") + "," + u(r.submits) + "," + u(r.command_buffers) + "," + u(c.draws());
   for (int i = 0; i < CpuCounters::count; ++i) {
     if (i == CpuCounters::kDispatch) s += "," + u(c.dispatches());
     s += "," + u(c.v[size_t(i)]);

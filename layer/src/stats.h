@@ -112,7 +112,7 @@ struct FrameRecord {
   uint32_t device = 0;
   uint64_t frame = 0;
   double cpu_frame_time_ms = 0.0;
-  double gpu_ms = -1.0;  // GPU time of the frame's submissions; < 0: not measured (null)
+  double gpu_ms = -1.0;       // GPU time of the frame's submissions; < 0: not measured (null)
   bool gpu_complete = false;  // every submission of the frame was timed
   uint64_t submits = 0;
   uint64_t command_buffers = 0;
@@ -146,14 +146,14 @@ struct Settings {
   bool queries = true;           // pipeline-statistics queries (GPU counts); off leaves the CPU-side counts
   uint64_t query_interval = 10;  // pipeline statistics in every Nth frame's recordings (cost, docs/layer.md)
   QueryGranularity query_granularity = QueryGranularity::kRenderPass;
-  bool gpu_time = true;          // timestamps around each submission (gpu_ms)
-  bool hud = false;              // the in-game HUD, drawn into presented images (hud.cpp)
+  bool gpu_time = true;  // timestamps around each submission (gpu_ms)
+  bool hud = false;      // the in-game HUD, drawn into presented images (hud.cpp)
   HudPosition hud_position = HudPosition::kTopLeft;
-  float hud_scale = 1.0f;        // 0.25 .. 4
-  float hud_opacity = 0.8f;      // background alpha, 0 .. 1
+  float hud_scale = 1.0f;                            // 0.25 .. 4
+  float hud_opacity = 0.8f;                          // background alpha, 0 .. 1
   uint32_t hud_panels = (1u << kHudPanelCount) - 1;  // bit i: kHudPanelNames[i] shown
-  int gpps = 4;                  // GPPs of the modelled array (1..16; 0: no GPP model)
-  uint64_t msaa_interval = 0;    // read back MSAA colour every Nth frame (0: never)
+  int gpps = 4;                                      // GPPs of the modelled array (1..16; 0: no GPP model)
+  uint64_t msaa_interval = 0;                        // read back MSAA colour every Nth frame (0: never)
   std::string msaa_dump;         // per read-back image sample dump, "{device}", "{frame}", "{image}" replaced
   std::string msaa_state_image;  // per read-back image tile-state PNG, same placeholders
   std::string source;            // settings file used, if any

@@ -180,9 +180,9 @@ int run(int argc, char** argv) {
   vkutil::create_device(g, request);
 
   VkRenderPass rp = make_resolve_pass(g);
-  Image ms = vkutil::create_image(g, {kSize, kSize, 1, kFormat,
-                                      VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
-                                      VK_IMAGE_ASPECT_COLOR_BIT, VK_SAMPLE_COUNT_4_BIT});
+  Image ms = vkutil::create_image(
+      g, {kSize, kSize, 1, kFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+          VK_IMAGE_ASPECT_COLOR_BIT, VK_SAMPLE_COUNT_4_BIT});
   Image resolved = make_image(g, VK_SAMPLE_COUNT_1_BIT);
   VkImageView views[2] = {ms.view, resolved.view};
   VkFramebufferCreateInfo fbi{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
@@ -302,8 +302,8 @@ int run(int argc, char** argv) {
     expect(r.at("gpu_complete").get<bool>(), f + "gpu_complete");
     expect(gpu.is_number() && gpu.get<double>() > 0.0, f + "gpu_ms > 0 (" + gpu.dump() + ")");
     if (gpu.is_number())
-      expect(gpu.get<double>() <= w.submit_to_fence_ms, f + "gpu_ms " + gpu.dump() + " <= submit-to-fence " +
-                                                            std::to_string(w.submit_to_fence_ms) + " ms");
+      expect(gpu.get<double>() <= w.submit_to_fence_ms,
+             f + "gpu_ms " + gpu.dump() + " <= submit-to-fence " + std::to_string(w.submit_to_fence_ms) + " ms");
 
     const nlohmann::json& m = r.at("msaa");
     if (!msaa_interval || fi % msaa_interval != 0) {

@@ -699,7 +699,8 @@ int run_layer_bench(const BenchArgs& args) {
       bool met = true;
       for (const std::string peer : {"mangohud", "mesa_overlay"}) {
         const auto it = ratio_of.find(peer);
-        g["below_" + peer] = it == ratio_of.end() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(h < it->second);
+        g["below_" + peer] =
+            it == ratio_of.end() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(h < it->second);
         if (it != ratio_of.end()) met = met && h < it->second;
       }
       g["met"] = met;
