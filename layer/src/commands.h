@@ -26,7 +26,8 @@ namespace tessera::layer {
 #define TESSERA_INSTANCE_COMMANDS(INTERCEPT, SHARED, CALL)                                                             \
   INTERCEPT(DestroyInstance) INTERCEPT(CreateDevice) INTERCEPT(EnumerateDeviceExtensionProperties)                     \
   CALL(GetPhysicalDeviceFeatures) CALL(GetPhysicalDeviceProperties) CALL(GetPhysicalDeviceQueueFamilyProperties)       \
-  CALL(GetPhysicalDeviceMemoryProperties) CALL(GetPhysicalDeviceFormatProperties)
+  CALL(GetPhysicalDeviceMemoryProperties) CALL(GetPhysicalDeviceFormatProperties) CALL(GetPhysicalDeviceFeatures2)  \
+  CALL(GetPhysicalDeviceProperties2)
 // clang-format on
 
 // clang-format off
@@ -68,7 +69,11 @@ namespace tessera::layer {
   INTERCEPT(QueueSubmit) SHARED(QueueSubmit2, queue_submit2) SHARED(QueueSubmit2KHR, queue_submit2)                    \
   INTERCEPT(QueuePresentKHR) INTERCEPT(QueueInsertDebugUtilsLabelEXT)                                                  \
   /* called only: pipeline statistics (queries.cpp) and MSAA read-back (msaa_readback.cpp) */                          \
-  CALL(CreateComputePipelines) CALL(GetQueryPoolResults) CALL(CreateShaderModule) CALL(DestroyShaderModule)            \
+  /* frame capture (capture*.cpp) */                                                                                   \
+  INTERCEPT(CreateShaderModule) INTERCEPT(DestroyShaderModule) INTERCEPT(CreateSwapchainKHR)                           \
+  INTERCEPT(GetSwapchainImagesKHR) INTERCEPT(DestroySwapchainKHR) INTERCEPT(CmdSetViewport) INTERCEPT(CmdSetScissor)   \
+  CALL(CmdCopyImageToBuffer) CALL(QueueWaitIdle) CALL(CmdResetQueryPool)                                                \
+  CALL(CreateComputePipelines) CALL(GetQueryPoolResults)                                                               \
   CALL(CreateDescriptorSetLayout) CALL(DestroyDescriptorSetLayout) CALL(CreatePipelineLayout)                          \
   CALL(DestroyPipelineLayout) CALL(CreateDescriptorPool) CALL(DestroyDescriptorPool)                                   \
   CALL(AllocateDescriptorSets) CALL(FreeDescriptorSets) CALL(UpdateDescriptorSets) CALL(CreateSampler)                 \

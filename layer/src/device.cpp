@@ -74,6 +74,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, co
   auto* data = new InstanceData;
   data->instance = *pInstance;
   if (ci->pApplicationInfo && ci->pApplicationInfo->apiVersion) data->api_version = ci->pApplicationInfo->apiVersion;
+  if (ci->pApplicationInfo && ci->pApplicationInfo->pApplicationName)
+    data->application = ci->pApplicationInfo->pApplicationName;
+  if (ci->pApplicationInfo && ci->pApplicationInfo->pEngineName) data->engine = ci->pApplicationInfo->pEngineName;
   data->table.load(*pInstance, gipa);
   std::lock_guard lock(g_instances_mutex);
   g_instances[dispatch_key(*pInstance)] = data;
@@ -154,6 +157,8 @@ size_t known_struct_size(VkStructureType t) {
     TESSERA_SIZE(VkPhysicalDeviceRobustness2FeaturesEXT, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT)
     TESSERA_SIZE(VkDeviceGroupDeviceCreateInfo, VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO)
     TESSERA_SIZE(VkDevicePrivateDataCreateInfo, VK_STRUCTURE_TYPE_DEVICE_PRIVATE_DATA_CREATE_INFO)
+    TESSERA_SIZE(VkPhysicalDeviceTransformFeedbackFeaturesEXT,
+                 VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT)
 #undef TESSERA_SIZE
     default: return 0;
   }
@@ -202,6 +207,10 @@ struct ChainCopy {
 };
 
 uint32_t minor_version(uint32_t v) { return VK_API_VERSION_MAJOR(v) * 1000 + VK_API_VERSION_MINOR(v); }
+// The API version the application may use on the device: the lower of the two.
+uint32_t effective_version(uint32_t instance, uint32_t device) {
+  return minor_version(instance) <= minor_version(device) ? instance : device;
+}
 
 }  // namespace
 
@@ -316,7 +325,19 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
     }
   }
 
-  VkResult r = create(physicalDevice, want ? &modified : ci, pAllocator, pDevice);
+  // Frame capture: transformFeedback on top of what the queries need (capture.h).
+  CaptureDevicePlan capture_plan;
+  const VkDeviceCreateInfo without_capture = modified;
+  const bool capture_modified =
+      capture_on() && plan_capture_device(inst, physicalDevice, effective_version(inst->api_version, props.apiVersion),
+                                          modified, capture_plan);
+  VkResult r = create(physicalDevice, want || capture_modified ? &modified : ci, pAllocator, pDevice);
+  if (r != VK_SUCCESS && capture_modified) {
+    link->u.pLayerInfo = next_link;
+    capture_plan = CaptureDevicePlan{};
+    capture_plan.note = "enabling transformFeedback failed";
+    r = create(physicalDevice, want ? &without_capture : ci, pAllocator, pDevice);
+  }
   if (r != VK_SUCCESS && want && modified_any) {
     // The additions were refused: create the device exactly as asked, without queries.
     link->u.pLayerInfo = next_link;
@@ -362,6 +383,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   d->frames.push_back(first);
   d->totals.device = d->index;
   d->totals.query_enabled = d->queries;
+  if (capture_on()) init_capture_device(d, capture_plan, gdpa);
 
   std::unique_lock lock(g_devices_mutex);
   g_devices[dispatch_key(*pDevice)] = d;
@@ -393,6 +415,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
     destroy_query_pools(d);
     destroy_msaa_resources(d);
   }
+  if (d->capture) destroy_capture_device(d);
   // Command buffers still allocated are freed with the device: out of the lock-free index.
   for (const auto& [handle, state] : d->command_buffers) g_command_buffers.erase(handle);
   PFN_vkDestroyDevice destroy = d->table.DestroyDevice;

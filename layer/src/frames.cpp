@@ -67,6 +67,7 @@ void poll(DeviceData* d) {
 
 void end_frame(DeviceData* d) {
   Frame& f = d->frames.back();
+  if (d->capture) capture_end_frame(d, f.index);
   Clock::time_point now = Clock::now();
   f.cpu_ms = std::chrono::duration<double, std::milli>(now - f.start).count();
   f.ended = true;
@@ -148,6 +149,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
   account_submission(d, cbs);
   VkResult r = d->table.QueueSubmit(queue, count, submits, fence);
   if (r == VK_SUCCESS && msaa_on()) maybe_read_back(d, queue, cbs);
+  if (r == VK_SUCCESS && d->capture) capture_after_submit(d, queue, cbs);
   after_submission(d);
   return r;
 }
@@ -162,6 +164,7 @@ VkResult queue_submit2(PFN_vkQueueSubmit2 DeviceTable::*next, VkQueue queue, uin
   account_submission(d, cbs);
   VkResult r = (d->table.*next)(queue, count, submits, fence);
   if (r == VK_SUCCESS && msaa_on()) maybe_read_back(d, queue, cbs);
+  if (r == VK_SUCCESS && d->capture) capture_after_submit(d, queue, cbs);
   after_submission(d);
   return r;
 }

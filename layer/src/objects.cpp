@@ -18,7 +18,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
                                                        const VkGraphicsPipelineCreateInfo* infos,
                                                        const VkAllocationCallbacks* pAllocator, VkPipeline* pipelines) {
   DeviceData* d = get_device(device);
-  VkResult r = d->table.CreateGraphicsPipelines(device, cache, count, infos, pAllocator, pipelines);
+  VkResult r = d->capture ? capture_create_graphics_pipelines(d, device, cache, count, infos, pAllocator, pipelines)
+                           : d->table.CreateGraphicsPipelines(device, cache, count, infos, pAllocator, pipelines);
   std::unique_lock lock(d->objects_mutex);
   for (uint32_t i = 0; i < count; ++i) {
     if (pipelines[i] == VK_NULL_HANDLE) continue;
@@ -65,6 +66,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
                                            const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
   forget(d, pipeline, d->pipelines);
+  if (d->capture) capture_forget_pipeline(d, pipeline);
   d->table.DestroyPipeline(device, pipeline, pAllocator);
 }
 
@@ -77,8 +79,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
   // MSAA read-back: a multisampled colour attachment the compute shader can sample. The
   // application's create info is never written: a copy carries the extra usage bit.
   bool readable = false;
-  VkImageCreateInfo copy;
-  const VkImageCreateInfo* use = ci;
+  VkImageCreateInfo copy, capture_copy;
+  // Frame capture copies attachments out: they need TRANSFER_SRC usage (a copy of the info).
+  const VkImageCreateInfo* use = d->capture ? capture_image_info(ci, capture_copy) : ci;
   if (msaa_on() && ci->samples >= VK_SAMPLE_COUNT_2_BIT && ci->samples <= VK_SAMPLE_COUNT_8_BIT &&
       ci->imageType == VK_IMAGE_TYPE_2D && (ci->usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) &&
       ci->tiling == VK_IMAGE_TILING_OPTIMAL && msaa_format(ci->format) &&
@@ -86,8 +89,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
     VkFormatProperties fp{};
     d->instance->table.GetPhysicalDeviceFormatProperties(d->physical, ci->format, &fp);
     readable = fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
-    if (readable && !(ci->usage & VK_IMAGE_USAGE_SAMPLED_BIT)) {
-      copy = *ci;
+    if (readable && !(use->usage & VK_IMAGE_USAGE_SAMPLED_BIT)) {
+      copy = *use;
       copy.usage |= VK_IMAGE_USAGE_SAMPLED_BIT;
       use = &copy;
     }
@@ -95,6 +98,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
   VkResult r = d->table.CreateImage(device, use, pAllocator, image);
   if (r != VK_SUCCESS && use != ci) {  // the extra usage was refused: exactly as asked, unread
     readable = false;
+    use = ci;
     r = d->table.CreateImage(device, ci, pAllocator, image);
   }
   if (r == VK_SUCCESS) {
@@ -102,6 +106,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
     d->image_samples[*image] = ci->samples;
     if (readable) d->msaa_images[*image] = {ci->format, ci->extent, uint32_t(ci->samples)};
   }
+  if (r == VK_SUCCESS && d->capture)
+    capture_image_created(d, *image, *ci, (use->usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) != 0);
   return r;
 }
 
@@ -109,6 +115,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyImage(VkDevice device, VkImage image, const Vk
   DeviceData* d = get_device(device);
   if (msaa_on()) wait_for_readbacks_of(d, image);
   forget(d, image, d->image_samples, d->msaa_images);
+  if (d->capture) capture_forget_image(d, image);
   d->table.DestroyImage(device, image, pAllocator);
 }
 
@@ -120,7 +127,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImageView(VkDevice device, const VkImageVie
     std::unique_lock lock(d->objects_mutex);
     auto it = d->image_samples.find(ci->image);
     d->view_samples[*view] = it == d->image_samples.end() ? 1 : it->second;  // swapchain images: 1
-    if (msaa_on()) d->view_images[*view] = ci->image;
+    if (msaa_on() || d->capture) d->view_images[*view] = ci->image;
   }
   return r;
 }
@@ -194,7 +201,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateFramebuffer(VkDevice device, const VkFrameb
                                                  const VkAllocationCallbacks* pAllocator, VkFramebuffer* fb) {
   DeviceData* d = get_device(device);
   VkResult r = d->table.CreateFramebuffer(device, ci, pAllocator, fb);
-  if (r == VK_SUCCESS && msaa_on() && !(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT)) {
+  if (r == VK_SUCCESS && (msaa_on() || d->capture) && !(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT)) {
     std::unique_lock lock(d->objects_mutex);
     d->framebuffers[*fb].assign(ci->pAttachments, ci->pAttachments + ci->attachmentCount);
   }
