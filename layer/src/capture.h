@@ -70,6 +70,12 @@ VkResult capture_create_graphics_pipelines(DeviceData* d, VkDevice device, VkPip
                                            const VkGraphicsPipelineCreateInfo* infos,
                                            const VkAllocationCallbacks* pAllocator, VkPipeline* pipelines);
 void capture_forget_pipeline(DeviceData* d, VkPipeline pipeline);
+// vkCreateRenderPass(2): a copy storing every colour and depth attachment (STORE instead of
+// DONT_CARE), so the capture frame can read them; `ci` itself when nothing changes.
+const VkRenderPassCreateInfo* capture_render_pass(const VkRenderPassCreateInfo* ci, VkRenderPassCreateInfo& copy,
+                                                  std::vector<VkAttachmentDescription>& attachments);
+const VkRenderPassCreateInfo2* capture_render_pass(const VkRenderPassCreateInfo2* ci, VkRenderPassCreateInfo2& copy,
+                                                   std::vector<VkAttachmentDescription2>& attachments);
 // vkCreateImage: a copy of `ci` with TRANSFER_SRC usage for attachments (so the capture frame
 // can copy them), or `ci` itself.
 const VkImageCreateInfo* capture_image_info(const VkImageCreateInfo* ci, VkImageCreateInfo& copy);

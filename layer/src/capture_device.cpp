@@ -52,13 +52,14 @@ bool plan_capture_device(InstanceData* inst, VkPhysicalDevice physical, uint32_t
     plan.note = "transform feedback turned off (setting capture_transform_feedback = 0)";
     return false;
   }
-  // vkGetPhysicalDeviceFeatures2 is core 1.1: a Vulkan 1.0 application cannot be asked about it.
-  if (VK_API_VERSION_MINOR(effective_version) < 1 && VK_API_VERSION_MAJOR(effective_version) <= 1) {
-    plan.note = "the application uses Vulkan 1.0 (no vkGetPhysicalDeviceFeatures2 for transformFeedback)";
-    return false;
-  }
-  if (!inst->table.GetPhysicalDeviceFeatures2) {
-    plan.note = "vkGetPhysicalDeviceFeatures2 unavailable";
+  // vkGetPhysicalDeviceFeatures2 is core 1.1; a Vulkan 1.0 application has the KHR form only when
+  // VK_KHR_get_physical_device_properties2 is enabled (CreateInstance adds it for capture).
+  const bool core = !(VK_API_VERSION_MAJOR(effective_version) <= 1 && VK_API_VERSION_MINOR(effective_version) < 1);
+  PFN_vkGetPhysicalDeviceFeatures2 features2 =
+      core ? inst->table.GetPhysicalDeviceFeatures2
+           : (inst->properties2_ext ? inst->table.GetPhysicalDeviceFeatures2KHR : nullptr);
+  if (!features2) {
+    plan.note = "Vulkan 1.0 without VK_KHR_get_physical_device_properties2: transformFeedback cannot be asked for";
     return false;
   }
   bool has_ext = false;
@@ -76,7 +77,7 @@ bool plan_capture_device(InstanceData* inst, VkPhysicalDevice physical, uint32_t
   VkPhysicalDeviceTransformFeedbackFeaturesEXT q{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT};
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   f2.pNext = &q;
-  inst->table.GetPhysicalDeviceFeatures2(physical, &f2);
+  features2(physical, &f2);
   if (!q.transformFeedback) {
     plan.note = "device lacks transformFeedback";
     return false;
@@ -120,7 +121,10 @@ void init_capture_device(DeviceData* d, const CaptureDevicePlan& plan, PFN_vkGet
   if (c->xfb) {
     VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
     p2.pNext = &c->xfb_props;
-    if (it.GetPhysicalDeviceProperties2) it.GetPhysicalDeviceProperties2(d->physical, &p2);
+    const bool core = !(VK_API_VERSION_MAJOR(c->api_version) <= 1 && VK_API_VERSION_MINOR(c->api_version) < 1);
+    PFN_vkGetPhysicalDeviceProperties2 properties2 =
+        core ? it.GetPhysicalDeviceProperties2 : it.GetPhysicalDeviceProperties2KHR;
+    if (properties2) properties2(d->physical, &p2);
     auto load = [&](auto& fn, const char* name) { fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(gdpa(d->device, name)); };
     load(c->bind_xfb, "vkCmdBindTransformFeedbackBuffersEXT");
     load(c->begin_xfb, "vkCmdBeginTransformFeedbackEXT");
@@ -346,6 +350,28 @@ VkResult capture_create_graphics_pipelines(DeviceData* d, VkDevice device, VkPip
     p.patched = true;
     p.ids = patch.ids;
     any_patched = true;
+    // The vertex stage's extra output gets a matching unused input in the fragment stage.
+    for (uint32_t s = 0; p.ids && s < ci.stageCount; ++s) {
+      if (ci.pStages[s].stage != VK_SHADER_STAGE_FRAGMENT_BIT) continue;
+      std::shared_ptr<const std::vector<uint32_t>> frag;
+      {
+        std::lock_guard lock(c.mutex);
+        auto it = c.modules.find(ci.pStages[s].module);
+        if (it != c.modules.end()) frag = it->second;
+      }
+      if (!frag) break;
+      const SpirvPatch fp = patch_fragment_input(*frag, ci.pStages[s].pName ? ci.pStages[s].pName : "main",
+                                                 patch.location,
+                                                 target_env(c.api_version, frag->size() > 1 ? (*frag)[1] : 0));
+      if (!fp.skip_reason.empty()) break;  // the original: validation may note the unread output
+      VkShaderModuleCreateInfo fci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+      fci.codeSize = fp.words.size() * 4;
+      fci.pCode = fp.words.data();
+      VkShaderModule fm = VK_NULL_HANDLE;
+      if (d->table.CreateShaderModule(device, &fci, d->alloc(), &fm) != VK_SUCCESS) break;
+      temporary.push_back(fm);
+      stages[i][s].module = fm;
+    }
   }
   VkResult r = d->table.CreateGraphicsPipelines(device, cache, count, any_patched ? copies.data() : infos, pAllocator,
                                                 pipelines);
@@ -377,6 +403,39 @@ void capture_forget_pipeline(DeviceData* d, VkPipeline pipeline) {
   std::lock_guard lock(d->capture->mutex);
   d->capture->pipelines.erase(pipeline);
   d->capture->budgets.erase(pipeline);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Render passes
+
+namespace {
+
+template <typename Info, typename Attachment>
+const Info* store_all(const Info* ci, Info& copy, std::vector<Attachment>& attachments) {
+  bool change = false;
+  for (uint32_t i = 0; i < ci->attachmentCount; ++i)
+    change |= ci->pAttachments[i].storeOp == VK_ATTACHMENT_STORE_OP_DONT_CARE &&
+              ci->pAttachments[i].samples == VK_SAMPLE_COUNT_1_BIT;
+  if (!change) return ci;
+  attachments.assign(ci->pAttachments, ci->pAttachments + ci->attachmentCount);
+  for (Attachment& a : attachments)
+    if (a.storeOp == VK_ATTACHMENT_STORE_OP_DONT_CARE && a.samples == VK_SAMPLE_COUNT_1_BIT)
+      a.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  copy = *ci;
+  copy.pAttachments = attachments.data();
+  return &copy;
+}
+
+}  // namespace
+
+const VkRenderPassCreateInfo* capture_render_pass(const VkRenderPassCreateInfo* ci, VkRenderPassCreateInfo& copy,
+                                                  std::vector<VkAttachmentDescription>& attachments) {
+  return store_all(ci, copy, attachments);
+}
+
+const VkRenderPassCreateInfo2* capture_render_pass(const VkRenderPassCreateInfo2* ci, VkRenderPassCreateInfo2& copy,
+                                                   std::vector<VkAttachmentDescription2>& attachments) {
+  return store_all(ci, copy, attachments);
 }
 
 // ---------------------------------------------------------------------------------------------

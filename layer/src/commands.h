@@ -27,7 +27,7 @@ namespace tessera::layer {
   INTERCEPT(DestroyInstance) INTERCEPT(CreateDevice) INTERCEPT(EnumerateDeviceExtensionProperties)                     \
   CALL(GetPhysicalDeviceFeatures) CALL(GetPhysicalDeviceProperties) CALL(GetPhysicalDeviceQueueFamilyProperties)       \
   CALL(GetPhysicalDeviceMemoryProperties) CALL(GetPhysicalDeviceFormatProperties) CALL(GetPhysicalDeviceFeatures2)  \
-  CALL(GetPhysicalDeviceProperties2)
+  CALL(GetPhysicalDeviceProperties2) CALL(GetPhysicalDeviceFeatures2KHR) CALL(GetPhysicalDeviceProperties2KHR)
 // clang-format on
 
 // clang-format off

@@ -69,9 +69,32 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, co
   link->u.pLayerInfo = link->u.pLayerInfo->pNext;
 
   settings();  // read the settings once, before any device exists
-  VkResult r = create(ci, pAllocator, pInstance);
+  // Frame capture asks a Vulkan 1.0 application's devices for transformFeedback through
+  // VK_KHR_get_physical_device_properties2 (VK_EXT_transform_feedback requires it): added to a
+  // copy of the create info, exactly as asked when the driver refuses it.
+  bool properties2_ext = false;
+  std::vector<const char*> extensions(ci->ppEnabledExtensionNames,
+                                      ci->ppEnabledExtensionNames + ci->enabledExtensionCount);
+  for (const char* e : extensions)
+    properties2_ext |= std::strcmp(e, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME) == 0;
+  const uint32_t app_api = ci->pApplicationInfo ? ci->pApplicationInfo->apiVersion : VK_API_VERSION_1_0;
+  VkResult r = VK_ERROR_INITIALIZATION_FAILED;
+  auto* next_info = link->u.pLayerInfo;
+  if (capture_on() && VK_API_VERSION_MAJOR(app_api) <= 1 && VK_API_VERSION_MINOR(app_api) < 1 && !properties2_ext) {
+    extensions.push_back(VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
+    VkInstanceCreateInfo copy = *ci;
+    copy.enabledExtensionCount = uint32_t(extensions.size());
+    copy.ppEnabledExtensionNames = extensions.data();
+    r = create(&copy, pAllocator, pInstance);
+    properties2_ext = r == VK_SUCCESS;
+  }
+  if (r != VK_SUCCESS) {
+    link->u.pLayerInfo = next_info;
+    r = create(ci, pAllocator, pInstance);
+  }
   if (r != VK_SUCCESS) return r;
   auto* data = new InstanceData;
+  data->properties2_ext = properties2_ext;
   data->instance = *pInstance;
   if (ci->pApplicationInfo && ci->pApplicationInfo->apiVersion) data->api_version = ci->pApplicationInfo->apiVersion;
   if (ci->pApplicationInfo && ci->pApplicationInfo->pApplicationName)

@@ -45,6 +45,7 @@ struct InstanceData {
   VkInstance instance = VK_NULL_HANDLE;
   uint32_t api_version = VK_API_VERSION_1_0;
   std::string application, engine;  // VkApplicationInfo names (frame capture's files)
+  bool properties2_ext = false;     // VK_KHR_get_physical_device_properties2 enabled (frame capture)
   InstanceTable table;
 };
 

@@ -145,6 +145,10 @@ VKAPI_ATTR void VKAPI_CALL DestroyImageView(VkDevice device, VkImageView view,
 VKAPI_ATTR VkResult VKAPI_CALL CreateRenderPass(VkDevice device, const VkRenderPassCreateInfo* ci,
                                                 const VkAllocationCallbacks* pAllocator, VkRenderPass* rp) {
   DeviceData* d = get_device(device);
+  // Frame capture reads attachments back: stored even where the application does not care.
+  VkRenderPassCreateInfo capture_copy;
+  std::vector<VkAttachmentDescription> capture_attachments;
+  if (d->capture) ci = capture_render_pass(ci, capture_copy, capture_attachments);
   VkResult r = d->table.CreateRenderPass(device, ci, pAllocator, rp);
   if (r == VK_SUCCESS) {
     RenderPassInfo info;
@@ -166,6 +170,9 @@ VkResult create_render_pass2(PFN_vkCreateRenderPass2 DeviceTable::*next, VkDevic
                              const VkRenderPassCreateInfo2* ci, const VkAllocationCallbacks* pAllocator,
                              VkRenderPass* rp) {
   DeviceData* d = get_device(device);
+  VkRenderPassCreateInfo2 capture_copy;
+  std::vector<VkAttachmentDescription2> capture_attachments;
+  if (d->capture) ci = capture_render_pass(ci, capture_copy, capture_attachments);
   VkResult r = (d->table.*next)(device, ci, pAllocator, rp);
   if (r == VK_SUCCESS) {
     RenderPassInfo info;

@@ -399,6 +399,7 @@ SpirvPatch patch_for_capture(const std::vector<uint32_t>& words, const std::stri
       return c;
     };
     result.ids = true;
+    result.location = location;
     auto make_epilogue = [&, vi_var = vi_var, vi_type = vi_type, ii_var = ii_var, ii_type = ii_type, ivec2,
                           out_var]() {
       std::vector<Inst> code;
@@ -460,6 +461,78 @@ SpirvPatch patch_for_capture(const std::vector<uint32_t>& words, const std::stri
   const std::string error = validate(out, env);
   if (!error.empty()) return fail("patch_failed", "the patched module does not validate: " + error);
   result.words = std::move(out);
+  return result;
+}
+
+SpirvPatch patch_fragment_input(const std::vector<uint32_t>& words, const std::string& entry, uint32_t location,
+                                spv_target_env env) {
+  std::vector<Inst> insts;
+  if (!parse(words, insts)) return fail("patch_failed", "not a SPIR-V module");
+  const spv::ExecutionModel model = spv::ExecutionModel::Fragment;
+  const int entry_index = find_entry(insts, entry, &model);
+  if (entry_index < 0) return fail("patch_failed", "no fragment entry point '" + entry + "'");
+  const Words interface(insts[size_t(entry_index)].w.begin() + 3 + long(string_words(entry)),
+                        insts[size_t(entry_index)].w.end());
+  // The location must be free among the stage's inputs.
+  std::unordered_map<uint32_t, uint32_t> storage;
+  std::unordered_map<uint32_t, uint32_t> location_of;
+  for (const Inst& in : insts) {
+    if (in.op == spv::Op::OpVariable && in.w.size() > 3) storage[in.w[2]] = in.w[3];
+    if (in.op == spv::Op::OpDecorate && in.w.size() > 3 && spv::Decoration(in.w[2]) == spv::Decoration::Location)
+      location_of[in.w[1]] = in.w[3];
+  }
+  for (uint32_t id : interface) {
+    auto s = storage.find(id);
+    auto l = location_of.find(id);
+    if (s != storage.end() && l != location_of.end() && spv::StorageClass(s->second) == spv::StorageClass::Input &&
+        l->second + 4 > location && l->second <= location)
+      return fail("patch_failed", "location in use by the fragment shader");
+  }
+  uint32_t bound = words[3];
+  std::vector<Inst> globals;
+  auto find_type = [&](spv::Op op, std::initializer_list<uint32_t> operands) -> uint32_t {
+    for (const std::vector<Inst>* list : {&insts, &globals})
+      for (const Inst& in : *list)
+        if (in.op == op && in.w.size() == operands.size() + 2 &&
+            std::equal(operands.begin(), operands.end(), in.w.begin() + 2))
+          return in.w[1];
+    const uint32_t id = bound++;
+    Inst i = make(op, {id});
+    i.w.insert(i.w.end(), operands);
+    i.w[0] = (uint32_t(i.w.size()) << 16) | uint32_t(op);
+    globals.push_back(i);
+    return id;
+  };
+  const uint32_t int_type = find_type(spv::Op::OpTypeInt, {32, 1});
+  const uint32_t ivec2 = find_type(spv::Op::OpTypeVector, {int_type, 2});
+  const uint32_t ptr = find_type(spv::Op::OpTypePointer, {uint32_t(spv::StorageClass::Input), ivec2});
+  const uint32_t var = bound++;
+  globals.push_back(make(spv::Op::OpVariable, {ptr, var, uint32_t(spv::StorageClass::Input)}));
+  const std::vector<Inst> decorations{
+      make(spv::Op::OpDecorate, {var, uint32_t(spv::Decoration::Location), location}),
+      make(spv::Op::OpDecorate, {var, uint32_t(spv::Decoration::Flat)})};
+  Inst& ep = insts[size_t(entry_index)];
+  ep.w.push_back(var);
+  ep.w[0] = (uint32_t(ep.w.size()) << 16) | uint32_t(ep.op);
+  Words out(words.begin(), words.begin() + kHeaderWords);
+  size_t end_preamble = 0, first_function = insts.size();
+  for (size_t i = 0; i < insts.size(); ++i) {
+    if (is_preamble(insts[i].op) && end_preamble == i) end_preamble = i + 1;
+    if (insts[i].op == spv::Op::OpFunction && first_function == insts.size()) first_function = i;
+  }
+  for (size_t i = 0; i < insts.size(); ++i) {
+    if (i == end_preamble)
+      for (const Inst& in : decorations) out.insert(out.end(), in.w.begin(), in.w.end());
+    if (i == first_function)
+      for (const Inst& in : globals) out.insert(out.end(), in.w.begin(), in.w.end());
+    out.insert(out.end(), insts[i].w.begin(), insts[i].w.end());
+  }
+  out[3] = bound;
+  const std::string error = validate(out, env);
+  if (!error.empty()) return fail("patch_failed", "the patched fragment shader does not validate: " + error);
+  SpirvPatch result;
+  result.words = std::move(out);
+  result.location = location;
   return result;
 }
 

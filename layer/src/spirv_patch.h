@@ -26,12 +26,18 @@ struct SpirvPatch {
   // "patch_failed" (with `detail` saying what: no entry point, no Position, validation ...).
   std::string skip_reason;
   std::string detail;
-  bool ids = false;  // buffer 1 (vertex and instance index) is written
+  bool ids = false;       // buffer 1 (vertex and instance index) is written
+  uint32_t location = 0;  // the index pair's output location (when `ids`)
 };
 
 // Patches a copy of `words` for entry point `entry` of `stage`, validated for `env`.
 SpirvPatch patch_for_capture(const std::vector<uint32_t>& words, const std::string& entry, PreRasterStage stage,
                              spv_target_env env);
+
+// The fragment shader's side of the index pair: an unused flat ivec2 input at `location`, so the
+// vertex stage's extra output is consumed (validation warns about outputs nobody reads).
+SpirvPatch patch_fragment_input(const std::vector<uint32_t>& words, const std::string& entry, uint32_t location,
+                                spv_target_env env);
 
 // Static instruction count of the entry point's function and every function it calls (each
 // counted once): the instructions between OpFunction and OpFunctionEnd, labels excluded. 0 when
