@@ -39,7 +39,8 @@ struct CaptureDevicePlan {
 };
 // Adds transformFeedback and VK_EXT_transform_feedback to `modified` when the device and the
 // application's API versions allow; true when `modified` changed.
-bool plan_capture_device(InstanceData* inst, VkPhysicalDevice physical, uint32_t effective_version,
+struct DeviceAllowance;
+bool plan_capture_device(InstanceData* inst, VkPhysicalDevice physical, const DeviceAllowance& allow,
                          VkDeviceCreateInfo& modified, CaptureDevicePlan& plan);
 void init_capture_device(DeviceData* d, const CaptureDevicePlan& plan, PFN_vkGetDeviceProcAddr gdpa);
 // At vkDestroyDevice: the open capture frame written, the writer thread joined, objects freed.

@@ -45,7 +45,7 @@ bool parse_capture_frames(const std::string& text, CaptureFrames& out) {
 // ---------------------------------------------------------------------------------------------
 // Device creation
 
-bool plan_capture_device(InstanceData* inst, VkPhysicalDevice physical, uint32_t effective_version,
+bool plan_capture_device(InstanceData* inst, VkPhysicalDevice physical, const DeviceAllowance& allow,
                          VkDeviceCreateInfo& modified, CaptureDevicePlan& plan) {
   plan = CaptureDevicePlan{};
   if (!settings().capture_xfb) {
@@ -54,23 +54,14 @@ bool plan_capture_device(InstanceData* inst, VkPhysicalDevice physical, uint32_t
   }
   // vkGetPhysicalDeviceFeatures2 is core 1.1; a Vulkan 1.0 application has the KHR form only when
   // VK_KHR_get_physical_device_properties2 is enabled (CreateInstance adds it for capture).
-  const bool core = !(VK_API_VERSION_MAJOR(effective_version) <= 1 && VK_API_VERSION_MINOR(effective_version) < 1);
+  // (device.cpp's DeviceAllowance says what the application's versions allow.)
   PFN_vkGetPhysicalDeviceFeatures2 features2 =
-      core ? inst->table.GetPhysicalDeviceFeatures2
-           : (inst->properties2_ext ? inst->table.GetPhysicalDeviceFeatures2KHR : nullptr);
-  if (!features2) {
+      allow.core(1, 1) ? inst->table.GetPhysicalDeviceFeatures2 : inst->table.GetPhysicalDeviceFeatures2KHR;
+  if (!allow.feature_chains || !features2) {
     plan.note = "Vulkan 1.0 without VK_KHR_get_physical_device_properties2: transformFeedback cannot be asked for";
     return false;
   }
-  bool has_ext = false;
-  {
-    uint32_t n = 0;
-    inst->table.EnumerateDeviceExtensionProperties(physical, nullptr, &n, nullptr);
-    std::vector<VkExtensionProperties> exts(n);
-    inst->table.EnumerateDeviceExtensionProperties(physical, nullptr, &n, exts.data());
-    for (const auto& e : exts) has_ext |= std::strcmp(e.extensionName, VK_EXT_TRANSFORM_FEEDBACK_EXTENSION_NAME) == 0;
-  }
-  if (!has_ext) {
+  if (!allow.may_enable(VK_EXT_TRANSFORM_FEEDBACK_EXTENSION_NAME)) {
     plan.note = "device lacks VK_EXT_transform_feedback";
     return false;
   }
