@@ -25,7 +25,6 @@ struct DeviceData;
 struct CommandBufferState;
 struct InstanceData;
 
-
 bool capture_on();  // the setting names frames to capture
 
 // ---------------------------------------------------------------------------------------------
@@ -34,7 +33,8 @@ bool capture_on();  // the setting names frames to capture
 struct CaptureDevicePlan {
   bool xfb = false;
   std::string note;  // why there is no transform feedback (stderr once, and in every record)
-  VkPhysicalDeviceTransformFeedbackFeaturesEXT features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT};
+  VkPhysicalDeviceTransformFeedbackFeaturesEXT features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT};
   std::vector<const char*> extensions;
 };
 // Adds transformFeedback and VK_EXT_transform_feedback to `modified` when the device and the

@@ -116,7 +116,9 @@ void init_capture_device(DeviceData* d, const CaptureDevicePlan& plan, PFN_vkGet
     PFN_vkGetPhysicalDeviceProperties2 properties2 =
         core ? it.GetPhysicalDeviceProperties2 : it.GetPhysicalDeviceProperties2KHR;
     if (properties2) properties2(d->physical, &p2);
-    auto load = [&](auto& fn, const char* name) { fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(gdpa(d->device, name)); };
+    auto load = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(gdpa(d->device, name));
+    };
     load(c->bind_xfb, "vkCmdBindTransformFeedbackBuffersEXT");
     load(c->begin_xfb, "vkCmdBeginTransformFeedbackEXT");
     load(c->end_xfb, "vkCmdEndTransformFeedbackEXT");
@@ -180,9 +182,7 @@ bool stage_of(VkShaderStageFlagBits s, capture::ShaderStage& out) {
   switch (s) {
     case VK_SHADER_STAGE_VERTEX_BIT: out = capture::ShaderStage::vertex; return true;
     case VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT: out = capture::ShaderStage::tessellation_control; return true;
-    case VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT:
-      out = capture::ShaderStage::tessellation_evaluation;
-      return true;
+    case VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT: out = capture::ShaderStage::tessellation_evaluation; return true;
     case VK_SHADER_STAGE_GEOMETRY_BIT: out = capture::ShaderStage::geometry; return true;
     case VK_SHADER_STAGE_FRAGMENT_BIT: out = capture::ShaderStage::fragment; return true;
     default: return false;
@@ -351,9 +351,9 @@ VkResult capture_create_graphics_pipelines(DeviceData* d, VkDevice device, VkPip
         if (it != c.modules.end()) frag = it->second;
       }
       if (!frag) break;
-      const SpirvPatch fp = patch_fragment_input(*frag, ci.pStages[s].pName ? ci.pStages[s].pName : "main",
-                                                 patch.location,
-                                                 target_env(c.api_version, frag->size() > 1 ? (*frag)[1] : 0));
+      const SpirvPatch fp =
+          patch_fragment_input(*frag, ci.pStages[s].pName ? ci.pStages[s].pName : "main", patch.location,
+                               target_env(c.api_version, frag->size() > 1 ? (*frag)[1] : 0));
       if (!fp.skip_reason.empty()) break;  // the original: validation may note the unread output
       VkShaderModuleCreateInfo fci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
       fci.codeSize = fp.words.size() * 4;
@@ -471,8 +471,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateSwapchainKHR(VkDevice device, const VkSwapc
   }
   if (r == VK_SUCCESS) {
     std::lock_guard lock(d->capture->mutex);
-    d->capture->swapchains[*swapchain] = {ci->imageFormat, {ci->imageExtent.width, ci->imageExtent.height, 1}, 1,
-                                          readable};
+    d->capture->swapchains[*swapchain] = {
+        ci->imageFormat, {ci->imageExtent.width, ci->imageExtent.height, 1}, 1, readable};
   }
   return r;
 }

@@ -90,8 +90,8 @@ void barrier(DeviceData* d, VkCommandBuffer cb, VkImage image, VkImageAspectFlag
   b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
   b.image = image;
   b.subresourceRange = {aspect, 0, 1, 0, 1};
-  d->table.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0,
-                              nullptr, 0, nullptr, 1, &b);
+  d->table.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, nullptr,
+                              0, nullptr, 1, &b);
 }
 
 // Copies the attachments out on `queue` and waits; fills the frame's texels (c.mutex held).

@@ -14,9 +14,9 @@
 namespace tessera::layer {
 namespace {
 
-constexpr uint32_t kQueriesPerPass = 256;            // draws captured per render pass instance
-constexpr VkDeviceSize kChunkBytes = 4u << 20;       // transform-feedback memory per allocation
-constexpr uint32_t kDefaultBudget = 1u << 16;        // vertices for draws of unknown size
+constexpr uint32_t kQueriesPerPass = 256;       // draws captured per render pass instance
+constexpr VkDeviceSize kChunkBytes = 4u << 20;  // transform-feedback memory per allocation
+constexpr uint32_t kDefaultBudget = 1u << 16;   // vertices for draws of unknown size
 
 bool is_depth(VkFormat f) {
   switch (f) {
@@ -183,7 +183,9 @@ void capture_release_recording(DeviceData* d, CommandBufferState* cb) {
   cb->capture.reset();
 }
 
-void capture_bind_pipeline(DeviceData*, CommandBufferState* cb, VkPipeline pipeline) { cb->capture->pipeline = pipeline; }
+void capture_bind_pipeline(DeviceData*, CommandBufferState* cb, VkPipeline pipeline) {
+  cb->capture->pipeline = pipeline;
+}
 
 void capture_begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb,
                                const VkRenderPassBeginInfo* begin) {
@@ -199,7 +201,7 @@ void capture_begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBuf
   p.samples = info.max_samples;
   std::vector<VkImageView> views;
   if (auto* ab = find_in_chain<VkRenderPassAttachmentBeginInfo>(begin->pNext,
-                                                                 VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO))
+                                                                VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO))
     views.assign(ab->pAttachments, ab->pAttachments + ab->attachmentCount);
   std::vector<VkImage> images;
   {
@@ -321,9 +323,9 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
   // Whether transform feedback can bracket this draw, else why not.
   const bool multiview = rec.open_pass >= 0 && rec.passes[size_t(rec.open_pass)].multiview;
   const bool known_size = call.direct && pipe && !pipe->tessellation && !pipe->geometry;
-  uint64_t vertices = known_size ? triangles(pipe->state.application_topology, call.vertex_count) * 3 *
-                                       uint64_t(call.instance_count)
-                                 : budget;
+  uint64_t vertices =
+      known_size ? triangles(pipe->state.application_topology, call.vertex_count) * 3 * uint64_t(call.instance_count)
+                 : budget;
   std::string& why = draw.skip_reason;
   if (!c.xfb)
     why = "no_transform_feedback";

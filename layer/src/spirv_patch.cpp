@@ -201,11 +201,11 @@ SpirvPatch patch_for_capture(const std::vector<uint32_t>& words, const std::stri
                         insts[size_t(entry_index)].w.end());
 
   // What the module declares.
-  std::unordered_map<uint32_t, uint32_t> builtin_of;                  // id -> BuiltIn
+  std::unordered_map<uint32_t, uint32_t> builtin_of;                 // id -> BuiltIn
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> member_builtin;  // (struct, member) -> BuiltIn
   std::set<std::pair<uint32_t, uint32_t>> member_offset;
   std::unordered_map<uint32_t, uint32_t> location_of;
-  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> pointer;  // id -> (storage class, pointee)
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> pointer;   // id -> (storage class, pointee)
   std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> variable;  // id -> (pointer type, storage class)
   std::unordered_map<uint32_t, const Inst*> type;
   std::unordered_map<uint32_t, uint32_t> constant;  // 32-bit scalar constants
@@ -278,7 +278,8 @@ SpirvPatch patch_for_capture(const std::vector<uint32_t>& words, const std::stri
   for (uint32_t id : interface) {
     auto v = variable.find(id);
     auto l = location_of.find(id);
-    if (v == variable.end() || l == location_of.end() || spv::StorageClass(v->second.second) != spv::StorageClass::Output)
+    if (v == variable.end() || l == location_of.end() ||
+        spv::StorageClass(v->second.second) != spv::StorageClass::Output)
       continue;
     // A location's extent: arrays and matrices take more; assume generously 4 for anything
     // non-scalar (the new output only has to avoid every one in use).
@@ -346,10 +347,12 @@ SpirvPatch patch_for_capture(const std::vector<uint32_t>& words, const std::stri
     // non-aggregate types are invalid).
     auto find_type = [&](spv::Op op, std::initializer_list<uint32_t> operands) -> uint32_t {
       for (const Inst& in : insts)
-        if (in.op == op && in.w.size() == operands.size() + 2 && std::equal(operands.begin(), operands.end(), in.w.begin() + 2))
+        if (in.op == op && in.w.size() == operands.size() + 2 &&
+            std::equal(operands.begin(), operands.end(), in.w.begin() + 2))
           return in.w[1];
       for (const Inst& in : globals)
-        if (in.op == op && in.w.size() == operands.size() + 2 && std::equal(operands.begin(), operands.end(), in.w.begin() + 2))
+        if (in.op == op && in.w.size() == operands.size() + 2 &&
+            std::equal(operands.begin(), operands.end(), in.w.begin() + 2))
           return in.w[1];
       const uint32_t id = new_id();
       Inst i = make(op, {id});
@@ -400,8 +403,7 @@ SpirvPatch patch_for_capture(const std::vector<uint32_t>& words, const std::stri
     };
     result.ids = true;
     result.location = location;
-    auto make_epilogue = [&, vi_var = vi_var, vi_type = vi_type, ii_var = ii_var, ii_type = ii_type, ivec2,
-                          out_var]() {
+    auto make_epilogue = [&, vi_var = vi_var, vi_type = vi_type, ii_var = ii_var, ii_type = ii_type, ivec2, out_var]() {
       std::vector<Inst> code;
       const uint32_t a = load_as_int(code, vi_var, vi_type);
       const uint32_t b = load_as_int(code, ii_var, ii_type);
@@ -508,9 +510,8 @@ SpirvPatch patch_fragment_input(const std::vector<uint32_t>& words, const std::s
   const uint32_t ptr = find_type(spv::Op::OpTypePointer, {uint32_t(spv::StorageClass::Input), ivec2});
   const uint32_t var = bound++;
   globals.push_back(make(spv::Op::OpVariable, {ptr, var, uint32_t(spv::StorageClass::Input)}));
-  const std::vector<Inst> decorations{
-      make(spv::Op::OpDecorate, {var, uint32_t(spv::Decoration::Location), location}),
-      make(spv::Op::OpDecorate, {var, uint32_t(spv::Decoration::Flat)})};
+  const std::vector<Inst> decorations{make(spv::Op::OpDecorate, {var, uint32_t(spv::Decoration::Location), location}),
+                                      make(spv::Op::OpDecorate, {var, uint32_t(spv::Decoration::Flat)})};
   Inst& ep = insts[size_t(entry_index)];
   ep.w.push_back(var);
   ep.w[0] = (uint32_t(ep.w.size()) << 16) | uint32_t(ep.op);

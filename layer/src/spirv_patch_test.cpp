@@ -33,7 +33,8 @@ std::string shader(const std::string& name) { return std::string(TESSERA_CAPTURE
 std::string disassemble(const std::vector<uint32_t>& words) {
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_2);
   std::string text;
-  EXPECT_TRUE(tools.Disassemble(words, &text, SPV_BINARY_TO_TEXT_OPTION_NO_HEADER | SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES));
+  EXPECT_TRUE(
+      tools.Disassemble(words, &text, SPV_BINARY_TO_TEXT_OPTION_NO_HEADER | SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES));
   return text;
 }
 
@@ -113,11 +114,12 @@ TEST(SpirvPatch, LeavesWhatItMustNotTouch) {
             "geometry_stream");
   const std::vector<uint32_t> vert = load(shader("quad.vert"));
   // Wrong entry point, wrong stage, garbage, truncation: patch_failed with a reason.
-  for (const SpirvPatch& p : {patch_for_capture(vert, "other", PreRasterStage::kVertex, SPV_ENV_VULKAN_1_2),
-                              patch_for_capture(vert, "main", PreRasterStage::kGeometry, SPV_ENV_VULKAN_1_2),
-                              patch_for_capture({1, 2, 3, 4, 5, 6}, "main", PreRasterStage::kVertex, SPV_ENV_VULKAN_1_2),
-                              patch_for_capture(std::vector<uint32_t>(vert.begin(), vert.end() - 3), "main",
-                                                PreRasterStage::kVertex, SPV_ENV_VULKAN_1_2)}) {
+  for (const SpirvPatch& p :
+       {patch_for_capture(vert, "other", PreRasterStage::kVertex, SPV_ENV_VULKAN_1_2),
+        patch_for_capture(vert, "main", PreRasterStage::kGeometry, SPV_ENV_VULKAN_1_2),
+        patch_for_capture({1, 2, 3, 4, 5, 6}, "main", PreRasterStage::kVertex, SPV_ENV_VULKAN_1_2),
+        patch_for_capture(std::vector<uint32_t>(vert.begin(), vert.end() - 3), "main", PreRasterStage::kVertex,
+                          SPV_ENV_VULKAN_1_2)}) {
     EXPECT_EQ(p.skip_reason, "patch_failed");
     EXPECT_FALSE(p.detail.empty());
     EXPECT_TRUE(p.words.empty());

@@ -184,9 +184,9 @@ void setup(App& a, bool validation) {
 
   // Colour readable by the application itself; depth only an attachment (the layer makes it
   // copyable for the capture).
-  a.colour = vkutil::create_image(a.g, {kSize, kSize, 1, kFormat,
-                                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                        VK_IMAGE_ASPECT_COLOR_BIT, VK_SAMPLE_COUNT_1_BIT});
+  a.colour = vkutil::create_image(
+      a.g, {kSize, kSize, 1, kFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+            VK_IMAGE_ASPECT_COLOR_BIT, VK_SAMPLE_COUNT_1_BIT});
   a.depth = vkutil::create_image(a.g, {kSize, kSize, 1, kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
                                        VK_IMAGE_ASPECT_DEPTH_BIT, VK_SAMPLE_COUNT_1_BIT});
   VkAttachmentDescription att[2] = {};
@@ -208,16 +208,17 @@ void setup(App& a, bool validation) {
   sub.colorAttachmentCount = 1;
   sub.pColorAttachments = &colour_ref;
   sub.pDepthStencilAttachment = &depth_ref;
-  VkSubpassDependency dep{VK_SUBPASS_EXTERNAL, 0,
-                          VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
-                              VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                          VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
-                              VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
-                          VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT |
-                              VK_ACCESS_TRANSFER_READ_BIT,
-                          VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT |
-                              VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
-                          0};
+  VkSubpassDependency dep{
+      VK_SUBPASS_EXTERNAL,
+      0,
+      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+          VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+          VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT,
+      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT |
+          VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
+      0};
   VkRenderPassCreateInfo rpci{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
   rpci.attachmentCount = 2;
   rpci.pAttachments = att;
@@ -471,8 +472,7 @@ int run_draws(const std::string& tcap, const std::string& image_out, bool valida
   for (size_t i = 0; i < 4; ++i) {
     const auto& d = f.draws[i];
     expect(d.captured && d.skip_reason.empty(), "draw " + std::to_string(i) + " captured (" + d.skip_reason + ")");
-    expect_eq("draw " + std::to_string(i) + " primitives vs clipping invocations", d.positions.size() / 3,
-              clipping[i]);
+    expect_eq("draw " + std::to_string(i) + " primitives vs clipping invocations", d.positions.size() / 3, clipping[i]);
     expect_eq("draw " + std::to_string(i) + " primitives written", d.primitives_written, clipping[i]);
   }
   // Positions: the CPU's transform of the known vertices, in the order the GPU emitted them.
@@ -499,8 +499,8 @@ int run_draws(const std::string& tcap, const std::string& image_out, bool valida
   tessera::TessFactors factors;
   factors.outer = {kOuter[0], kOuter[1], kOuter[2], 0.0f};
   factors.inner = {kInner, 0.0f};
-  const size_t per_patch = tessera::tessellate(tessera::TessDomain::kTriangle, tessera::TessSpacing::kEqual, factors)
-                               .primitive_count();
+  const size_t per_patch =
+      tessera::tessellate(tessera::TessDomain::kTriangle, tessera::TessSpacing::kEqual, factors).primitive_count();
   expect_eq("tessellation triangles vs Tessera's tessellator", d1.positions.size() / 3,
             per_patch * (kPatchVertices / 3));
   expect(d1.vertex_ids.empty(), "tessellation draw: no vertex indices");
