@@ -1038,6 +1038,26 @@ TEST_F(TessReference, RandomMixedLevelsMany) {
   check_cases(cases);
 }
 
+// Levels one or two 16.16 steps above an integer, where the fixed-point placement has new
+// points on old ones and folds an edge's middle back by a few 2^-16 (docs/tessellator.md): every
+// domain and spacing, uniform and with the outer and inner levels on different sides of an
+// integer. Not in the count suite above; it pins what only positions show.
+TEST_F(TessReference, NearIntegerLevels) {
+  std::vector<Case> cases;
+  for (TessDomain domain : kDomains) {
+    for (TessSpacing spacing : kSpacings) {
+      for (int k = 1; k <= 63; k += 1) {
+        for (int steps : {1, 2, 5}) {
+          const float up = float(k) + float(steps) / 65536.0f;
+          cases.push_back({domain, spacing, uniform(up)});
+          if (k % 4 == 2) cases.push_back({domain, spacing, factors({up, float(k), up, float(k + 1)}, {float(k), up})});
+        }
+      }
+    }
+  }
+  check_cases(cases);
+}
+
 // Inner level 1 with outer levels above 1 (the "1 + epsilon" rule), all-ones patches, one
 // inner level 1 on quads, inner levels below the range.
 TEST_F(TessReference, InnerLevelOneAndClamping) {
