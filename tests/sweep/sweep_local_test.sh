@@ -14,8 +14,9 @@ cat > "$work/spec.json" <<SPEC
   "inputs": [{"scene": "$assets/patches.json"}, {"scene": "$assets/default.json", "cameras": ["close", "overview"]}],
   "config": {"frame.width": 96, "frame.height": 54},
   "parameters": {"grid": {"tessellation.gpps": [1, 4, 8], "tiling.mode": ["fixed", "adaptive"]}},
-  "metrics": ["frame.width", "tessellation.gpps", "tessellation.onchip.*", "tiling.rendered.*", "raster.triangles.in"],
-  "plots": ["tessellation.onchip.*cycles*", "tiling.rendered.*"]
+  "metrics": ["frame.width", "geometry.gpp.onchip.gpps", "geometry.gpp.onchip.cycles.*", "tiling.rendered.*",
+              "timing.frame.*", "timing.bottleneck.frame", "raster.triangles.in"],
+  "plots": ["geometry.gpp.onchip.cycles.makespan", "timing.frame.cycles", "tiling.rendered.render_tiles"]
 }
 SPEC
 "$tessera" sweep "$work/spec.json" --output "$work/two" -j 2 > "$work/two.out" 2>&1 || { cat "$work/two.out"; fail "sweep failed"; }
@@ -27,26 +28,28 @@ csv="$work/two/results.csv"
 head -1 "$csv" | grep -q '^point,input,view,tessellation.gpps,tiling.mode,status,' || fail "header: $(head -1 "$csv")"
 [ "$(grep -c ',ok,' "$csv")" -eq 18 ] || fail "not every row ok"
 col() { head -1 "$csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
-# The parameter really reached the renderer: its column equals the frame's own statistic.
-pg=$(col tessellation.gpps | head -1); sg=$(col tessellation.gpps | tail -1)
-[ "$pg" != "$sg" ] || fail "no tessellation.gpps metric column"
-awk -F, -v a="$pg" -v b="$sg" 'NR > 1 && $a != $b { bad = 1 } END { exit bad }' "$csv" || fail "gpps column != the frame's gpps"
+# The parameters really reached the renderer: the patch scene's GPP count is the frame's own.
+pg=$(col tessellation.gpps); sg=$(col geometry.gpp.onchip.gpps)
+[ -n "$sg" ] || fail "no geometry.gpp.onchip.gpps column"
+[ "$(awk -F, -v a="$pg" -v b="$sg" 'NR > 1 && $2 ~ /patches/ && $a == $b' "$csv" | wc -l)" -eq 6 ] ||
+  fail "gpps column != the frame's gpps"
 w=$(col frame.width)
 awk -F, -v c="$w" 'NR > 1 && $c != 96 { bad = 1 } END { exit bad }' "$csv" || fail "config frame.width not applied"
-# One point checked against a direct render with the same settings.
-"$tessera" render "$assets/patches.json" -q -o "$work/direct.png" --stats "$work/direct.json" --set frame.width=96 \
+# The tiling mode reached it too: adaptive renders supertiles, a different number of render tiles.
+rt=$(col tiling.rendered.render_tiles); tm=$(col tiling.mode)
+[ "$(awk -F, -v c="$rt" -v m="$tm" 'NR > 1 && $3 == "close" { print $m "=" $c }' "$csv" | sort -u | wc -l)" -eq 2 ] ||
+  fail "tiling.mode had no effect on tiling.rendered.render_tiles"
+# One point against a direct render with the same settings (its --csv row has the same names).
+"$tessera" render "$assets/patches.json" -q -o "$work/direct.png" --csv "$work/direct.csv" --set frame.width=96 \
   --set frame.height=54 --set tessellation.gpps=8 --set tiling.mode=adaptive
-m=$(col tessellation.onchip.cycles)
-[ -n "$m" ] || fail "no tessellation.onchip.cycles column"
-want=$(sed -n 's/.*"onchip": *{[^}]*"cycles": *\([0-9]*\).*/\1/p' <(tr -d '\n ' < "$work/direct.json") | head -1)
-got=$(awk -F, -v c="$m" '$1 == 5 && $2 ~ /patches/ { print $c }' "$csv")
-[ -n "$want" ] && [ "$want" = "$got" ] || fail "point 5 onchip cycles $got, direct render $want"
-# The adaptive points render supertiles: the column differs between fixed and adaptive.
-t=$(col tiling.rendered.units)
-if [ -n "$t" ]; then
-  [ "$(awk -F, -v c="$t" 'NR > 1 && $2 ~ /default/ { print $5 "=" $c }' "$csv" | sort -u | wc -l)" -gt 2 ] ||
-    fail "tiling.mode had no effect on tiling.rendered.units"
-fi
+for metric in geometry.gpp.onchip.cycles.makespan timing.frame.cycles tiling.rendered.render_tiles; do
+  dc=$(head -1 "$work/direct.csv" | tr ',' '\n' | grep -nx "$metric" | cut -d: -f1)
+  want=$(sed -n 2p "$work/direct.csv" | cut -d, -f"$dc")
+  got=$(awk -F, -v c="$(col "$metric")" '$1 == 5 && $2 ~ /patches/ { print $c }' "$csv")
+  # render --csv prints 6 significant digits; the sweep keeps the stats JSON's full precision.
+  [ -n "$want" ] && [ -n "$got" ] && awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(d * d <= 1e-10 * b * b) }' ||
+    fail "point 5 $metric: sweep $got, direct render $want"
+done
 # Same sweep, one worker: the same numbers (results never depend on workers or threads).
 "$tessera" sweep "$work/spec.json" --output "$work/one" -j 1 > /dev/null 2>&1 || fail "one-worker sweep failed"
 strip() { awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) drop[i] = ($i == "seconds") }

@@ -182,8 +182,18 @@ size_t collect_results(const SweepPlan& plan, bool quiet) {
     const std::pair<size_t, std::string> s{r.input, r.view};
     if (std::find(series.begin(), series.end(), s) == series.end()) series.push_back(s);
   }
+  // Plot labels: an input's file name where the names tell the inputs apart, else its label.
+  std::vector<std::string> short_labels;
+  for (const SweepInput& in : plan.inputs) short_labels.push_back(in.path.filename().string());
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    for (size_t k = 0; k < plan.inputs.size(); ++k) {
+      if (short_labels[i] == short_labels[k] && plan.inputs[i].path != plan.inputs[k].path) {
+        short_labels[i] = plan.inputs[i].label;
+      }
+    }
+  }
   auto series_name = [&](const std::pair<size_t, std::string>& s) {
-    return plan.inputs[s.first].label + (s.second == "scene camera" ? "" : " " + s.second);
+    return short_labels[s.first] + (s.second == "scene camera" ? "" : " " + s.second);
   };
   auto metric_of = [&](const Row& r, const std::string& k) -> std::optional<double> {
     auto it = r.metrics.find(k);
@@ -206,7 +216,7 @@ size_t collect_results(const SweepPlan& plan, bool quiet) {
     std::ostringstream gp;
     gp << "set terminal " << (cairo ? "pngcairo noenhanced font 'sans,10'" : "png") << " size 900,560\n"
        << "set termoption noenhanced\n"  // keys such as tessellation.gpps keep their underscores
-       << "set datafile separator '\\t'\nset grid\nset key outside right top\n";
+       << "set datafile separator '\\t'\n";
     for (const std::string& m : plot_metrics) {
       // Metric vs each varied parameter: a line per input view and per combination of the others.
       for (const std::string& p : varied) {
@@ -236,7 +246,7 @@ size_t collect_results(const SweepPlan& plan, bool quiet) {
           }
           d << "\n\n";
         }
-        gp << "reset session\nset datafile separator '\\t'\nset grid\nset key outside right top\n"
+        gp << "reset session\nset datafile separator '\\t'\nset grid\nset key below left Left reverse\n"
            << "set output " << gp_string((plots_dir / (base + ".png")).string()) << "\n"
            << "set title " << gp_string(m + " vs " + p) << "\nset xlabel " << gp_string(p) << "\nset ylabel "
            << gp_string(m) << "\n";
@@ -252,7 +262,7 @@ size_t collect_results(const SweepPlan& plan, bool quiet) {
         gp << "plot ";
         for (size_t i = 0; i < line_order.size(); ++i) {
           gp << (i ? ", " : "") << gp_string(data.string()) << " index " << i
-             << " using 1:2 with linespoints lw 2 pt 7 title " << gp_string(line_order[i]);
+             << " using 1:2 with linespoints lw 2 ps 1.2 title " << gp_string(line_order[i]);
         }
         gp << "\n";
         plots.push_back({m + " vs " + p, "plots/" + base + ".png"});
@@ -282,7 +292,7 @@ size_t collect_results(const SweepPlan& plan, bool quiet) {
               d << xi << "\t" << yi << "\t";
               if (cells[yi][xi]) {
                 char v[32];
-                std::snprintf(v, sizeof(v), "%.4g", *cells[yi][xi]);
+                std::snprintf(v, sizeof(v), "%.6g", *cells[yi][xi]);
                 d << *cells[yi][xi] << "\t" << v << "\n";
               } else {
                 d << "NaN\t-\n";
