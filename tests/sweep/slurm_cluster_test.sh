@@ -65,7 +65,7 @@ chmod 400 "$work/munge/munge.key"
 socket="$work/munge/munge.socket"
 setpriv --reuid=munge --regid=munge --init-groups munged --foreground --force --socket="$socket" \
   --key-file="$work/munge/munge.key" --pid-file="$work/munge/munged.pid" --log-file="$work/munge/munged.log" \
-  --seed-file="$work/munge/munged.seed" &
+  --seed-file="$work/munge/munged.seed" > "$work/munge-out.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 50); do [ -S "$socket" ] && break; sleep 0.1; done
 [ -S "$socket" ] || fail "munged did not create $socket"
@@ -103,9 +103,9 @@ NodeName=$node NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 CPUs=$(nproc) Stat
 PartitionName=sweep Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF="$work/slurm.conf"
-slurmctld -D -f "$SLURM_CONF" &
+slurmctld -D -f "$SLURM_CONF" > "$work/slurmctld.out" 2>&1 &
 pids+=($!)
-slurmd -D -f "$SLURM_CONF" -N "$node" &
+slurmd -D -f "$SLURM_CONF" -N "$node" > "$work/slurmd.out" 2>&1 &
 pids+=($!)
 state=""
 for _ in $(seq 150); do
@@ -123,7 +123,8 @@ cat > "$work/spec.json" <<SPEC
   "inputs": [{"scene": "$assets/patches.json"}],
   "config": {"frame.width": 64, "frame.height": 36},
   "parameters": {"grid": {"tessellation.gpps": [1, 2, 4, 6, 8, 16], "tiling.mode": ["fixed", "adaptive"]}},
-  "metrics": ["tessellation.*", "tiling.rendered.*", "raster.triangles.*", "frame.threads"]
+  "metrics": ["tessellation.*", "geometry.gpp.onchip.cycles.*", "tiling.rendered.*", "raster.triangles.*", "frame.threads"],
+  "plots": ["geometry.gpp.onchip.cycles.makespan"]
 }
 SPEC
 # The columns that describe the run, not the frame (docs/stats.md): dropped before comparing.

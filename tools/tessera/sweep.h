@@ -40,6 +40,9 @@ struct SweepSetting {
   std::string value;  // --set text
 };
 
+// Metrics plotted when the spec names none: a wildcard such as "timing.*" matches dozens.
+constexpr size_t kDefaultPlotMetrics = 6;
+
 struct SweepPlan {
   std::string name;
   std::vector<SweepInput> inputs;
@@ -48,7 +51,8 @@ struct SweepPlan {
   std::vector<std::vector<SweepSetting>> points;   // each point's parameter settings
   std::string parameter_shape;                     // "grid", "zip" or "points"
   std::vector<std::string> metrics;                // stats key patterns ('*' wildcards)
-  std::vector<std::string> plots;                  // metric patterns to plot
+  std::vector<std::string> plots;                  // metric patterns to plot; empty: the first
+                                                   // kDefaultPlotMetrics numeric metrics
   bool images = false;                             // keep each job's rendered PNG
   std::filesystem::path output;                    // absolute
 

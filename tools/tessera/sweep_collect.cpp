@@ -163,13 +163,18 @@ size_t collect_results(const SweepPlan& plan, bool quiet) {
 
   // Plots: numeric metrics matching a plot pattern.
   std::vector<std::string> plot_metrics;
+  size_t unplotted = 0;
   for (const auto& k : columns) {
-    bool wanted = false;
+    bool wanted = plan.plots.empty();
     for (const auto& p : plan.plots) wanted = wanted || ::fnmatch(p.c_str(), k.c_str(), 0) == 0;
     bool numeric = false;
     for (const Row& r : rows) {
       auto it = r.metrics.find(k);
       if (it != r.metrics.end()) numeric = numeric || (it->second.is_number() && !it->second.is_boolean());
+    }
+    if (wanted && numeric && plan.plots.empty() && plot_metrics.size() == kDefaultPlotMetrics) {
+      ++unplotted;
+      continue;
     }
     if (wanted && numeric) plot_metrics.push_back(k);
   }
@@ -344,6 +349,10 @@ size_t collect_results(const SweepPlan& plan, bool quiet) {
   }
   md << "## Plots\n\n";
   if (!plot_note.empty()) md << plot_note << "\n\n";
+  if (unplotted) {
+    md << "The first " << kDefaultPlotMetrics << " numeric metrics are plotted; " << unplotted
+       << " more are in the CSV (name the ones to plot in the spec's \"plots\").\n\n";
+  }
   if (plots.empty() && plot_note.empty()) md << "No plots: no numeric metric or no parameter with two values.\n\n";
   for (const Plot& p : plots) md << "### " << p.title << "\n\n![" << p.title << "](" << p.file << ")\n\n";
   write_text_file(plan.output / "index.md", md.str());

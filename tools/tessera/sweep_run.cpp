@@ -268,7 +268,7 @@ int run_local(const SweepPlan& plan, const SweepRunOptions& options) {
   std::cout << "sweep " << plan.name << ": " << plan.points.size() << " points x " << plan.inputs.size()
             << " inputs = " << plan.job_count() << " jobs; " << done_before << " done, " << pending.size()
             << " to run on " << std::min<size_t>(size_t(workers), std::max<size_t>(pending.size(), 1))
-            << " local workers\n"
+            << " local worker(s)\n"
             << std::flush;
   // Threads per job: the cores shared out among the workers unless the spec or --threads sets them.
   bool spec_sets_threads = false;

@@ -285,7 +285,8 @@ SweepPlan load_sweep_spec(const fs::path& spec, const fs::path& output_override)
   }
   if (!j.contains("metrics")) r.fail("metrics", "missing (stats keys to collect, '*' wildcards)");
   plan.metrics = string_list(r, "metrics", j["metrics"]);
-  plan.plots = j.contains("plots") ? string_list(r, "plots", j["plots"]) : plan.metrics;
+  // Without "plots", the first kDefaultPlotMetrics numeric metrics are plotted (collect_results).
+  if (j.contains("plots")) plan.plots = string_list(r, "plots", j["plots"]);
   if (j.contains("images")) {
     if (!j["images"].is_boolean()) r.fail("images", "expected true or false");
     plan.images = j["images"].get<bool>();
