@@ -307,10 +307,10 @@ void apply_config_override(Config& c, std::string_view dotted_key, std::string_v
   json obj = json::object();
   bool known_field = false;
   // The field's type picks how the text reads; the same ObjectReader as a file then checks it.
-#define TESSERA_X(sec, name)                                                           \
-  if (section == #sec && field == #name) {                                           \
+#define TESSERA_X(sec, name)                                                                \
+  if (section == #sec && field == #name) {                                                  \
     obj[field] = override_value<std::remove_reference_t<decltype(c.sec.name)>>(value_text); \
-    known_field = true;                                                                \
+    known_field = true;                                                                     \
   }
   TESSERA_CONFIG_FIELDS(TESSERA_X)
 #undef TESSERA_X
@@ -332,7 +332,8 @@ void apply_config_override(Config& c, std::string_view dotted_key, std::string_v
 void apply_config_settings(Config& c, const std::vector<std::string>& settings) {
   for (const std::string& s : settings) {
     const size_t eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) throw Error("--set " + s + ": expected KEY=VALUE, e.g. tessellation.gpps=8");
+    if (eq == std::string::npos || eq == 0)
+      throw Error("--set " + s + ": expected KEY=VALUE, e.g. tessellation.gpps=8");
     apply_config_override(c, std::string_view(s).substr(0, eq), std::string_view(s).substr(eq + 1));
   }
   try {

@@ -80,7 +80,6 @@ TEST(Config, RefusesDevicesAsConfigFiles) {
   }
 }
 
-
 std::string override_error(const std::vector<std::string>& settings) {
   Config c;
   try {
@@ -121,7 +120,8 @@ TEST(ConfigOverride, PresetFillsTheSectionAndLaterKeysOverride) {
 TEST(ConfigOverride, ErrorsNameTheSettingWithTheFilesMessages) {
   EXPECT_EQ(override_error({"frame.width=abc"}), "--set frame.width=abc: frame.width: expected an integer");
   EXPECT_EQ(override_error({"frame.width=1.5"}), "--set frame.width=1.5: frame.width: expected an integer");
-  EXPECT_EQ(override_error({"color.compression=1"}), "--set color.compression=1: color.compression: expected true or false");
+  EXPECT_EQ(override_error({"color.compression=1"}),
+            "--set color.compression=1: color.compression: expected true or false");
   EXPECT_EQ(override_error({"tiling.mode=squares"}),
             "--set tiling.mode=squares: config: tiling.mode = \"squares\" is not \"fixed\" or \"adaptive\"");
   EXPECT_EQ(override_error({"frame.widht=5"}), "--set frame.widht=5: frame.widht: unknown key");

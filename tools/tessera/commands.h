@@ -89,10 +89,10 @@ struct ViewArgs {
   int height = 800;
   float scale = 1.0f;  // frame buffer = window framebuffer x scale
   std::optional<int> threads, tile_size, msaa;
-  std::string camera;            // start view, as render --camera
-  std::string overlay = "none";  // start overlay: a key of viewer::kOverlays
-  std::string tiling;            // --tiling fixed[:N] | adaptive
-  std::string memory_limit;      // --memory-limit, as in render
+  std::string camera;                 // start view, as render --camera
+  std::string overlay = "none";       // start overlay: a key of viewer::kOverlays
+  std::string tiling;                 // --tiling fixed[:N] | adaptive
+  std::string memory_limit;           // --memory-limit, as in render
   std::vector<std::string> settings;  // --set KEY=VALUE, as in render
 };
 

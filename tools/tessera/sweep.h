@@ -26,11 +26,11 @@ enum class SweepInputKind { scene, capture };
 // orbit frames) rendered by one process; a capture input is one frame.
 struct SweepInput {
   SweepInputKind kind = SweepInputKind::scene;
-  std::filesystem::path path;         // absolute
-  std::string label;                  // the path as the spec gives it
-  std::vector<std::string> cameras;   // scene: --camera specs (empty: the scene camera or the orbit)
-  int orbit = 0;                      // scene: N turntable frames
-  int frame = -1;                     // capture: the frame
+  std::filesystem::path path;              // absolute
+  std::string label;                       // the path as the spec gives it
+  std::vector<std::string> cameras;        // scene: --camera specs (empty: the scene camera or the orbit)
+  int orbit = 0;                           // scene: N turntable frames
+  int frame = -1;                          // capture: the frame
   std::vector<std::string> views() const;  // one name per row: camera spec, "orbit i/N", "frame N" or "scene camera"
 };
 
@@ -46,15 +46,15 @@ constexpr size_t kDefaultPlotMetrics = 6;
 struct SweepPlan {
   std::string name;
   std::vector<SweepInput> inputs;
-  std::vector<SweepSetting> base;                  // "config": every point's settings first
-  std::vector<std::string> parameter_keys;         // in spec order
-  std::vector<std::vector<SweepSetting>> points;   // each point's parameter settings
-  std::string parameter_shape;                     // "grid", "zip" or "points"
-  std::vector<std::string> metrics;                // stats key patterns ('*' wildcards)
-  std::vector<std::string> plots;                  // metric patterns to plot; empty: the first
-                                                   // kDefaultPlotMetrics numeric metrics
-  bool images = false;                             // keep each job's rendered PNG
-  std::filesystem::path output;                    // absolute
+  std::vector<SweepSetting> base;                 // "config": every point's settings first
+  std::vector<std::string> parameter_keys;        // in spec order
+  std::vector<std::vector<SweepSetting>> points;  // each point's parameter settings
+  std::string parameter_shape;                    // "grid", "zip" or "points"
+  std::vector<std::string> metrics;               // stats key patterns ('*' wildcards)
+  std::vector<std::string> plots;                 // metric patterns to plot; empty: the first
+                                                  // kDefaultPlotMetrics numeric metrics
+  bool images = false;                            // keep each job's rendered PNG
+  std::filesystem::path output;                   // absolute
 
   size_t job_count() const { return points.size() * inputs.size(); }
   std::string job_id(size_t job) const;  // "p0003-i01"
@@ -96,15 +96,27 @@ int spawn_logged(const std::vector<std::string>& argv, const std::filesystem::pa
 // Executors: both return 0 when every job has an ok result, 3 when some failed or are missing.
 struct SweepRunOptions {
   std::string executor = "local";
-  int workers = 0;                       // local: 0 = nproc
-  std::optional<int> threads;            // frame.threads per job (default: cores / workers locally)
-  bool retry_failed = false;             // run failed jobs again
-  int points_per_task = 1;               // slurm
-  std::vector<std::string> slurm_args;   // slurm: passed to sbatch
-  bool detach = false;                   // slurm: submit and return
-  double poll_seconds = 5.0;             // slurm: squeue polling period
+  int workers = 0;                      // local: 0 = nproc
+  std::optional<int> threads;           // frame.threads per job (default: cores / workers locally)
+  bool retry_failed = false;            // run failed jobs again
+  int points_per_task = 1;              // slurm
+  std::vector<std::string> slurm_args;  // slurm: passed to sbatch
+  bool detach = false;                  // slurm: submit and return
+  double poll_seconds = 5.0;            // slurm: squeue polling period
 };
 std::vector<size_t> pending_jobs(const SweepPlan& plan, bool retry_failed);
+// Holds OUTPUT/lock (flock) while an executor runs, so two runs of one sweep cannot start the
+// same jobs twice; throws naming the folder if another holds it.
+class SweepLock {
+ public:
+  explicit SweepLock(const std::filesystem::path& dir);
+  ~SweepLock();
+  SweepLock(const SweepLock&) = delete;
+  SweepLock& operator=(const SweepLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 int run_local(const SweepPlan& plan, const SweepRunOptions& options);
 int run_slurm(const SweepPlan& plan, const SweepRunOptions& options);
 // Prints done/failed/missing and the Slurm submissions' state; returns 0 if complete, 3 if not.
@@ -118,7 +130,7 @@ struct SweepArgs {
   std::filesystem::path spec;
   std::filesystem::path output;
   SweepRunOptions run;
-  std::filesystem::path dir;  // status, collect, worker
+  std::filesystem::path dir;      // status, collect, worker
   std::vector<std::string> jobs;  // worker: job ids
   std::filesystem::path task_file;
   int task = -1;

@@ -283,8 +283,10 @@ size_t collect_results(const SweepPlan& plan, bool quiet) {
             if (r.input != s.first || r.view != s.second) continue;
             const auto y = metric_of(r, m);
             if (!y) continue;
-            const size_t xi = size_t(std::find(xs.begin(), xs.end(), point_value(plan, r.point, varied[0])) - xs.begin());
-            const size_t yi = size_t(std::find(ys.begin(), ys.end(), point_value(plan, r.point, varied[1])) - ys.begin());
+            const size_t xi =
+                size_t(std::find(xs.begin(), xs.end(), point_value(plan, r.point, varied[0])) - xs.begin());
+            const size_t yi =
+                size_t(std::find(ys.begin(), ys.end(), point_value(plan, r.point, varied[1])) - ys.begin());
             cells[yi][xi] = *y;
             any = true;
           }
@@ -312,8 +314,8 @@ size_t collect_results(const SweepPlan& plan, bool quiet) {
           for (size_t i = 0; i < xs.size(); ++i) gp << (i ? ", " : "") << gp_string(xs[i]) << " " << i;
           gp << ")\nset ytics (";
           for (size_t i = 0; i < ys.size(); ++i) gp << (i ? ", " : "") << gp_string(ys[i]) << " " << i;
-          gp << ")\nset xrange [-0.5:" << double(xs.size()) - 0.5 << "]\nset yrange [-0.5:"
-             << double(ys.size()) - 0.5 << "]\nset cblabel " << gp_string(m) << "\n"
+          gp << ")\nset xrange [-0.5:" << double(xs.size()) - 0.5 << "]\nset yrange [-0.5:" << double(ys.size()) - 0.5
+             << "]\nset cblabel " << gp_string(m) << "\n"
              << "plot " << gp_string(data.string()) << " using 1:2:3 with image notitle, '' using 1:2:4 with labels "
              << "font ',11' notitle\n";
           plots.push_back({m + ", " + series_name(s) + " (heat map)", "plots/" + base + ".png"});
@@ -331,8 +333,7 @@ size_t collect_results(const SweepPlan& plan, bool quiet) {
 
   // The index page.
   std::ostringstream md;
-  md << "# Sweep " << plan.name << "\n\n"
-     << plan.points.size() << " points (" << plan.parameter_shape << " over";
+  md << "# Sweep " << plan.name << "\n\n" << plan.points.size() << " points (" << plan.parameter_shape << " over";
   for (const auto& k : plan.parameter_keys) md << " `" << k << "`";
   md << ") x " << plan.inputs.size() << " inputs = " << plan.job_count() << " jobs: **" << ok_jobs << " ok, "
      << failed_jobs << " failed, " << missing_jobs << " not run**.\n\n"
@@ -358,8 +359,8 @@ size_t collect_results(const SweepPlan& plan, bool quiet) {
   write_text_file(plan.output / "index.md", md.str());
   if (!quiet) {
     std::cout << "sweep " << plan.name << ": " << ok_jobs << " ok, " << failed_jobs << " failed, " << missing_jobs
-              << " not run; wrote " << (plan.output / "results.csv").string() << ", " << plots.size()
-              << " plots and " << (plan.output / "index.md").string() << "\n";
+              << " not run; wrote " << (plan.output / "results.csv").string() << ", " << plots.size() << " plots and "
+              << (plan.output / "index.md").string() << "\n";
   }
   return ok_jobs;
 }

@@ -1,5 +1,6 @@
 // `tessera sweep SPEC`, `sweep status DIR`, `sweep collect DIR` and the internal `sweep worker`
 // (docs/sweep.md).
+#include <cstdlib>
 #include <iostream>
 
 #include "sweep.h"
@@ -21,6 +22,12 @@ size_t job_by_id(const SweepPlan& plan, const std::string& id) {
 // The worker: runs its jobs one after another; a job's failure is its result, not the worker's.
 int run_worker(const SweepArgs& args) {
   const SweepPlan plan = load_plan(args.dir);
+  std::optional<int> threads = args.run.threads;
+  // A Slurm task uses the CPUs it was given, not every core of a shared node.
+  if (const char* cpus = std::getenv("SLURM_CPUS_PER_TASK"); !threads && cpus) {
+    const int n = std::atoi(cpus);
+    if (n > 0) threads = n;
+  }
   std::vector<std::string> ids = args.jobs;
   if (!args.task_file.empty()) {
     const ordered_json tasks = ordered_json::parse(read_input_file(args.task_file, kMaxJsonFileBytes, "task file"));
@@ -32,7 +39,7 @@ int run_worker(const SweepArgs& args) {
     const size_t job = job_by_id(plan, id);
     // A rerun or a straggler may have finished it meanwhile.
     if (job_state(plan, job) == JobState::ok) continue;
-    run_job(plan, job, args.run.threads);
+    run_job(plan, job, threads);
   }
   return 0;
 }
@@ -49,8 +56,9 @@ SweepCommands add_sweep_command(CLI::App& app, SweepArgs& args) {
       ->check(CLI::IsMember({"local", "slurm"}));
   c.sweep->add_option("-j,--workers", args.run.workers, "local: worker processes (default: one per core)")
       ->check(CLI::Range(0, 4096));
-  c.sweep->add_option("--threads", args.run.threads,
-                      "Render threads per job (default: the cores shared among local workers; slurm: all the task's)")
+  c.sweep
+      ->add_option("--threads", args.run.threads,
+                   "Render threads per job (default: the cores shared among local workers; slurm: all the task's)")
       ->check(CLI::Range(0, 1024));
   c.sweep->add_flag("--retry-failed", args.run.retry_failed, "Run failed jobs again (done jobs are always skipped)");
   c.sweep->add_option("--points-per-task", args.run.points_per_task, "slurm: points run by one array task")
@@ -86,6 +94,7 @@ int run_sweep(const SweepCommands& c, const SweepArgs& args) {
     throw Error("--detach: only the slurm executor runs detached (--executor slurm)");
   const SweepPlan plan = load_sweep_spec(args.spec, args.output);
   prepare_output(plan);
+  const SweepLock lock(plan.output);
   if (args.run.executor == "slurm") return run_slurm(plan, args.run);
   return run_local(plan, args.run);
 }

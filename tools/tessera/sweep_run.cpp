@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -129,9 +130,7 @@ fs::path self_executable() {
   return p;
 }
 
-int run_logged(const std::vector<std::string>& argv, const fs::path& log) {
-  return wait_for(spawn(argv, log, false));
-}
+int run_logged(const std::vector<std::string>& argv, const fs::path& log) { return wait_for(spawn(argv, log, false)); }
 
 int spawn_logged(const std::vector<std::string>& argv, const fs::path& log) { return spawn(argv, log, true); }
 
@@ -166,7 +165,9 @@ std::string run_captured(const std::vector<std::string>& argv, int* status) {
   return out;
 }
 
-fs::path result_path(const SweepPlan& plan, size_t job) { return plan.output / "results" / (plan.job_id(job) + ".json"); }
+fs::path result_path(const SweepPlan& plan, size_t job) {
+  return plan.output / "results" / (plan.job_id(job) + ".json");
+}
 
 JobState job_state(const SweepPlan& plan, size_t job) {
   const fs::path p = result_path(plan, job);
@@ -178,6 +179,21 @@ JobState job_state(const SweepPlan& plan, size_t job) {
   } catch (const std::exception&) {
     return JobState::missing;  // unreadable: run again (results are written atomically, so rare)
   }
+}
+
+SweepLock::SweepLock(const fs::path& dir) {
+  const fs::path path = dir / "lock";
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error(path.string() + ": cannot open: " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd_);
+    throw Error(dir.string() + ": another `tessera sweep` is running on this folder (it holds " + path.string() +
+                ")");
+  }
+}
+
+SweepLock::~SweepLock() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 std::vector<size_t> pending_jobs(const SweepPlan& plan, bool retry_failed) {
@@ -279,7 +295,8 @@ int run_local(const SweepPlan& plan, const SweepRunOptions& options) {
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
-  struct sigaction old_int {}, old_term {};
+  struct sigaction old_int {
+  }, old_term{};
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
   g_stop = 0;
@@ -293,8 +310,8 @@ int run_local(const SweepPlan& plan, const SweepRunOptions& options) {
     while (!queue.empty() && running.size() < size_t(workers)) {
       const size_t job = queue.front();
       queue.pop_front();
-      std::vector<std::string> argv = {self_executable().string(), "sweep", "worker", plan.output.string(), "--job",
-                                       plan.job_id(job)};
+      std::vector<std::string> argv = {self_executable().string(), "sweep", "worker",
+                                       plan.output.string(),       "--job", plan.job_id(job)};
       if (threads) argv.insert(argv.end(), {"--threads", std::to_string(*threads)});
       running[spawn_logged(argv, worker_log)] = job;
     }
@@ -307,15 +324,12 @@ int run_local(const SweepPlan& plan, const SweepRunOptions& options) {
     running.erase(it);
     // A worker that died before writing its result (killed, out of memory) is recorded too.
     if (job_state(plan, job) == JobState::missing && !g_stop) {
-      ordered_json r = {{"job", plan.job_id(job)},
-                        {"point", plan.job_point(job)},
-                        {"input", plan.job_input(job)},
-                        {"host", host_name()},
-                        {"started", now_utc()},
-                        {"seconds", 0.0},
-                        {"status", "failed"},
-                        {"error", "worker " + failure_reason(worker_log, exit_code(status))},
-                        {"rows", ordered_json::array()}};
+      ordered_json r = {
+          {"job", plan.job_id(job)},      {"point", plan.job_point(job)},
+          {"input", plan.job_input(job)}, {"host", host_name()},
+          {"started", now_utc()},         {"seconds", 0.0},
+          {"status", "failed"},           {"error", "worker " + failure_reason(worker_log, exit_code(status))},
+          {"rows", ordered_json::array()}};
       write_text_file(result_path(plan, job), r.dump(2) + "\n");
     }
     progress.update(++finished);

@@ -74,6 +74,17 @@ std::vector<fs::path> submissions(const fs::path& dir) {
 
 int run_slurm(const SweepPlan& plan, const SweepRunOptions& options) {
   if (options.points_per_task < 1) throw Error("--points-per-task must be at least 1");
+  // An array of this sweep still in the queue would run the jobs a new one is given.
+  for (const fs::path& s : submissions(plan.output)) {
+    const std::string id =
+        ordered_json::parse(read_input_file(s, kMaxJsonFileBytes, "submission")).at("job_id").get<std::string>();
+    bool queried = false;
+    const std::string states = queue_states(id, &queried);
+    if (states.find_first_not_of(" \n") != std::string::npos) {
+      throw Error(plan.output.string() + ": Slurm job " + id +
+                  " of this sweep is still queued or running; wait for it (tessera sweep status) or scancel it");
+    }
+  }
   const std::vector<size_t> pending = pending_jobs(plan, options.retry_failed);
   std::cout << "sweep " << plan.name << ": " << plan.job_count() << " jobs, " << plan.job_count() - pending.size()
             << " done, " << pending.size() << " to submit\n";
@@ -149,8 +160,8 @@ int run_slurm(const SweepPlan& plan, const SweepRunOptions& options) {
   }
   const std::vector<size_t> missing = pending_jobs(plan, false);
   if (!missing.empty()) {
-    std::cerr << "sweep: " << missing.size() << " jobs have no result (cancelled or failed tasks; see "
-              << dir.string() << "/task-*.out); run the same command again to submit them\n";
+    std::cerr << "sweep: " << missing.size() << " jobs have no result (cancelled or failed tasks; see " << dir.string()
+              << "/task-*.out); run the same command again to submit them\n";
   }
   const size_t ok = collect_results(plan, false);
   return ok == plan.job_count() ? 0 : 3;
@@ -162,15 +173,9 @@ int sweep_status(const fs::path& dir) {
   std::vector<std::string> missing;
   for (size_t job = 0; job < plan.job_count(); ++job) {
     switch (job_state(plan, job)) {
-      case JobState::ok:
-        ++ok;
-        break;
-      case JobState::failed:
-        ++failed;
-        break;
-      case JobState::missing:
-        missing.push_back(plan.job_id(job));
-        break;
+      case JobState::ok: ++ok; break;
+      case JobState::failed: ++failed; break;
+      case JobState::missing: missing.push_back(plan.job_id(job)); break;
     }
   }
   std::cout << "sweep " << plan.name << " in " << plan.output.string() << ": " << plan.job_count() << " jobs ("
@@ -199,7 +204,9 @@ int sweep_status(const fs::path& dir) {
       std::string states = queue_states(id, &queried);
       for (char& c : states) c = c == '\n' ? ' ' : c;
       std::cout << "  slurm job " << id << " (" << sub.at("tasks").get<size_t>() << " tasks): "
-                << (!queried ? "squeue unavailable" : states.empty() ? "no longer queued" : "queued: " + states)
+                << (!queried         ? "squeue unavailable"
+                    : states.empty() ? "no longer queued"
+                                     : "queued: " + states)
                 << "\n";
     } catch (const std::exception&) {
     }
