@@ -44,12 +44,13 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-# Free TCP ports for slurmctld and slurmd: random, checked against the listening sockets.
+# Free TCP ports for slurmctld and slurmd: random, and nothing listening on them.
 free_port() {
   local p
   while :; do
     p=$((20000 + RANDOM % 40000))
-    ss -ltnH | awk '{print $4}' | grep -q ":$p\$" || { echo "$p"; return; }
+    # A port something listens on accepts the connection; a free one refuses it.
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
   done
 }
 ctld_port=$(free_port)
