@@ -50,4 +50,11 @@ grep -q "failed p0000-i01: .*nosuchcamera" "$work/status.out" || { cat "$work/st
 grep -q "16 done, 0 to run" "$work/third.out" || fail "failed jobs were retried without --retry-failed"
 "$tessera" sweep "$work/spec.json" --retry-failed > "$work/fourth.out" 2>&1 || true
 grep -q "8 done, 8 to run" "$work/fourth.out" || fail "--retry-failed should run the 8 failed jobs"
+# A damaged result (a full disk, a hand edit) counts as not run and is run again.
+echo '{"status": "ok", "rows": [{"no metrics": 1}]}' > "$results/p0003-i00.json"
+echo '{' > "$results/p0004-i00.json"
+"$tessera" sweep status "$work/out" | grep -q "6 ok, 8 failed, 2 not run" || fail "damaged results should count as not run"
+"$tessera" sweep "$work/spec.json" > "$work/fifth.out" 2>&1 || true
+grep -q "14 done, 2 to run" "$work/fifth.out" || { cat "$work/fifth.out"; fail "damaged results should run again"; }
+[ "$(grep -c ',ok,' "$csv")" -eq 8 ] || fail "expected 8 ok rows after the rerun"
 echo "resume ok"

@@ -79,6 +79,9 @@ void prepare_output(const SweepPlan& plan);
 // Results.
 std::filesystem::path result_path(const SweepPlan& plan, size_t job);
 enum class JobState { missing, ok, failed };
+// A job's result as written by run_job, or nothing when there is none or it is damaged
+// (unparsable, or not the shape run_job writes): such a job counts as not run.
+std::optional<ordered_json> read_result(const SweepPlan& plan, size_t job);
 JobState job_state(const SweepPlan& plan, size_t job);
 // Runs one job here (renders through a child `tessera` process) and writes its result.
 void run_job(const SweepPlan& plan, size_t job, std::optional<int> threads);

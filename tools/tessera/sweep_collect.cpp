@@ -99,10 +99,7 @@ size_t collect_results(const SweepPlan& plan, bool quiet) {
   for (size_t job = 0; job < plan.job_count(); ++job) {
     const SweepInput& input = plan.inputs[plan.job_input(job)];
     const std::vector<std::string> views = input.views();
-    ordered_json r;
-    if (job_state(plan, job) != JobState::missing) {
-      r = ordered_json::parse(read_input_file(result_path(plan, job), kMaxJsonFileBytes, "sweep result"));
-    }
+    ordered_json r = read_result(plan, job).value_or(ordered_json());
     const std::string status = r.is_null() ? "missing" : r.at("status").get<std::string>();
     ok_jobs += status == "ok";
     failed_jobs += status == "failed";

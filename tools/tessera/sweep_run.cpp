@@ -169,16 +169,26 @@ fs::path result_path(const SweepPlan& plan, size_t job) {
   return plan.output / "results" / (plan.job_id(job) + ".json");
 }
 
-JobState job_state(const SweepPlan& plan, size_t job) {
+std::optional<ordered_json> read_result(const SweepPlan& plan, size_t job) {
   const fs::path p = result_path(plan, job);
   std::error_code ec;
-  if (!fs::is_regular_file(p, ec)) return JobState::missing;
+  if (!fs::is_regular_file(p, ec)) return std::nullopt;
   try {
-    const ordered_json j = ordered_json::parse(read_input_file(p, kMaxJsonFileBytes, "sweep result"));
-    return j.at("status") == "ok" ? JobState::ok : JobState::failed;
+    ordered_json r = ordered_json::parse(read_input_file(p, kMaxJsonFileBytes, "sweep result"));
+    const std::string status = r.at("status").get<std::string>();
+    bool valid = (status == "ok" || status == "failed") && r.at("rows").is_array() &&
+                 r.value("seconds", 0.0) >= 0.0 && r.value("error", std::string()).size() < (1u << 20);
+    for (const auto& row : r.at("rows")) valid = valid && row.at("view").is_string() && row.at("metrics").is_object();
+    if (valid) return r;
   } catch (const std::exception&) {
-    return JobState::missing;  // unreadable: run again (results are written atomically, so rare)
   }
+  return std::nullopt;
+}
+
+JobState job_state(const SweepPlan& plan, size_t job) {
+  const std::optional<ordered_json> r = read_result(plan, job);
+  if (!r) return JobState::missing;
+  return r->at("status") == "ok" ? JobState::ok : JobState::failed;
 }
 
 SweepLock::SweepLock(const fs::path& dir) {

@@ -44,12 +44,13 @@ std::vector<std::vector<size_t>> group_tasks(const SweepPlan& plan, const std::v
   return tasks;
 }
 
-// Array job states from squeue; empty once every task has left the queue.
+// Array job states from squeue; empty once every task has left the queue. `ok` is false when
+// squeue failed: it cannot start, the controller does not answer, or the job was purged
+// (MinJobAge after it ended; "Invalid job id").
 std::string queue_states(const std::string& job_id, bool* ok) {
   int status = -1;
   const std::string out = run_captured({"squeue", "-h", "-j", job_id, "-o", "%T"}, &status);
-  // squeue fails with "Invalid job id" once the job is purged: it is no longer queued.
-  *ok = status >= 0;
+  *ok = status == 0;
   return status == 0 ? out : "";
 }
 
@@ -149,6 +150,7 @@ int run_slurm(const SweepPlan& plan, const SweepRunOptions& options) {
   const size_t before = plan.job_count() - pending.size();
   ProgressBar progress("sweep (slurm " + job_id + ")", pending.size());
   size_t reported = SIZE_MAX;
+  int failed_polls = 0;
   for (;;) {
     bool ok = false;
     const std::string states = queue_states(job_id, &ok);
@@ -156,6 +158,14 @@ int run_slurm(const SweepPlan& plan, const SweepRunOptions& options) {
     if (now != reported) progress.update(std::min(now, pending.size()));
     reported = now;
     if (ok && states.find_first_not_of(" \n") == std::string::npos) break;
+    if (now >= pending.size()) break;  // every result is in, whatever squeue says
+    // A purged job, or a controller that stays away: stop waiting after a few polls (a rerun or
+    // `sweep status` picks up whatever finishes later).
+    failed_polls = ok ? 0 : failed_polls + 1;
+    if (failed_polls == 10) {
+      std::cerr << "sweep: squeue -j " << job_id << " failed " << failed_polls << " times in a row; not waiting\n";
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::duration<double>(options.poll_seconds));
   }
   const std::vector<size_t> missing = pending_jobs(plan, false);
@@ -204,7 +214,7 @@ int sweep_status(const fs::path& dir) {
       std::string states = queue_states(id, &queried);
       for (char& c : states) c = c == '\n' ? ' ' : c;
       std::cout << "  slurm job " << id << " (" << sub.at("tasks").get<size_t>() << " tasks): "
-                << (!queried         ? "squeue unavailable"
+                << (!queried         ? "not known to squeue"
                     : states.empty() ? "no longer queued"
                                      : "queued: " + states)
                 << "\n";
