@@ -19,6 +19,10 @@
 #include <glm/gtc/type_ptr.hpp>
 #include <stb_image.h>
 #include <tbb/parallel_for.h>
+// The same options as tinygltf's implementation (gltf_tinygltf.cpp): the classes must agree.
+#define TINYGLTF_NO_STB_IMAGE
+#define TINYGLTF_NO_STB_IMAGE_WRITE
+#define TINYGLTF_NO_FS
 #include <tiny_gltf.h>
 
 #include "tessera/error.h"
