@@ -93,7 +93,7 @@ class GltfReader {
   GltfReader(const tinygltf::Model& model, LoadContext& ctx, std::string file)
       : m_(model), ctx_(ctx), file_(std::move(file)) {}
 
-  GltfContent read(const glm::mat4& placement);
+  ModelContent read(const glm::mat4& placement);
 
  private:
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
@@ -136,7 +136,7 @@ class GltfReader {
   const tinygltf::Model& m_;
   LoadContext& ctx_;
   std::string file_;
-  GltfContent out_;
+  ModelContent out_;
   std::set<std::string> warned_;
   // Per glTF mesh, per primitive: (our mesh index, glTF material index or -1); -1 mesh = skipped.
   std::vector<std::vector<std::pair<int, int>>> primitives_;
@@ -803,7 +803,7 @@ void GltfReader::walk_nodes(const glm::mat4& placement) {
   for (const auto& [node, path] : roots) visit(node, placement, state, path, 0);
 }
 
-GltfContent GltfReader::read(const glm::mat4& placement) {
+ModelContent GltfReader::read(const glm::mat4& placement) {
   check_extensions();
   const auto t0 = std::chrono::steady_clock::now();
   read_meshes();
@@ -828,7 +828,7 @@ GltfContent GltfReader::read(const glm::mat4& placement) {
   return std::move(out_);
 }
 
-GltfContent load(std::string_view bytes, const std::string& name, const std::filesystem::path& base_dir,
+ModelContent load(std::string_view bytes, const std::string& name, const std::filesystem::path& base_dir,
                  const glm::mat4& placement) {
   const auto t0 = std::chrono::steady_clock::now();
   tinygltf::TinyGLTF loader;
@@ -859,7 +859,7 @@ GltfContent load(std::string_view bytes, const std::string& name, const std::fil
   // A referenced file that could not be read is an error, not the warning tinygltf leaves.
   if (!err.empty()) throw Error(name + ": " + trim(err));
   const double parse_ms = ms_since(t0);
-  GltfContent content = GltfReader(model, ctx, name).read(placement);
+  ModelContent content = GltfReader(model, ctx, name).read(placement);
   content.report.parse_ms = parse_ms;
   return content;
 }
@@ -872,17 +872,23 @@ bool is_gltf_path(const std::filesystem::path& path) {
   return ext == ".gltf" || ext == ".glb";
 }
 
-GltfContent load_gltf(const std::filesystem::path& path, const glm::mat4& placement) {
+bool is_model_path(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return ext == ".obj" || is_gltf_path(path);
+}
+
+ModelContent load_gltf(const std::filesystem::path& path, const glm::mat4& placement) {
   const std::string bytes = read_input_file(path, kMaxGltfFileBytes, "glTF");
   return load(bytes, path.string(), path.parent_path(), placement);
 }
 
-GltfContent load_gltf_from_memory(std::string_view bytes, const std::string& name,
+ModelContent load_gltf_from_memory(std::string_view bytes, const std::string& name,
                                   const std::filesystem::path& base_dir, const glm::mat4& placement) {
   return load(bytes, name, base_dir, placement);
 }
 
-void append_gltf(Scene& scene, GltfContent&& content, const std::string& where) {
+void append_model(Scene& scene, ModelContent&& content, const std::string& where) {
   const uint32_t mesh_base = uint32_t(scene.meshes.size());
   const uint32_t material_base = uint32_t(scene.materials.size());
   const int texture_base = int(scene.textures.size());
@@ -922,12 +928,12 @@ Camera framing_camera(const glm::vec3& bounds_min, const glm::vec3& bounds_max) 
 }
 
 Scene load_gltf_scene(const std::filesystem::path& path) {
-  GltfContent content = load_gltf(path);
+  ModelContent content = is_gltf_path(path) ? load_gltf(path) : load_obj_model(path);
   for (const std::string& w : content.report.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   Scene scene;
   scene.source = path;
   const bool lights = !content.lights.empty();
-  append_gltf(scene, std::move(content), path.string());
+  append_model(scene, std::move(content), path.string());
   // World bounds of every instance, for the default camera.
   glm::vec3 lo(std::numeric_limits<float>::max()), hi(-std::numeric_limits<float>::max());
   for (const Instance& inst : scene.instances) {

@@ -33,7 +33,7 @@ std::string png_bytes(const ScratchDir& dir, const Image& image, const std::stri
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-GltfContent load_text(const std::string& text, const std::string& name = "mem.gltf") {
+ModelContent load_text(const std::string& text, const std::string& name = "mem.gltf") {
   return load_gltf_from_memory(text, name, std::filesystem::temp_directory_path());
 }
 
@@ -46,7 +46,7 @@ TEST(Gltf, EmbeddedQuadLoads) {
   GltfWriter w;
   const int mesh = add_quad(w);
   w.scene({w.node({{"mesh", mesh}, {"translation", {1, 2, 3}}})});
-  const GltfContent c = load_text(w.gltf_embedded());
+  const ModelContent c = load_text(w.gltf_embedded());
   ASSERT_EQ(c.meshes.size(), 1u);
   EXPECT_EQ(c.meshes[0].vertices.size(), 4u);
   EXPECT_EQ(c.meshes[0].triangle_count(), 2u);
@@ -67,7 +67,7 @@ TEST(Gltf, HierarchyComposesTrsAndMatrices) {
   const int child = w.node({{"rotation", {0, s, 0, s}}, {"scale", {1, 3, 1}}, {"children", {grandchild}}, {"mesh", mesh}});
   const int root = w.node({{"translation", {0, 10, 0}}, {"children", {child}}});
   w.scene({root});
-  const GltfContent c = load_text(w.gltf_embedded());
+  const ModelContent c = load_text(w.gltf_embedded());
   ASSERT_EQ(c.instances.size(), 2u);
   const glm::mat4 t = glm::translate(glm::mat4(1.0f), glm::vec3(0, 10, 0));
   const glm::mat4 r = glm::rotate(glm::mat4(1.0f), glm::radians(90.0f), glm::vec3(0, 1, 0));
@@ -78,7 +78,7 @@ TEST(Gltf, HierarchyComposesTrsAndMatrices) {
   expect_near_mat(c.instances[1].transform, t * r * sc * m);
   // A placement multiplies from the left.
   const glm::mat4 placement = glm::translate(glm::mat4(1.0f), glm::vec3(-1, 0, 0));
-  const GltfContent placed = load_gltf_from_memory(w.gltf_embedded(), "p.gltf", ".", placement);
+  const ModelContent placed = load_gltf_from_memory(w.gltf_embedded(), "p.gltf", ".", placement);
   expect_near_mat(placed.instances[1].transform, placement * t * r * sc * m);
 }
 
@@ -105,7 +105,7 @@ TEST(Gltf, EveryComponentTypeAndStride) {
     const int mesh = w.mesh({{"POSITION", pos}, {"NORMAL", n}, {"TEXCOORD_0", uv}},
                             w.indices({0, 1, 2, 0, 2, 3}, index_type));
     w.scene({w.node({{"mesh", mesh}})});
-    const GltfContent c = load_text(w.gltf_embedded());
+    const ModelContent c = load_text(w.gltf_embedded());
     ASSERT_EQ(c.meshes.size(), 1u);
     const Mesh& m = c.meshes[0];
     ASSERT_EQ(m.vertices.size(), 4u);
@@ -121,7 +121,7 @@ TEST(Gltf, EveryComponentTypeAndStride) {
   const int uv = w.array(std::vector<uint16_t>{0, 0, 65535, 0, 0, 32768}, kUnsignedShort, "VEC2", true);
   const int mesh = w.mesh({{"POSITION", pos}, {"TEXCOORD_0", uv}});
   w.scene({w.node({{"mesh", mesh}})});
-  const GltfContent c = load_text(w.gltf_embedded());
+  const ModelContent c = load_text(w.gltf_embedded());
   ASSERT_EQ(c.meshes.size(), 1u);
   // Without indices and without normals: flat normals on unshared corners.
   ASSERT_EQ(c.meshes[0].vertices.size(), 3u);
@@ -136,7 +136,7 @@ TEST(Gltf, MissingNormalsAreFlat) {
   const int pos = w.positions({{0, 0, 0}, {1, 0, 0}, {0.5f, 1, 0}, {0.5f, 1, -1}});
   const int mesh = w.mesh({{"POSITION", pos}}, w.indices({0, 1, 2, 1, 3, 2}));
   w.scene({w.node({{"mesh", mesh}})});
-  const GltfContent c = load_text(w.gltf_embedded());
+  const ModelContent c = load_text(w.gltf_embedded());
   const Mesh& m = c.meshes[0];
   ASSERT_EQ(m.vertices.size(), 6u);
   scene_testing::expect_well_formed(m);
@@ -156,7 +156,7 @@ TEST(Gltf, StripsFansConvertedPointsAndLinesSkipped) {
                            {{"attributes", attributes}, {"mode", 1}}}}};
   w.doc["meshes"].push_back(mesh);
   w.scene({w.node({{"mesh", 0}})});
-  const GltfContent c = load_text(w.gltf_embedded());
+  const ModelContent c = load_text(w.gltf_embedded());
   ASSERT_EQ(c.meshes.size(), 2u);
   // Strip 0 1 2 3 4: (0 1 2) (2 1 3) (2 3 4); fan: (1 2 0) (2 3 0) (3 4 0).
   EXPECT_EQ(c.meshes[0].indices, (std::vector<uint32_t>{0, 1, 2, 2, 1, 3, 2, 3, 4}));
@@ -180,7 +180,7 @@ TEST(Gltf, MaterialsAlphaModesAndSamplers) {
   const int blend = w.material({{"alphaMode", "BLEND"}, {"name", "glass"}});
   const int q0 = add_quad(w, opaque), q1 = add_quad(w, mask), q2 = add_quad(w, blend);
   w.scene({w.node({{"mesh", q0}}), w.node({{"mesh", q1}}), w.node({{"mesh", q2}})});
-  const GltfContent c = load_gltf_from_memory(w.glb(), "m.glb", dir.path());
+  const ModelContent c = load_gltf_from_memory(w.glb(), "m.glb", dir.path());
   ASSERT_EQ(c.materials.size(), 3u);
   EXPECT_EQ(c.materials[0].alpha_mode, AlphaMode::opaque);
   EXPECT_EQ(c.materials[0].base_alpha, 0.5f);
@@ -211,11 +211,11 @@ TEST(Gltf, ExternalResourcesAndGlbAgree) {
   w.scene({w.node({{"mesh", add_quad(w, mat)}})});
   std::ofstream(dir.path() / "model.bin", std::ios::binary) << w.bin;
   const auto gltf = dir.write("model.gltf", w.gltf_external("model.bin"));
-  const GltfContent external = load_gltf(gltf);
+  const ModelContent external = load_gltf(gltf);
   ASSERT_EQ(external.textures.size(), 1u);
   EXPECT_EQ(external.textures[0].levels[0].at(0, 0), pack_rgba8(10, 200, 30));
   const auto glb = dir.write("model.glb", w.glb());
-  const GltfContent binary = load_gltf(glb);
+  const ModelContent binary = load_gltf(glb);
   EXPECT_EQ(binary.meshes[0].vertices.size(), external.meshes[0].vertices.size());
   EXPECT_EQ(binary.textures[0].levels[0].pixels, external.textures[0].levels[0].pixels);
   // load_scene takes glTF directly: a framing camera and a default light.
@@ -375,7 +375,7 @@ TEST(GltfHostile, ExtensionsAndSparse) {
                {"ext.gltf", "extensionsRequired[0]", "KHR_draco_mesh_compression"});
   GltfWriter optional = valid_model();
   optional.doc["extensionsUsed"] = {"EXT_fancy", "KHR_texture_transform"};
-  const GltfContent c = load_text(optional.gltf_embedded(), "opt.gltf");
+  const ModelContent c = load_text(optional.gltf_embedded(), "opt.gltf");
   ASSERT_EQ(c.report.warnings.size(), 2u);
   EXPECT_NE(c.report.warnings[0].find("EXT_fancy"), std::string::npos);
   GltfWriter sparse = valid_model();
@@ -410,9 +410,9 @@ Scene quad_scene(const nlohmann::json& material, const Image* texture, const Scr
     m["pbrMetallicRoughness"]["baseColorTexture"] = {{"index", tex}};
   }
   w.scene({w.node({{"mesh", add_quad(w, w.material(m))}})});
-  GltfContent c = load_gltf_from_memory(w.glb(), "q.glb", dir.path());
+  ModelContent c = load_gltf_from_memory(w.glb(), "q.glb", dir.path());
   Scene scene;
-  append_gltf(scene, std::move(c), "q.glb");
+  append_model(scene, std::move(c), "q.glb");
   scene.camera.position = glm::vec3(0, 0, 2);
   scene.camera.target = glm::vec3(0, 0, 0);
   scene.camera.fov_y_degrees = 53.130102f;  // the unit quad covers the middle half of the frame
@@ -488,12 +488,12 @@ TEST(GltfRender, ThreadCountDoesNotChangeAlphaFrames) {
   for (int y = 0; y < 8; ++y)
     for (int x = 0; x < 8; ++x) tex.at(x, y) = pack_rgba8(uint8_t(x * 30), 90, uint8_t(y * 30), uint8_t((x + y) * 16));
   Scene scene = quad_scene({{"alphaMode", "BLEND"}, {"doubleSided", true}}, &tex, dir, glm::vec3(0.1f, 0.3f, 0.2f));
-  GltfContent mask = load_gltf_from_memory([&] {
+  ModelContent mask = load_gltf_from_memory([&] {
     GltfWriter w;
     w.scene({w.node({{"mesh", add_quad(w, w.material({{"alphaMode", "MASK"}}))}, {"translation", {0.2, 0.1, -0.5}}})});
     return w.glb();
   }(), "mask.glb", dir.path());
-  append_gltf(scene, std::move(mask), "mask.glb");
+  append_model(scene, std::move(mask), "mask.glb");
   for (int msaa : {1, 4}) {
     Renderer one(small_frame(msaa, 1)), many(small_frame(msaa, 4));
     EXPECT_EQ(one.render(scene, scene.camera).color.pixels, many.render(scene, scene.camera).color.pixels);

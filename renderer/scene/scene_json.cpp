@@ -484,18 +484,22 @@ glm::mat4 SceneReader::read_placement(ObjectReader& r, const std::string& path) 
 // materials, instances, lights and cameras join the scene's.
 void SceneReader::read_model(const Json& j, const std::string& path, Scene& scene) {
   ObjectReader r(j, file_, path);
-  const std::string gltf = r.string("gltf");
-  if (gltf.empty()) r.at("gltf").fail("path must not be empty");
+  if (r.has("gltf") == r.has("obj")) r.here().fail("needs exactly one of \"gltf\" or \"obj\"");
+  const char* key = r.has("gltf") ? "gltf" : "obj";
+  const std::string file = r.string(key);
+  if (file.empty()) r.at(key).fail("path must not be empty");
   const glm::mat4 placement = read_placement(r, path);
   r.finish();
-  const Where where = r.at("gltf");
-  GltfContent content = at_path(where, [&] { return load_gltf(resolve(gltf), placement); });
+  const Where where = r.at(key);
+  ModelContent content = at_path(where, [&] {
+    return r.has("gltf") ? load_gltf(resolve(file), placement) : load_obj_model(resolve(file), placement);
+  });
   for (const std::string& w : content.report.warnings) std::fprintf(stderr, "warning: %s: %s\n", file_.c_str(), w.c_str());
   reserve_triangles(content.report.triangles, where);
   estimate_.stored_bytes += content.report.mesh_bytes + content.report.texture_bytes;
   for (const Instance& inst : content.instances) add_instances_to_estimate(estimate_, content.meshes[inst.mesh], 1);
   check_memory(where);
-  at_path(where, [&] { append_gltf(scene, std::move(content), "lights"); });
+  at_path(where, [&] { append_model(scene, std::move(content), "lights"); });
 }
 
 // An LOD group names its levels (meshes, finest first) or generates them from one mesh with
@@ -744,7 +748,7 @@ Scene SceneReader::read(const Json& doc) {
 
 Scene load_scene(const std::filesystem::path& path) {
   // A glTF file is a scene of its own (default camera and light when it has none).
-  if (is_gltf_path(path)) return load_gltf_scene(path);
+  if (is_model_path(path)) return load_gltf_scene(path);
   const std::string file = path.string();
   const std::string text = read_input_file(path, kMaxJsonFileBytes, "scene");
 

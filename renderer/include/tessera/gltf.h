@@ -16,7 +16,7 @@
 namespace tessera {
 
 // What a load cost and what it left out.
-struct GltfLoadReport {
+struct ModelLoadReport {
   uint64_t triangles = 0;        // stored over all primitives
   uint64_t vertices = 0;         // stored over all primitives
   uint64_t mesh_bytes = 0;       // vertices and indices
@@ -31,37 +31,44 @@ struct GltfLoadReport {
 
 // One file's contribution to a scene. Instances index `meshes`/`materials` of this struct;
 // materials index `textures`.
-struct GltfContent {
+struct ModelContent {
   std::vector<Mesh> meshes;
   std::vector<Texture> textures;
   std::vector<Material> materials;
   std::vector<Instance> instances;
   std::vector<Light> lights;    // KHR_lights_punctual, in node order, world space
   std::vector<Camera> cameras;  // perspective cameras, in node order, named
-  GltfLoadReport report;
+  ModelLoadReport report;
 };
 
-// True for the .gltf and .glb extensions (any case).
+// True for the .gltf and .glb extensions (any case); is_model_path also for .obj.
 bool is_gltf_path(const std::filesystem::path& path);
+bool is_model_path(const std::filesystem::path& path);
 
 // Loads the default scene of a glTF file placed by `placement` (object to world). Throws
 // tessera::Error naming the file and the JSON path of the problem (malformed, truncated,
 // out-of-range, cyclic, over the size caps or the memory budget, unsupported required
 // extensions, sparse accessors).
-GltfContent load_gltf(const std::filesystem::path& path, const glm::mat4& placement = glm::mat4(1.0f));
+ModelContent load_gltf(const std::filesystem::path& path, const glm::mat4& placement = glm::mat4(1.0f));
 
 // The same from bytes already in memory (a .glb when they start with "glTF", else .gltf JSON);
 // external resources resolve against `base_dir`, errors name `name`.
-GltfContent load_gltf_from_memory(std::string_view bytes, const std::string& name,
+ModelContent load_gltf_from_memory(std::string_view bytes, const std::string& name,
                                   const std::filesystem::path& base_dir, const glm::mat4& placement = glm::mat4(1.0f));
+
+// An OBJ with its .mtl materials (Kd, map_Kd, Ks, Ns, d/Tr, map_d): one mesh and instance per
+// material used, faces without a material on a default one. Same errors as load_obj, plus
+// textures that cannot be read (naming the material and key).
+ModelContent load_obj_model(const std::filesystem::path& path, const glm::mat4& placement = glm::mat4(1.0f));
 
 // Appends a file's content to a scene, rebasing its indices. Throws tessera::Error naming
 // `where` when the scene would hold more than kMaxLights lights.
-void append_gltf(Scene& scene, GltfContent&& content, const std::string& where);
+void append_model(Scene& scene, ModelContent&& content, const std::string& where);
 
 // A scene of one glTF file: its content, its first camera as the main view (or a camera
 // framing the model's bounds) with every camera in Scene::cameras by name, and a default
 // light when the file has none. Warnings go to stderr, once each.
+// An .obj renders the same way with its .mtl materials (load_obj_model).
 Scene load_gltf_scene(const std::filesystem::path& path);
 
 // The camera that frames world bounds from the front (+Z), a little above and to the right.
