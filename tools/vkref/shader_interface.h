@@ -47,19 +47,25 @@ static_assert(offsetof(FrameUniforms, ambient) == 64);
 static_assert(offsetof(FrameUniforms, light_count) == 80);
 static_assert(offsetof(FrameUniforms, lights) == 96);
 
-// Per-draw push constants (VERTEX | FRAGMENT), 128 bytes, the guaranteed minimum
-// maxPushConstantsSize:
+// Per-draw push constants (VERTEX | FRAGMENT):
 //   0 model (object to world, column-major mat4)          vertex stage
 //  64 normal_matrix[3] (columns of transpose(inverse(mat3(model))), xyz)    vertex stage
 //     normal_matrix[c].w = the material's specular colour channel c           fragment stage
 // 112 base_color.rgb (linear); base_color.a = shininess (>= 1), negated when the material is
 //     not textured                                                           fragment stage
+// 128 material: x base alpha, y alpha cutoff, z alpha mode (tessera::AlphaMode: 0 opaque,
+//     1 mask, 2 blend), w 1 for a double-sided material                     fragment stage
+// 144 emissive.rgb (linear)                                                  fragment stage
+// (160 bytes: beyond the guaranteed 128, so the renderer checks the device's limit.)
 struct InstancePushConstants {
   glm::mat4 model{1.0f};
   glm::vec4 normal_matrix[3];
   glm::vec4 base_color{0.0f};
+  glm::vec4 material{1.0f, 0.5f, 0.0f, 0.0f};
+  glm::vec4 emissive{0.0f};
 };
-static_assert(sizeof(InstancePushConstants) == 128, "push constant blocks in lambert.vert/.frag");
+static_assert(sizeof(InstancePushConstants) == 160, "push constant blocks in lambert.vert/.frag");
+static_assert(offsetof(InstancePushConstants, material) == 128);
 static_assert(offsetof(InstancePushConstants, normal_matrix) == 64);
 static_assert(offsetof(InstancePushConstants, base_color) == 112);
 
