@@ -4,7 +4,7 @@
 A small courtyard built from scratch (no third-party assets), chosen to exercise what the
 glTF loader and the alpha pipeline do: a tiled floor (opaque, repeat sampler, mip maps), a
 plinth without normals (flat normals generated), a fern of double-sided leaf cards (alphaMode
-MASK on a leaf-shaped alpha texture), a lattice screen (MASK, clamp-to-edge, nearest), two
+MASK on a leaf-shaped alpha texture), a lattice screen (MASK, repeat, nearest without mip maps), leaves on clamp-to-edge, two
 tinted glass panes (BLEND, double-sided), an emissive lamp globe under a hierarchy of nodes,
 KHR_lights_punctual point and directional lights, and two named cameras.
 
@@ -201,7 +201,7 @@ def build():
     b = Builder()
     repeat = b.add("samplers", {"magFilter": 9729, "minFilter": 9987, "wrapS": 10497, "wrapT": 10497})
     clamp = b.add("samplers", {"magFilter": 9729, "minFilter": 9987, "wrapS": 33071, "wrapT": 33071})
-    nearest = b.add("samplers", {"magFilter": 9728, "minFilter": 9728, "wrapS": 33071, "wrapT": 33071})
+    nearest = b.add("samplers", {"magFilter": 9728, "minFilter": 9728, "wrapS": 10497, "wrapT": 10497})
     floor_tex = b.texture(png(256, 256, floor_texel), repeat)
     leaf_tex = b.texture(png(64, 128, leaf_texel), clamp)
     lattice_tex = b.texture(png(128, 128, lattice_texel), nearest)
@@ -220,7 +220,7 @@ def build():
                                     "pbrMetallicRoughness": {"baseColorFactor": [0.2, 0.2, 0.2, 1]}})
     post_mat = b.add("materials", {"name": "iron", "pbrMetallicRoughness": {"baseColorFactor": [0.08, 0.08, 0.09, 1]}})
 
-    floor_mesh = b.mesh("floor", *floor_plane(4.0, 4.0), floor_mat)
+    floor_mesh = b.mesh("floor", *floor_plane(6.0, 6.0), floor_mat)
     plinth_mesh = b.mesh("plinth", *box_without_normals(0.5, 0.2, 0.5), stone_mat)
     leaf_mesh = b.mesh("leaf", *quad(0.18, 0.45), leaf_mat)
     lattice_mesh = b.mesh("trellis", *quad(1.2, 1.0, 2.0), lattice_mat)
@@ -234,7 +234,7 @@ def build():
     leaves = []
     for i in range(14):
         yaw = i * 360.0 / 14 + (17 if i % 2 else 0)
-        tilt = 35 + 20 * (i % 3)
+        tilt = 25 + 14 * (i % 3)
         q = quat_mul(quat_axis_angle((0, 1, 0), yaw), quat_axis_angle((1, 0, 0), -tilt))
         # The leaf hangs from its stem end: move its centre up along the tilted leaf.
         leaves.append(b.add("nodes", {"name": "leaf %d" % i, "rotation": q,

@@ -930,6 +930,13 @@ Camera framing_camera(const glm::vec3& bounds_min, const glm::vec3& bounds_max) 
 Scene load_gltf_scene(const std::filesystem::path& path) {
   ModelContent content = is_gltf_path(path) ? load_gltf(path) : load_obj_model(path);
   for (const std::string& w : content.report.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  const ModelLoadReport& r = content.report;
+  std::fprintf(stderr,
+               "loaded %s: %llu triangles, %llu vertices (%.1f MiB), %llu images decoded (%.1f MiB with mip chains); "
+               "parse %.0f ms, geometry %.0f ms, textures %.0f ms\n",
+               path.string().c_str(), (unsigned long long)r.triangles, (unsigned long long)r.vertices,
+               double(r.mesh_bytes) / 1048576.0, (unsigned long long)r.images_decoded,
+               double(r.texture_bytes) / 1048576.0, r.parse_ms, r.geometry_ms, r.decode_ms);
   Scene scene;
   scene.source = path;
   const bool lights = !content.lights.empty();

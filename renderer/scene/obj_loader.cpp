@@ -464,6 +464,7 @@ ModelContent load_obj_model(const std::filesystem::path& path, const glm::mat4& 
   for (const Texture& t : out.textures) {
     for (const Image& level : t.levels) out.report.texture_bytes += level.pixels.size() * sizeof(Rgba8);
   }
+  out.report.images_decoded = out.textures.size();
   return out;
 }
 
