@@ -11,6 +11,7 @@
 #include "tessera/config.h"
 #include "tessera/gltf.h"
 #include "tessera/renderer.h"
+#include "tessera/sampler.h"
 #include "tessera/scene.h"
 
 namespace tessera {
@@ -386,6 +387,46 @@ TEST(GltfHostile, ExtensionsAndSparse) {
                                           {"indices", {{"bufferView", iv}, {"componentType", kUnsignedInt}}},
                                           {"values", {{"bufferView", vv}}}};
   expect_error([&] { load_text(sparse.gltf_embedded(), "sparse.gltf"); }, {"sparse.gltf", "accessors[0].sparse"});
+}
+
+// ---- The sampler states glTF samplers map to (tessera::sample_texture). ----
+
+TEST(GltfSampler, WrapAndFilterModes) {
+  Image row(4, 1);
+  for (int x = 0; x < 4; ++x) row.at(x, 0) = pack_rgba8(uint8_t(x * 85), 0, 0);
+  Texture t = make_texture("row", row);
+  t.sampler.mag = t.sampler.min = TextureFilter::nearest;
+  t.sampler.mip = MipFilter::none;
+  SamplerCounters counters;
+  auto texel = [&](float u) {
+    const float r = sample_texture(t, glm::vec2(u, 0.5f), 0.0f, counters).r;
+    for (int x = 0; x < 4; ++x) {
+      if (r == decode_srgb8(uint8_t(x * 85))) return x;
+    }
+    return -1;
+  };
+  EXPECT_EQ(texel(0.1f), 0);
+  EXPECT_EQ(texel(1.1f), 0);  // repeat
+  t.sampler.wrap_u = TextureWrap::clamp_to_edge;
+  EXPECT_EQ(texel(1.1f), 3);
+  EXPECT_EQ(texel(-3.0f), 0);
+  t.sampler.wrap_u = TextureWrap::mirrored_repeat;
+  EXPECT_EQ(texel(1.1f), 3);
+  EXPECT_EQ(texel(1.3f), 2);
+  EXPECT_EQ(texel(-0.1f), 0);
+  EXPECT_EQ(counters.texel_fetches, 8u);  // nearest: one texel a lookup
+  // Linear without mip maps reads level 0 whatever the lod.
+  t.sampler.min = TextureFilter::linear;
+  t.sampler.wrap_u = TextureWrap::repeat;
+  const glm::vec4 far = sample_texture(t, glm::vec2(0.5f, 0.5f), 5.0f, counters);
+  EXPECT_NEAR(far.r, 0.5f * (decode_srgb8(85) + decode_srgb8(170)), 1e-6f);
+  // The default state is sample_trilinear, bit for bit.
+  Texture d = make_texture("row", row);
+  for (float u : {0.0f, 0.13f, 0.77f, 1.5f, -2.25f}) {
+    for (float lod : {0.0f, 0.4f, 1.0f, 3.0f}) {
+      EXPECT_EQ(sample_texture(d, glm::vec2(u, 0.3f), lod, counters), sample_trilinear(d, glm::vec2(u, 0.3f), lod, counters));
+    }
+  }
 }
 
 // ---- Rendering: alpha modes and double-sided materials through the pipeline. ----
