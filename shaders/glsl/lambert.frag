@@ -51,13 +51,15 @@ layout(set = 0, binding = 0, std140) uniform FrameBlock {
 layout(set = 1, binding = 0) uniform sampler2D albedo_texture;
 
 // Per-draw push constants (vkref::InstancePushConstants): the fragment stage reads the
-// specular colour from the w components of the normal matrix columns (bytes 76, 92, 108) and
-// bytes 112..127.
+// material from the model's fourth row (bytes 12, 28, 44, 60), the specular colour from the w
+// components of the normal matrix columns (bytes 76, 92, 108) and bytes 112..127.
 layout(push_constant, std430) uniform InstanceBlock {
-  layout(offset = 64) vec4 normal_matrix[3];  // w: specular r, g, b (linear)
-  vec4 base_color;  // rgb: linear base colour; a: shininess, negated when not textured
-  vec4 material;    // x base alpha, y alpha cutoff, z alpha mode (0 opaque, 1 mask, 2 blend), w double-sided
-  vec4 emissive;    // rgb: linear emitted colour
+  // The model matrix's columns; their w (the fourth row) carries the material: base alpha,
+  // alpha cutoff, alpha mode (0 opaque, 1 mask, 2 blend) + 4 when double-sided, and the
+  // emissive colour as r + 256 g + 65536 b in 8-bit steps.
+  vec4 model[4];
+  vec4 normal_matrix[3];  // w: specular r, g, b (linear)
+  vec4 base_color;        // rgb: linear base colour; a: shininess, negated when not textured
 } instance;
 
 vec3 normalize_eu(vec3 v) { return v * inversesqrt(max(dot(v, v), 1e-30)); }
@@ -68,14 +70,18 @@ void main() {
     t = texture(albedo_texture, in_uv);
   }
   const vec3 albedo = instance.base_color.rgb * t.rgb;
-  const float alpha = instance.material.x * t.a;
-  if (instance.material.z == 1.0 && !(alpha >= instance.material.y)) {
+  const float alpha = instance.model[0].w * t.a;
+  const int flags = int(instance.model[2].w);
+  const int alpha_mode = flags & 3;
+  if (alpha_mode == 1 && !(alpha >= instance.model[1].w)) {
     discard;
   }
+  const uint emission_bits = uint(instance.model[3].w);
+  const vec3 emissive = vec3(emission_bits & 255u, (emission_bits >> 8) & 255u, emission_bits >> 16) / 255.0;
   const float shininess = abs(instance.base_color.a);
   const vec3 specular = vec3(instance.normal_matrix[0].w, instance.normal_matrix[1].w, instance.normal_matrix[2].w);
   vec3 n = normalize_eu(in_normal);
-  if (instance.material.w != 0.0 && !gl_FrontFacing) {
+  if ((flags & 4) != 0 && !gl_FrontFacing) {
     n = -n;
   }
   const bool highlights = specular != vec3(0.0);
@@ -114,7 +120,7 @@ void main() {
   if (highlights) {
     c += specular * highlight;
   }
-  c += instance.emissive.rgb;
+  c += emissive;
   if (fog) {
     c = frame.fog.rgb + (c - frame.fog.rgb) * exp(-frame.fog.a * eye_distance);
   }
@@ -124,5 +130,5 @@ void main() {
   } else if (frame.tone_mapping.x == 2u) {
     c = 1.0 - exp(-c);
   }
-  out_color = vec4(c, instance.material.z == 2.0 ? alpha : 1.0);
+  out_color = vec4(c, alpha_mode == 2 ? alpha : 1.0);
 }

@@ -26,6 +26,17 @@ namespace tessera::vkref {
 
 namespace {
 
+// The material's alpha, sidedness and emission in the model matrix's fourth row
+// (shader_interface.h, InstancePushConstants).
+void pack_material(InstancePushConstants& push, const Material& material) {
+  auto byte = [](float v) { return uint32_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); };
+  push.model[0][3] = material.base_alpha;
+  push.model[1][3] = material.alpha_cutoff;
+  push.model[2][3] = float(int(material.alpha_mode) + (material.double_sided ? 4 : 0));
+  push.model[3][3] = float(byte(material.emissive.r) + 256u * byte(material.emissive.g) +
+                           65536u * byte(material.emissive.b));
+}
+
 constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_SRGB;  // linear shader output, sRGB bytes
 constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
 
@@ -317,13 +328,6 @@ void ReferenceRenderer::Impl::create_layouts_and_pipelines() {
                 "vkCreateDescriptorSetLayout");
 
   const VkDescriptorSetLayout set_layouts[3] = {frame_set_layout, texture_set_layout, patch_set_layout};
-  // The material block takes the per-draw push constants past the guaranteed 128 bytes (every
-  // current desktop driver and lavapipe offer 256).
-  if (context.gpu.properties.limits.maxPushConstantsSize < sizeof(InstancePushConstants)) {
-    throw Error("vkref: the device offers " + std::to_string(context.gpu.properties.limits.maxPushConstantsSize) +
-                " bytes of push constants, the reference renderer needs " +
-                std::to_string(sizeof(InstancePushConstants)));
-  }
   VkPushConstantRange push_range{};
   push_range.stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
   push_range.offset = 0;
@@ -987,9 +991,7 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
     const glm::mat3 normal_matrix = glm::transpose(glm::inverse(glm::mat3(instance.transform)));
     for (int c = 0; c < 3; ++c) push.normal_matrix[c] = glm::vec4(normal_matrix[c], material.specular[c]);
     push.base_color = glm::vec4(material.base_color, material.texture >= 0 ? material.shininess : -material.shininess);
-    push.material = glm::vec4(material.base_alpha, material.alpha_cutoff, float(int(material.alpha_mode)),
-                              material.double_sided ? 1.0f : 0.0f);
-    push.emissive = glm::vec4(material.emissive, 0.0f);
+    pack_material(push, material);
     vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push),
                        &push);
     if (instance.mesh != bound_mesh) {
@@ -1021,6 +1023,7 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
     push.model = instance.transform;
     for (int c = 0; c < 3; ++c) push.normal_matrix[c] = glm::vec4(0.0f, 0.0f, 0.0f, material.specular[c]);
     push.base_color = glm::vec4(material.base_color, material.texture >= 0 ? material.shininess : -material.shininess);
+    pack_material(push, material);
     vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push),
                        &push);
     const VkDeviceSize vertex_offset = 0;
@@ -1064,6 +1067,19 @@ void check_scene(const Scene& scene, const VkPhysicalDeviceLimits& limits, bool 
   const std::string what = "vkref: scene" + (scene.source.empty() ? std::string() : " " + scene.source.string());
   if (scene.lights.size() > size_t(kMaxLights)) {
     throw Error(what + ": " + std::to_string(scene.lights.size()) + " lights, at most " + std::to_string(kMaxLights));
+  }
+  // The model matrix's fourth row carries the material (shader_interface.h): transforms must
+  // be affine, as every scene and glTF transform is.
+  auto affine = [](const glm::mat4& m) { return m[0][3] == 0.0f && m[1][3] == 0.0f && m[2][3] == 0.0f && m[3][3] == 1.0f; };
+  for (size_t i = 0; i < scene.instances.size(); ++i) {
+    if (!affine(scene.instances[i].transform)) {
+      throw Error(what + ": instances[" + std::to_string(i) + "]: the reference renderer needs affine transforms");
+    }
+  }
+  for (size_t i = 0; i < scene.patch_instances.size(); ++i) {
+    if (!affine(scene.patch_instances[i].transform)) {
+      throw Error(what + ": patch_instances[" + std::to_string(i) + "]: the reference renderer needs affine transforms");
+    }
   }
   for (size_t m = 0; m < scene.meshes.size(); ++m) {
     const Mesh& mesh = scene.meshes[m];

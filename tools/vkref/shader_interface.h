@@ -53,19 +53,18 @@ static_assert(offsetof(FrameUniforms, lights) == 96);
 //     normal_matrix[c].w = the material's specular colour channel c           fragment stage
 // 112 base_color.rgb (linear); base_color.a = shininess (>= 1), negated when the material is
 //     not textured                                                           fragment stage
-// 128 material: x base alpha, y alpha cutoff, z alpha mode (tessera::AlphaMode: 0 opaque,
-//     1 mask, 2 blend), w 1 for a double-sided material                     fragment stage
-// 144 emissive.rgb (linear)                                                  fragment stage
-// (160 bytes: beyond the guaranteed 128, so the renderer checks the device's limit.)
+//   model's fourth row (model[c].w, unused by an affine transform; lambert.vert uses
+//   (model * p).xyz with w = 1) carries the material for the fragment stage:
+//     model[0].w base alpha, model[1].w alpha cutoff, model[2].w alpha mode (tessera::AlphaMode)
+//     + 4 for a double-sided material, model[3].w the emissive colour as r + 256 g + 65536 b
+//     in 8-bit steps (exact in a float)
+// 128 bytes is all lavapipe (Mesa 22.3) offers, hence the packing.
 struct InstancePushConstants {
   glm::mat4 model{1.0f};
   glm::vec4 normal_matrix[3];
   glm::vec4 base_color{0.0f};
-  glm::vec4 material{1.0f, 0.5f, 0.0f, 0.0f};
-  glm::vec4 emissive{0.0f};
 };
-static_assert(sizeof(InstancePushConstants) == 160, "push constant blocks in lambert.vert/.frag");
-static_assert(offsetof(InstancePushConstants, material) == 128);
+static_assert(sizeof(InstancePushConstants) == 128, "push constant blocks in lambert.vert/.frag");
 static_assert(offsetof(InstancePushConstants, normal_matrix) == 64);
 static_assert(offsetof(InstancePushConstants, base_color) == 112);
 
