@@ -68,9 +68,8 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
       // Alpha-tested, blended and two-sided draws take the material path (alpha, discard,
       // facing, blending) with the general depth test; opaque draws keep the paths below.
       if (blend != BlendMode::none || needs_material_path<FragmentShader>(job.uniforms[t.draw])) {
-        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, job.uniforms[t.draw], tile, rc, p.shader,
-                                                                DepthStateTest{depth_state}, on_quad,
-                                                                MaterialOutput{blend});
+        rasterize_triangle<FragmentShader, kVaryings, kSamples>(
+            t, job.uniforms[t.draw], tile, rc, p.shader, DepthStateTest{depth_state}, on_quad, MaterialOutput{blend});
         continue;
       }
       // Scenes' opaque draws all test LESS and write: that test is compiled in; any other

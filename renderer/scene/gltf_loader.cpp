@@ -140,11 +140,11 @@ class GltfReader {
   std::set<std::string> warned_;
   // Per glTF mesh, per primitive: (our mesh index, glTF material index or -1); -1 mesh = skipped.
   std::vector<std::vector<std::pair<int, int>>> primitives_;
-  std::vector<int> material_of_;           // glTF material -> ours
-  int default_material_ = -1;              // for primitives without a material
-  std::map<std::pair<int, int>, int> texture_of_;  // (glTF image, glTF sampler) -> ours
+  std::vector<int> material_of_;                      // glTF material -> ours
+  int default_material_ = -1;                         // for primitives without a material
+  std::map<std::pair<int, int>, int> texture_of_;     // (glTF image, glTF sampler) -> ours
   std::vector<std::pair<int, int>> texture_sources_;  // ours -> (image, sampler)
-  std::map<uint32_t, uint32_t> mirrored_;  // mesh -> its copy with reversed winding
+  std::map<uint32_t, uint32_t> mirrored_;             // mesh -> its copy with reversed winding
   uint64_t triangles_ = 0, vertices_ = 0;
 };
 
@@ -209,8 +209,8 @@ GltfReader::View GltfReader::accessor_view(int index, const std::string& path, s
   }
   if (a.count == 0) fail(where + ".count", "0 elements (at least 1)");
   if (a.count > kMaxGltfVertices * 3) {
-    fail(where + ".count", std::to_string(a.count) + " elements exceed the limit of " +
-                               std::to_string(kMaxGltfVertices * 3));
+    fail(where + ".count",
+         std::to_string(a.count) + " elements exceed the limit of " + std::to_string(kMaxGltfVertices * 3));
   }
   v.count = a.count;
   const size_t element = size_t(bytes) * size_t(v.components);
@@ -235,15 +235,15 @@ GltfReader::View GltfReader::accessor_view(int index, const std::string& path, s
   }
   v.stride = bv.byteStride ? bv.byteStride : element;
   if (bv.byteStride && (bv.byteStride < element || bv.byteStride > 252)) {
-    fail(view_path + ".byteStride", std::to_string(bv.byteStride) + " is outside [" + std::to_string(element) +
-                                        ", 252] for " + where);
+    fail(view_path + ".byteStride",
+         std::to_string(bv.byteStride) + " is outside [" + std::to_string(element) + ", 252] for " + where);
   }
   if (a.byteOffset % size_t(bytes) != 0) fail(where + ".byteOffset", "not a multiple of the component size");
   // The last element must end inside the view (checked in 64 bits: counts come from the file).
   const uint64_t end = uint64_t(a.byteOffset) + uint64_t(v.stride) * (uint64_t(v.count) - 1) + uint64_t(element);
   if (a.byteOffset > bv.byteLength || end > uint64_t(bv.byteLength)) {
-    fail(where + ".count", std::to_string(v.count) + " elements from byte " + std::to_string(a.byteOffset) +
-                               " need " + std::to_string(end) + " bytes, more than " + view_path + "'s " +
+    fail(where + ".count", std::to_string(v.count) + " elements from byte " + std::to_string(a.byteOffset) + " need " +
+                               std::to_string(end) + " bytes, more than " + view_path + "'s " +
                                std::to_string(bv.byteLength));
   }
   v.data = buffer.data.data() + bv.byteOffset + a.byteOffset;
@@ -361,7 +361,8 @@ void GltfReader::read_primitive(size_t mesh_index, size_t p, const tinygltf::Pri
   }
   std::vector<uint32_t> tris;
   if (mode == TINYGLTF_MODE_TRIANGLES) {
-    if (corners.size() % 3) warn(path + ": a triangle list whose corner count is not a multiple of 3; extra corners dropped");
+    if (corners.size() % 3)
+      warn(path + ": a triangle list whose corner count is not a multiple of 3; extra corners dropped");
     tris.assign(corners.begin(), corners.begin() + std::ptrdiff_t(corners.size() / 3 * 3));
   } else if (mode == TINYGLTF_MODE_TRIANGLE_STRIP) {
     // Vulkan/glTF strip order: odd triangles swap their first two corners to keep the winding.
@@ -395,7 +396,8 @@ void GltfReader::read_primitive(size_t mesh_index, size_t p, const tinygltf::Pri
       if (!std::isfinite(v.position[c])) {
         fail(path + ".attributes.POSITION", "element " + std::to_string(k) + " is not finite");
       }
-      if (!std::isfinite(v.normal[c])) fail(path + ".attributes.NORMAL", "element " + std::to_string(k) + " is not finite");
+      if (!std::isfinite(v.normal[c]))
+        fail(path + ".attributes.NORMAL", "element " + std::to_string(k) + " is not finite");
     }
     if (!std::isfinite(v.uv.x) || !std::isfinite(v.uv.y)) {
       fail(path + ".attributes.TEXCOORD_0", "element " + std::to_string(k) + " is not finite");
@@ -498,7 +500,8 @@ void GltfReader::read_materials() {
       }
     }
     for (int c = 0; c < 3; ++c) {
-      if (!(e[size_t(c)] >= 0.0 && e[size_t(c)] <= 1.0)) fail(path + ".emissiveFactor", "components must lie in [0, 1]");
+      if (!(e[size_t(c)] >= 0.0 && e[size_t(c)] <= 1.0))
+        fail(path + ".emissiveFactor", "components must lie in [0, 1]");
       mat.emissive[c] = float(e[size_t(c)] * strength);
     }
     if (g.alphaMode == "OPAQUE") {
@@ -537,21 +540,23 @@ void GltfReader::decode_textures() {
       fail(path, "missing image" + (img.uri.empty() ? std::string() : " '" + img.uri.substr(0, 200) + "'"));
     }
     const auto& data = ctx_.image_bytes[size_t(image)];
-    if (data.size() > kMaxImageFileBytes) fail(path, "image larger than " + std::to_string(kMaxImageFileBytes) + " bytes");
+    if (data.size() > kMaxImageFileBytes)
+      fail(path, "image larger than " + std::to_string(kMaxImageFileBytes) + " bytes");
     int w = 0, h = 0, channels = 0;
     if (!stbi_info_from_memory(data.data(), int(data.size()), &w, &h, &channels)) {
       const char* reason = stbi_failure_reason();
       fail(path, std::string("cannot decode image: ") + (reason ? reason : "unknown format"));
     }
     if (w <= 0 || h <= 0 || w > kMaxImageSide || h > kMaxImageSide) {
-      fail(path, std::to_string(w) + "x" + std::to_string(h) + " exceeds " + std::to_string(kMaxImageSide) +
-                     " per side");
+      fail(path,
+           std::to_string(w) + "x" + std::to_string(h) + " exceeds " + std::to_string(kMaxImageSide) + " per side");
     }
     bytes += uint64_t(w) * uint64_t(h) * 4 * 4 / 3;  // with its mip chain
   }
   if (bytes > memory_limit()) {
-    fail("images", "decoded textures would need " + std::to_string(bytes >> 20) + " MiB, more than the memory limit of " +
-                       std::to_string(memory_limit() >> 20) + " MiB (--memory-limit)");
+    fail("images", "decoded textures would need " + std::to_string(bytes >> 20) +
+                       " MiB, more than the memory limit of " + std::to_string(memory_limit() >> 20) +
+                       " MiB (--memory-limit)");
   }
   std::vector<Texture> decoded(images.size());
   std::vector<std::string> errors(images.size());
@@ -594,8 +599,12 @@ void GltfReader::decode_textures() {
         case TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR:
           t.sampler.min = TextureFilter::linear, t.sampler.mip = MipFilter::linear;
           break;
-        case TINYGLTF_TEXTURE_FILTER_NEAREST: t.sampler.min = TextureFilter::nearest, t.sampler.mip = MipFilter::none; break;
-        case TINYGLTF_TEXTURE_FILTER_LINEAR: t.sampler.min = TextureFilter::linear, t.sampler.mip = MipFilter::none; break;
+        case TINYGLTF_TEXTURE_FILTER_NEAREST:
+          t.sampler.min = TextureFilter::nearest, t.sampler.mip = MipFilter::none;
+          break;
+        case TINYGLTF_TEXTURE_FILTER_LINEAR:
+          t.sampler.min = TextureFilter::linear, t.sampler.mip = MipFilter::none;
+          break;
         case TINYGLTF_TEXTURE_FILTER_NEAREST_MIPMAP_NEAREST:
           t.sampler.min = TextureFilter::nearest, t.sampler.mip = MipFilter::nearest;
           break;
@@ -829,7 +838,7 @@ ModelContent GltfReader::read(const glm::mat4& placement) {
 }
 
 ModelContent load(std::string_view bytes, const std::string& name, const std::filesystem::path& base_dir,
-                 const glm::mat4& placement) {
+                  const glm::mat4& placement) {
   const auto t0 = std::chrono::steady_clock::now();
   tinygltf::TinyGLTF loader;
   LoadContext ctx;
@@ -837,7 +846,8 @@ ModelContent load(std::string_view bytes, const std::string& name, const std::fi
   loader.SetFsCallbacks(tinygltf::FsCallbacks{&file_exists, &expand_path, &read_whole_file, &refuse_write, nullptr});
   tinygltf::Model model;
   std::string err, warn;
-  if (bytes.size() > kMaxGltfFileBytes) throw Error(name + ": larger than " + std::to_string(kMaxGltfFileBytes) + " bytes");
+  if (bytes.size() > kMaxGltfFileBytes)
+    throw Error(name + ": larger than " + std::to_string(kMaxGltfFileBytes) + " bytes");
   const bool binary = bytes.size() >= 4 && bytes.substr(0, 4) == "glTF";
   const std::string dir = base_dir.string();
   bool ok = false;
@@ -884,7 +894,7 @@ ModelContent load_gltf(const std::filesystem::path& path, const glm::mat4& place
 }
 
 ModelContent load_gltf_from_memory(std::string_view bytes, const std::string& name,
-                                  const std::filesystem::path& base_dir, const glm::mat4& placement) {
+                                   const std::filesystem::path& base_dir, const glm::mat4& placement) {
   return load(bytes, name, base_dir, placement);
 }
 

@@ -65,7 +65,8 @@ TEST(Gltf, HierarchyComposesTrsAndMatrices) {
   const int grandchild = w.node({{"mesh", mesh}, {"matrix", {2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 5, 0, 0, 1}}});
   // 90 degrees about +Y: quaternion (0, sin 45, 0, cos 45).
   const float s = std::sqrt(0.5f);
-  const int child = w.node({{"rotation", {0, s, 0, s}}, {"scale", {1, 3, 1}}, {"children", {grandchild}}, {"mesh", mesh}});
+  const int child =
+      w.node({{"rotation", {0, s, 0, s}}, {"scale", {1, 3, 1}}, {"children", {grandchild}}, {"mesh", mesh}});
   const int root = w.node({{"translation", {0, 10, 0}}, {"children", {child}}});
   w.scene({root});
   const ModelContent c = load_text(w.gltf_embedded());
@@ -93,8 +94,8 @@ TEST(Gltf, EveryComponentTypeAndStride) {
       uint8_t uv[2];
       uint8_t pad[2];
     };
-    const Packed verts[4] = {{{-1, -1, 0}, {0, 255}, {}}, {{1, -1, 0}, {255, 255}, {}},
-                             {{1, 1, 0}, {255, 0}, {}},   {{-1, 1, 0}, {0, 0}, {}}};
+    const Packed verts[4] = {
+        {{-1, -1, 0}, {0, 255}, {}}, {{1, -1, 0}, {255, 255}, {}}, {{1, 1, 0}, {255, 0}, {}}, {{-1, 1, 0}, {0, 0}, {}}};
     const int v = w.view(verts, sizeof(verts), sizeof(Packed));
     const int pos = w.accessor(v, kFloat, 4, "VEC3");
     w.doc["accessors"][size_t(pos)]["min"] = {-1, -1, 0};
@@ -103,8 +104,8 @@ TEST(Gltf, EveryComponentTypeAndStride) {
     const std::vector<int8_t> normals = {0, 0, 127, 0, 0, 0, 127, 0, 0, 0, 127, 0, 0, 0, 127, 0};
     const int nv = w.view(normals.data(), normals.size(), 4);
     const int n = w.accessor(nv, gltf_testing::kByte, 4, "VEC3", true);
-    const int mesh = w.mesh({{"POSITION", pos}, {"NORMAL", n}, {"TEXCOORD_0", uv}},
-                            w.indices({0, 1, 2, 0, 2, 3}, index_type));
+    const int mesh =
+        w.mesh({{"POSITION", pos}, {"NORMAL", n}, {"TEXCOORD_0", uv}}, w.indices({0, 1, 2, 0, 2, 3}, index_type));
     w.scene({w.node({{"mesh", mesh}})});
     const ModelContent c = load_text(w.gltf_embedded());
     ASSERT_EQ(c.meshes.size(), 1u);
@@ -174,9 +175,11 @@ TEST(Gltf, MaterialsAlphaModesAndSamplers) {
   const std::string png = png_bytes(dir, img);
   w.doc["samplers"].push_back({{"magFilter", 9728}, {"minFilter", 9728}, {"wrapS", 33071}, {"wrapT", 33648}});
   const int tex = w.texture_from_bytes(png, 0);
-  const int opaque = w.material({{"pbrMetallicRoughness", {{"baseColorFactor", {0.5, 0.25, 1, 0.5}}}},
-                                 {"emissiveFactor", {0.1, 0.2, 0.3}}});
-  const int mask = w.material({{"alphaMode", "MASK"}, {"alphaCutoff", 0.25}, {"doubleSided", true},
+  const int opaque = w.material(
+      {{"pbrMetallicRoughness", {{"baseColorFactor", {0.5, 0.25, 1, 0.5}}}}, {"emissiveFactor", {0.1, 0.2, 0.3}}});
+  const int mask = w.material({{"alphaMode", "MASK"},
+                               {"alphaCutoff", 0.25},
+                               {"doubleSided", true},
                                {"pbrMetallicRoughness", {{"baseColorTexture", {{"index", tex}}}}}});
   const int blend = w.material({{"alphaMode", "BLEND"}, {"name", "glass"}});
   const int q0 = add_quad(w, opaque), q1 = add_quad(w, mask), q2 = add_quad(w, blend);
@@ -232,8 +235,7 @@ TEST(Gltf, CamerasAndLightsPunctual) {
       {{"type", "perspective"}, {"name", "front"}, {"perspective", {{"yfov", 0.5}, {"znear", 0.05}, {"zfar", 50}}}});
   w.doc["extensionsUsed"] = {"KHR_lights_punctual"};
   w.doc["extensions"]["KHR_lights_punctual"]["lights"] = {
-      {{"type", "point"}, {"color", {1, 0.5, 0.25}}, {"intensity", 20}},
-      {{"type", "directional"}, {"intensity", 2}}};
+      {{"type", "point"}, {"color", {1, 0.5, 0.25}}, {"intensity", 20}}, {{"type", "directional"}, {"intensity", 2}}};
   const int cam = w.node({{"camera", 0}, {"translation", {0, 1, 5}}});
   const int lamp = w.node({{"translation", {3, 4, 5}}, {"extensions", {{"KHR_lights_punctual", {{"light", 0}}}}}});
   // Directional light pointing down: rotate -90 degrees about X (its -Z becomes -Y).
@@ -330,7 +332,8 @@ TEST(GltfHostile, OutOfRangeAccessorsAndIndices) {
     GltfWriter w;
     const int pos = w.positions({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}});
     w.scene({w.node({{"mesh", w.mesh({{"POSITION", pos}}, w.indices({0, 1, 7}))}})});
-    expect_error([&] { load_text(w.gltf_embedded(), "idx.gltf"); }, {"idx.gltf", "meshes[0].primitives[0].indices", "7"});
+    expect_error([&] { load_text(w.gltf_embedded(), "idx.gltf"); },
+                 {"idx.gltf", "meshes[0].primitives[0].indices", "7"});
   }
   {
     GltfWriter w = valid_model();
@@ -343,12 +346,14 @@ TEST(GltfHostile, MissingImages) {
   ScratchDir dir;
   GltfWriter w;
   const int tex = w.texture_from_uri("nowhere.png");
-  w.scene({w.node({{"mesh", add_quad(w, w.material({{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", tex}}}}}}))}})});
+  w.scene({w.node(
+      {{"mesh", add_quad(w, w.material({{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", tex}}}}}}))}})});
   const auto path = dir.write("img.gltf", w.gltf_embedded());
   expect_error([&] { load_gltf(path); }, {"img.gltf", "nowhere.png"});
   GltfWriter bad;
   const int t2 = bad.texture_from_bytes("not a png at all");
-  bad.scene({bad.node({{"mesh", add_quad(bad, bad.material({{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", t2}}}}}}))}})});
+  bad.scene({bad.node(
+      {{"mesh", add_quad(bad, bad.material({{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", t2}}}}}}))}})});
   expect_error([&] { load_text(bad.gltf_embedded(), "junk.gltf"); }, {"junk.gltf", "images[0]"});
 }
 
@@ -424,7 +429,8 @@ TEST(GltfSampler, WrapAndFilterModes) {
   Texture d = make_texture("row", row);
   for (float u : {0.0f, 0.13f, 0.77f, 1.5f, -2.25f}) {
     for (float lod : {0.0f, 0.4f, 1.0f, 3.0f}) {
-      EXPECT_EQ(sample_texture(d, glm::vec2(u, 0.3f), lod, counters), sample_trilinear(d, glm::vec2(u, 0.3f), lod, counters));
+      EXPECT_EQ(sample_texture(d, glm::vec2(u, 0.3f), lod, counters),
+                sample_trilinear(d, glm::vec2(u, 0.3f), lod, counters));
     }
   }
 }
@@ -529,11 +535,14 @@ TEST(GltfRender, ThreadCountDoesNotChangeAlphaFrames) {
   for (int y = 0; y < 8; ++y)
     for (int x = 0; x < 8; ++x) tex.at(x, y) = pack_rgba8(uint8_t(x * 30), 90, uint8_t(y * 30), uint8_t((x + y) * 16));
   Scene scene = quad_scene({{"alphaMode", "BLEND"}, {"doubleSided", true}}, &tex, dir, glm::vec3(0.1f, 0.3f, 0.2f));
-  ModelContent mask = load_gltf_from_memory([&] {
-    GltfWriter w;
-    w.scene({w.node({{"mesh", add_quad(w, w.material({{"alphaMode", "MASK"}}))}, {"translation", {0.2, 0.1, -0.5}}})});
-    return w.glb();
-  }(), "mask.glb", dir.path());
+  ModelContent mask = load_gltf_from_memory(
+      [&] {
+        GltfWriter w;
+        w.scene(
+            {w.node({{"mesh", add_quad(w, w.material({{"alphaMode", "MASK"}}))}, {"translation", {0.2, 0.1, -0.5}}})});
+        return w.glb();
+      }(),
+      "mask.glb", dir.path());
   append_model(scene, std::move(mask), "mask.glb");
   for (int msaa : {1, 4}) {
     Renderer one(small_frame(msaa, 1)), many(small_frame(msaa, 4));

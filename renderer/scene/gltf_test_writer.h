@@ -43,8 +43,8 @@ class GltfWriter {
 
   GltfWriter() {
     doc["asset"] = {{"version", "2.0"}, {"generator", "tessera tests"}};
-    for (const char* list : {"bufferViews", "accessors", "meshes", "nodes", "materials", "textures", "images",
-                             "samplers", "cameras"}) {
+    for (const char* list :
+         {"bufferViews", "accessors", "meshes", "nodes", "materials", "textures", "images", "samplers", "cameras"}) {
       doc[list] = nlohmann::json::array();
     }
   }
@@ -60,7 +60,8 @@ class GltfWriter {
   }
   int accessor(int view_index, int component_type, size_t count, const char* type, bool normalized = false,
                size_t byte_offset = 0) {
-    nlohmann::json a = {{"bufferView", view_index}, {"componentType", component_type}, {"count", count}, {"type", type}};
+    nlohmann::json a = {
+        {"bufferView", view_index}, {"componentType", component_type}, {"count", count}, {"type", type}};
     if (normalized) a["normalized"] = true;
     if (byte_offset) a["byteOffset"] = byte_offset;
     doc["accessors"].push_back(a);
@@ -68,9 +69,12 @@ class GltfWriter {
   }
   template <typename T>
   int array(const std::vector<T>& values, int component_type, const char* type, bool normalized = false) {
-    const int components = std::string(type) == "SCALAR" ? 1 : std::string(type) == "VEC2" ? 2 : std::string(type) == "VEC3" ? 3 : 4;
-    return accessor(view(values.data(), values.size() * sizeof(T)), component_type,
-                    values.size() / size_t(components), type, normalized);
+    const int components = std::string(type) == "SCALAR" ? 1
+                           : std::string(type) == "VEC2" ? 2
+                           : std::string(type) == "VEC3" ? 3
+                                                         : 4;
+    return accessor(view(values.data(), values.size() * sizeof(T)), component_type, values.size() / size_t(components),
+                    type, normalized);
   }
   int positions(const std::vector<glm::vec3>& p) {
     std::vector<float> f;
@@ -96,7 +100,8 @@ class GltfWriter {
     return array(f, kFloat, "VEC2");
   }
   int indices(const std::vector<uint32_t>& i, int component_type = kUnsignedInt) {
-    if (component_type == kUnsignedByte) return array(std::vector<uint8_t>(i.begin(), i.end()), kUnsignedByte, "SCALAR");
+    if (component_type == kUnsignedByte)
+      return array(std::vector<uint8_t>(i.begin(), i.end()), kUnsignedByte, "SCALAR");
     if (component_type == kUnsignedShort)
       return array(std::vector<uint16_t>(i.begin(), i.end()), kUnsignedShort, "SCALAR");
     return array(i, kUnsignedInt, "SCALAR");

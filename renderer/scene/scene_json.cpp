@@ -494,7 +494,8 @@ void SceneReader::read_model(const Json& j, const std::string& path, Scene& scen
   ModelContent content = at_path(where, [&] {
     return r.has("gltf") ? load_gltf(resolve(file), placement) : load_obj_model(resolve(file), placement);
   });
-  for (const std::string& w : content.report.warnings) std::fprintf(stderr, "warning: %s: %s\n", file_.c_str(), w.c_str());
+  for (const std::string& w : content.report.warnings)
+    std::fprintf(stderr, "warning: %s: %s\n", file_.c_str(), w.c_str());
   reserve_triangles(content.report.triangles, where);
   estimate_.stored_bytes += content.report.mesh_bytes + content.report.texture_bytes;
   for (const Instance& inst : content.instances) add_instances_to_estimate(estimate_, content.meshes[inst.mesh], 1);

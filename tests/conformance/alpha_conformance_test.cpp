@@ -70,8 +70,10 @@ uint32_t add_rect(Scene& scene, glm::vec2 lo, glm::vec2 hi, uint32_t material, f
   Mesh mesh;
   mesh.name = "rect" + std::to_string(scene.meshes.size());
   const glm::vec3 n(0, 0, -1);
-  mesh.vertices = {{{lo.x, lo.y, z}, n, {0, 0}}, {{hi.x, lo.y, z}, n, {1, 0}},
-                   {{hi.x, hi.y, z}, n, {1, 1}}, {{lo.x, hi.y, z}, n, {0, 1}}};
+  mesh.vertices = {{{lo.x, lo.y, z}, n, {0, 0}},
+                   {{hi.x, lo.y, z}, n, {1, 0}},
+                   {{hi.x, hi.y, z}, n, {1, 1}},
+                   {{lo.x, hi.y, z}, n, {0, 1}}};
   mesh.indices = {0, 1, 2, 0, 2, 3};
   compute_bounds(mesh);
   scene.meshes.push_back(std::move(mesh));
@@ -151,8 +153,7 @@ TEST(AlphaConformance, BlendedAndMaskedLayers) {
   add_rect(scene, {100, 10}, {180, 230}, add_material(scene, glm::vec3(1.0f, 0.1f, 0.1f), AlphaMode::blend, 0.6f, 0),
            1.0f);
   // A blended rectangle behind the opaque one: hidden by the depth test where they overlap.
-  add_rect(scene, {0, 100}, {120, 180}, add_material(scene, glm::vec3(0.1f, 1.0f, 0.1f), AlphaMode::blend, 0.5f),
-           8.0f);
+  add_rect(scene, {0, 100}, {120, 180}, add_material(scene, glm::vec3(0.1f, 1.0f, 0.1f), AlphaMode::blend, 0.5f), 8.0f);
   for (int samples : {1, 4}) {
     if (!reference_supports(samples)) {
       std::printf("reference has no %dx MSAA: skipped\n", samples);

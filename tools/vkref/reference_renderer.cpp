@@ -33,8 +33,8 @@ void pack_material(InstancePushConstants& push, const Material& material) {
   push.model[0][3] = material.base_alpha;
   push.model[1][3] = material.alpha_cutoff;
   push.model[2][3] = float(int(material.alpha_mode) + (material.double_sided ? 4 : 0));
-  push.model[3][3] = float(byte(material.emissive.r) + 256u * byte(material.emissive.g) +
-                           65536u * byte(material.emissive.b));
+  push.model[3][3] =
+      float(byte(material.emissive.r) + 256u * byte(material.emissive.g) + 65536u * byte(material.emissive.b));
 }
 
 constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_SRGB;  // linear shader output, sRGB bytes
@@ -549,8 +549,8 @@ VkPipeline ReferenceRenderer::Impl::patch_pipeline(PassVariant& variant, const P
 }
 
 VkSampler ReferenceRenderer::Impl::sampler_for(uint32_t levels, const SamplerState& state) {
-  const auto key = std::make_tuple(levels, int(state.wrap_u), int(state.wrap_v), int(state.mag), int(state.min),
-                                   int(state.mip));
+  const auto key =
+      std::make_tuple(levels, int(state.wrap_u), int(state.wrap_v), int(state.mag), int(state.min), int(state.mip));
   auto found = samplers.find(key);
   if (found != samplers.end()) return found->second;
   // The default state is trilinear, repeat, no anisotropy: tessera::sample_trilinear's; others
@@ -974,34 +974,35 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
   // Opaque and masked materials first, then blended ones, each in scene order: Tessera's
   // submission order (pipeline/scene_draws.cpp).
   for (const bool blended_pass : {false, true})
-  for (const Instance& instance : draws.instances) {
-    const MeshBuffers& mesh = meshes[instance.mesh];
-    if (mesh.index_count == 0) continue;
-    const Material& material = draws.materials[instance.material];
-    if ((material.alpha_mode == AlphaMode::blend) != blended_pass) continue;
-    const VkPipeline pipeline =
-        variant.pipelines[size_t((options.cull_backface && !material.double_sided ? 1 : 0) + (blended_pass ? 2 : 0))];
-    if (pipeline != bound_instance_pipeline) {
-      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
-      bound_instance_pipeline = pipeline;
+    for (const Instance& instance : draws.instances) {
+      const MeshBuffers& mesh = meshes[instance.mesh];
+      if (mesh.index_count == 0) continue;
+      const Material& material = draws.materials[instance.material];
+      if ((material.alpha_mode == AlphaMode::blend) != blended_pass) continue;
+      const VkPipeline pipeline =
+          variant.pipelines[size_t((options.cull_backface && !material.double_sided ? 1 : 0) + (blended_pass ? 2 : 0))];
+      if (pipeline != bound_instance_pipeline) {
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+        bound_instance_pipeline = pipeline;
+      }
+      bind_material_set(material);
+      InstancePushConstants push{};
+      push.model = instance.transform;
+      const glm::mat3 normal_matrix = glm::transpose(glm::inverse(glm::mat3(instance.transform)));
+      for (int c = 0; c < 3; ++c) push.normal_matrix[c] = glm::vec4(normal_matrix[c], material.specular[c]);
+      push.base_color =
+          glm::vec4(material.base_color, material.texture >= 0 ? material.shininess : -material.shininess);
+      pack_material(push, material);
+      vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                         sizeof(push), &push);
+      if (instance.mesh != bound_mesh) {
+        const VkDeviceSize offset = 0;
+        vkCmdBindVertexBuffers(cmd, 0, 1, &mesh.vertices.buffer, &offset);
+        vkCmdBindIndexBuffer(cmd, mesh.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+        bound_mesh = instance.mesh;
+      }
+      vkCmdDrawIndexed(cmd, mesh.index_count, 1, 0, 0, 0);
     }
-    bind_material_set(material);
-    InstancePushConstants push{};
-    push.model = instance.transform;
-    const glm::mat3 normal_matrix = glm::transpose(glm::inverse(glm::mat3(instance.transform)));
-    for (int c = 0; c < 3; ++c) push.normal_matrix[c] = glm::vec4(normal_matrix[c], material.specular[c]);
-    push.base_color = glm::vec4(material.base_color, material.texture >= 0 ? material.shininess : -material.shininess);
-    pack_material(push, material);
-    vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push),
-                       &push);
-    if (instance.mesh != bound_mesh) {
-      const VkDeviceSize offset = 0;
-      vkCmdBindVertexBuffers(cmd, 0, 1, &mesh.vertices.buffer, &offset);
-      vkCmdBindIndexBuffer(cmd, mesh.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
-      bound_mesh = instance.mesh;
-    }
-    vkCmdDrawIndexed(cmd, mesh.index_count, 1, 0, 0, 0);
-  }
 
   // Patch instances after the instances, in scene order, as Tessera draws them.
   VkPipeline bound_pipeline = VK_NULL_HANDLE;
@@ -1070,7 +1071,9 @@ void check_scene(const Scene& scene, const VkPhysicalDeviceLimits& limits, bool 
   }
   // The model matrix's fourth row carries the material (shader_interface.h): transforms must
   // be affine, as every scene and glTF transform is.
-  auto affine = [](const glm::mat4& m) { return m[0][3] == 0.0f && m[1][3] == 0.0f && m[2][3] == 0.0f && m[3][3] == 1.0f; };
+  auto affine = [](const glm::mat4& m) {
+    return m[0][3] == 0.0f && m[1][3] == 0.0f && m[2][3] == 0.0f && m[3][3] == 1.0f;
+  };
   for (size_t i = 0; i < scene.instances.size(); ++i) {
     if (!affine(scene.instances[i].transform)) {
       throw Error(what + ": instances[" + std::to_string(i) + "]: the reference renderer needs affine transforms");
@@ -1078,7 +1081,8 @@ void check_scene(const Scene& scene, const VkPhysicalDeviceLimits& limits, bool 
   }
   for (size_t i = 0; i < scene.patch_instances.size(); ++i) {
     if (!affine(scene.patch_instances[i].transform)) {
-      throw Error(what + ": patch_instances[" + std::to_string(i) + "]: the reference renderer needs affine transforms");
+      throw Error(what + ": patch_instances[" + std::to_string(i) +
+                  "]: the reference renderer needs affine transforms");
     }
   }
   for (size_t m = 0; m < scene.meshes.size(); ++m) {
@@ -1257,9 +1261,8 @@ void ReferenceRenderer::upload(const Scene& scene) {
       vkutil::check(vkCreateDescriptorPool(s.context.gpu.device, &pool_info, nullptr, &s.scene_pool),
                     "vkCreateDescriptorPool");
       for (size_t t = 0; t < scene.textures.size(); ++t) {
-        s.texture_sets.push_back(
-            s.allocate_texture_set(s.scene_pool, s.textures[t], uint32_t(scene.textures[t].levels.size()),
-                                   scene.textures[t].sampler));
+        s.texture_sets.push_back(s.allocate_texture_set(
+            s.scene_pool, s.textures[t], uint32_t(scene.textures[t].levels.size()), scene.textures[t].sampler));
       }
     }
     s.upload_patches(scene);

@@ -17,15 +17,15 @@ namespace tessera {
 
 // What a load cost and what it left out.
 struct ModelLoadReport {
-  uint64_t triangles = 0;        // stored over all primitives
-  uint64_t vertices = 0;         // stored over all primitives
-  uint64_t mesh_bytes = 0;       // vertices and indices
-  uint64_t texture_bytes = 0;    // every mip level of every decoded texture
-  uint64_t images_decoded = 0;   // images used by materials (decoded in parallel)
-  uint64_t primitives_skipped = 0;  // points and lines
-  double parse_ms = 0.0;         // tinygltf: JSON, buffers, image bytes
-  double geometry_ms = 0.0;      // accessors to meshes
-  double decode_ms = 0.0;        // images to mip chains
+  uint64_t triangles = 0;             // stored over all primitives
+  uint64_t vertices = 0;              // stored over all primitives
+  uint64_t mesh_bytes = 0;            // vertices and indices
+  uint64_t texture_bytes = 0;         // every mip level of every decoded texture
+  uint64_t images_decoded = 0;        // images used by materials (decoded in parallel)
+  uint64_t primitives_skipped = 0;    // points and lines
+  double parse_ms = 0.0;              // tinygltf: JSON, buffers, image bytes
+  double geometry_ms = 0.0;           // accessors to meshes
+  double decode_ms = 0.0;             // images to mip chains
   std::vector<std::string> warnings;  // each said once
 };
 
@@ -54,7 +54,7 @@ ModelContent load_gltf(const std::filesystem::path& path, const glm::mat4& place
 // The same from bytes already in memory (a .glb when they start with "glTF", else .gltf JSON);
 // external resources resolve against `base_dir`, errors name `name`.
 ModelContent load_gltf_from_memory(std::string_view bytes, const std::string& name,
-                                  const std::filesystem::path& base_dir, const glm::mat4& placement = glm::mat4(1.0f));
+                                   const std::filesystem::path& base_dir, const glm::mat4& placement = glm::mat4(1.0f));
 
 // An OBJ with its .mtl materials (Kd, map_Kd, Ks, Ns, d/Tr, map_d): one mesh and instance per
 // material used, faces without a material on a default one. Same errors as load_obj, plus
