@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 #include "raster/raster_counters.h"
 #include "raster/sample_pattern.h"
@@ -63,8 +64,8 @@ struct DepthStateTest {
   bool writes() const { return state.test && state.write; }
 };
 
-// Instrumentation hook called with tile-local quad coordinates after a quad's samples are
-// written; the default does nothing and compiles away.
+// Instrumentation hook called with tile-local quad coordinates (and, if it takes them, the four
+// pixels' written-sample masks) after a quad's samples are written; the default does nothing and compiles away.
 struct NoQuadHook {
   void operator()(int, int) const {}
 };
@@ -232,7 +233,12 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
               tile.color[base + size_t(k)] = c;
             }
           }
-          on_quad_written(qx - tile.x0, qy - tile.y0);
+          // A hook taking the quad's per-pixel written-sample masks gets them (per-draw diagnostics).
+          if constexpr (std::is_invocable_v<QuadHook, int, int, const unsigned*>) {
+            on_quad_written(qx - tile.x0, qy - tile.y0, live_samples);
+          } else {
+            on_quad_written(qx - tile.x0, qy - tile.y0);
+          }
         }
       }
     }

@@ -71,6 +71,8 @@ int run_tess_bench(const BenchArgs& args);
 int run_tiling_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes);
 // bench_timing.cpp
 int run_timing_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes);
+// bench_replay.cpp
+int run_replay_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes);
 // bench_layer.cpp
 void add_layer_bench_options(CLI::App* bench, BenchArgs& args);
 int run_layer_bench(const BenchArgs& args);
@@ -92,5 +94,20 @@ struct ViewArgs {
 
 void add_view_command(CLI::App& app, ViewArgs& args);
 int run_view(const ViewArgs& args);
+
+struct ReplayArgs {
+  std::vector<std::filesystem::path> captures;  // .tcap files
+  std::string frame = "0";                      // --frame N | all
+  std::filesystem::path output;                 // sheet PNG: captured colour, draw ID, depth, overdraw
+  std::filesystem::path stats, csv, draws;      // stats JSON, per-frame CSV, per-draw CSV
+  std::filesystem::path depth, draw_id, overdraw, tile_map, color_state, picb, supertiles, bottleneck_map;
+  std::filesystem::path config;
+  std::optional<int> threads, tile_size, msaa;
+  std::string tiling, hardware;
+  bool quiet = false;
+};
+
+void add_replay_command(CLI::App& app, ReplayArgs& args);
+int run_replay(const ReplayArgs& args);
 
 }  // namespace tessera::cli
