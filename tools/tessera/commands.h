@@ -90,6 +90,8 @@ struct ViewArgs {
   std::string overlay = "none";  // start overlay: a key of viewer::kOverlays
   std::string tiling;            // --tiling fixed[:N] | adaptive
   std::string memory_limit;      // --memory-limit, as in render
+  size_t capture_frame = 0;      // captures (.tcap): the frame to replay
+  std::optional<size_t> draw;    // captures: the scrubber's start (default: the last draw)
 };
 
 void add_view_command(CLI::App& app, ViewArgs& args);

@@ -148,7 +148,10 @@ Image replay_sheet(const replay::PassReplay& pass, float clear_depth) {
   Image sheet(2 * w + 8, 2 * (cell_h + label) + 8, kBackdrop);
   for (int i = 0; i < 4; ++i) {
     const int x0 = (i % 2) * (w + 8), y0 = (i / 2) * (cell_h + label + 8);
-    draw_text(sheet, x0 + 4, y0 + 2, titles[i], kText, scale);
+    // Each title is drawn in its own strip, so a narrow frame clips it instead of overlapping.
+    Image title(w, label, kBackdrop);
+    draw_text(title, 4, 2, titles[i], kText, scale);
+    paste(sheet, title, x0, y0);
     paste(sheet, panels[i], x0, y0 + label);
   }
   return sheet;
