@@ -33,7 +33,6 @@ capture::Capture capture_of_scene(const Scene& scene, int width, int height, int
   frame.passes.push_back(pass);
   for (const Instance& inst : scene.instances) {
     const Mesh& mesh = scene.meshes[inst.mesh];
-    const glm::mat4 mvp = cam.view_projection * inst.transform;
     capture::Draw d;
     d.captured = true;
     d.call = capture::DrawCall::draw_indexed;
@@ -44,7 +43,9 @@ capture::Capture capture_of_scene(const Scene& scene, int width, int height, int
     d.state.raster.viewport = ViewportState{0, 0, float(width), float(height), 0, 1};
     d.positions.reserve(mesh.indices.size());
     for (uint32_t i : mesh.indices) {
-      d.positions.push_back(mvp * glm::vec4(mesh.vertices[i].position, 1.0f));
+      // As the vertex program computes it (shaders/lambert.h): world first, then clip.
+      const glm::vec4 world = inst.transform * glm::vec4(mesh.vertices[i].position, 1.0f);
+      d.positions.push_back(cam.view_projection * world);
       d.vertex_ids.push_back(i);
       d.instance_ids.push_back(0);
     }

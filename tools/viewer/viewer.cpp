@@ -368,10 +368,18 @@ void Viewer::submit_if_needed() {
 void Viewer::draw_frame() {
   if (!frame_ || frame_texture_->empty()) return;
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
-  const ImVec2 size = ImGui::GetIO().DisplaySize;
-  dl->AddImage(frame_texture_->imgui_id(), ImVec2(0, 0), size);
+  const ImVec2 window = ImGui::GetIO().DisplaySize;
+  ImVec2 origin(0, 0), size = window;
+  if (tcap_) {
+    // A capture has its own size: fitted into the window, aspect kept, centred.
+    const float fit = std::min(window.x / float(frame_->color.width), window.y / float(frame_->color.height));
+    size = ImVec2(float(frame_->color.width) * fit, float(frame_->color.height) * fit);
+    origin = ImVec2((window.x - size.x) * 0.5f, (window.y - size.y) * 0.5f);
+  }
+  const ImVec2 end(origin.x + size.x, origin.y + size.y);
+  dl->AddImage(frame_texture_->imgui_id(), origin, end);
   if (legend_ && !overlay_texture_->empty()) {
-    dl->AddImage(overlay_texture_->imgui_id(), ImVec2(0, 0), size, ImVec2(0, 0), ImVec2(1, 1),
+    dl->AddImage(overlay_texture_->imgui_id(), origin, end, ImVec2(0, 0), ImVec2(1, 1),
                  ImGui::GetColorU32(ImVec4(1, 1, 1, overlay_opacity_)));
   }
 }
@@ -497,7 +505,7 @@ void Viewer::draw_controls() {
 
   if (tcap_) draw_capture_controls();
 
-  if (ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) {
+  if (!tcap_ && ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) {
     int mode = int(mode_);
     ImGui::RadioButton("orbit", &mode, int(CameraMode::orbit));
     ImGui::SameLine();
