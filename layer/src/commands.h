@@ -26,7 +26,8 @@ namespace tessera::layer {
 #define TESSERA_INSTANCE_COMMANDS(INTERCEPT, SHARED, CALL)                                                             \
   INTERCEPT(DestroyInstance) INTERCEPT(CreateDevice) INTERCEPT(EnumerateDeviceExtensionProperties)                     \
   CALL(GetPhysicalDeviceFeatures) CALL(GetPhysicalDeviceProperties) CALL(GetPhysicalDeviceQueueFamilyProperties)       \
-  CALL(GetPhysicalDeviceMemoryProperties) CALL(GetPhysicalDeviceFormatProperties)
+  CALL(GetPhysicalDeviceMemoryProperties) CALL(GetPhysicalDeviceFormatProperties) CALL(GetPhysicalDeviceFeatures2)  \
+  CALL(GetPhysicalDeviceProperties2) CALL(GetPhysicalDeviceFeatures2KHR) CALL(GetPhysicalDeviceProperties2KHR)
 // clang-format on
 
 // clang-format off
@@ -69,7 +70,10 @@ namespace tessera::layer {
   INTERCEPT(QueueSubmit) SHARED(QueueSubmit2, queue_submit2) SHARED(QueueSubmit2KHR, queue_submit2)                    \
   INTERCEPT(QueuePresentKHR) INTERCEPT(QueueInsertDebugUtilsLabelEXT)                                                  \
   /* called only: pipeline statistics (queries.cpp) and MSAA read-back (msaa_readback.cpp) */                          \
-  CALL(CreateComputePipelines) CALL(GetQueryPoolResults) CALL(CmdResetQueryPool) CALL(CmdWriteTimestamp) CALL(CreateShaderModule) CALL(DestroyShaderModule)            \
+  CALL(CreateComputePipelines) CALL(GetQueryPoolResults) CALL(CmdResetQueryPool) CALL(CmdWriteTimestamp)            \
+  /* frame capture (capture*.cpp; the HUD calls the swapchain and shader module ones too) */                           \
+  INTERCEPT(CreateShaderModule) INTERCEPT(DestroyShaderModule) INTERCEPT(GetSwapchainImagesKHR)                        \
+  INTERCEPT(CmdSetViewport) INTERCEPT(CmdSetScissor) CALL(CmdCopyImageToBuffer) CALL(QueueWaitIdle)                    \
   CALL(CreateDescriptorSetLayout) CALL(DestroyDescriptorSetLayout) CALL(CreatePipelineLayout)                          \
   CALL(DestroyPipelineLayout) CALL(CreateDescriptorPool) CALL(DestroyDescriptorPool)                                   \
   CALL(AllocateDescriptorSets) CALL(FreeDescriptorSets) CALL(UpdateDescriptorSets) CALL(CreateSampler)                 \
@@ -78,7 +82,7 @@ namespace tessera::layer {
   CALL(CreateFence) CALL(DestroyFence) CALL(GetFenceStatus) CALL(WaitForFences) CALL(CmdBindDescriptorSets)            \
   CALL(CmdPushConstants)                                                                                               \
   /* called only: the HUD (hud.cpp) */                                                                                 \
-  CALL(GetSwapchainImagesKHR) CALL(CreateSemaphore) CALL(DestroySemaphore) CALL(ResetFences)
+  CALL(CreateSemaphore) CALL(DestroySemaphore) CALL(ResetFences)
 // clang-format on
 
 #define TESSERA_TABLE_ENTRY(name) PFN_vk##name name = nullptr;

@@ -79,6 +79,7 @@ void poll(DeviceData* d) {
 
 void end_frame(DeviceData* d) {
   Frame& f = d->frames.back();
+  if (d->capture) capture_end_frame(d, f.index);
   Clock::time_point now = Clock::now();
   f.cpu_ms = std::chrono::duration<double, std::milli>(now - f.start).count();
   f.ended = true;
@@ -202,6 +203,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
   VkResult r = d->table.QueueSubmit(queue, count, submits, fence);
   if (r != VK_SUCCESS && timer) release_timer(d, timer);
   if (r == VK_SUCCESS && msaa_on()) maybe_read_back(d, queue, cbs);
+  if (r == VK_SUCCESS && d->capture) capture_after_submit(d, queue, cbs);
   after_submission(d);
   return r;
 }
@@ -249,6 +251,7 @@ VkResult queue_submit2(PFN_vkQueueSubmit2 DeviceTable::*next, VkQueue queue, uin
   VkResult r = (d->table.*next)(queue, count, submits, fence);
   if (r != VK_SUCCESS && timer) release_timer(d, timer);
   if (r == VK_SUCCESS && msaa_on()) maybe_read_back(d, queue, cbs);
+  if (r == VK_SUCCESS && d->capture) capture_after_submit(d, queue, cbs);
   after_submission(d);
   return r;
 }

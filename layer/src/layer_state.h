@@ -17,6 +17,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "capture.h"
 #include "command_buffer_index.h"
 #include "commands.h"
 #include "hud.h"
@@ -48,7 +49,10 @@ const T* find_in_chain(const void* pNext, VkStructureType type) {
 struct InstanceData {
   VkInstance instance = VK_NULL_HANDLE;
   uint32_t api_version = VK_API_VERSION_1_0;
-  bool properties2 = false;  // the application enabled VK_KHR_get_physical_device_properties2
+  std::string application, engine;  // VkApplicationInfo names (frame capture's files)
+  // VK_KHR_get_physical_device_properties2 is enabled: by the application, or by the layer for
+  // frame capture on a Vulkan 1.0 application (device.cpp's CreateInstance).
+  bool properties2 = false;
   InstanceTable table;
 };
 
@@ -142,6 +146,7 @@ struct CommandBufferState {
   uint32_t pipe_samples = 1;
   uint32_t dyn_topology = kNoTopology;
   uint32_t dyn_patch_cp = 0;
+  std::unique_ptr<CaptureRecording> capture;  // frame capture's notes (capture.h), when noted
 
   void reset_recording();
 };
@@ -260,6 +265,9 @@ struct DeviceData {
   std::unordered_map<VkQueue, uint32_t> queue_families;
   MsaaResources msaa;
   std::deque<ReadbackBatch> readbacks;
+
+  // Frame capture (capture.h), when the capture setting is on.
+  std::unique_ptr<CaptureDevice> capture;
 };
 
 // ---------------------------------------------------------------------------------------------

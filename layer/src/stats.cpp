@@ -96,6 +96,18 @@ void apply(Settings& s, const std::string& key, const std::string& value, const 
     uint64_t n = 0;
     if (!parse_u64(value, n)) return bad();
     s.msaa_interval = n;
+  } else if (key == "capture") {
+    if (!parse_capture_frames(value, s.capture)) return bad();
+  } else if (key == "capture_path") {
+    if (value.empty()) return bad();
+    s.capture_path = value;
+  } else if (key == "capture_transform_feedback") {
+    if (value == "1" || value == "true" || value == "on")
+      s.capture_xfb = true;
+    else if (value == "0" || value == "false" || value == "off")
+      s.capture_xfb = false;
+    else
+      return bad();
   } else if (key == "msaa_dump") {
     s.msaa_dump = value;
   } else if (key == "msaa_state_image") {
@@ -174,6 +186,9 @@ const char* const kKeys[][2] = {
     {"msaa_interval", "TESSERA_LAYER_MSAA_INTERVAL"},
     {"msaa_dump", "TESSERA_LAYER_MSAA_DUMP"},
     {"msaa_state_image", "TESSERA_LAYER_MSAA_STATE_IMAGE"},
+    {"capture", "TESSERA_LAYER_CAPTURE"},
+    {"capture_path", "TESSERA_LAYER_CAPTURE_PATH"},
+    {"capture_transform_feedback", "TESSERA_LAYER_CAPTURE_TRANSFORM_FEEDBACK"},
 };
 
 std::string settings_file_path() {

@@ -14,6 +14,7 @@
 #endif
 #include <vulkan/vulkan.h>
 
+#include "capture_frames.h"
 #include "tessera/counter_set.h"
 #include "units.h"
 
@@ -156,6 +157,9 @@ struct Settings {
   uint64_t msaa_interval = 0;                        // read back MSAA colour every Nth frame (0: never)
   std::string msaa_dump;         // per read-back image sample dump, "{device}", "{frame}", "{image}" replaced
   std::string msaa_state_image;  // per read-back image tile-state PNG, same placeholders
+  CaptureFrames capture;         // frames captured to files (capture.h), off by default
+  std::string capture_path = "tessera_capture_{device}_{frame}.tcap";  // "{device}", "{frame}" replaced
+  bool capture_xfb = true;       // transform feedback for captured geometry (0: forced off, for tests)
   std::string source;            // settings file used, if any
 
   bool selected(uint64_t frame) const {

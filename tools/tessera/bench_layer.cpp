@@ -386,6 +386,21 @@ void add_layer_bench_options(CLI::App* bench, BenchArgs& args) {
       "layer: Vulkan driver manifest (ICD JSON) to force, or 'system' for the loader's choice (default: lavapipe)");
 }
 
+// Frame capture (docs/layer.md "Frame capture"), two more configurations of the Tessera layer:
+// capture set to frame 0 (a warm-up frame of layer_app, outside its timed frames: the overhead
+// that stays once the capture frame is past), and every frame captured (the cost of a capture
+// frame; each frame's file overwrites the last): copies of the `tessera` configuration.
+void add_capture_configs(std::vector<LayerConfig>& configs, const fs::path& tmp) {
+  const LayerConfig tessera = configs[1];
+  for (const char* name : {"tessera_capture_outside", "tessera_capture_every"}) {
+    LayerConfig c = tessera;
+    c.name = name;
+    c.env["TESSERA_LAYER_CAPTURE"] = std::string(name) == "tessera_capture_every" ? "every:1" : "0";
+    c.env["TESSERA_LAYER_CAPTURE_PATH"] = (tmp / "bench_capture_{device}.tcap").string();
+    configs.push_back(c);
+  }
+}
+
 int run_layer_bench(const BenchArgs& args) {
   const int frames = args.frames;
   const int repetitions = std::max(1, args.repetitions);
@@ -470,6 +485,7 @@ int run_layer_bench(const BenchArgs& args) {
     else
       configs[3].skip = s.reason + " (Debian package mesa-vulkan-drivers)";
   }
+  add_capture_configs(configs, tmp);
 
   // Programs.
 
