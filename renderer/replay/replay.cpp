@@ -337,7 +337,7 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
       if (a && b) {
         ++both;
         const double diff = std::abs(double(mine[p]) - double(gpu));
-        if (!(diff <= 1e-6)) ++beyond;
+        if (!(diff <= main.captured_depth_tolerance)) ++beyond;
         if (std::isfinite(diff)) max_diff = std::max(max_diff, diff);
       }
       only_replay += a && !b;
@@ -351,6 +351,7 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
           mine.empty() ? 0.0 : double(only_replay + only_capture) / double(mine.size()));
     s.set("capture.depth_agreement.max_abs_difference", max_diff);
     s.set("capture.depth_agreement.beyond_tolerance", beyond);
+    s.set("capture.depth_agreement.tolerance", main.captured_depth_tolerance);
   }
   s.set("capture.color.source", main.captured_color_samples.empty() ? std::string("draw_id")
                                 : main.captured_samples == main.samples

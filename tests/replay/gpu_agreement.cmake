@@ -1,7 +1,8 @@
 # Agreement with the GPU (docs/replay.md): a capture the layer wrote on lavapipe (tests/layer)
 # replayed by `tessera replay`; the replayed depth buffer's coverage must equal the captured
 # depth attachment's except on at most MAX_MISMATCH of the pixels (edge pixels, where the two
-# rasterizers' rules may differ), and depths covered by both must agree within 1e-6.
+# rasterizers' rules may differ), and depths covered by both must agree within the captured
+# format's tolerance (1e-6 for float depth, one step for D16: capture.depth_agreement.tolerance).
 #   cmake -DTESSERA=... -DTCAP=file -DSTATS=out.json -DMAX_MISMATCH=0.01 -P gpu_agreement.cmake
 if(NOT EXISTS ${TCAP})
   message(FATAL_ERROR "no capture ${TCAP} (the layer's capture test writes it)")
@@ -26,9 +27,10 @@ string(JSON capture_only GET "${agreement}" covered_capture_only)
 string(JSON fraction GET "${agreement}" mismatch_fraction)
 string(JSON beyond GET "${agreement}" beyond_tolerance)
 string(JSON max_diff GET "${agreement}" max_abs_difference)
+string(JSON tolerance GET "${agreement}" tolerance)
 message("${TCAP}: ${replayed} draws replayed; ${pixels} pixels: covered by both ${both}, replay only ${replay_only}, "
         "capture only ${capture_only} (mismatch fraction ${fraction}); depth: max |difference| ${max_diff}, "
-        "${beyond} beyond 1e-6")
+        "${beyond} beyond the tolerance ${tolerance}")
 if(NOT replayed GREATER 0)
   message(FATAL_ERROR "nothing replayed")
 endif()
@@ -39,6 +41,6 @@ if(fraction GREATER MAX_MISMATCH)
   message(FATAL_ERROR "coverage differs on a fraction ${fraction} of the pixels (allowed ${MAX_MISMATCH})")
 endif()
 if(NOT beyond EQUAL 0)
-  message(FATAL_ERROR "${beyond} pixels covered by both differ in depth by more than 1e-6")
+  message(FATAL_ERROR "${beyond} pixels covered by both differ in depth by more than ${tolerance}")
 endif()
 message("ok")

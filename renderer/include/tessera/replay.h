@@ -46,6 +46,9 @@ struct PassReplay {
   Image captured_color;
   std::vector<float> captured_depth;
   int captured_depth_samples = 0;
+  // The captured depth format's resolution: 1e-6 for float depth, one step (1/65535) for D16,
+  // whose stored values differ from the exact depth by up to half a step.
+  double captured_depth_tolerance = 1e-6;
   std::string color_note;  // why the colour attachment is not decoded, if so
 };
 
