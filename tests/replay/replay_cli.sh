@@ -53,6 +53,13 @@ cmp "$out/t1.png" "$out/t2.png" || fail "images differ between 1 and 2 threads"
 cmp "$out/t1.png" "$out/ta.png" || fail "images differ between fixed and adaptive tiling"
 diff <(cols "$out/t1.csv") <(cols "$out/t2.csv") > /dev/null || fail "statistics differ between 1 and 2 threads"
 
+# --set KEY=VALUE as in render (what `tessera sweep` passes for capture inputs).
+"$tessera" replay "$out/two.tcap" -o "$out/set.png" --stats "$out/set.json" --set raster.tile_size=16 -q \
+  || fail "--set"
+grep -q '"tile_size": 16' "$out/set.json" || fail "--set raster.tile_size=16 not applied"
+msg=$("$tessera" replay "$out/two.tcap" -o "$out/x.png" --set raster.nosuch=1 2>&1); st=$?
+[ $st -eq 1 ] && [[ "$msg" == *"raster.nosuch"* ]] || fail "bad --set: $st $msg"
+
 # Bad input: a missing frame, a truncated file, a file that is not a capture.
 msg=$("$tessera" replay "$out/two.tcap" --frame 5 -o "$out/x.png" 2>&1); st=$?
 [ $st -eq 1 ] && [[ "$msg" == *"--frame 5 does not exist"* ]] || fail "missing frame: $st $msg"

@@ -103,6 +103,7 @@ void add_replay_command(CLI::App& app, ReplayArgs& args) {
                   "Samples per pixel for single-sample passes (1, 2, 4 or 8); "
                   "multisampled passes keep their own");
   cmd->add_option("--hardware", args.hardware, "GPU class the timing model charges: small, medium or large");
+  add_set_option(cmd, args.settings);
   cmd->add_flag("-q,--quiet", args.quiet, "No summary");
 }
 
@@ -114,7 +115,7 @@ int run_replay(const ReplayArgs& args) {
   if (args.msaa) config.raster.msaa = *args.msaa;
   if (!args.hardware.empty())
     config.hardware = hardware_preset(parse_choice<HardwarePreset>("hardware.preset", args.hardware));
-  validate_config(config);
+  apply_config_settings(config, args.settings);  // validates the whole config
   // The images draw the frame's diagnostics; the PICB and supertiles need the
   // tiler's accounting.
   config.frame.diagnostics = true;
