@@ -14,6 +14,7 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
   out.chunks.assign(chunk_count, BinChunk{});
   out.counters.assign(chunk_count, RasterCounters{});
   out.sources.assign(in.record_sources ? chunk_count : 0, {});
+  out.draw_runs.assign(in.per_draw ? chunk_count : 0, {});
   tbb::parallel_for(tbb::blocked_range<size_t>(0, chunk_count, 1), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t c = r.begin(); c < r.end(); ++c) {
       BinChunk& chunk = out.chunks[c];
@@ -41,8 +42,20 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
           case SetupResult::culled_scissor: ++rc[RasterCounters::culled_scissor]; break;
         }
       };
+      // Per draw: the chunk's counters when its first triangle started; the difference at the
+      // next draw (or the chunk's end) is the draw's share.
+      RasterCounters run_start;
+      auto close_run = [&](size_t draw) {
+        if (!in.per_draw) return;
+        DrawRun run{uint32_t(draw), rc};
+        for (size_t i = 0; i < run.counters.v.size(); ++i) run.counters.v[i] -= run_start.v[i];
+        out.draw_runs[c].push_back(run);
+        run_start = rc;
+      };
       for (size_t tri = first; tri < last; ++tri) {
+        const size_t run_draw = d;
         while (d + 1 < draws.size() && tri >= draws[d + 1].triangle_base) ++d;
+        if (d != run_draw && tri != first) close_run(run_draw);
         const PrimitiveDraw& draw = draws[d];
         const uint32_t* idx = &draw.indices[(tri - draw.triangle_base) * 3];
         const ClipVertex& v0 = in.vertices[draw.vertex_base + idx[0]];
@@ -75,6 +88,7 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
           emit(poly[0], poly[k], poly[k + 1], draw, uint32_t(d), uint32_t(tri));
         }
       }
+      if (last > first) close_run(d);
       rc[RasterCounters::setup] += chunk.setups.size();
       bin_chunk(in.grid, in.samples, chunk);
       rc[RasterCounters::bin_entries] += chunk.entries.size();

@@ -40,12 +40,20 @@ struct PrimitiveStageInput {
   TileGrid grid;                // the bin grid
   SampleExtent samples;         // sample reach in a pixel (binning and setup bounds)
   bool record_sources = false;  // per set-up triangle, its source primitive (tiling accounting)
+  bool per_draw = false;        // per-draw counters (DrawRun), for per-draw diagnostics
+};
+
+// The counters of one draw's primitives within one chunk (a chunk holds runs of draws).
+struct DrawRun {
+  uint32_t draw = 0;
+  RasterCounters counters;
 };
 
 struct PrimitiveStageOutput {
   std::vector<BinChunk> chunks;
-  std::vector<RasterCounters> counters;        // per chunk
-  std::vector<std::vector<uint32_t>> sources;  // with record_sources: per chunk, per set-up triangle
+  std::vector<RasterCounters> counters;         // per chunk
+  std::vector<std::vector<uint32_t>> sources;   // with record_sources: per chunk, per set-up triangle
+  std::vector<std::vector<DrawRun>> draw_runs;  // with per_draw: per chunk, its draws in order
 };
 
 // Runs inside the caller's task arena.

@@ -83,7 +83,50 @@ struct PrimitiveFrame {
   float clear_depth = 1.0f;
   // What the tiler's accounting charges per vertex (TilingFrame) and the program length L.
   uint32_t position_bytes = 12, vertex_bytes = 32, vs_output_bytes = 48, vs_length = 0;
+  bool per_draw = false;  // per-draw diagnostics (clip-space frames)
 };
+
+// Per-draw diagnostics from the stages' per-draw runs: FrameDiagnostics::draws, indexed like
+// pf.draws (the caller maps them to its own draw order).
+void collect_draw_work(const PrimitiveStageOutput& prims, const TileStageOutput& tiles,
+                       const std::vector<BinChunk>* atomic_bins, uint32_t pic, size_t draw_count,
+                       std::vector<DrawWork>& out) {
+  out.assign(draw_count, DrawWork{});
+  for (const std::vector<DrawRun>& runs : prims.draw_runs) {
+    for (const DrawRun& r : runs) {
+      DrawWork& w = out[r.draw];
+      const RasterCounters& c = r.counters;
+      w.primitives_in += c[RasterCounters::triangles_in];
+      w.culled += c[RasterCounters::culled_frustum] + c[RasterCounters::culled_backface] +
+                  c[RasterCounters::culled_frontface] + c[RasterCounters::culled_degenerate] +
+                  c[RasterCounters::culled_scissor] + c[RasterCounters::culled_nonfinite];
+      w.clipped += c[RasterCounters::clipped];
+    }
+  }
+  for (const BinChunk& chunk : prims.chunks) {
+    for (const TriangleSetup& t : chunk.setups) ++out[t.draw].setup;
+    for (uint32_t e : chunk.entries) ++out[chunk.setups[e].draw].bin_entries;
+  }
+  for (const std::vector<DrawRun>& runs : tiles.draw_runs) {
+    for (const DrawRun& r : runs) {
+      DrawWork& w = out[r.draw];
+      const RasterCounters& c = r.counters;
+      ++w.tiles_touched;
+      w.fragments_covered += c[RasterCounters::fragments_covered];
+      w.samples_covered += c[RasterCounters::samples_covered];
+      w.depth_passed += c[RasterCounters::depth_passed];
+      w.quads_shaded += c[RasterCounters::quads_shaded];
+      w.fs_invocations += c[RasterCounters::fs_invocations];
+    }
+  }
+  if (atomic_bins) {
+    // Fixed tiling's refined lists index the primitive stage's set-up triangles.
+    for (size_t c = 0; c < atomic_bins->size(); ++c) {
+      for (uint32_t e : (*atomic_bins)[c].entries) ++out[prims.chunks[c].setups[e].draw].atomic_entries;
+    }
+    for (DrawWork& w : out) w.picb = w.atomic_entries * pic;
+  }
+}
 
 // Per primitive in frame order, its three frame-wide vertex ids (two-pass VS accounting).
 std::vector<uint32_t> primitive_vertices(const std::vector<PrimitiveDraw>& draws, size_t triangles) {
@@ -180,6 +223,7 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
     pin.grid = grid;
     pin.samples = reach;
     pin.record_sources = accounting;
+    pin.per_draw = pf.per_draw;
     run_primitive_stage(pin, prims);
     times.primitive = ms_since(t0);
 
@@ -216,6 +260,14 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
     tin.compression = cfg.color.compression;
     tin.color_states = samples > 1 && diagnostics;
     tin.keep_samples = samples > 1 && cfg.frame.keep_samples;
+    if (pf.per_draw) {
+      FrameDiagnostics& d = frame.diagnostics;
+      d.sample_draw.assign(size_t(pf.width) * size_t(pf.height) * size_t(samples), 0);
+      d.overdraw.assign(size_t(pf.width) * size_t(pf.height), 0);
+      tin.per_draw = true;
+      tin.sample_draw = d.sample_draw.data();
+      tin.overdraw = d.overdraw.data();
+    }
     run_tile_stage(tin, frame, tiles);
     times.tile = ms_since(t0);
 
@@ -243,6 +295,10 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
       account_tilings(cfg.tiling, tf, adaptive ? prims.chunks : refined, prims.chunks, grid, tiling);
     }
   });
+  if (pf.per_draw) {
+    collect_draw_work(prims, tiles, have_picb ? (adaptive ? &prims.chunks : &refined) : nullptr, pic, pf.draws.size(),
+                      frame.diagnostics.draws);
+  }
   times.picb = tiling.picb_ms;
   times.supertile_generation = tiling.generation_ms;
   times.tiling_accounting = tiling.accounting_ms;
@@ -437,7 +493,9 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   throw Error("render: unknown frame mode");
 }
 
-Frame Renderer::render_clip_space(const ClipSpaceFrame& in) {
+Frame Renderer::render_clip_space(const ClipSpaceFrame& in) { return render_clip_space(in, false); }
+
+Frame Renderer::render_clip_space(const ClipSpaceFrame& in, bool draw_diagnostics) {
   using Shader = shaders::InterpolatedColorShader;
   const Config& cfg = impl_->config;
   const auto t_start = Clock::now();
@@ -462,6 +520,7 @@ Frame Renderer::render_clip_space(const ClipSpaceFrame& in) {
   pf.vertex_bytes = in.vertex_bytes;
   pf.vs_output_bytes = uint32_t(sizeof(float) * (4 + Shader::kVaryings));
   pf.vs_length = in.vertex_shader_instructions;
+  pf.per_draw = draw_diagnostics;
 
   Frame frame;
   StageTimes times;
@@ -480,6 +539,18 @@ Frame Renderer::render_clip_space(const ClipSpaceFrame& in) {
   times.publish(frame.stats);
   totals.counters.publish(frame.stats);
   totals.ledger.publish(frame.stats);
+  if (draw_diagnostics) {
+    // The stages count per draw with triangles; report every input draw, in its order.
+    std::vector<uint32_t> input_draw;
+    for (size_t i = 0; i < list.triangles_of.size(); ++i) {
+      if (!list.triangles_of[i].empty()) input_draw.push_back(uint32_t(i));
+    }
+    FrameDiagnostics& d = frame.diagnostics;
+    std::vector<DrawWork> per_input(in.draws.size());
+    for (size_t k = 0; k < d.draws.size(); ++k) per_input[input_draw[k]] = d.draws[k];
+    d.draws = std::move(per_input);
+    for (uint32_t& s : d.sample_draw) s = s ? input_draw[s - 1] + 1 : 0;
+  }
   return frame;
 }
 

@@ -1,6 +1,7 @@
 #include "pipeline/tile_stage.h"
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <optional>
 
@@ -38,7 +39,7 @@ bool needs_material_path(const typename FragmentShader::Uniforms& u) {
 // Clears the tile buffer and runs every triangle binned to bin-grid tile `tile_index`.
 template <typename FragmentShader, int kSamples>
 void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, int tile_index, Rgba8* color,
-               float* depth, RasterCounters& rc, TilePass<FragmentShader, kSamples>& p) {
+               float* depth, RasterCounters& rc, TilePass<FragmentShader, kSamples>& p, std::vector<DrawRun>* runs) {
   constexpr int kVaryings = FragmentShader::kVaryings;
   const TileGrid& grid = job.grid;
   TileBuffer& tile = p.tile;
@@ -54,9 +55,26 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
   // With MSAA the colour writes go through the colour unit's cache as they happen.
   if constexpr (kSamples > 1)
     p.back_end.emplace(job.color_cache, kSamples, job.clear_color, tile.color, tile.width, tile.height);
-  auto on_quad = [&](int x, int y) {
+  uint32_t current_draw = 0;
+  auto on_quad = [&](int x, int y, const unsigned* live) {
     if constexpr (kSamples > 1) p.back_end->on_quad_written(x, y);
+    if (!job.sample_draw) return;
+    // Per-draw diagnostics: the pixels of the quad whose samples this draw wrote.
+    for (int q = 0; q < 4; ++q) {
+      if (!live[q]) continue;
+      const size_t pixel = size_t(tile.y0 + y + (q >> 1)) * size_t(frame.color.width) + size_t(tile.x0 + x + (q & 1));
+      if (job.overdraw[pixel] != 0xFFFF) ++job.overdraw[pixel];
+      for (int k = 0; k < kSamples; ++k) {
+        if (live[q] & (1u << k)) job.sample_draw[pixel * kSamples + size_t(k)] = current_draw + 1;
+      }
+    }
   };
+  // Per-draw diagnostics: the counters a draw's work is read from, before each triangle (only
+  // these, so the bookkeeping stays small next to the rasterization).
+  constexpr RasterCounters::Id kPerDraw[] = {RasterCounters::fragments_covered, RasterCounters::samples_covered,
+                                             RasterCounters::depth_passed, RasterCounters::quads_shaded,
+                                             RasterCounters::fs_invocations};
+  uint64_t before[std::size(kPerDraw)] = {};
   for (const BinChunk& chunk : *job.chunks) {
     const uint32_t begin = chunk.offsets[size_t(tile_index)];
     const uint32_t end = chunk.offsets[size_t(tile_index) + 1];
@@ -64,22 +82,31 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
     for (uint32_t k = begin; k < end; ++k) {
       const TriangleSetup& t = chunk.setups[chunk.entries[k]];
       const DepthState& depth_state = job.depth[t.draw];
+      current_draw = t.draw;
+      if (runs) {
+        for (size_t i = 0; i < std::size(kPerDraw); ++i) before[i] = rc[kPerDraw[i]];
+      }
       const BlendMode blend = job.blend ? job.blend[t.draw] : BlendMode::none;
-      // Alpha-tested, blended and two-sided draws take the material path (alpha, discard,
-      // facing, blending) with the general depth test; opaque draws keep the paths below.
       if (blend != BlendMode::none || needs_material_path<FragmentShader>(job.uniforms[t.draw])) {
+        // Alpha-tested, blended and two-sided draws take the material path (alpha, discard,
+        // facing, blending) with the general depth test.
         rasterize_triangle<FragmentShader, kVaryings, kSamples>(
             t, job.uniforms[t.draw], tile, rc, p.shader, DepthStateTest{depth_state}, on_quad, MaterialOutput{blend});
-        continue;
-      }
-      // Scenes' opaque draws all test LESS and write: that test is compiled in; any other
-      // Vulkan depth state is evaluated per sample.
-      if (depth_state == DepthState{}) {
+      } else if (depth_state == DepthState{}) {
+        // Scenes' opaque draws all test LESS and write: that test is compiled in; any other
+        // Vulkan depth state is evaluated per sample.
         rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, job.uniforms[t.draw], tile, rc, p.shader,
                                                                 LessDepthTest{}, on_quad);
       } else {
         rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, job.uniforms[t.draw], tile, rc, p.shader,
                                                                 DepthStateTest{depth_state}, on_quad);
+      }
+      if (runs) {
+        // Triangles arrive in submission order, so a tile sees each draw as one run.
+        if (runs->empty() || runs->back().draw != t.draw) runs->push_back(DrawRun{t.draw, {}});
+        RasterCounters& dc = runs->back().counters;
+        for (size_t i = 0; i < std::size(kPerDraw); ++i) dc[kPerDraw[i]] += rc[kPerDraw[i]] - before[i];
+        ++dc[RasterCounters::bin_entries];
       }
     }
   }
@@ -190,7 +217,8 @@ void render_unit(const TileStageInput<FragmentShader>& job, Frame& frame, const 
   std::unique_ptr<TilePass<FragmentShader, kSamples>[]> passes(new TilePass<FragmentShader, kSamples>[count]);
   for (size_t i = 0; i < count; ++i) {
     draw_tile<FragmentShader, kSamples>(job, frame, int(tiles[i]), scratch_color + i * stride,
-                                        scratch_depth + i * stride, out.counters[tiles[i]], passes[i]);
+                                        scratch_depth + i * stride, out.counters[tiles[i]], passes[i],
+                                        job.per_draw ? &out.draw_runs[tiles[i]] : nullptr);
   }
   for (size_t i = 0; i < count; ++i) {
     const size_t t = tiles[i];
@@ -210,6 +238,7 @@ void run_tile_stage(const TileStageInput<FragmentShader>& in, Frame& frame, Tile
   out.color.assign(tiles, color::ColorCounters{});
   out.traffic.assign(tiles, color::ColorTraffic{});
   out.fragment_math.assign(tiles, EuShaderMath{});
+  out.draw_runs.assign(in.per_draw ? tiles : 0, {});
   const SupertileTable* st = in.supertiles;
   const size_t unit_count = st ? st->count() : tiles;
   const size_t unit_tiles = st ? size_t(in.capacity) : 1;

@@ -11,6 +11,7 @@
 
 #include "color/color_back_end.h"
 #include "color/color_counters.h"
+#include "pipeline/primitive_stage.h"
 #include "raster/raster_counters.h"
 #include "tessera/clip_space.h"
 #include "tessera/eu_shader_math.h"
@@ -40,6 +41,11 @@ struct TileStageInput {
   bool compression = true;    // false: charge an uncompressed MSAA target's traffic
   bool color_states = false;  // fill Frame::diagnostics.color_states (MSAA)
   bool keep_samples = false;  // fill Frame::diagnostics.samples (MSAA)
+  // Per-draw diagnostics: per tile the draws' counters (TileStageOutput::draw_runs), and per
+  // sample / per pixel of the frame (sized by the caller) the last draw written and the overdraw.
+  bool per_draw = false;
+  uint32_t* sample_draw = nullptr;
+  uint16_t* overdraw = nullptr;
 };
 
 // Per bin-grid tile, merged in tile order by the caller.
@@ -49,6 +55,7 @@ struct TileStageOutput {
   std::vector<color::ColorCounters> color;
   std::vector<color::ColorTraffic> traffic;
   std::vector<EuShaderMath> fragment_math;
+  std::vector<std::vector<DrawRun>> draw_runs;  // with per_draw: per bin-grid tile, runs of draws in order
 };
 
 // Writes frame.color (resolved) and frame.depth (sample 0), sized by the caller, and the

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 #include "raster/raster_counters.h"
 #include "raster/sample_pattern.h"
@@ -85,8 +86,9 @@ inline Rgba8 blend_color(Rgba8 dst, const glm::vec3& src, float alpha, BlendMode
   return encode_color(weighted + d * (1.0f - a));
 }
 
-// Instrumentation hook called with tile-local quad coordinates after a quad's samples are
-// written; the default does nothing and compiles away.
+// Instrumentation hook called with tile-local quad coordinates (and, if it takes them, the four
+// pixels' written-sample masks) after a quad's samples are written; the default does nothing and
+// compiles away.
 struct NoQuadHook {
   void operator()(int, int) const {}
 };
@@ -273,7 +275,14 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
               }
             }
           }
-          if (written) on_quad_written(qx - tile.x0, qy - tile.y0);
+          // A hook taking the quad's per-pixel written-sample masks gets them (per-draw diagnostics).
+          if (written) {
+            if constexpr (std::is_invocable_v<QuadHook, int, int, const unsigned*>) {
+              on_quad_written(qx - tile.x0, qy - tile.y0, live_samples);
+            } else {
+              on_quad_written(qx - tile.x0, qy - tile.y0);
+            }
+          }
         }
       }
     }

@@ -49,9 +49,11 @@ void add_bench_command(CLI::App& app, BenchArgs& args) {
          "(branch-free math vs the branchy baseline on the modelled FMA datapath) or tiling (redundant vertex shading, "
          "adaptive supertiles vs fixed tiles) or tess (tessellator throughput, GPP array speedup) or layer "
          "(frame time with VK_LAYER_TESSERA_stats vs no layer, MangoHud, the Mesa overlay) or rt (ray throughput and "
-         "BVH build vs Embree) or timing (each mechanism on and off in the timing model's frame time)")
+         "BVH build vs Embree) or timing (each mechanism on and off in the timing model's frame time) or replay (a "
+         "capture of the scene's "
+         "view replayed vs rendering the scene)")
       ->required()
-      ->check(CLI::IsMember({"raster", "color", "eu", "tiling", "tess", "layer", "rt", "timing"}));
+      ->check(CLI::IsMember({"raster", "color", "eu", "tiling", "tess", "layer", "rt", "timing", "replay"}));
   cmd->add_option("--json", args.json, "Write results as JSON");
   cmd->add_option("--scene", args.scenes, "Scene(s) to run instead of the built-in benchmark set");
   cmd->add_option("--width", args.width, "Frame width")->check(CLI::Range(1, 16384));
@@ -210,6 +212,12 @@ int run_bench(const BenchArgs& args) {
       }
     }
     return run_timing_bench(args, timing_scenes);
+  }
+  if (args.suite == "replay") {
+    std::vector<std::filesystem::path> replay_scenes = args.scenes;
+    if (args.scenes.empty())
+      replay_scenes.push_back(std::filesystem::path(TESSERA_SOURCE_DIR) / "assets/bench/terrain_1m.json");
+    return run_replay_bench(args, replay_scenes);
   }
   if (args.suite == "tiling") {
     std::vector<std::filesystem::path> tiling_scenes = scenes;

@@ -76,6 +76,8 @@ int run_tess_bench(const BenchArgs& args);
 int run_tiling_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes);
 // bench_timing.cpp
 int run_timing_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes);
+// bench_replay.cpp
+int run_replay_bench(const BenchArgs& args, const std::vector<std::filesystem::path>& scenes);
 // bench_layer.cpp
 void add_layer_bench_options(CLI::App* bench, BenchArgs& args);
 int run_layer_bench(const BenchArgs& args);
@@ -94,10 +96,28 @@ struct ViewArgs {
   std::string tiling;                 // --tiling fixed[:N] | adaptive
   std::string memory_limit;           // --memory-limit, as in render
   std::vector<std::string> settings;  // --set KEY=VALUE, as in render
+  size_t capture_frame = 0;           // captures (.tcap): the frame to replay
+  std::optional<size_t> draw;         // captures: the scrubber's start (default: the last draw)
 };
 
 void add_view_command(CLI::App& app, ViewArgs& args);
 int run_view(const ViewArgs& args);
+
+struct ReplayArgs {
+  std::vector<std::filesystem::path> captures;  // .tcap files
+  std::string frame = "0";                      // --frame N | all
+  std::filesystem::path output;                 // sheet PNG: captured colour, draw ID, depth, overdraw
+  std::filesystem::path stats, csv, draws;      // stats JSON, per-frame CSV, per-draw CSV
+  std::filesystem::path depth, draw_id, overdraw, tile_map, color_state, picb, supertiles, bottleneck_map;
+  std::filesystem::path config;
+  std::optional<int> threads, tile_size, msaa;
+  std::string tiling, hardware;
+  std::vector<std::string> settings;  // --set KEY=VALUE, as in render
+  bool quiet = false;
+};
+
+void add_replay_command(CLI::App& app, ReplayArgs& args);
+int run_replay(const ReplayArgs& args);
 
 // capture_command.cpp: `tessera capture info FILE` and `tessera capture export FILE --frame N
 // --draw K --obj OUT.obj` (docs/capture.md).

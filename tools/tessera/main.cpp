@@ -20,11 +20,13 @@ int main(int argc, char** argv) {
   BenchArgs bench_args;
   ViewArgs view_args;
   TessellateArgs tessellate_args;
+  ReplayArgs replay_args;
   CaptureArgs capture_args;
   add_render_command(app, render_args);
   add_bench_command(app, bench_args);
   add_view_command(app, view_args);
   add_tessellate_command(app, tessellate_args);
+  add_replay_command(app, replay_args);
   add_capture_command(app, capture_args);
   SweepArgs sweep_args;
   const SweepCommands sweep_commands = add_sweep_command(app, sweep_args);
@@ -49,6 +51,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("bench")) return run_bench(bench_args);
     if (app.got_subcommand("view")) return run_view(view_args);
     if (app.got_subcommand("tessellate")) return run_tessellate(tessellate_args);
+    if (app.got_subcommand("replay")) return run_replay(replay_args);
     if (app.got_subcommand("capture")) return run_capture(capture_args);
     if (app.got_subcommand("sweep")) return run_sweep(sweep_commands, sweep_args);
     if (config_cmd->parsed()) {

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "files.h"
 #include "progress.h"
+#include "stats_csv.h"
 #include "summary.h"
 #include "tessera/error.h"
 #include "tessera/renderer.h"
@@ -39,62 +40,6 @@ std::vector<Camera> orbit_cameras(const Camera& base, int frames) {
   }
   return cams;
 }
-
-// Per-frame series: a header of statistic names from the first frame, then one row per
-// frame, flushed as it is written so an interrupted batch keeps every finished frame.
-class StatsCsv {
- public:
-  // Rows go to a temporary next to the target; the first finished frame renames it into place,
-  // so a run that fails before any frame leaves an earlier series untouched.
-  explicit StatsCsv(const std::filesystem::path& path) : path_(path), tmp_(temporary_path_next_to(path)) {
-    out_.open(tmp_, std::ios::binary | std::ios::trunc);
-    if (!out_) throw Error(path.string() + ": cannot open for writing");
-  }
-  ~StatsCsv() {
-    std::error_code ec;
-    if (!renamed_) std::filesystem::remove(tmp_, ec);
-  }
-  StatsCsv(const StatsCsv&) = delete;
-  StatsCsv& operator=(const StatsCsv&) = delete;
-
-  void add(const Stats& stats) {
-    if (columns_.empty()) {
-      for (const auto& [name, value] : stats.values()) {
-        if (!std::holds_alternative<std::string>(value)) columns_.push_back(name);
-      }
-      for (size_t i = 0; i < columns_.size(); ++i) out_ << (i ? "," : "") << columns_[i];
-      out_ << "\n";
-    }
-    for (size_t i = 0; i < columns_.size(); ++i) {
-      if (i) out_ << ',';
-      if (!stats.has(columns_[i])) continue;  // empty cell: not measured in this frame
-      const Stats::Value& v = stats.get(columns_[i]);
-      if (const auto* u = std::get_if<uint64_t>(&v))
-        out_ << *u;
-      else if (const auto* n = std::get_if<int64_t>(&v))
-        out_ << *n;
-      else if (const auto* d = std::get_if<double>(&v); d && std::isfinite(*d))
-        out_ << *d;
-    }
-    out_ << "\n";
-    out_.flush();
-    if (!out_) throw Error(path_.string() + ": write failed");
-    // The open stream keeps appending to the renamed file: an interrupted batch keeps its rows.
-    if (!renamed_) {
-      std::error_code ec;
-      std::filesystem::rename(tmp_, path_, ec);
-      if (ec) throw Error(path_.string() + ": cannot replace file: " + ec.message());
-      renamed_ = true;
-    }
-  }
-
- private:
-  std::filesystem::path path_;
-  std::filesystem::path tmp_;
-  std::ofstream out_;
-  std::vector<std::string> columns_;
-  bool renamed_ = false;
-};
 
 }  // namespace
 

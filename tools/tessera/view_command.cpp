@@ -23,7 +23,10 @@ std::filesystem::path default_scene() {
 
 void add_view_command(CLI::App& app, ViewArgs& args) {
   CLI::App* cmd = app.add_subcommand("view", "Interactive viewer: the frame, per-unit statistics, plots and overlays");
-  cmd->add_option("scene", args.scene, "Scene JSON file (default: assets/default.json)");
+  cmd->add_option("scene", args.scene,
+                  "Scene JSON file (default: assets/default.json), or a capture (.tcap) to replay (docs/replay.md)");
+  cmd->add_option("--capture-frame", args.capture_frame, "Captures: the frame to replay (its index in the file)");
+  cmd->add_option("--draw", args.draw, "Captures: the draw scrubber's start, replaying draws 0..K (default: all)");
   cmd->add_option("--screenshot", args.screenshot,
                   "Render --frames frames, write the frame buffer to this PNG, the window to NAME.window.png and "
                   "the stats to NAME.stats.json, then exit");
@@ -67,6 +70,8 @@ int run_view(const ViewArgs& args) {
   // frame.width/height follow the window and --scale; every other key keeps its --set value.
   apply_config_settings(options.config, args.settings);
   options.scene = args.scene.empty() ? default_scene() : args.scene;
+  options.capture_frame = args.capture_frame;
+  options.last_draw = args.draw;
   if (!args.camera.empty()) {
     const std::string spec = args.camera;
     options.pick_camera = [spec](const Scene& scene) { return parse_camera(spec, scene); };

@@ -194,6 +194,50 @@ Overlay supertile_overlay(const Frame& frame) {
   return out;
 }
 
+// Replayed captures (docs/replay.md): fragments per pixel that passed the depth test.
+Overlay overdraw_overlay(const Frame& frame) {
+  const int width = frame.color.width, height = frame.color.height;
+  Overlay out;
+  out.image = Image(width, height, pack_rgba8(0, 0, 0, 0));
+  const std::vector<uint16_t>& od = frame.diagnostics.overdraw;
+  if (od.size() != size_t(width) * size_t(height)) {
+    out.legend.title = "Overdraw: only replayed captures (.tcap) count it";
+    return out;
+  }
+  const uint16_t max = *std::max_element(od.begin(), od.end());
+  out.legend = {"Overdraw: fragments per pixel passing depth", 1.0, double(std::max<uint16_t>(max, 1))};
+  for (size_t p = 0; p < od.size(); ++p) {
+    out.image.pixels[p] = od[p] ? heat_ramp(max > 1 ? float(od[p] - 1) / float(max - 1) : 0.0f, kTileAlpha)
+                                : pack_rgba8(0, 0, 0, kEmptyTileAlpha);
+  }
+  return out;
+}
+
+// Replayed captures: the pixels (any sample) the last replayed draw wrote, the rest dimmed.
+Overlay draw_highlight_overlay(const Frame& frame) {
+  const int width = frame.color.width, height = frame.color.height;
+  Overlay out;
+  out.image = Image(width, height, pack_rgba8(0, 0, 0, 0));
+  const std::vector<uint32_t>& ids = frame.diagnostics.sample_draw;
+  const size_t pixels = size_t(width) * size_t(height);
+  if (ids.empty() || frame.diagnostics.draws.empty() || ids.size() % pixels != 0) {
+    out.legend.title = "Scrubbed draw: only replayed captures (.tcap) have draws";
+    return out;
+  }
+  const size_t n = ids.size() / pixels;
+  const uint32_t last = uint32_t(frame.diagnostics.draws.size());  // ids are draw index + 1
+  uint64_t count = 0;
+  for (size_t p = 0; p < pixels; ++p) {
+    bool hit = false;
+    for (size_t k = 0; k < n; ++k) hit = hit || ids[p * n + k] == last;
+    count += hit;
+    out.image.pixels[p] = hit ? pack_rgba8(255, 230, 40, 220) : pack_rgba8(0, 0, 0, 150);
+  }
+  out.legend.title = "The scrubbed draw (last replayed)";
+  out.legend.categories.push_back({"pixels it wrote", pack_rgba8(255, 230, 40), count});
+  return out;
+}
+
 }  // namespace
 
 Rgba8 heat_ramp(float t, uint8_t alpha) {
@@ -236,6 +280,8 @@ std::optional<Overlay> build_overlay(OverlayKind kind, const Frame& frame, const
     case OverlayKind::picb: return picb_overlay(frame);
     case OverlayKind::supertiles: return supertile_overlay(frame);
     case OverlayKind::bottleneck: return bottleneck_overlay(frame);
+    case OverlayKind::overdraw: return overdraw_overlay(frame);
+    case OverlayKind::draw_highlight: return draw_highlight_overlay(frame);
   }
   return std::nullopt;
 }

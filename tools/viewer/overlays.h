@@ -24,6 +24,8 @@ enum class OverlayKind : int {
   picb,                    // per atomic tile: primitive intersection cost (adaptive tiling)
   supertiles,              // per atomic tile: the supertile owning it, borders drawn
   bottleneck,              // per tile: the timing model's limiting unit (docs/timing.md)
+  overdraw,                // per pixel: fragments passing depth (replayed captures, docs/replay.md)
+  draw_highlight,          // per pixel: the last replayed draw (the capture scrubber's draw K)
 };
 
 struct OverlayInfo {
@@ -33,7 +35,7 @@ struct OverlayInfo {
   const char* description;  // tooltip: where the numbers come from
 };
 
-inline constexpr std::array<OverlayInfo, 9> kOverlays{{
+inline constexpr std::array<OverlayInfo, 11> kOverlays{{
     {OverlayKind::none, "none", "None", "The frame alone"},
     {OverlayKind::tile_bin_entries, "tile-triangles", "Tile workload: triangles binned",
      "Heat map per fixed binning tile: length of the tile's bin list (raster.bins.entries per tile)"},
@@ -51,6 +53,10 @@ inline constexpr std::array<OverlayInfo, 9> kOverlays{{
      "The supertile partition generated from the PICB, one tint per supertile, borders dark (tiling.supertiles.*)"},
     {OverlayKind::bottleneck, "bottleneck", "Timing: limiting unit per tile",
      "The unit that sets each tile's time in the timing model on the configured hardware (timing.bottleneck.*)"},
+    {OverlayKind::overdraw, "overdraw", "Capture: overdraw",
+     "Replayed captures: per pixel, the fragments that passed the depth test (heat map); needs a .tcap"},
+    {OverlayKind::draw_highlight, "draw", "Capture: scrubbed draw",
+     "Replayed captures: the pixels the scrubber's draw (the last one replayed) wrote; needs a .tcap"},
 }};
 
 // A named colour in a categorical legend, with how many tiles or pixels carry it.

@@ -150,5 +150,49 @@ TEST(Overlays, SupertileBordersAreDrawnWhereOwnersChange) {
   EXPECT_NE(none->legend.title.find("no adaptive-tiling data"), std::string::npos);
 }
 
+// A replayed capture's frame: two overlapping rectangles through render_clip_space with per-draw
+// diagnostics (what the render worker gets from replay_frame).
+Frame replayed_frame() {
+  auto rect = [](float x0, float y0, float x1, float y1, float z) {
+    ClipSpaceDraw d;
+    d.positions = {{x0, y0, z, 1}, {x0, y1, z, 1}, {x1, y1, z, 1}, {x1, y0, z, 1}};
+    d.indices = {0, 1, 2, 0, 2, 3};
+    d.state.cull = CullMode::none;
+    return d;
+  };
+  ClipSpaceFrame f;
+  f.width = 16;
+  f.height = 16;
+  f.draws = {rect(-1, -1, 0, 0, 0.5f), rect(-0.5f, -0.5f, 1, 1, 0.25f)};  // pixels [0,8)^2, then [4,16)^2 nearer
+  Config config;
+  config.frame.diagnostics = true;
+  Renderer renderer(config);
+  return renderer.render_clip_space(f, true);
+}
+
+TEST(Overlays, OverdrawCountsFragmentsPassingDepth) {
+  const Frame f = replayed_frame();
+  const auto o = build_overlay(OverlayKind::overdraw, f, Camera{});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->legend.max, 2.0);  // the overlap [4, 8)^2: both draws pass (the second is nearer)
+  EXPECT_NE(o->image.at(5, 5), o->image.at(1, 1)) << "overlap vs single";
+  EXPECT_NE(o->image.at(1, 1), o->image.at(1, 12)) << "single vs none";
+  Frame scene_frame;
+  scene_frame.color = Image(8, 8);
+  const auto none = build_overlay(OverlayKind::overdraw, scene_frame, Camera{});
+  ASSERT_TRUE(none);
+  EXPECT_NE(none->legend.title.find("only replayed captures"), std::string::npos);
+}
+
+TEST(Overlays, ScrubbedDrawHighlightsTheLastDraw) {
+  const Frame f = replayed_frame();
+  const auto o = build_overlay(OverlayKind::draw_highlight, f, Camera{});
+  ASSERT_TRUE(o);
+  ASSERT_EQ(o->legend.categories.size(), 1u);
+  EXPECT_EQ(o->legend.categories[0].count, 12u * 12u);  // the second draw's pixels
+  EXPECT_EQ(o->image.at(10, 10), pack_rgba8(255, 230, 40, 220));
+  EXPECT_EQ(o->image.at(1, 1), pack_rgba8(0, 0, 0, 150));
+}
+
 }  // namespace
 }  // namespace tessera::viewer

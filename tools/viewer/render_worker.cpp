@@ -82,7 +82,18 @@ void RenderWorker::run() {
         renderer.reset();
         renderer = std::make_unique<Renderer>(config);
       }
-      result.frame = std::make_shared<const Frame>(renderer->render(*request.scene, request.camera));
+      if (request.capture) {
+        replay::ReplayOptions options;
+        options.last_draw = request.last_draw;
+        auto replayed = std::make_shared<replay::FrameReplay>(
+            replay::replay_frame(*renderer, *request.capture, request.capture_frame, options));
+        Frame& main = replayed->passes[replayed->main_pass].frame;
+        main.stats = replayed->stats;
+        result.frame = std::make_shared<const Frame>(std::move(main));
+        result.replay = std::move(replayed);
+      } else {
+        result.frame = std::make_shared<const Frame>(renderer->render(*request.scene, request.camera));
+      }
     } catch (const std::exception& e) {
       result.error = e.what();
     }

@@ -12,8 +12,10 @@
 #include <string>
 #include <thread>
 
+#include "tessera/capture.h"
 #include "tessera/config.h"
 #include "tessera/renderer.h"
+#include "tessera/replay.h"
 #include "tessera/scene.h"
 
 namespace tessera::viewer {
@@ -22,6 +24,11 @@ struct RenderRequest {
   std::shared_ptr<const Scene> scene;
   Camera camera;
   Config config;  // frame size, threads and raster settings for this frame
+  // Instead of a scene: a captured frame replayed (docs/replay.md) up to draw `last_draw`
+  // (all draws when unset); the frame is the main pass's at the capture's size.
+  std::shared_ptr<const capture::Capture> capture;
+  size_t capture_frame = 0;
+  std::optional<size_t> last_draw;
 };
 
 struct RenderResult {
@@ -29,6 +36,9 @@ struct RenderResult {
   std::shared_ptr<const Frame> frame;  // null when rendering failed
   std::string error;                   // why it failed (bad config, renderer error)
   Camera camera;                       // the camera it was rendered with
+  // Replayed captures: the draws' reports and the frame's statistics (the main pass's frame,
+  // with the capture.* statistics, is `frame`).
+  std::shared_ptr<const replay::FrameReplay> replay;
 };
 
 class RenderWorker {

@@ -21,6 +21,8 @@
 #include "viewer/gl_texture.h"
 #include "viewer/help.h"
 #include "viewer/overlays.h"
+#include "tessera/capture.h"
+#include "tessera/replay.h"
 #include "viewer/render_worker.h"
 #include "viewer/stats_panel.h"
 
@@ -87,6 +89,7 @@ class Viewer {
   void rebuild_overlay();
   void draw_frame();
   void draw_controls();
+  void draw_capture_controls();
   void draw_statistics();
   void draw_series();
   void draw_legend();
@@ -99,8 +102,13 @@ class Viewer {
 
   std::shared_ptr<const Scene> scene_;
   std::filesystem::path scene_path_;
-  Camera camera_;       // current view
-  Camera home_camera_;  // view of a freshly loaded scene (R returns to it)
+  // A capture (.tcap) instead of a scene (docs/replay.md): the frame replayed up to draw scrub_.
+  std::shared_ptr<const capture::Capture> tcap_;
+  int tcap_frame_ = 0;
+  int scrub_ = 0;
+  std::shared_ptr<const replay::FrameReplay> replay_;  // the shown frame's replay
+  Camera camera_;                                      // current view
+  Camera home_camera_;                                 // view of a freshly loaded scene (R returns to it)
   static constexpr int kCommandLineView = -1;
   int view_index_ = 0;  // 0: scene camera, i: Scene::cameras[i - 1], kCommandLineView: --camera
   CameraMode mode_ = CameraMode::orbit;
@@ -183,6 +191,27 @@ void Viewer::close_window() {
 // Loads a scene; on failure keeps the previous one and records the error for the UI.
 bool Viewer::load(const std::filesystem::path& path, bool initial) {
   try {
+    if (path.extension() == ".tcap") {
+      auto cap = std::make_shared<const capture::Capture>(capture::read_capture(path));
+      if (cap->frames.empty()) throw Error(path.string() + ": the capture holds no frame");
+      tcap_frame_ = initial ? int(options_.capture_frame) : 0;
+      if (size_t(tcap_frame_) >= cap->frames.size()) {
+        throw Error(path.string() + ": frame " + std::to_string(tcap_frame_) + " does not exist (the capture holds " +
+                    std::to_string(cap->frames.size()) + ")");
+      }
+      const size_t draws = cap->frames[size_t(tcap_frame_)].draws.size();
+      scrub_ = int(draws ? draws - 1 : 0);
+      if (initial && options_.last_draw) scrub_ = int(std::min(*options_.last_draw, draws ? draws - 1 : 0));
+      tcap_ = std::move(cap);
+      scene_.reset();
+      replay_.reset();
+      scene_path_ = path;
+      history_.clear();
+      scene_error_.clear();
+      dirty_ = true;
+      if (window_) glfwSetWindowTitle(window_, ("Tessera: " + path.string()).c_str());
+      return true;
+    }
     auto scene = std::make_shared<Scene>(load_scene(path));
     Camera camera = scene->camera;
     view_index_ = 0;
@@ -191,6 +220,8 @@ bool Viewer::load(const std::filesystem::path& path, bool initial) {
       view_index_ = kCommandLineView;
     }
     scene_ = std::move(scene);
+    tcap_.reset();
+    replay_.reset();
     scene_path_ = path;
     camera_ = home_camera_ = camera;
     fly_speed_ = std::max(0.01f, camera_distance(camera_) * 0.5f);
@@ -220,7 +251,8 @@ void Viewer::take_results() {
   frame_ = result->frame;
   frame_camera_ = result->camera;
   frame_stats_ = frame_->stats;
-  frame_stats_.set("frame.scene", scene_path_.string());
+  frame_stats_.set(result->replay ? "capture.file" : "frame.scene", scene_path_.string());
+  replay_ = result->replay;
   stats_tree_ = build_stats_tree(frame_stats_);
   history_.add(frame_stats_);
   frame_texture_->upload(frame_->color, scale_ >= 1.0f);
@@ -258,6 +290,16 @@ void Viewer::handle_input(double dt) {
       dirty_ = true;
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) capture_ = std::filesystem::path(shot_text_);
+    // The capture's draw scrubber: left/right step one draw, Home/End the ends.
+    if (tcap_) {
+      const int draws = int(tcap_->frames[size_t(tcap_frame_)].draws.size());
+      const int before = scrub_;
+      if (ImGui::IsKeyPressed(GLFW_KEY_LEFT, true)) scrub_ = std::max(0, scrub_ - 1);
+      if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) scrub_ = std::min(std::max(draws - 1, 0), scrub_ + 1);
+      if (ImGui::IsKeyPressed(GLFW_KEY_HOME, false)) scrub_ = 0;
+      if (ImGui::IsKeyPressed(GLFW_KEY_END, false)) scrub_ = std::max(draws - 1, 0);
+      if (scrub_ != before) dirty_ = true;
+    }
     if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) glfwSetWindowShouldClose(window_, GLFW_TRUE);
   }
   if (!scene_) return;
@@ -289,7 +331,7 @@ void Viewer::handle_input(double dt) {
 }
 
 void Viewer::submit_if_needed() {
-  if (!scene_ || failed_) return;
+  if ((!scene_ && !tcap_) || failed_) return;
   int fb_w = 0, fb_h = 0;
   glfwGetFramebufferSize(window_, &fb_w, &fb_h);
   if (fb_w <= 0 || fb_h <= 0) return;  // minimised
@@ -311,7 +353,13 @@ void Viewer::submit_if_needed() {
     dirty_ = false;
     return;
   }
-  worker_.submit({scene_, camera_, config});
+  RenderRequest request{scene_, camera_, config, nullptr, 0, std::nullopt};
+  if (tcap_) {
+    request.capture = tcap_;
+    request.capture_frame = size_t(tcap_frame_);
+    request.last_draw = size_t(scrub_);
+  }
+  worker_.submit(std::move(request));
   requested_width_ = config.frame.width;
   requested_height_ = config.frame.height;
   dirty_ = false;
@@ -320,11 +368,74 @@ void Viewer::submit_if_needed() {
 void Viewer::draw_frame() {
   if (!frame_ || frame_texture_->empty()) return;
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
-  const ImVec2 size = ImGui::GetIO().DisplaySize;
-  dl->AddImage(frame_texture_->imgui_id(), ImVec2(0, 0), size);
+  const ImVec2 window = ImGui::GetIO().DisplaySize;
+  ImVec2 origin(0, 0), size = window;
+  if (tcap_) {
+    // A capture has its own size: fitted into the window, aspect kept, centred.
+    const float fit = std::min(window.x / float(frame_->color.width), window.y / float(frame_->color.height));
+    size = ImVec2(float(frame_->color.width) * fit, float(frame_->color.height) * fit);
+    origin = ImVec2((window.x - size.x) * 0.5f, (window.y - size.y) * 0.5f);
+  }
+  const ImVec2 end(origin.x + size.x, origin.y + size.y);
+  dl->AddImage(frame_texture_->imgui_id(), origin, end);
   if (legend_ && !overlay_texture_->empty()) {
-    dl->AddImage(overlay_texture_->imgui_id(), ImVec2(0, 0), size, ImVec2(0, 0), ImVec2(1, 1),
+    dl->AddImage(overlay_texture_->imgui_id(), origin, end, ImVec2(0, 0), ImVec2(1, 1),
                  ImGui::GetColorU32(ImVec4(1, 1, 1, overlay_opacity_)));
+  }
+}
+
+// The capture's header, frame and draw scrubber, and what the units did with the scrubbed draw.
+void Viewer::draw_capture_controls() {
+  if (!ImGui::CollapsingHeader("Capture", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const capture::Capture& cap = *tcap_;
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::Text("%s on %s (%s)", cap.application.empty() ? "(unnamed application)" : cap.application.c_str(),
+              cap.device.c_str(), cap.driver.c_str());
+  ImGui::PopTextWrapPos();
+  if (cap.frames.size() > 1) {
+    if (ImGui::SliderInt("frame", &tcap_frame_, 0, int(cap.frames.size()) - 1)) {
+      const size_t draws = cap.frames[size_t(tcap_frame_)].draws.size();
+      scrub_ = int(draws ? draws - 1 : 0);
+      dirty_ = true;
+    }
+  }
+  const capture::Frame& f = cap.frames[size_t(tcap_frame_)];
+  ImGui::Text("frame number %llu: %zu render passes, %zu draws", static_cast<unsigned long long>(f.number),
+              f.passes.size(), f.draws.size());
+  if (f.draws.empty()) return;
+  if (ImGui::SliderInt("draw", &scrub_, 0, int(f.draws.size()) - 1)) dirty_ = true;
+  ImGui::TextDisabled("replays draws 0..%d (left/right step); overlay \"Capture: scrubbed draw\" shows it", scrub_);
+  if (!replay_ || size_t(scrub_) >= replay_->draws.size()) return;
+  const replay::DrawReport& d = replay_->draws[size_t(scrub_)];
+  if (!d.replayed) {
+    ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "draw %d not replayed: %s", scrub_, d.skip_reason.c_str());
+    return;
+  }
+  const DrawWork& w = d.work;
+  if (ImGui::BeginTable("draw", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
+    auto row = [](const char* name, uint64_t v) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextUnformatted(name);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::Text("%llu", static_cast<unsigned long long>(v));
+    };
+    row("render pass", d.pass);
+    row("triangles captured", d.triangles);
+    row("vertices (distinct)", d.vertices);
+    row("primitives in", w.primitives_in);
+    row("culled", w.culled);
+    row("clipped", w.clipped);
+    row("set up", w.setup);
+    row("pixels covered", w.fragments_covered);
+    row("samples passing depth", w.depth_passed);
+    row("samples failing depth", w.samples_covered - w.depth_passed);
+    row("tiles touched", w.tiles_touched);
+    row("PICB contribution", w.picb);
+    row("VS instructions (captured)", d.vertex_instructions);
+    row("FS instructions (captured)", d.fragment_instructions);
+    row("FS invocations", w.fs_invocations);
+    ImGui::EndTable();
   }
 }
 
@@ -392,7 +503,9 @@ void Viewer::draw_controls() {
     }
   }
 
-  if (ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) {
+  if (tcap_) draw_capture_controls();
+
+  if (!tcap_ && ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) {
     int mode = int(mode_);
     ImGui::RadioButton("orbit", &mode, int(CameraMode::orbit));
     ImGui::SameLine();

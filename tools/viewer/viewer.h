@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "tessera/config.h"
@@ -14,7 +15,9 @@
 namespace tessera::viewer {
 
 struct ViewerOptions {
-  std::filesystem::path scene;  // scene JSON to open at start
+  std::filesystem::path scene;      // scene JSON, or a capture (.tcap, replayed: docs/replay.md), to open at start
+  size_t capture_frame = 0;         // captures: the frame to replay (index in the file)
+  std::optional<size_t> last_draw;  // captures: the scrubber's start (default: the last draw)
   // Picks the start camera of a freshly loaded scene (throws tessera::Error on a bad spec);
   // empty: the scene's own camera.
   std::function<Camera(const Scene&)> pick_camera;

@@ -23,6 +23,25 @@ struct TileWork {
 };
 static_assert(sizeof(TileWork) == 12, "TileWork is three 32-bit counters");
 
+// What one clip-space draw did in a frame (per-draw diagnostics for replay and the viewer): the
+// raster counters of docs/stats.md restricted to its primitives.
+struct DrawWork {
+  uint64_t primitives_in = 0;      // raster.triangles.in
+  uint64_t culled = 0;             // every raster.triangles.culled_* reason
+  uint64_t clipped = 0;            // raster.triangles.clipped
+  uint64_t setup = 0;              // raster.triangles.setup
+  uint64_t bin_entries = 0;        // raster.bins.entries
+  uint64_t tiles_touched = 0;      // bin-grid tiles with at least one of its triangles
+  uint64_t atomic_entries = 0;     // (triangle, atomic tile) pairs: its PICB share is this x PIC
+  uint64_t picb = 0;               // its contribution to the PICB (atomic_entries x PIC; 0 without the accounting)
+  uint64_t fragments_covered = 0;  // raster.fragments.covered
+  uint64_t samples_covered = 0;    // raster.samples.covered
+  uint64_t depth_passed = 0;       // raster.depth.passed (samples)
+  uint64_t quads_shaded = 0;       // raster.quads.shaded
+  uint64_t fs_invocations = 0;     // raster.fs.invocations (helpers included)
+  bool operator==(const DrawWork&) const = default;
+};
+
 // What the units did per tile, per colour block and per pixel, for overlays and tools (workload,
 // colour-state, PICB, supertile and LOD maps). Filled only when the config asks
 // (frame.diagnostics; frame.keep_samples for the colour samples): the frame's functional
@@ -56,6 +75,13 @@ struct FrameDiagnostics {
   // Ray-traced frames: per pixel, the LOD level its primary ray hit (0 = finest), -1 where it
   // hit no LOD object or nothing; empty for raster frames.
   std::vector<int8_t> lod_levels;
+  // Clip-space frames rendered with ClipSpaceDiagnostics::draws: what each draw did (in the
+  // frame's draw order, draws without triangles included), per sample the draw that last wrote
+  // it (draw index + 1, 0 where the clear colour remains; pixel-major as `samples`), and per
+  // pixel the fragments that passed the depth test (overdraw, saturating at 65535).
+  std::vector<DrawWork> draws;
+  std::vector<uint32_t> sample_draw;
+  std::vector<uint16_t> overdraw;
 };
 
 struct Frame {
@@ -80,6 +106,9 @@ class Renderer {
   // raster.msaa and raster.cull_backface do not apply (each draw carries its state). Throws
   // tessera::Error for a malformed frame (sizes, sample counts, indices out of range).
   Frame render_clip_space(const ClipSpaceFrame& frame);
+  // The same with per-draw diagnostics (FrameDiagnostics::draws, sample_draw, overdraw) when
+  // `draw_diagnostics` is set; the image and statistics do not depend on it.
+  Frame render_clip_space(const ClipSpaceFrame& frame, bool draw_diagnostics);
 
  private:
   struct Impl;

@@ -1,0 +1,24 @@
+// The captured attachments of a replayed pass: decoded from the capture's stored bytes, and the
+// colour unit run on the captured colours (docs/replay.md, "The colour unit on captured colours").
+#pragma once
+
+#include "tessera/capture.h"
+#include "tessera/config.h"
+#include "tessera/replay.h"
+
+namespace tessera::replay {
+
+// Decodes the pass's first colour attachment (8-bit RGBA/BGRA, UNORM or SRGB) and its depth
+// attachment (D32 float, or 16-bit unorm) when read back at the pass's extent and sample count;
+// otherwise leaves them empty and says why in pr.color_note.
+void decode_attachments(const capture::RenderPass& pass, PassReplay& pr);
+
+// With a multisampled replay and a decoded colour attachment: the colour unit (cache, fill
+// and eviction flows, final stored form) on the captured colours, replacing the frame's color.*
+// statistics, colour memory traffic and colour-state diagnostics. A multisampled capture gives
+// its own samples; a single-sample capture gives each pixel's captured colour to the samples
+// Tessera's coverage wrote (the clear colour, or the captured pixel when the pass loads, to the
+// rest). The cache sees each written quad once, in raster order within each bin tile.
+void run_color_unit_on_capture(const Config& config, const capture::RenderPass& pass, PassReplay& pr);
+
+}  // namespace tessera::replay
