@@ -8,17 +8,23 @@ namespace tessera::capture::format {
 
 namespace {
 
-constexpr std::array<uint32_t, 256> make_crc_table() {
-  std::array<uint32_t, 256> table{};
+// Slicing-by-8 tables: table[0] is the classic byte table; table[k][b] is the CRC of byte b
+// followed by k zero bytes, so eight input bytes are folded per step (captures run to hundreds
+// of MB, and both the layer's writer thread and every reader checksum all of it).
+constexpr std::array<std::array<uint32_t, 256>, 8> make_crc_tables() {
+  std::array<std::array<uint32_t, 256>, 8> t{};
   for (uint32_t i = 0; i < 256; ++i) {
     uint32_t c = i;
     for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    table[i] = c;
+    t[0][i] = c;
   }
-  return table;
+  for (uint32_t i = 0; i < 256; ++i) {
+    for (size_t k = 1; k < 8; ++k) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
+  }
+  return t;
 }
 
-constexpr std::array<uint32_t, 256> kCrcTable = make_crc_table();
+constexpr std::array<std::array<uint32_t, 256>, 8> kCrcTables = make_crc_tables();
 
 bool power_of_two_samples(int64_t s) { return s >= 1 && s <= kMaxSamples && (s & (s - 1)) == 0; }
 
@@ -143,8 +149,18 @@ void validate_draw(const Checker& c, const std::string& p, const Draw& d, size_t
 }  // namespace
 
 uint32_t crc32(std::span<const uint8_t> bytes, uint32_t crc) {
+  const auto& t = kCrcTables;
   crc = ~crc;
-  for (const uint8_t b : bytes) crc = kCrcTable[(crc ^ b) & 0xFF] ^ (crc >> 8);
+  const uint8_t* p = bytes.data();
+  size_t n = bytes.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    // Little-endian assembly of the words, whatever the host's byte order.
+    const uint32_t lo = crc ^ get_u32(p);
+    const uint32_t hi = get_u32(p + 4);
+    crc = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^ t[3][hi & 0xFF] ^
+          t[2][(hi >> 8) & 0xFF] ^ t[1][(hi >> 16) & 0xFF] ^ t[0][hi >> 24];
+  }
+  for (; n > 0; ++p, --n) crc = t[0][(crc ^ *p) & 0xFF] ^ (crc >> 8);
   return ~crc;
 }
 
