@@ -85,7 +85,8 @@ void validate_pass(const Checker& c, const std::string& p, const RenderPass& pas
     const std::string ap = at(p + ".attachments", i);
     c.enumerator(ap + ".kind", a.kind, kAttachmentKindNames);
     // Replay and `capture info` rely on the model's order: colour attachments, then the depth one.
-    if (depth_seen) c.fail(ap + ".kind", "an attachment after the depth attachment (colour ones come first, depth last)");
+    if (depth_seen)
+      c.fail(ap + ".kind", "an attachment after the depth attachment (colour ones come first, depth last)");
     depth_seen = a.kind == AttachmentKind::depth;
     c.range(ap + ".width", a.width, 1, kMaxExtent);
     c.range(ap + ".height", a.height, 1, kMaxExtent);
@@ -97,19 +98,21 @@ void validate_pass(const Checker& c, const std::string& p, const RenderPass& pas
     }
     const uint64_t expected = uint64_t(a.width) * a.height * a.samples * a.texel_bytes;
     if (!a.texels.empty() && a.texels.size() != expected) {
-      c.fail(ap + ".texels", std::to_string(a.texels.size()) + " bytes, expected width * height * samples * texel_bytes = " +
-                                 std::to_string(expected));
+      c.fail(ap + ".texels",
+             std::to_string(a.texels.size()) +
+                 " bytes, expected width * height * samples * texel_bytes = " + std::to_string(expected));
     }
   }
 }
 
 void validate_draw(const Checker& c, const std::string& p, const Draw& d, size_t passes) {
   if (d.pass >= passes) {
-    c.fail(p + ".pass", std::to_string(d.pass) + " is out of range (the frame has " + std::to_string(passes) +
-                            " render passes)");
+    c.fail(p + ".pass",
+           std::to_string(d.pass) + " is out of range (the frame has " + std::to_string(passes) + " render passes)");
   }
   c.enumerator(p + ".call", d.call, kDrawCallNames);
-  for (size_t i = 0; i < d.shaders.size(); ++i) c.enumerator(at(p + ".shaders", i) + ".stage", d.shaders[i].stage, kShaderStageNames);
+  for (size_t i = 0; i < d.shaders.size(); ++i)
+    c.enumerator(at(p + ".shaders", i) + ".stage", d.shaders[i].stage, kShaderStageNames);
   const std::string sp = p + ".state";
   const DrawState& s = d.state;
   c.enumerator(sp + ".raster.topology", s.raster.topology, kTopologyNames);
@@ -125,12 +128,14 @@ void validate_draw(const Checker& c, const std::string& p, const Draw& d, size_t
   c.finite(sp + ".depth_bias_constant", s.depth_bias_constant);
   c.finite(sp + ".depth_bias_clamp", s.depth_bias_clamp);
   c.finite(sp + ".depth_bias_slope", s.depth_bias_slope);
-  for (size_t i = 0; i < s.blend.size(); ++i) c.range(at(sp + ".blend", i) + ".write_mask", s.blend[i].write_mask, 0, 15);
+  for (size_t i = 0; i < s.blend.size(); ++i)
+    c.range(at(sp + ".blend", i) + ".write_mask", s.blend[i].write_mask, 0, 15);
   for (size_t i = 0; i < s.viewports.size(); ++i) validate_viewport(c, at(sp + ".viewports", i), s.viewports[i]);
   if (d.captured) {
     if (!d.skip_reason.empty()) c.fail(p + ".skip_reason", "\"" + d.skip_reason + "\" on a captured draw");
     if (d.positions.size() % 3 != 0) {
-      c.fail(p + ".positions", std::to_string(d.positions.size()) + " positions, not a multiple of 3 (a triangle list)");
+      c.fail(p + ".positions",
+             std::to_string(d.positions.size()) + " positions, not a multiple of 3 (a triangle list)");
     }
   } else {
     if (d.skip_reason.empty()) c.fail(p + ".skip_reason", "a draw not captured needs a reason");
