@@ -121,7 +121,9 @@ Capture rich_capture() {
   d1.instance_count = 1;
   d1.shaders = {{ShaderStage::tessellation_evaluation, "te", 9, 1}};
   // Positions need not be finite: the primitive stage drops such triangles.
-  d1.positions = {{std::numeric_limits<float>::quiet_NaN(), 0, 0, 1}, {1, 0, 0, 1}, {0, std::numeric_limits<float>::infinity(), 0, 1}};
+  d1.positions = {{std::numeric_limits<float>::quiet_NaN(), 0, 0, 1},
+                  {1, 0, 0, 1},
+                  {0, std::numeric_limits<float>::infinity(), 0, 1}};
   Draw d2;
   d2.pass = 1;
   d2.call = DrawCall::draw_indexed_indirect_count;
@@ -370,8 +372,9 @@ TEST_F(CaptureFileTest, WriterRefusesWhatTheReaderWouldRefuseAndKeepsTheOldFile)
   const auto before = std::filesystem::file_size(path);
   Capture bad = rich_capture();
   bad.frames[0].draws[0].positions.pop_back();
-  EXPECT_NE(error_of([&] { write_capture(path, bad); })
-                .find("keep.tcap: frames[0].draws[0].positions: 5 positions, not a multiple of 3"),
+  EXPECT_NE(error_of([&] {
+              write_capture(path, bad);
+            }).find("keep.tcap: frames[0].draws[0].positions: 5 positions, not a multiple of 3"),
             std::string::npos);
   bad = rich_capture();
   bad.frames[0].passes[0].attachments[0].texels.pop_back();
@@ -399,7 +402,8 @@ TEST_F(CaptureFileTest, TruncationAtEveryChunkBoundaryAndRandomLengthsIsReported
     with_manifest_text(full, [&](std::string& t) { text = t; });
     return json::parse(text);
   }();
-  std::vector<size_t> cuts = {0, 1, 7, 8, 12, 63, 64, size_t(get_u64(full.data() + kOffManifestOffset)), full.size() - 1};
+  std::vector<size_t> cuts = {
+      0, 1, 7, 8, 12, 63, 64, size_t(get_u64(full.data() + kOffManifestOffset)), full.size() - 1};
   for (const json& chunk : manifest["chunks"]) {
     const size_t offset = chunk["offset"].get<size_t>();
     cuts.push_back(offset);
@@ -412,7 +416,8 @@ TEST_F(CaptureFileTest, TruncationAtEveryChunkBoundaryAndRandomLengthsIsReported
     const Bytes part(full.begin(), full.begin() + std::ptrdiff_t(cut));
     const std::string e = read_error(part);
     EXPECT_EQ(e.rfind("t.tcap: ", 0), 0u) << "cut at " << cut << ": " << e;
-    const bool says = e.find("truncated") != std::string::npos || (cut == 0 && e.find("empty file") != std::string::npos);
+    const bool says =
+        e.find("truncated") != std::string::npos || (cut == 0 && e.find("empty file") != std::string::npos);
     EXPECT_TRUE(says) << "cut at " << cut << ": " << e;
   }
   Bytes longer = full;
@@ -428,8 +433,8 @@ TEST_F(CaptureFileTest, EveryFlippedByteIsDetected) {
       bad[i] ^= flip;
       const std::string e = read_error(bad);
       EXPECT_EQ(e.rfind("t.tcap: ", 0), 0u) << "byte " << i << ": " << e;
-      const bool explained = e.find("checksum mismatch") != std::string::npos ||
-                             e.find("magic") != std::string::npos || e.find("format version") != std::string::npos;
+      const bool explained = e.find("checksum mismatch") != std::string::npos || e.find("magic") != std::string::npos ||
+                             e.find("format version") != std::string::npos;
       EXPECT_TRUE(explained) << "byte " << i << ": " << e;
     }
   }
@@ -446,7 +451,8 @@ TEST_F(CaptureFileTest, WrongMagicAndVersionAreNamed) {
   EXPECT_NE(read_error(bad).find("not a Tessera capture (.tcap)"), std::string::npos);
   const Bytes text{'h', 'e', 'l', 'l', 'o'};
   EXPECT_NE(read_error(text).find("not a Tessera capture"), std::string::npos);
-  EXPECT_NE(read_error(with_header_u32(full, kOffVersion, 2)).find("format version 2 is not supported (this build reads version 1)"),
+  EXPECT_NE(read_error(with_header_u32(full, kOffVersion, 2))
+                .find("format version 2 is not supported (this build reads version 1)"),
             std::string::npos);
   EXPECT_NE(read_error(with_header_u32(full, kOffReserved, 1)).find("reserved word 1"), std::string::npos);
   EXPECT_NE(read_error(with_header_u32(full, kOffChunkCount, 99)).find("chunks: 7 chunks, the header declares 99"),
@@ -490,7 +496,11 @@ TEST_F(CaptureFileTest, HostileManifestsGiveErrorsWithTheirJsonPath) {
        "frames[0].draws[1].positions.chunk: 70 is out of range (the file has 7 chunks)"},
       {"chunk of the wrong kind", [](json& j) { j["frames"][0]["draws"][1]["positions"]["chunk"] = 1; },
        "frames[0].draws[1].positions.chunk: chunk 1 holds texels, not positions"},
-      {"unreferenced chunk", [](json& j) { j["frames"][0]["draws"][1]["positions"] = nullptr; j["frames"][0]["draws"][1]["captured"] = true; },
+      {"unreferenced chunk",
+       [](json& j) {
+         j["frames"][0]["draws"][1]["positions"] = nullptr;
+         j["frames"][0]["draws"][1]["captured"] = true;
+       },
        "manifest: chunks[5]: not referenced by any draw or attachment"},
       {"unknown key", [](json& j) { j["frames"][0]["draws"][2]["colour"] = 1; },
        "frames[0].draws[2].colour: unknown key"},
@@ -546,7 +556,11 @@ TEST_F(CaptureFileTest, HostileManifestsGiveErrorsWithTheirJsonPath) {
        "frames[0].passes[1].area_width: 70000 is out of range [0, 65536]"},
       {"write mask", [](json& j) { j["frames"][0]["draws"][0]["state"]["blend"][0]["write_mask"] = 16; },
        "state.blend[0].write_mask: 16 is out of range [0, 15]"},
-      {"not an object", [](json& j) { j = json::array({1, 2, 3}); }, "manifest: top level: expected an object"},
+      {"not an object",
+       [](json& j) {
+         j = json::array({1, 2, 3});
+       },
+       "manifest: top level: expected an object"},
   };
   for (const HostileManifest& c : cases) {
     const std::string e = read_error(with_manifest(full, c.edit));
@@ -557,11 +571,14 @@ TEST_F(CaptureFileTest, HostileManifestsGiveErrorsWithTheirJsonPath) {
   const auto text_error = [&](const std::function<void(std::string&)>& edit) {
     return read_error(with_manifest_text(full, edit));
   };
-  EXPECT_NE(text_error([](std::string& t) { t.insert(1, "\"application\":\"x\","); }).find("application: duplicate key"),
+  EXPECT_NE(
+      text_error([](std::string& t) { t.insert(1, "\"application\":\"x\","); }).find("application: duplicate key"),
+      std::string::npos);
+  EXPECT_NE(text_error([](std::string& t) { t.resize(t.size() / 2); }).find("manifest: invalid JSON"),
             std::string::npos);
-  EXPECT_NE(text_error([](std::string& t) { t.resize(t.size() / 2); }).find("manifest: invalid JSON"), std::string::npos);
-  EXPECT_NE(text_error([](std::string& t) { t = std::string(200000, '[') + std::string(200000, ']'); })
-                .find("expected an object"),
+  EXPECT_NE(text_error([](std::string& t) {
+              t = std::string(200000, '[') + std::string(200000, ']');
+            }).find("expected an object"),
             std::string::npos);
 }
 

@@ -8,17 +8,23 @@ namespace tessera::capture::format {
 
 namespace {
 
-constexpr std::array<uint32_t, 256> make_crc_table() {
-  std::array<uint32_t, 256> table{};
+// Slicing-by-8 tables: table[0] is the classic byte table; table[k][b] is the CRC of byte b
+// followed by k zero bytes, so eight input bytes are folded per step (captures run to hundreds
+// of MB, and both the layer's writer thread and every reader checksum all of it).
+constexpr std::array<std::array<uint32_t, 256>, 8> make_crc_tables() {
+  std::array<std::array<uint32_t, 256>, 8> t{};
   for (uint32_t i = 0; i < 256; ++i) {
     uint32_t c = i;
     for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    table[i] = c;
+    t[0][i] = c;
   }
-  return table;
+  for (uint32_t i = 0; i < 256; ++i) {
+    for (size_t k = 1; k < 8; ++k) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
+  }
+  return t;
 }
 
-constexpr std::array<uint32_t, 256> kCrcTable = make_crc_table();
+constexpr std::array<std::array<uint32_t, 256>, 8> kCrcTables = make_crc_tables();
 
 bool power_of_two_samples(int64_t s) { return s >= 1 && s <= kMaxSamples && (s & (s - 1)) == 0; }
 
@@ -79,7 +85,8 @@ void validate_pass(const Checker& c, const std::string& p, const RenderPass& pas
     const std::string ap = at(p + ".attachments", i);
     c.enumerator(ap + ".kind", a.kind, kAttachmentKindNames);
     // Replay and `capture info` rely on the model's order: colour attachments, then the depth one.
-    if (depth_seen) c.fail(ap + ".kind", "an attachment after the depth attachment (colour ones come first, depth last)");
+    if (depth_seen)
+      c.fail(ap + ".kind", "an attachment after the depth attachment (colour ones come first, depth last)");
     depth_seen = a.kind == AttachmentKind::depth;
     c.range(ap + ".width", a.width, 1, kMaxExtent);
     c.range(ap + ".height", a.height, 1, kMaxExtent);
@@ -91,19 +98,21 @@ void validate_pass(const Checker& c, const std::string& p, const RenderPass& pas
     }
     const uint64_t expected = uint64_t(a.width) * a.height * a.samples * a.texel_bytes;
     if (!a.texels.empty() && a.texels.size() != expected) {
-      c.fail(ap + ".texels", std::to_string(a.texels.size()) + " bytes, expected width * height * samples * texel_bytes = " +
-                                 std::to_string(expected));
+      c.fail(ap + ".texels",
+             std::to_string(a.texels.size()) +
+                 " bytes, expected width * height * samples * texel_bytes = " + std::to_string(expected));
     }
   }
 }
 
 void validate_draw(const Checker& c, const std::string& p, const Draw& d, size_t passes) {
   if (d.pass >= passes) {
-    c.fail(p + ".pass", std::to_string(d.pass) + " is out of range (the frame has " + std::to_string(passes) +
-                            " render passes)");
+    c.fail(p + ".pass",
+           std::to_string(d.pass) + " is out of range (the frame has " + std::to_string(passes) + " render passes)");
   }
   c.enumerator(p + ".call", d.call, kDrawCallNames);
-  for (size_t i = 0; i < d.shaders.size(); ++i) c.enumerator(at(p + ".shaders", i) + ".stage", d.shaders[i].stage, kShaderStageNames);
+  for (size_t i = 0; i < d.shaders.size(); ++i)
+    c.enumerator(at(p + ".shaders", i) + ".stage", d.shaders[i].stage, kShaderStageNames);
   const std::string sp = p + ".state";
   const DrawState& s = d.state;
   c.enumerator(sp + ".raster.topology", s.raster.topology, kTopologyNames);
@@ -119,12 +128,14 @@ void validate_draw(const Checker& c, const std::string& p, const Draw& d, size_t
   c.finite(sp + ".depth_bias_constant", s.depth_bias_constant);
   c.finite(sp + ".depth_bias_clamp", s.depth_bias_clamp);
   c.finite(sp + ".depth_bias_slope", s.depth_bias_slope);
-  for (size_t i = 0; i < s.blend.size(); ++i) c.range(at(sp + ".blend", i) + ".write_mask", s.blend[i].write_mask, 0, 15);
+  for (size_t i = 0; i < s.blend.size(); ++i)
+    c.range(at(sp + ".blend", i) + ".write_mask", s.blend[i].write_mask, 0, 15);
   for (size_t i = 0; i < s.viewports.size(); ++i) validate_viewport(c, at(sp + ".viewports", i), s.viewports[i]);
   if (d.captured) {
     if (!d.skip_reason.empty()) c.fail(p + ".skip_reason", "\"" + d.skip_reason + "\" on a captured draw");
     if (d.positions.size() % 3 != 0) {
-      c.fail(p + ".positions", std::to_string(d.positions.size()) + " positions, not a multiple of 3 (a triangle list)");
+      c.fail(p + ".positions",
+             std::to_string(d.positions.size()) + " positions, not a multiple of 3 (a triangle list)");
     }
   } else {
     if (d.skip_reason.empty()) c.fail(p + ".skip_reason", "a draw not captured needs a reason");
@@ -143,8 +154,18 @@ void validate_draw(const Checker& c, const std::string& p, const Draw& d, size_t
 }  // namespace
 
 uint32_t crc32(std::span<const uint8_t> bytes, uint32_t crc) {
+  const auto& t = kCrcTables;
   crc = ~crc;
-  for (const uint8_t b : bytes) crc = kCrcTable[(crc ^ b) & 0xFF] ^ (crc >> 8);
+  const uint8_t* p = bytes.data();
+  size_t n = bytes.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    // Little-endian assembly of the words, whatever the host's byte order.
+    const uint32_t lo = crc ^ get_u32(p);
+    const uint32_t hi = get_u32(p + 4);
+    crc = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^ t[3][hi & 0xFF] ^
+          t[2][(hi >> 8) & 0xFF] ^ t[1][(hi >> 16) & 0xFF] ^ t[0][hi >> 24];
+  }
+  for (; n > 0; ++p, --n) crc = t[0][(crc ^ *p) & 0xFF] ^ (crc >> 8);
   return ~crc;
 }
 

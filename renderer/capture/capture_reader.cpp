@@ -62,7 +62,8 @@ void decompress(std::span<const uint8_t> stored, uint8_t* destination, uint64_t 
                 std::to_string(raw_bytes));
   }
   const size_t frame = ZSTD_findFrameCompressedSize(stored.data(), stored.size());
-  if (ZSTD_isError(frame) || frame != stored.size()) throw Error(where + ": the zstd frame does not fill its stored bytes");
+  if (ZSTD_isError(frame) || frame != stored.size())
+    throw Error(where + ": the zstd frame does not fill its stored bytes");
   ZSTD_DCtx* dctx = ZSTD_createDCtx();
   if (!dctx) throw Error(where + ": zstd: out of memory");
   const size_t n = ZSTD_decompressDCtx(dctx, destination, raw_bytes, stored.data(), stored.size());
@@ -78,7 +79,10 @@ class ManifestReader {
  public:
   // `raw_allowance`: what the chunks may decompress to within the memory budget.
   ManifestReader(std::string where, uint64_t chunks_end, uint32_t header_chunks, uint64_t raw_allowance)
-      : where_(std::move(where)), chunks_end_(chunks_end), header_chunks_(header_chunks), raw_allowance_(raw_allowance) {}
+      : where_(std::move(where)),
+        chunks_end_(chunks_end),
+        header_chunks_(header_chunks),
+        raw_allowance_(raw_allowance) {}
 
   Capture read(const Json& j) {
     Capture c;
@@ -87,8 +91,9 @@ class ManifestReader {
                   "device_id", "driver_version", "layer_version", "chunks", "frames"});
     c.format_version = u32(r, "format_version");
     if (c.format_version != kFormatVersion) {
-      r.at("format_version").fail(std::to_string(c.format_version) + " disagrees with the header's version " +
-                                  std::to_string(kFormatVersion));
+      r.at("format_version")
+          .fail(std::to_string(c.format_version) + " disagrees with the header's version " +
+                std::to_string(kFormatVersion));
     }
     c.application = r.string("application");
     c.engine = r.string("engine");
@@ -183,17 +188,19 @@ class ManifestReader {
                             " (chunks are stored back to back after the header)");
       }
       if (e.stored_bytes == 0 || e.stored_bytes > chunks_end_ - e.offset) {
-        r.at("stored_bytes").fail(std::to_string(e.stored_bytes) + " bytes at offset " + std::to_string(e.offset) +
-                                  " do not fit before the manifest at " + std::to_string(chunks_end_));
+        r.at("stored_bytes")
+            .fail(std::to_string(e.stored_bytes) + " bytes at offset " + std::to_string(e.offset) +
+                  " do not fit before the manifest at " + std::to_string(chunks_end_));
       }
       if (e.raw_bytes == 0 || e.raw_bytes > kMaxChunkRawBytes) {
-        r.at("raw_bytes").fail(std::to_string(e.raw_bytes) + " is out of range [1, " + std::to_string(kMaxChunkRawBytes) +
-                               "] (the format's limit per chunk)");
+        r.at("raw_bytes")
+            .fail(std::to_string(e.raw_bytes) + " is out of range [1, " + std::to_string(kMaxChunkRawBytes) +
+                  "] (the format's limit per chunk)");
       }
       if (e.raw_bytes % element_bytes(e.kind) != 0) {
-        r.at("raw_bytes").fail(std::to_string(e.raw_bytes) + " is not a multiple of " +
-                               std::to_string(element_bytes(e.kind)) + " (the size of one " +
-                               std::string(kChunkKindNames[size_t(e.kind)]) + " element)");
+        r.at("raw_bytes")
+            .fail(std::to_string(e.raw_bytes) + " is not a multiple of " + std::to_string(element_bytes(e.kind)) +
+                  " (the size of one " + std::string(kChunkKindNames[size_t(e.kind)]) + " element)");
       }
       expected_offset = e.offset + e.stored_bytes;
       raw_total_ += e.raw_bytes;
@@ -231,8 +238,8 @@ class ManifestReader {
     const uint64_t count = as_u64(r.require(count_key), r.at(count_key));
     if (count == 0 || count != e.raw_bytes / element_bytes(kind)) {
       r.at(count_key).fail(std::to_string(count) + " disagrees with chunk " + std::to_string(index) + " (" +
-                           std::to_string(e.raw_bytes) + " bytes, " + std::to_string(e.raw_bytes / element_bytes(kind)) +
-                           " elements)");
+                           std::to_string(e.raw_bytes) + " bytes, " +
+                           std::to_string(e.raw_bytes / element_bytes(kind)) + " elements)");
     }
     return count;
   }
@@ -380,7 +387,8 @@ class ManifestReader {
     f.number = u64(r, "number");
     const auto& passes = strict_json::as_array(r.require("passes"), r.at("passes"));
     f.passes.resize(passes.size());
-    for (size_t i = 0; i < passes.size(); ++i) read_pass(passes[i], strict_json::join(r.at("passes").path, i), f.passes[i]);
+    for (size_t i = 0; i < passes.size(); ++i)
+      read_pass(passes[i], strict_json::join(r.at("passes").path, i), f.passes[i]);
     const auto& draws = strict_json::as_array(r.require("draws"), r.at("draws"));
     f.draws.resize(draws.size());
     for (size_t i = 0; i < draws.size(); ++i) read_draw(draws[i], strict_json::join(r.at("draws").path, i), f.draws[i]);
@@ -426,12 +434,11 @@ Capture read_capture_bytes(std::span<const uint8_t> bytes, const std::string& na
   }
   const uint64_t file_bytes = get_u64(h + kOffFileBytes);
   if (size < file_bytes) {
-    fail("truncated: " + std::to_string(size) + " bytes of the " + std::to_string(file_bytes) +
-         " the header declares");
+    fail("truncated: " + std::to_string(size) + " bytes of the " + std::to_string(file_bytes) + " the header declares");
   }
   if (size > file_bytes) {
-    fail(std::to_string(size - file_bytes) + " bytes after the end the header declares (" +
-         std::to_string(file_bytes) + " bytes)");
+    fail(std::to_string(size - file_bytes) + " bytes after the end the header declares (" + std::to_string(file_bytes) +
+         " bytes)");
   }
   const uint64_t manifest_offset = get_u64(h + kOffManifestOffset);
   const uint64_t manifest_stored = get_u64(h + kOffManifestStored);

@@ -50,7 +50,9 @@ class AtomicFile {
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  [[noreturn]] void fail(const std::string& what) const { throw Error(target_.string() + ": cannot write capture: " + what); }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(target_.string() + ": cannot write capture: " + what);
+  }
 
   void write(const void* data, size_t bytes) {
     if (bytes && std::fwrite(data, 1, bytes, file_) != bytes) fail(std::strerror(errno));
@@ -136,7 +138,11 @@ class ChunkWriter {
 };
 
 OJson viewport_json(const ViewportState& v) {
-  return {{"x", v.x}, {"y", v.y}, {"width", v.width}, {"height", v.height}, {"min_depth", v.min_depth},
+  return {{"x", v.x},
+          {"y", v.y},
+          {"width", v.width},
+          {"height", v.height},
+          {"min_depth", v.min_depth},
           {"max_depth", v.max_depth}};
 }
 
@@ -283,8 +289,7 @@ void write_capture(const std::filesystem::path& path, const Capture& capture) {
     out.fail("the manifest needs " + std::to_string(text.size()) + " bytes, more than the format's limit of " +
              std::to_string(kMaxManifestRawBytes >> 20) + " MiB (too many draws in one capture)");
   }
-  const std::span<const uint8_t> stored =
-      chunks.compress({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  const std::span<const uint8_t> stored = chunks.compress({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
   const uint64_t manifest_offset = out.offset();
   out.write(stored.data(), stored.size());
 

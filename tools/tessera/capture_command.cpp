@@ -173,7 +173,8 @@ void print_info_text(std::ostream& os, const std::filesystem::path& file, uint64
        << " (" << captured << " captured), " << plural(triangles, "triangle") << "\n";
     for (size_t i = 0; i < f.passes.size(); ++i) {
       const RenderPass& p = f.passes[i];
-      os << "  pass " << i << ": " << (p.dynamic_rendering ? "dynamic rendering" : "render pass, subpass " + std::to_string(p.subpass))
+      os << "  pass " << i << ": "
+         << (p.dynamic_rendering ? "dynamic rendering" : "render pass, subpass " + std::to_string(p.subpass))
          << ", area " << p.area_width << "x" << p.area_height << " at (" << p.area_x << ", " << p.area_y << "), "
          << plural(p.samples, "sample");
       for (size_t k = 0; k < p.clear_colors.size(); ++k) {
@@ -197,8 +198,8 @@ void print_info_text(std::ostream& os, const std::filesystem::path& file, uint64
     for (size_t i = 0; i < f.draws.size(); ++i) {
       const Draw& d = f.draws[i];
       os << "  draw " << i << ": pass " << d.pass << ", " << name(size_t(d.call), kCallNames) << ", "
-         << plural(d.vertex_count, indexed(d.call) ? "index" : "vertex") << " x " << plural(d.instance_count, "instance")
-         << ", ";
+         << plural(d.vertex_count, indexed(d.call) ? "index" : "vertex") << " x "
+         << plural(d.instance_count, "instance") << ", ";
       if (d.captured) {
         os << "captured " << plural(d.positions.size() / 3, "triangle") << " (" << bytes_text(position_bytes(d))
            << " positions";
