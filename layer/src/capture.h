@@ -82,6 +82,11 @@ const VkRenderPassCreateInfo2* capture_render_pass(const VkRenderPassCreateInfo2
 const VkImageCreateInfo* capture_image_info(const VkImageCreateInfo* ci, VkImageCreateInfo& copy);
 void capture_image_created(DeviceData* d, VkImage image, const VkImageCreateInfo& ci, bool readable);
 void capture_forget_image(DeviceData* d, VkImage image);
+// Swapchains (called by the intercepts in objects.cpp): the presented images are attachments too.
+VkResult capture_create_swapchain(DeviceData* d, VkDevice device, const VkSwapchainCreateInfoKHR* ci,
+                                  const VkAllocationCallbacks* pAllocator, VkSwapchainKHR* swapchain);
+void capture_swapchain_images(DeviceData* d, VkSwapchainKHR swapchain, uint32_t count, const VkImage* images);
+void capture_destroy_swapchain(DeviceData* d, VkSwapchainKHR swapchain);
 
 // ---------------------------------------------------------------------------------------------
 // Recording

@@ -455,10 +455,9 @@ void capture_forget_image(DeviceData* d, VkImage image) {
   d->capture->images.erase(image);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL CreateSwapchainKHR(VkDevice device, const VkSwapchainCreateInfoKHR* ci,
-                                                  const VkAllocationCallbacks* pAllocator, VkSwapchainKHR* swapchain) {
-  DeviceData* d = get_device(device);
-  if (!d->capture) return d->table.CreateSwapchainKHR(device, ci, pAllocator, swapchain);
+// Swapchains: the intercepts are in objects.cpp (the HUD uses them too) and call these.
+VkResult capture_create_swapchain(DeviceData* d, VkDevice device, const VkSwapchainCreateInfoKHR* ci,
+                                  const VkAllocationCallbacks* pAllocator, VkSwapchainKHR* swapchain) {
   // The presented image is the frame's colour attachment: copyable in capture (a copy of the
   // create info; exactly as asked when the surface refuses it).
   VkSwapchainCreateInfoKHR copy = *ci;
@@ -477,27 +476,16 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateSwapchainKHR(VkDevice device, const VkSwapc
   return r;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL GetSwapchainImagesKHR(VkDevice device, VkSwapchainKHR swapchain, uint32_t* count,
-                                                     VkImage* images) {
-  DeviceData* d = get_device(device);
-  VkResult r = d->table.GetSwapchainImagesKHR(device, swapchain, count, images);
-  if (d->capture && images && (r == VK_SUCCESS || r == VK_INCOMPLETE)) {
-    std::lock_guard lock(d->capture->mutex);
-    auto it = d->capture->swapchains.find(swapchain);
-    if (it != d->capture->swapchains.end())
-      for (uint32_t i = 0; i < *count; ++i) d->capture->images[images[i]] = it->second;
-  }
-  return r;
+void capture_swapchain_images(DeviceData* d, VkSwapchainKHR swapchain, uint32_t count, const VkImage* images) {
+  std::lock_guard lock(d->capture->mutex);
+  auto it = d->capture->swapchains.find(swapchain);
+  if (it != d->capture->swapchains.end())
+    for (uint32_t i = 0; i < count; ++i) d->capture->images[images[i]] = it->second;
 }
 
-VKAPI_ATTR void VKAPI_CALL DestroySwapchainKHR(VkDevice device, VkSwapchainKHR swapchain,
-                                               const VkAllocationCallbacks* pAllocator) {
-  DeviceData* d = get_device(device);
-  if (d->capture) {
-    std::lock_guard lock(d->capture->mutex);
-    d->capture->swapchains.erase(swapchain);
-  }
-  d->table.DestroySwapchainKHR(device, swapchain, pAllocator);
+void capture_destroy_swapchain(DeviceData* d, VkSwapchainKHR swapchain) {
+  std::lock_guard lock(d->capture->mutex);
+  d->capture->swapchains.erase(swapchain);
 }
 
 }  // namespace tessera::layer

@@ -166,7 +166,10 @@ VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer commandBuffer,
   if (cb) {
     release_slots(d, cb);  // beginning resets the command buffer
     cb->reset_recording();
-    cb->queries_ok = d->queries && cb->mask != 0;
+    // Pipeline statistics in every query_interval-th frame's recordings (a command buffer
+    // recorded once and resubmitted keeps what it was recorded with).
+    cb->queries_ok =
+        d->queries && cb->mask != 0 && d->open_frame.load(std::memory_order_relaxed) % settings().query_interval == 0;
     cb->simultaneous = info->flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
     if (!cb->primary) {
       const VkCommandBufferInheritanceInfo* inh = info->pInheritanceInfo;

@@ -303,8 +303,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   std::vector<const char*> extensions;
   bool modified_any = false;
   if (want && !chain.build(ci->pNext, {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-                                        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES})) {
+                                       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES})) {
     // The features struct may lie behind it: keep the chain, and reset in the recording.
     host_reset = false;
     if (!chain.build(ci->pNext, {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2})) {
@@ -404,14 +404,21 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   d->families.resize(nf);
   inst->table.GetPhysicalDeviceQueueFamilyProperties(physicalDevice, &nf, d->families.data());
   if (want && host_reset)
-    d->reset_query_pool = reinterpret_cast<PFN_vkResetQueryPool>(
-        gdpa(*pDevice, core_reset ? "vkResetQueryPool" : "vkResetQueryPoolEXT"));
+    d->reset_query_pool =
+        reinterpret_cast<PFN_vkResetQueryPool>(gdpa(*pDevice, core_reset ? "vkResetQueryPool" : "vkResetQueryPoolEXT"));
   d->queries = want && (d->reset_query_pool || d->table.CmdResetQueryPool) && d->table.CreateQueryPool &&
                d->table.GetQueryPoolResults && d->table.CmdBeginQuery && d->table.CmdEndQuery;
   if (want && !d->queries) note = "query commands unavailable";
   if (d->queries && !d->reset_query_pool)
     note = "reset in the command buffers (host query reset not available at the application's API version)";
   d->query_note = note;
+  {
+    VkPhysicalDeviceProperties props{};
+    inst->table.GetPhysicalDeviceProperties(physicalDevice, &props);
+    // Timestamps on graphics and compute queues need timestampComputeAndGraphics; without it a
+    // family's timestampValidBits says, which acquire_timer checks.
+    d->timestamp_period = props.limits.timestampPeriod;
+  }
   d->slabs.reserve(4096);
   Frame first;
   first.index = 0;
@@ -442,13 +449,17 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
     std::lock_guard lock(d->state_mutex);
     poll_readbacks(d, true);
     harvest_all(d);
+    poll_timers(d, true);
     if (d->frames.back().has_work) end_frame(d);
     d->frames.back().ended = true;  // the empty open frame: not written
     const uint64_t frames = d->frames.back().index;
     d->frames.pop_back();
     write_ready_frames(d);
-    output().write_summary(d->totals, frames, d->frames_written, d->query_lost, d->query_note);
+    output().write_summary(d->totals, frames, d->frames_written, d->query_lost, d->query_note,
+                           FrameTimes{d->cpu_times, d->gpu_times});
     destroy_query_pools(d);
+    destroy_timers(d);
+    hud_destroy_device(d);
     destroy_msaa_resources(d);
   }
   if (d->capture) destroy_capture_device(d);

@@ -113,7 +113,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
       reason = MsaaSkips::kTransient;
     if (reason == kMsaaRead && !(ci->usage & VK_IMAGE_USAGE_SAMPLED_BIT)) {
       copy = *ci;
-      copy.usage = (ci->usage & ~VkImageUsageFlags(VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT)) | VK_IMAGE_USAGE_SAMPLED_BIT;
+      copy.usage =
+          (ci->usage & ~VkImageUsageFlags(VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT)) | VK_IMAGE_USAGE_SAMPLED_BIT;
       use = &copy;
     }
   }
@@ -214,7 +215,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateRenderPass(VkDevice device, const VkRenderP
                                                                   VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO))
       for (uint32_t i = 0; i < mv->subpassCount; ++i) info.multiview |= mv->pViewMasks[i] != 0;
     if (wants_store_copy(ci->pAttachments, ci->attachmentCount))
-      info.store_copy = make_store_copy<VkRenderPassCreateInfo, VkAttachmentDescription>(d, ci, d->table.CreateRenderPass);
+      info.store_copy =
+          make_store_copy<VkRenderPassCreateInfo, VkAttachmentDescription>(d, ci, d->table.CreateRenderPass);
     remember(d, d->render_passes, *rp, std::move(info));
   }
   return r;
@@ -305,6 +307,34 @@ VKAPI_ATTR void VKAPI_CALL GetDeviceQueue2(VkDevice device, const VkDeviceQueueI
     std::unique_lock lock(d->objects_mutex);
     d->queue_families[*queue] = info->queueFamilyIndex;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Swapchains (the HUD draws into their images)
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateSwapchainKHR(VkDevice device, const VkSwapchainCreateInfoKHR* ci,
+                                                  const VkAllocationCallbacks* pAllocator, VkSwapchainKHR* swapchain) {
+  DeviceData* d = get_device(device);
+  VkResult r = d->capture ? capture_create_swapchain(d, device, ci, pAllocator, swapchain)
+                          : d->table.CreateSwapchainKHR(device, ci, pAllocator, swapchain);
+  if (r == VK_SUCCESS && settings().hud) hud_create_swapchain(d, ci, *swapchain);
+  return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL GetSwapchainImagesKHR(VkDevice device, VkSwapchainKHR swapchain, uint32_t* count,
+                                                     VkImage* images) {
+  DeviceData* d = get_device(device);
+  VkResult r = d->table.GetSwapchainImagesKHR(device, swapchain, count, images);
+  if (d->capture && images && (r == VK_SUCCESS || r == VK_INCOMPLETE)) capture_swapchain_images(d, swapchain, *count, images);
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroySwapchainKHR(VkDevice device, VkSwapchainKHR swapchain,
+                                               const VkAllocationCallbacks* pAllocator) {
+  DeviceData* d = get_device(device);
+  if (settings().hud && swapchain != VK_NULL_HANDLE) hud_destroy_swapchain(d, swapchain);
+  if (d->capture) capture_destroy_swapchain(d, swapchain);
+  d->table.DestroySwapchainKHR(device, swapchain, pAllocator);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -93,7 +93,10 @@ void begin_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, u
   end_segment(d, handle, cb);
   // Without host query reset, the pass's slots are reset now, before it begins (not between a
   // suspended and a resumed dynamic render pass, where no other command may lie).
-  if (inner != Where::kNoQueryPass && cb->primary && subpasses) reserve_slots(d, handle, cb, subpasses);
+  // Per-draw queries reserve a fixed number per pass: draws past it go unmeasured.
+  if (inner != Where::kNoQueryPass && cb->primary && subpasses)
+    reserve_slots(d, handle, cb,
+                  settings().query_granularity == QueryGranularity::kDraw ? kDrawSlotsPerPass * subpasses : subpasses);
   if (count) {
     cb->counters[CpuCounters::render_passes(sample_bucket(samples))]++;
     if (samples > 1) cb->counters[CpuCounters::kMsaaCoveredPixels] += uint64_t(extent.width) * extent.height;

@@ -93,4 +93,19 @@ struct ViewArgs {
 void add_view_command(CLI::App& app, ViewArgs& args);
 int run_view(const ViewArgs& args);
 
+// capture_command.cpp: `tessera capture info FILE` and `tessera capture export FILE --frame N
+// --draw K --obj OUT.obj` (docs/capture.md).
+struct CaptureArgs {
+  std::string action;  // "info" or "export" (the subcommand given)
+  std::filesystem::path file;
+  bool json = false;
+  uint64_t frame = 0;  // export: Frame::number
+  size_t draw = 0;     // export: index into the frame's draws
+  std::filesystem::path obj;
+  std::string memory_limit;  // --memory-limit, as in render
+};
+
+void add_capture_command(CLI::App& app, CaptureArgs& args);
+int run_capture(const CaptureArgs& args);
+
 }  // namespace tessera::cli

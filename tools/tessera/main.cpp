@@ -19,10 +19,12 @@ int main(int argc, char** argv) {
   BenchArgs bench_args;
   ViewArgs view_args;
   TessellateArgs tessellate_args;
+  CaptureArgs capture_args;
   add_render_command(app, render_args);
   add_bench_command(app, bench_args);
   add_view_command(app, view_args);
   add_tessellate_command(app, tessellate_args);
+  add_capture_command(app, capture_args);
   CLI::App* config_cmd = app.add_subcommand("config", "Print the full default configuration as JSON");
   const std::string commit = TESSERA_GIT_COMMIT;
   app.set_version_flag("--version",
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("bench")) return run_bench(bench_args);
     if (app.got_subcommand("view")) return run_view(view_args);
     if (app.got_subcommand("tessellate")) return run_tessellate(tessellate_args);
+    if (app.got_subcommand("capture")) return run_capture(capture_args);
     if (config_cmd->parsed()) {
       std::cout << tessera::config_to_json_text(tessera::Config{}) << "\n";
       return 0;
