@@ -108,6 +108,12 @@ struct CaptureDrawNote {
   uint32_t capacity = 0;  // vertices the buffers hold
   bool ids = false;
   VkPipeline pipeline = VK_NULL_HANDLE;
+  // Secondary recordings have no queries (none can be reset inside a render pass): the end of
+  // transform feedback writes the bytes written to this counter instead.
+  bool counter = false;
+  VkDeviceSize counter_offset = 0;
+  // A vkCmdExecuteCommands of a noted secondary: its draws go here, in the primary's pass.
+  CommandBufferState* secondary = nullptr;
 };
 
 struct CaptureAttachmentNote {
@@ -140,6 +146,8 @@ struct CaptureRecording {
 void capture_begin_recording(DeviceData* d, CommandBufferState* cb, const VkCommandBufferBeginInfo* info);
 void capture_release_recording(DeviceData* d, CommandBufferState* cb);
 void capture_bind_pipeline(DeviceData* d, CommandBufferState* cb, VkPipeline pipeline);
+// vkCmdExecuteCommands in a noted primary: the noted secondaries' draws are read in its place.
+void capture_execute_commands(CommandBufferState* cb, uint32_t count, const VkCommandBuffer* secondaries);
 // Before the application's begin: a pass instance with its attachments.
 void capture_begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb,
                                const VkRenderPassBeginInfo* begin);

@@ -95,8 +95,10 @@ void barrier(DeviceData* d, VkCommandBuffer cb, VkImage image, VkImageAspectFlag
 }
 
 // Copies the attachments out on `queue` and waits; fills the frame's texels (c.mutex held).
+// Also the host read barrier for the submission's transform-feedback buffers and counters
+// (a fence alone does not make device writes visible to the host), so it runs even without
+// copies, before those are read.
 void read_attachments(DeviceData* d, VkQueue queue, std::vector<Copy>& copies, capture::Frame& frame) {
-  if (copies.empty()) return;
   const DeviceTable& t = d->table;
   CaptureDevice& c = *d->capture;
   uint32_t family = UINT32_MAX;
@@ -163,9 +165,9 @@ void read_attachments(DeviceData* d, VkQueue queue, std::vector<Copy>& copies, c
   }
   if (ok) {
     VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    t.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0,
+    t.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0,
                          nullptr);
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
@@ -210,6 +212,58 @@ void read_attachments(DeviceData* d, VkQueue queue, std::vector<Copy>& copies, c
   t.DestroyCommandPool(d->device, pool, d->alloc());
 }
 
+// One noted draw as captured (c.mutex held): its transform-feedback results when it was
+// bracketed, else the note with its reason.
+capture::Draw read_draw(DeviceData* d, CaptureDevice& c, const CaptureRecording& rec, const CaptureDrawNote& n,
+                        uint32_t pass) {
+  capture::Draw draw = n.draw;
+  draw.pass = pass;
+  if (!n.instrumented) return draw;
+  const auto* base = static_cast<const uint8_t*>(rec.chunks[n.chunk].mapped);
+  uint64_t written = 0, needed = 0;
+  if (n.counter) {
+    // Bytes written to buffer 0; a full buffer may have overflowed (no query says how much).
+    uint32_t bytes = 0;
+    std::memcpy(&bytes, base + n.counter_offset, 4);
+    written = bytes / (3 * kXfbPositionStride);
+    needed = (written + 1) * 3 > n.capacity ? written + 1 : written;
+  } else {
+    uint64_t q[2] = {0, 0};  // primitives written, primitives needed
+    const VkResult r = d->table.GetQueryPoolResults(d->device, n.pool, n.query, 1, sizeof q, q, sizeof q,
+                                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (r != VK_SUCCESS) {
+      draw.skip_reason = "query_failed";
+      return draw;
+    }
+    written = q[0];
+    needed = q[1];
+  }
+  draw.primitives_written = written;
+  draw.primitives_needed = needed;
+  if (needed > written || written * 3 > n.capacity) {
+    draw.skip_reason = "overflow";
+    // Later recordings get room for it (the next eligible frame captures it).
+    const uint64_t want = std::min<uint64_t>(std::max<uint64_t>(needed * 3 * 2, uint64_t(n.capacity) * 2), UINT32_MAX);
+    uint32_t& budget = c.budgets[n.pipeline];
+    budget = std::max<uint32_t>(budget, uint32_t(want));
+    return draw;
+  }
+  draw.captured = true;
+  const size_t vertices = size_t(written) * 3;
+  draw.positions.resize(vertices);
+  std::memcpy(draw.positions.data(), base + n.position_offset, vertices * kXfbPositionStride);
+  if (n.ids) {
+    draw.vertex_ids.resize(vertices);
+    draw.instance_ids.resize(vertices);
+    const auto* ids = reinterpret_cast<const uint32_t*>(base + n.id_offset);
+    for (size_t i = 0; i < vertices; ++i) {
+      draw.vertex_ids[i] = ids[2 * i];
+      draw.instance_ids[i] = ids[2 * i + 1];
+    }
+  }
+  return draw;
+}
+
 }  // namespace
 
 void capture_after_submit(DeviceData* d, VkQueue queue, const std::vector<VkCommandBuffer>& handles) {
@@ -233,6 +287,7 @@ void capture_after_submit(DeviceData* d, VkQueue queue, const std::vector<VkComm
   }
   capture::Frame& out = c.frame;
   std::vector<Copy> copies;
+  std::vector<uint32_t> bases;  // each recording's first pass in the frame
   for (CommandBufferState* cb : noted) {
     CaptureRecording& rec = *cb->capture;
     const uint32_t base = uint32_t(out.passes.size());
@@ -262,44 +317,22 @@ void capture_after_submit(DeviceData* d, VkQueue queue, const std::vector<VkComm
       }
       out.passes.push_back(std::move(rp));
     }
-    for (const CaptureDrawNote& n : rec.draws) {
-      capture::Draw draw = n.draw;
-      draw.pass += base;
-      if (n.instrumented) {
-        uint64_t q[2] = {0, 0};  // primitives written, primitives needed
-        const VkResult r = d->table.GetQueryPoolResults(d->device, n.pool, n.query, 1, sizeof q, q, sizeof q,
-                                                        VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-        draw.primitives_written = q[0];
-        draw.primitives_needed = q[1];
-        if (r != VK_SUCCESS) {
-          draw.skip_reason = "query_failed";
-        } else if (q[1] > q[0] || q[0] * 3 > n.capacity) {
-          draw.skip_reason = "overflow";
-          // Later recordings get room for it (the next eligible frame captures it).
-          const uint64_t want = std::min<uint64_t>(q[1] * 3 * 2, UINT32_MAX);
-          uint32_t& budget = c.budgets[n.pipeline];
-          budget = std::max<uint32_t>(budget, uint32_t(want));
-        } else {
-          draw.captured = true;
-          const auto* base_ptr = static_cast<const uint8_t*>(rec.chunks[n.chunk].mapped);
-          const size_t vertices = size_t(q[0]) * 3;
-          draw.positions.resize(vertices);
-          std::memcpy(draw.positions.data(), base_ptr + n.position_offset, vertices * kXfbPositionStride);
-          if (n.ids) {
-            draw.vertex_ids.resize(vertices);
-            draw.instance_ids.resize(vertices);
-            const auto* ids = reinterpret_cast<const uint32_t*>(base_ptr + n.id_offset);
-            for (size_t i = 0; i < vertices; ++i) {
-              draw.vertex_ids[i] = ids[2 * i];
-              draw.instance_ids[i] = ids[2 * i + 1];
-            }
-          }
-        }
-      }
-      out.draws.push_back(std::move(draw));
-    }
+    bases.push_back(base);
   }
   read_attachments(d, queue, copies, out);
+  for (size_t k = 0; k < noted.size(); ++k) {
+    const CaptureRecording& rec = *noted[k]->capture;
+    const uint32_t base = bases[k];
+    for (const CaptureDrawNote& n : rec.draws) {
+      if (!n.secondary) {
+        out.draws.push_back(read_draw(d, c, rec, n, n.draw.pass + base));
+        continue;
+      }
+      // A noted secondary executed here: its draws, in the primary's pass.
+      const CaptureRecording& sec = *n.secondary->capture;
+      for (const CaptureDrawNote& sn : sec.draws) out.draws.push_back(read_draw(d, c, sec, sn, n.draw.pass + base));
+    }
+  }
 }
 
 void capture_end_frame(DeviceData* d, uint64_t frame) {

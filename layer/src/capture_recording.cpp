@@ -125,7 +125,7 @@ bool allocate(DeviceData* d, CaptureRecording& rec, VkDeviceSize bytes, uint32_t
     c.size = std::max(kChunkBytes, bytes);
     VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bi.size = c.size;
-    bi.usage = VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT;
+    bi.usage = VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT | VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_COUNTER_BUFFER_BIT_EXT;
     const DeviceTable& t = d->table;
     if (t.CreateBuffer(d->device, &bi, d->alloc(), &c.buffer) != VK_SUCCESS) return false;
     VkMemoryRequirements req{};
@@ -157,7 +157,9 @@ bool allocate(DeviceData* d, CaptureRecording& rec, VkDeviceSize bytes, uint32_t
 
 void capture_begin_recording(DeviceData* d, CommandBufferState* cb, const VkCommandBufferBeginInfo* info) {
   capture_release_recording(d, cb);
-  if (!d->capture || !cb->primary) return;  // secondaries: see docs/layer.md (not captured)
+  if (!d->capture) return;
+  // Secondaries: those continuing a render pass (draws outside one are never captured).
+  if (!cb->primary && !(info && (info->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT))) return;
   uint64_t frame = 0;
   {
     std::lock_guard lock(d->state_mutex);
@@ -168,7 +170,20 @@ void capture_begin_recording(DeviceData* d, CommandBufferState* cb, const VkComm
   // be submitted again in a later capture frame.
   const bool one_time = info && (info->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
   const bool noted = one_time ? frames.contains(frame) || frames.contains(frame + 1) : frames.ahead(frame);
-  if (noted) cb->capture = std::make_unique<CaptureRecording>();
+  if (!noted) return;
+  cb->capture = std::make_unique<CaptureRecording>();
+  if (!cb->primary) cb->capture->open_pass = 0;  // the executing primary's pass
+}
+
+void capture_execute_commands(CommandBufferState* cb, uint32_t count, const VkCommandBuffer* secondaries) {
+  for (uint32_t i = 0; i < count; ++i) {
+    CommandBufferState* s = get_cb(secondaries[i]);
+    if (!s || !s->capture) continue;
+    CaptureDrawNote n;
+    n.secondary = s;
+    n.draw.pass = cb->capture->open_pass < 0 ? 0 : uint32_t(cb->capture->open_pass);
+    cb->capture->draws.push_back(std::move(n));
+  }
 }
 
 void capture_release_recording(DeviceData* d, CommandBufferState* cb) {
@@ -321,7 +336,8 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
     if (!draw.state.scissors.empty()) draw.state.raster.scissor = draw.state.scissors[0];
   }
   // Whether transform feedback can bracket this draw, else why not.
-  const bool multiview = rec.open_pass >= 0 && rec.passes[size_t(rec.open_pass)].multiview;
+  const bool multiview = rec.open_pass >= 0 && size_t(rec.open_pass) < rec.passes.size() &&
+                         rec.passes[size_t(rec.open_pass)].multiview;
   const bool known_size = call.direct && pipe && !pipe->tessellation && !pipe->geometry;
   uint64_t vertices =
       known_size ? triangles(pipe->state.application_topology, call.vertex_count) * 3 * uint64_t(call.instance_count)
@@ -333,19 +349,22 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
     why = "unknown_pipeline";
   else if (!pipe->patched)
     why = pipe->skip_reason;
-  else if (rec.open_pass < 0 || rec.pass_pool == VK_NULL_HANDLE)
+  else if (rec.open_pass < 0 || (cb->primary && rec.pass_pool == VK_NULL_HANDLE))
     why = "outside_render_pass";
   else if (multiview)
     why = "multiview";
   else if (known_size && triangles(pipe->state.application_topology, 3) == 0)
     why = "not_triangles";
-  else if (rec.pass_queries_used >= kQueriesPerPass)
+  else if (cb->primary && rec.pass_queries_used >= kQueriesPerPass)
     why = "query_limit";
   if (why.empty() && known_size && vertices == 0) draw.captured = true;  // nothing to rasterize
   if (!why.empty() || draw.captured) {
     rec.draws.push_back(std::move(n));
     return false;
   }
+  // Without a query (secondaries) a full buffer is the only sign of overflow: one triangle of
+  // room more than the draw needs, so an exactly sized draw does not fill it.
+  if (!cb->primary) vertices += 3;
   const VkDeviceSize max_bytes = c.xfb_props.maxTransformFeedbackBufferSize;
   vertices = std::min<uint64_t>(vertices, max_bytes / kXfbPositionStride);
   n.ids = pipe->ids;
@@ -353,7 +372,7 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
   const VkDeviceSize id_bytes = n.ids ? vertices * kXfbIdStride : 0;
   uint32_t chunk = 0;
   VkDeviceSize offset = 0;
-  if (vertices == 0 || !allocate(d, rec, position_bytes + id_bytes, chunk, offset)) {
+  if (vertices == 0 || !allocate(d, rec, position_bytes + id_bytes + 16, chunk, offset)) {
     why = "out_of_memory";
     rec.draws.push_back(std::move(n));
     return false;
@@ -363,13 +382,18 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
   n.position_offset = offset;
   n.id_offset = offset + position_bytes;
   n.capacity = uint32_t(vertices);
-  n.pool = rec.pass_pool;
-  n.query = rec.pass_queries_used++;
+  n.counter_offset = n.id_offset + id_bytes;
   const VkBuffer buffers[2] = {rec.chunks[chunk].buffer, rec.chunks[chunk].buffer};
   const VkDeviceSize offsets[2] = {n.position_offset, n.id_offset};
   const VkDeviceSize sizes[2] = {position_bytes, id_bytes};
   c.bind_xfb(handle, 0, n.ids ? 2 : 1, buffers, offsets, sizes);
-  c.begin_query(handle, n.pool, n.query, 0, 0);
+  if (cb->primary) {
+    n.pool = rec.pass_pool;
+    n.query = rec.pass_queries_used++;
+    c.begin_query(handle, n.pool, n.query, 0, 0);
+  } else {
+    n.counter = true;
+  }
   c.begin_xfb(handle, 0, 0, nullptr, nullptr);
   rec.draws.push_back(std::move(n));
   return true;
@@ -377,6 +401,11 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
 
 void capture_after_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb) {
   const CaptureDrawNote& n = cb->capture->draws.back();
+  if (n.counter) {
+    const VkBuffer counter = cb->capture->chunks[n.chunk].buffer;
+    d->capture->end_xfb(handle, 0, 1, &counter, &n.counter_offset);
+    return;
+  }
   d->capture->end_xfb(handle, 0, 0, nullptr, nullptr);
   d->capture->end_query(handle, n.pool, n.query, 0);
 }

@@ -208,6 +208,7 @@ VKAPI_ATTR void VKAPI_CALL CmdExecuteCommands(VkCommandBuffer commandBuffer, uin
     // No query may be active across vkCmdExecuteCommands without inheritedQueries; secondaries
     // carry their own segments instead.
     end_segment(d, commandBuffer, cb);
+    if (cb->capture) capture_execute_commands(cb, count, secondaries);
     for (uint32_t i = 0; i < count; ++i) {
       CommandBufferState* sc = get_cb(secondaries[i]);
       if (!sc) continue;

@@ -2,8 +2,9 @@
 #
 # MODE=suite: runs `TESSERA bench layer --frames FRAMES --repetitions 1 --app APP --json JSON`
 # and checks JSON: every program (vkcube, layer_app) with every configuration (none, tessera,
-# mangohud, mesa_overlay, tessera_capture_outside, tessera_capture_every) appears once, either measured (positive mean and median, a positive
-# numeric ratio to no layer, exactly 1 for `none`) or skipped with a reason; nothing failed;
+# tessera_hud, mangohud, mesa_overlay, tessera_capture_outside, tessera_capture_every) appears
+# once, either measured (positive mean and median, a positive numeric ratio to no layer,
+# exactly 1 for `none`) or skipped with a reason; nothing failed;
 # the configurations in MUST_MEASURE ("program/config,...") were measured.
 #   cmake -DMODE=suite -DTESSERA=... -DAPP=... -DFRAMES=N -DJSON=file -DMUST_MEASURE=... -P bench_check.cmake
 #

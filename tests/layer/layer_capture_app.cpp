@@ -5,7 +5,7 @@
 //   layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb]
 //       three frames (one submission each, frame_delimiter = submit) of a render pass with an
 //       indexed instanced draw, a tessellation draw and an indirect draw, then a dynamic-rendering
-//       pass with a triangle strip; each draw inside the application's own pipeline-statistics
+//       pass whose triangle strip is drawn by a secondary command buffer; each draw inside the application's own pipeline-statistics
 //       query. TCAP is the capture of frame 1: per draw the captured primitives equal the GPU's
 //       clipping invocations, positions equal the CPU transform of the known vertices (1e-6
 //       relative), vertex and instance indices match, the tessellation draw's triangles equal
@@ -16,6 +16,8 @@
 //       not captured ("no_transform_feedback"), attachments still there.
 //   layer_capture_app vkcube TCAP
 //       vkcube's frame: 1 draw, 12 triangles, back faces culled, depth test, colour and depth.
+//   layer_capture_app list TCAP
+//       one line per draw and attachment.
 #include <vulkan/vulkan.h>
 
 #include <array>
@@ -264,8 +266,37 @@ void setup(App& a, bool validation) {
   a.pool = vkutil::create_command_pool(a.g, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT);
 }
 
+// The dynamic-rendering pass's contents: a secondary command buffer (its draws are captured
+// through transform-feedback counters: no query can be reset inside a pass).
+void record_secondary(App& a, VkCommandBuffer sec) {
+  VkCommandBufferInheritanceRenderingInfo rendering{VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_RENDERING_INFO};
+  rendering.colorAttachmentCount = 1;
+  rendering.pColorAttachmentFormats = &kFormat;
+  rendering.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  VkCommandBufferInheritanceInfo inh{VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
+  inh.pNext = &rendering;
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT | VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT;
+  bi.pInheritanceInfo = &inh;
+  CHECK_VK(vkBeginCommandBuffer(sec, &bi));
+  const VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
+  const VkRect2D scissor{{0, 0}, {kSize, kSize}};
+  const glm::mat4 m = transform();
+  const VkDeviceSize zero = 0;
+  vkCmdBindPipeline(sec, VK_PIPELINE_BIND_POINT_GRAPHICS, a.strip);
+  vkCmdSetViewport(sec, 0, 1, &viewport);
+  vkCmdSetScissor(sec, 0, 1, &scissor);
+  vkCmdBindVertexBuffers(sec, 0, 1, &a.vertices.buffer, &zero);
+  vkCmdPushConstants(sec, a.layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof m, &m);
+  vkCmdBeginQuery(sec, a.stats, 3, 0);
+  vkCmdDraw(sec, kStripVertices, 1, 3, 0);
+  vkCmdEndQuery(sec, a.stats, 3);
+  CHECK_VK(vkEndCommandBuffer(sec));
+}
+
 // One frame's commands (recorded anew each frame, ONE_TIME_SUBMIT, as most engines do).
-void record(App& a, VkCommandBuffer cb) {
+void record(App& a, VkCommandBuffer cb, VkCommandBuffer sec) {
+  record_secondary(a, sec);
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   CHECK_VK(vkBeginCommandBuffer(cb, &bi));
@@ -313,13 +344,9 @@ void record(App& a, VkCommandBuffer cb) {
   ri.layerCount = 1;
   ri.colorAttachmentCount = 1;
   ri.pColorAttachments = &colour;
+  ri.flags = VK_RENDERING_CONTENTS_SECONDARY_COMMAND_BUFFERS_BIT;
   vkCmdBeginRendering(cb, &ri);
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a.strip);
-  vkCmdSetViewport(cb, 0, 1, &viewport);
-  vkCmdSetScissor(cb, 0, 1, &scissor);
-  vkCmdBeginQuery(cb, a.stats, 3, 0);
-  vkCmdDraw(cb, kStripVertices, 1, 3, 0);
-  vkCmdEndQuery(cb, a.stats, 3);
+  vkCmdExecuteCommands(cb, 1, &sec);
   vkCmdEndRendering(cb);
 
   // The application's own read-back of its colour image.
@@ -377,11 +404,12 @@ int run_draws(const std::string& tcap, const std::string& image_out, bool valida
   App a;
   setup(a, validation);
   VkCommandBuffer cb = vkutil::allocate_command_buffer(a.g.device, a.pool);
+  VkCommandBuffer sec = vkutil::allocate_command_buffer(a.g.device, a.pool, VK_COMMAND_BUFFER_LEVEL_SECONDARY);
   VkFence fence = vkutil::create_fence(a.g.device);
   std::array<uint64_t, 4> clipping{};
   std::vector<uint8_t> image(kSize * kSize * 4);
   for (int frame = 0; frame < 3; ++frame) {
-    record(a, cb);
+    record(a, cb, sec);
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cb;
@@ -540,6 +568,28 @@ int run_vkcube(const std::string& tcap) {
   return g_failures ? 1 : 0;
 }
 
+// Every draw of a capture, one line each (for looking at a capture from the tests' output).
+int run_list(const std::string& tcap) {
+  const tessera::capture::Capture cap = tessera::capture::read_capture(tcap);
+  for (const auto& f : cap.frames) {
+    std::printf("frame %llu: %zu passes, %zu draws\n", (unsigned long long)f.number, f.passes.size(), f.draws.size());
+    for (size_t i = 0; i < f.draws.size(); ++i) {
+      const auto& d = f.draws[i];
+      std::printf("  draw %zu: call %d pass %u topology %u, %s%s, %zu triangles (written %llu, needed %llu)\n", i,
+                  int(d.call), d.pass, d.state.application_topology, d.captured ? "captured" : "not captured: ",
+                  d.skip_reason.c_str(), d.positions.size() / 3, (unsigned long long)d.primitives_written,
+                  (unsigned long long)d.primitives_needed);
+    }
+    for (size_t p = 0; p < f.passes.size(); ++p)
+      for (const auto& a : f.passes[p].attachments)
+        std::printf("  pass %zu %s %ux%u x%u format %u: %zu bytes%s%s\n", p,
+                    a.kind == tessera::capture::AttachmentKind::depth ? "depth" : "colour", a.width, a.height,
+                    a.samples, a.vk_format, a.texels.size(), a.skip_reason.empty() ? "" : ", skipped: ",
+                    a.skip_reason.c_str());
+  }
+  return 0;
+}
+
 int run(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   bool validation = false, no_xfb = false;
@@ -549,7 +599,8 @@ int run(int argc, char** argv) {
   }
   if (mode == "draws" && argc > 3) return run_draws(argv[2], argv[3], validation, no_xfb);
   if (mode == "vkcube" && argc > 2) return run_vkcube(argv[2]);
-  std::fprintf(stderr, "usage: layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb] | vkcube TCAP\n");
+  if (mode == "list" && argc > 2) return run_list(argv[2]);
+  std::fprintf(stderr, "usage: layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb] | vkcube TCAP | list TCAP\n");
   return 2;
 }
 
