@@ -22,6 +22,7 @@ void CommandBufferState::reset_recording() {
   counters = CpuCounters{};
   own_slots.clear();
   all_slots.clear();
+  reserved.clear();
   query_active = false;
   app_stats_active = false;
   where = Where::kOutside;

@@ -68,7 +68,7 @@ namespace tessera::layer {
   INTERCEPT(QueueSubmit) SHARED(QueueSubmit2, queue_submit2) SHARED(QueueSubmit2KHR, queue_submit2)                    \
   INTERCEPT(QueuePresentKHR) INTERCEPT(QueueInsertDebugUtilsLabelEXT)                                                  \
   /* called only: pipeline statistics (queries.cpp) and MSAA read-back (msaa_readback.cpp) */                          \
-  CALL(CreateComputePipelines) CALL(GetQueryPoolResults) CALL(CreateShaderModule) CALL(DestroyShaderModule)            \
+  CALL(CreateComputePipelines) CALL(GetQueryPoolResults) CALL(CmdResetQueryPool) CALL(CreateShaderModule) CALL(DestroyShaderModule)            \
   CALL(CreateDescriptorSetLayout) CALL(DestroyDescriptorSetLayout) CALL(CreatePipelineLayout)                          \
   CALL(DestroyPipelineLayout) CALL(CreateDescriptorPool) CALL(DestroyDescriptorPool)                                   \
   CALL(AllocateDescriptorSets) CALL(FreeDescriptorSets) CALL(UpdateDescriptorSets) CALL(CreateSampler)                 \

@@ -74,6 +74,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, co
   auto* data = new InstanceData;
   data->instance = *pInstance;
   if (ci->pApplicationInfo && ci->pApplicationInfo->apiVersion) data->api_version = ci->pApplicationInfo->apiVersion;
+  for (uint32_t i = 0; i < ci->enabledExtensionCount; ++i)
+    data->properties2 |=
+        std::strcmp(ci->ppEnabledExtensionNames[i], VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME) == 0;
   data->table.load(*pInstance, gipa);
   std::lock_guard lock(g_instances_mutex);
   g_instances[dispatch_key(*pInstance)] = data;
@@ -205,6 +208,24 @@ uint32_t minor_version(uint32_t v) { return VK_API_VERSION_MAJOR(v) * 1000 + VK_
 
 }  // namespace
 
+bool DeviceAllowance::offers(const char* extension) const {
+  return std::find(offered.begin(), offered.end(), extension) != offered.end();
+}
+
+DeviceAllowance device_allowance(const InstanceData* inst, VkPhysicalDevice physical) {
+  DeviceAllowance a;
+  VkPhysicalDeviceProperties props{};
+  inst->table.GetPhysicalDeviceProperties(physical, &props);
+  a.api = std::min(minor_version(inst->api_version), minor_version(props.apiVersion));
+  a.feature_chains = a.api >= 1001 || inst->properties2;
+  uint32_t n = 0;
+  inst->table.EnumerateDeviceExtensionProperties(physical, nullptr, &n, nullptr);
+  std::vector<VkExtensionProperties> exts(n);
+  inst->table.EnumerateDeviceExtensionProperties(physical, nullptr, &n, exts.data());
+  for (uint32_t i = 0; i < n; ++i) a.offered.emplace_back(exts[i].extensionName);
+  return a;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCreateInfo* ci,
                                             const VkAllocationCallbacks* pAllocator, VkDevice* pDevice) {
   InstanceData* inst = get_instance(physicalDevice);
@@ -227,23 +248,14 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
        cb = find_in_chain<VkLayerDeviceCreateInfo>(cb->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO))
     if (cb->function == VK_LOADER_DATA_CALLBACK) set_loader_data = cb->u.pfnSetDeviceLoaderData;
 
-  // What the device offers.
+  // What the device offers and what the application's versions allow.
   VkPhysicalDeviceFeatures supported{};
   inst->table.GetPhysicalDeviceFeatures(physicalDevice, &supported);
-  VkPhysicalDeviceProperties props{};
-  inst->table.GetPhysicalDeviceProperties(physicalDevice, &props);
-  const uint32_t effective = std::min(minor_version(inst->api_version), minor_version(props.apiVersion));
-  bool has_reset_ext = false;
-  {
-    uint32_t n = 0;
-    inst->table.EnumerateDeviceExtensionProperties(physicalDevice, nullptr, &n, nullptr);
-    std::vector<VkExtensionProperties> exts(n);
-    inst->table.EnumerateDeviceExtensionProperties(physicalDevice, nullptr, &n, exts.data());
-    for (const auto& e : exts)
-      has_reset_ext |= std::strcmp(e.extensionName, VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME) == 0;
-  }
+  const DeviceAllowance allow = device_allowance(inst, physicalDevice);
 
-  // Plan: pipelineStatisticsQuery plus host query reset (core 1.2, else VK_EXT_host_query_reset).
+  // Plan: pipelineStatisticsQuery, plus host query reset where the application's versions allow
+  // it (core 1.2, else VK_EXT_host_query_reset when the instance has
+  // VK_KHR_get_physical_device_properties2 or 1.1); without it slots are reset in the recording.
   std::string note;
   bool want = true;
   if (!settings().queries) {
@@ -253,11 +265,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
     want = false;
     note = "device lacks pipelineStatisticsQuery";
   }
-  const bool core_reset = effective >= 1002;
-  if (want && !core_reset && !has_reset_ext) {
-    want = false;
-    note = "device lacks host query reset (Vulkan 1.2 or VK_EXT_host_query_reset)";
-  }
+  const bool core_reset = allow.core(1, 2);
+  bool host_reset = want && (core_reset || allow.may_enable(VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME));
 
   VkDeviceCreateInfo modified = *ci;
   ChainCopy chain;
@@ -265,10 +274,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   VkPhysicalDeviceHostQueryResetFeatures reset_features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES};
   std::vector<const char*> extensions;
   bool modified_any = false;
-  if (want) {
-    if (!chain.build(ci->pNext, {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                 VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-                                 VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES})) {
+  if (want && !chain.build(ci->pNext, {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES})) {
+    // The features struct may lie behind it: keep the chain, and reset in the recording.
+    host_reset = false;
+    if (!chain.build(ci->pNext, {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2})) {
       want = false;
       note = "unknown structure in VkDeviceCreateInfo::pNext ahead of the features to enable";
     }
@@ -285,6 +296,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
       features.pipelineStatisticsQuery = VK_TRUE;
       modified.pEnabledFeatures = &features;
     }
+  }
+  if (want && host_reset) {
     // hostQueryReset
     auto* v12 =
         core_reset ? chain.find<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES)
@@ -321,7 +334,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
     // The additions were refused: create the device exactly as asked, without queries.
     link->u.pLayerInfo = next_link;
     want = false;
-    note = "enabling pipelineStatisticsQuery/hostQueryReset failed";
+    note = host_reset ? "enabling pipelineStatisticsQuery/hostQueryReset failed"
+                      : "enabling pipelineStatisticsQuery failed";
+    host_reset = false;
     r = create(physicalDevice, ci, pAllocator, pDevice);
   }
   if (r != VK_SUCCESS) return r;
@@ -349,11 +364,14 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   inst->table.GetPhysicalDeviceQueueFamilyProperties(physicalDevice, &nf, nullptr);
   d->families.resize(nf);
   inst->table.GetPhysicalDeviceQueueFamilyProperties(physicalDevice, &nf, d->families.data());
-  d->reset_query_pool =
-      reinterpret_cast<PFN_vkResetQueryPool>(gdpa(*pDevice, core_reset ? "vkResetQueryPool" : "vkResetQueryPoolEXT"));
-  d->queries = want && d->reset_query_pool && d->table.CreateQueryPool && d->table.GetQueryPoolResults &&
-               d->table.CmdBeginQuery && d->table.CmdEndQuery;
+  if (want && host_reset)
+    d->reset_query_pool = reinterpret_cast<PFN_vkResetQueryPool>(
+        gdpa(*pDevice, core_reset ? "vkResetQueryPool" : "vkResetQueryPoolEXT"));
+  d->queries = want && (d->reset_query_pool || d->table.CmdResetQueryPool) && d->table.CreateQueryPool &&
+               d->table.GetQueryPoolResults && d->table.CmdBeginQuery && d->table.CmdEndQuery;
   if (want && !d->queries) note = "query commands unavailable";
+  if (d->queries && !d->reset_query_pool)
+    note = "reset in the command buffers (host query reset not available at the application's API version)";
   d->query_note = note;
   d->slabs.reserve(4096);
   Frame first;

@@ -43,6 +43,7 @@ void write_ready_frames(DeviceData* d) {
     d->totals.cpu.merge(r.cpu);
     d->totals.query_segments += r.query_segments;
     d->totals.query.merge(r.query);
+    d->totals.msaa.add(r.msaa);
     if (selected) {
       // Counted only when the record reached the file (the output may have failed to open).
       if (output().write_frame(r)) ++d->frames_written;
@@ -74,6 +75,7 @@ void end_frame(DeviceData* d) {
   next.index = f.index + 1;
   next.start = now;
   d->frames.push_back(next);
+  d->open_frame.store(next.index, std::memory_order_relaxed);
   d->submits_in_frame = 0;
   poll(d);
 }
@@ -104,7 +106,8 @@ void account_submission(DeviceData* d, const std::vector<VkCommandBuffer>& handl
         frame_at(d, static_cast<uint64_t>(s.pending_frame)).query_incomplete = true;
         continue;
       }
-      d->reset_query_pool(d->device, slot_pool(d, slot), slot % kPoolSize, 1);
+      // Without host reset the recording resets its slots itself (vkCmdResetQueryPool).
+      if (d->reset_query_pool) d->reset_query_pool(d->device, slot_pool(d, slot), slot % kPoolSize, 1);
       s.pending_frame = static_cast<int64_t>(f.index);
       s.submit_serial = serial;
       const VkQueryPipelineStatisticFlags tess_bits =

@@ -4,6 +4,7 @@
 // at the end, by file.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -43,8 +44,27 @@ const T* find_in_chain(const void* pNext, VkStructureType type) {
 struct InstanceData {
   VkInstance instance = VK_NULL_HANDLE;
   uint32_t api_version = VK_API_VERSION_1_0;
+  bool properties2 = false;  // the application enabled VK_KHR_get_physical_device_properties2
   InstanceTable table;
 };
+
+// What the application's choices let the layer enable on a device it creates (device.cpp): the
+// device-level API version (the lower of the instance's apiVersion and the device's) and whether
+// extension feature structures may be chained (Vulkan 1.1, or VK_KHR_get_physical_device_properties2
+// enabled on the instance). The layer never adds an extension whose requirements the application
+// did not meet, so that the application stays valid (docs/layer.md, "Versions and extensions").
+struct DeviceAllowance {
+  uint32_t api = 1000;          // major * 1000 + minor
+  bool feature_chains = false;  // VkPhysicalDeviceFeatures2 and extension feature structs allowed
+  std::vector<std::string> offered;  // the physical device's extensions
+
+  bool core(uint32_t major, uint32_t minor) const { return api >= major * 1000 + minor; }
+  bool offers(const char* extension) const;
+  // A device extension that depends only on VK_KHR_get_physical_device_properties2 (as
+  // VK_EXT_host_query_reset and VK_EXT_transform_feedback do): offered, and its dependency met.
+  bool may_enable(const char* extension) const { return feature_chains && offers(extension); }
+};
+DeviceAllowance device_allowance(const InstanceData* inst, VkPhysicalDevice physical);
 
 // ---------------------------------------------------------------------------------------------
 // Tracked objects (objects.cpp)
@@ -74,6 +94,9 @@ struct RenderPassInfo {
   uint32_t max_samples = 1;
   bool multiview = false;
   std::vector<AttachmentDesc> attachments;
+  // MSAA read-back: the layer's copy of the pass storing its multisampled colour attachments
+  // (STORE instead of DONT_CARE; render-pass compatible), used in read-back frames only.
+  VkRenderPass store_copy = VK_NULL_HANDLE;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -99,6 +122,7 @@ struct CommandBufferState {
   CpuCounters counters;             // this recording, including executed secondaries
   std::vector<uint32_t> own_slots;  // slots allocated by this recording
   std::vector<uint32_t> all_slots;  // own slots plus those of executed secondaries
+  std::vector<uint32_t> reserved;   // own slots reset in the recording, not begun yet (no host reset)
   bool query_active = false;
   uint32_t active_slot = 0;
   bool app_stats_active = false;
@@ -169,6 +193,8 @@ struct DeviceData {
   // Queries.
   bool queries = false;
   std::string query_note;
+  // Host query reset (Vulkan 1.2 or VK_EXT_host_query_reset, when the application's versions
+  // allow it); null: slots are reset by vkCmdResetQueryPool in the recording (queries.cpp).
   PFN_vkResetQueryPool reset_query_pool = nullptr;
 
   // Object tracking (shared lock for lookups). The command buffers' states are owned here; the
@@ -189,6 +215,7 @@ struct DeviceData {
   std::unordered_map<VkQueryPipelineStatisticFlags, std::vector<uint32_t>> free_slots;
   std::vector<uint32_t> pending;  // each slot at most once; may hold slots no longer pending
   std::deque<Frame> frames;       // unwritten frames; back() is the open frame
+  std::atomic<uint64_t> open_frame{0};  // frames.back().index, for recording threads without the lock
   uint64_t submit_serial = 0;
   uint64_t submits_in_frame = 0;
   uint64_t frames_written = 0;
@@ -236,6 +263,9 @@ bool is_stats_pool(DeviceData* d, VkQueryPool pool);
 VkQueryPool slot_pool(DeviceData* d, uint32_t slot);
 void begin_segment(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb);
 void end_segment(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb);
+// Without host query reset: `count` slots reset in the recording before a render pass instance
+// begins (vkCmdResetQueryPool may not be recorded inside one).
+void reserve_slots(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, uint32_t count);
 void release_slots(DeviceData* d, CommandBufferState* cb);  // takes state_mutex
 bool harvest(DeviceData* d, uint32_t slot, bool force);     // under state_mutex
 void poll_queries(DeviceData* d);                           // under state_mutex

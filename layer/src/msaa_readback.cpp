@@ -191,16 +191,23 @@ void submit_readback(DeviceData* d, VkQueue queue, const std::vector<MsaaTarget>
     for (const MsaaTarget& t : targets) {
       auto it = d->msaa_images.find(t.image);
       const bool layout_ok = t.layout != VK_IMAGE_LAYOUT_UNDEFINED && t.layout != VK_IMAGE_LAYOUT_PREINITIALIZED;
-      if (it != d->msaa_images.end() && layout_ok)
-        work.emplace_back(t, it->second);
+      if (t.reason != kMsaaRead)
+        count_skip(f.msaa, t.reason);
+      else if (it == d->msaa_images.end() || it->second.reason != kMsaaRead)
+        count_skip(f.msaa, it == d->msaa_images.end() ? MsaaSkips::kNotReadable : it->second.reason);
+      else if (!layout_ok)
+        count_skip(f.msaa, MsaaSkips::kLayout);
       else
-        ++f.msaa.skipped;
+        work.emplace_back(t, it->second);
     }
   }
   if (work.empty()) return;
-  if (family >= d->families.size() || !(d->families[family].queueFlags & VK_QUEUE_COMPUTE_BIT) ||
-      !ensure_msaa_resources(d)) {
-    f.msaa.skipped += work.size();
+  if (family >= d->families.size() || !(d->families[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) {
+    count_skip(f.msaa, MsaaSkips::kQueue, work.size());
+    return;
+  }
+  if (!ensure_msaa_resources(d)) {
+    count_skip(f.msaa, MsaaSkips::kResources, work.size());
     return;
   }
   const DeviceTable& t = d->table;
@@ -221,7 +228,7 @@ void submit_readback(DeviceData* d, VkQueue queue, const std::vector<MsaaTarget>
   VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   if (!pool || t.AllocateCommandBuffers(d->device, &cai, &b.cb) != VK_SUCCESS) {
     b.cb = VK_NULL_HANDLE;
-    f.msaa.skipped += work.size();
+    count_skip(f.msaa, MsaaSkips::kResources, work.size());
     return;
   }
   // A dispatchable handle made below the loader: it needs the loader's dispatch pointer.
@@ -240,7 +247,7 @@ void submit_readback(DeviceData* d, VkQueue queue, const std::vector<MsaaTarget>
       e.image = target.image;
       e.clear = target.clear;
       if (!make_entry(d, info, e)) {
-        ++f.msaa.skipped;
+        count_skip(f.msaa, MsaaSkips::kResources);
         continue;
       }
       e.index = f.readback_images++;
@@ -272,7 +279,7 @@ void submit_readback(DeviceData* d, VkQueue queue, const std::vector<MsaaTarget>
     ok = t.QueueSubmit(queue, 1, &si, b.fence) == VK_SUCCESS;
   }
   if (!ok) {
-    f.msaa.skipped += b.entries.size();
+    count_skip(f.msaa, MsaaSkips::kResources, b.entries.size());
     destroy_batch(d, b);
     return;
   }
@@ -306,7 +313,7 @@ void consume_batch(DeviceData* d, ReadbackBatch& b) {
     try {
       f.msaa.add(analyse_msaa_samples(samples, e.width, e.height, e.samples, e.clear, want_states ? &states : nullptr));
     } catch (const std::exception&) {
-      ++f.msaa.skipped;
+      count_skip(f.msaa, MsaaSkips::kResources);
       continue;
     }
     if (!s.msaa_dump.empty()) write_dump(expand_pattern(s.msaa_dump, d->index, b.frame, e.index), e);
@@ -325,18 +332,33 @@ void consume_batch(DeviceData* d, ReadbackBatch& b) {
 // ---------------------------------------------------------------------------------------------
 // Targets: what a recording stores
 
-// Remembers a stored multisampled colour attachment of a recording (the last use of an image
-// in the recording wins: its layout is where the recording leaves it).
+bool readback_frame(const DeviceData* d) {
+  return d->open_frame.load(std::memory_order_relaxed) % settings().msaa_interval == 0;
+}
+
+// Remembers a multisampled colour attachment of a recording, read or skipped (the last use of an
+// image in the recording wins: its layout is where the recording leaves it).
 void add_msaa_target(DeviceData* d, CommandBufferState* cb, VkImageView view, VkImageLayout layout, bool clears,
-                     const VkClearColorValue& clear) {
+                     const VkClearColorValue& clear, VkFormat format, VkAttachmentStoreOp store) {
+  if (depth_stencil_format(format)) return;  // not colour: not the colour unit's
   VkImage image = VK_NULL_HANDLE;
+  int reason = kMsaaRead;
   {
     std::shared_lock lock(d->objects_mutex);
     auto it = d->view_images.find(view);
-    if (it == d->view_images.end() || !d->msaa_images.count(it->second)) return;
+    if (it == d->view_images.end()) return;  // a view the layer did not see made: not known to be multisampled
     image = it->second;
+    auto im = d->msaa_images.find(image);
+    if (im == d->msaa_images.end()) return;  // single-sampled
+    reason = im->second.reason;
   }
-  MsaaTarget t{image, layout, clears ? pack_clear(clear) : 0u};
+  if (!msaa_format(format))
+    reason = MsaaSkips::kFormat;
+  else if (store == VK_ATTACHMENT_STORE_OP_DONT_CARE)
+    reason = MsaaSkips::kStoreOpDontCare;
+  else if (store != VK_ATTACHMENT_STORE_OP_STORE)
+    reason = MsaaSkips::kStoreOpNone;
+  MsaaTarget t{image, layout, clears ? pack_clear(clear) : 0u, reason};
   for (MsaaTarget& old : cb->msaa_targets)
     if (old.image == image) {
       if (!clears) t.clear = old.clear;  // loaded on top of an earlier clear in this recording
@@ -347,7 +369,7 @@ void add_msaa_target(DeviceData* d, CommandBufferState* cb, VkImageView view, Vk
 }
 
 void add_pass_targets(DeviceData* d, CommandBufferState* cb, const VkRenderPassBeginInfo* begin,
-                      const RenderPassInfo& info) {
+                      const RenderPassInfo& info, bool stored_copy) {
   std::vector<VkImageView> views;
   if (auto* ab = find_in_chain<VkRenderPassAttachmentBeginInfo>(begin->pNext,
                                                                 VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO)) {
@@ -359,10 +381,10 @@ void add_pass_targets(DeviceData* d, CommandBufferState* cb, const VkRenderPassB
   }
   for (size_t i = 0; i < info.attachments.size() && i < views.size(); ++i) {
     const AttachmentDesc& a = info.attachments[i];
-    if (a.samples < 2 || a.store != VK_ATTACHMENT_STORE_OP_STORE || !msaa_format(a.format)) continue;
+    if (a.samples < 2) continue;
     const bool clears = a.load == VK_ATTACHMENT_LOAD_OP_CLEAR && i < begin->clearValueCount && begin->pClearValues;
-    add_msaa_target(d, cb, views[i], a.final_layout, clears,
-                    clears ? begin->pClearValues[i].color : VkClearColorValue{});
+    add_msaa_target(d, cb, views[i], a.final_layout, clears, clears ? begin->pClearValues[i].color : VkClearColorValue{},
+                    a.format, stored_copy && msaa_format(a.format) ? VK_ATTACHMENT_STORE_OP_STORE : a.store);
   }
 }
 

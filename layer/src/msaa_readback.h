@@ -16,16 +16,18 @@ struct CommandBufferState;
 struct DeviceData;
 struct RenderPassInfo;
 
-struct MsaaImage {  // a multisampled colour image created readable by the layer's compute shader
+struct MsaaImage {  // a multisampled colour attachment image
   VkFormat format = VK_FORMAT_UNDEFINED;
   VkExtent3D extent{};
   uint32_t samples = 1;
+  int reason = kMsaaRead;  // kMsaaRead: created readable by the layer's compute shader; else why not
 };
 
-struct MsaaTarget {  // an attachment a recording stores, with the layout it is left in
+struct MsaaTarget {  // a multisampled attachment of a recording, with the layout it is left in
   VkImage image = VK_NULL_HANDLE;
   VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
-  uint32_t clear = 0;  // the pass's clear colour (RGBA8), 0 when it does not clear
+  uint32_t clear = 0;      // the pass's clear colour (RGBA8), 0 when it does not clear
+  int reason = kMsaaRead;  // kMsaaRead: stored and readable; else why it is skipped (MsaaSkips)
 };
 
 struct ReadbackEntry {
@@ -65,12 +67,21 @@ inline bool msaa_on() { return settings().msaa_interval > 0; }
 // Formats the read-back handles: 8-bit UNORM RGBA (the colour unit's RGBA8). texelFetch on a
 // BGRA view returns RGBA, so both store the same words.
 inline bool msaa_format(VkFormat f) { return f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_B8G8R8A8_UNORM; }
+inline bool depth_stencil_format(VkFormat f) { return f >= VK_FORMAT_D16_UNORM && f <= VK_FORMAT_D32_SFLOAT_S8_UINT; }
+inline void count_skip(MsaaFrameStats& m, int reason, uint64_t n = 1) {
+  m.skipped += n;
+  m.skipped_by_reason.v[size_t(reason)] += n;
+}
+// Whether the open frame reads back (recordings use the pass's store copy then). Lock-free.
+bool readback_frame(const DeviceData* d);
 
 // Recording: the multisampled attachments a recording stores, and the layout it leaves them in.
+// `store`: the attachment's store op as it runs (the layer's store copy: STORE).
 void add_msaa_target(DeviceData* d, CommandBufferState* cb, VkImageView view, VkImageLayout layout, bool clears,
-                     const VkClearColorValue& clear);
+                     const VkClearColorValue& clear, VkFormat format, VkAttachmentStoreOp store);
+// `stored_copy`: the pass runs as the layer's copy storing every multisampled attachment.
 void add_pass_targets(DeviceData* d, CommandBufferState* cb, const VkRenderPassBeginInfo* begin,
-                      const RenderPassInfo& info);
+                      const RenderPassInfo& info, bool stored_copy);
 void track_msaa_layout(CommandBufferState* cb, VkImage image, VkImageLayout layout);
 
 // Submission and device: the read-backs themselves.

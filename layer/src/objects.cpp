@@ -71,36 +71,57 @@ VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
 // ---------------------------------------------------------------------------------------------
 // Images and views
 
+namespace {
+
+bool has_lazy_memory(DeviceData* d) {
+  VkPhysicalDeviceMemoryProperties mp{};
+  d->instance->table.GetPhysicalDeviceMemoryProperties(d->physical, &mp);
+  for (uint32_t i = 0; i < mp.memoryTypeCount; ++i)
+    if (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT) return true;
+  return false;
+}
+
+}  // namespace
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateInfo* ci,
                                            const VkAllocationCallbacks* pAllocator, VkImage* image) {
   DeviceData* d = get_device(device);
   // MSAA read-back: a multisampled colour attachment the compute shader can sample. The
   // application's create info is never written: a copy carries the extra usage bit.
-  bool readable = false;
+  const bool msaa_colour = msaa_on() && ci->samples >= VK_SAMPLE_COUNT_2_BIT &&
+                           (ci->usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) && !depth_stencil_format(ci->format);
+  int reason = MsaaSkips::kNotReadable;
   VkImageCreateInfo copy;
   const VkImageCreateInfo* use = ci;
-  if (msaa_on() && ci->samples >= VK_SAMPLE_COUNT_2_BIT && ci->samples <= VK_SAMPLE_COUNT_8_BIT &&
-      ci->imageType == VK_IMAGE_TYPE_2D && (ci->usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) &&
-      ci->tiling == VK_IMAGE_TILING_OPTIMAL && msaa_format(ci->format) &&
-      d->instance->table.GetPhysicalDeviceFormatProperties) {
+  if (msaa_colour && !msaa_format(ci->format)) {
+    reason = MsaaSkips::kFormat;
+  } else if (msaa_colour && ci->samples <= VK_SAMPLE_COUNT_8_BIT && ci->imageType == VK_IMAGE_TYPE_2D &&
+             ci->tiling == VK_IMAGE_TILING_OPTIMAL && d->instance->table.GetPhysicalDeviceFormatProperties &&
+             d->instance->table.GetPhysicalDeviceMemoryProperties) {
     VkFormatProperties fp{};
     d->instance->table.GetPhysicalDeviceFormatProperties(d->physical, ci->format, &fp);
-    readable = fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
-    if (readable && !(ci->usage & VK_IMAGE_USAGE_SAMPLED_BIT)) {
+    if (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT) reason = kMsaaRead;
+    // A TRANSIENT attachment may carry attachment usages only, so sampling means dropping
+    // TRANSIENT. Only where that leaves the application's memory choice valid: on a device
+    // without lazily allocated memory a transient image lives in the same memory types anyway;
+    // with it, the application would pick lazy memory a sampled image cannot use.
+    if (reason == kMsaaRead && (ci->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT) && has_lazy_memory(d))
+      reason = MsaaSkips::kTransient;
+    if (reason == kMsaaRead && !(ci->usage & VK_IMAGE_USAGE_SAMPLED_BIT)) {
       copy = *ci;
-      copy.usage |= VK_IMAGE_USAGE_SAMPLED_BIT;
+      copy.usage = (ci->usage & ~VkImageUsageFlags(VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT)) | VK_IMAGE_USAGE_SAMPLED_BIT;
       use = &copy;
     }
   }
   VkResult r = d->table.CreateImage(device, use, pAllocator, image);
   if (r != VK_SUCCESS && use != ci) {  // the extra usage was refused: exactly as asked, unread
-    readable = false;
+    reason = MsaaSkips::kNotReadable;
     r = d->table.CreateImage(device, ci, pAllocator, image);
   }
   if (r == VK_SUCCESS) {
     std::unique_lock lock(d->objects_mutex);
     d->image_samples[*image] = ci->samples;
-    if (readable) d->msaa_images[*image] = {ci->format, ci->extent, uint32_t(ci->samples)};
+    if (msaa_colour) d->msaa_images[*image] = {ci->format, ci->extent, uint32_t(ci->samples), reason};
   }
   return r;
 }
@@ -135,6 +156,36 @@ VKAPI_ATTR void VKAPI_CALL DestroyImageView(VkDevice device, VkImageView view,
 // ---------------------------------------------------------------------------------------------
 // Render passes
 
+namespace {
+
+// Whether a pass needs a store copy for the MSAA read-back: a multisampled colour attachment of
+// a readable format not stored.
+template <typename Attachment>
+bool wants_store_copy(const Attachment* atts, uint32_t n) {
+  if (!msaa_on()) return false;
+  for (uint32_t i = 0; i < n; ++i)
+    if (atts[i].samples > VK_SAMPLE_COUNT_1_BIT && msaa_format(atts[i].format) &&
+        atts[i].storeOp != VK_ATTACHMENT_STORE_OP_STORE)
+      return true;
+  return false;
+}
+
+// The create info with those attachments stored (store ops do not affect render pass
+// compatibility, so the application's framebuffers and pipelines work with the copy).
+template <typename Info, typename Attachment, typename Create>
+VkRenderPass make_store_copy(DeviceData* d, const Info* ci, Create create) {
+  std::vector<Attachment> atts(ci->pAttachments, ci->pAttachments + ci->attachmentCount);
+  for (Attachment& a : atts)
+    if (a.samples > VK_SAMPLE_COUNT_1_BIT && msaa_format(a.format)) a.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  Info copy = *ci;
+  copy.pAttachments = atts.data();
+  VkRenderPass rp = VK_NULL_HANDLE;
+  if (create(d->device, &copy, d->alloc(), &rp) != VK_SUCCESS) return VK_NULL_HANDLE;
+  return rp;
+}
+
+}  // namespace
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateRenderPass(VkDevice device, const VkRenderPassCreateInfo* ci,
                                                 const VkAllocationCallbacks* pAllocator, VkRenderPass* rp) {
   DeviceData* d = get_device(device);
@@ -150,6 +201,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateRenderPass(VkDevice device, const VkRenderP
     if (auto* mv = find_in_chain<VkRenderPassMultiviewCreateInfo>(ci->pNext,
                                                                   VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO))
       for (uint32_t i = 0; i < mv->subpassCount; ++i) info.multiview |= mv->pViewMasks[i] != 0;
+    if (wants_store_copy(ci->pAttachments, ci->attachmentCount))
+      info.store_copy = make_store_copy<VkRenderPassCreateInfo, VkAttachmentDescription>(d, ci, d->table.CreateRenderPass);
     remember(d, d->render_passes, *rp, std::move(info));
   }
   return r;
@@ -169,6 +222,8 @@ VkResult create_render_pass2(PFN_vkCreateRenderPass2 DeviceTable::*next, VkDevic
       info.attachments.push_back({a.format, uint32_t(a.samples), a.loadOp, a.storeOp, a.finalLayout});
     }
     for (uint32_t i = 0; i < ci->subpassCount; ++i) info.multiview |= ci->pSubpasses[i].viewMask != 0;
+    if (wants_store_copy(ci->pAttachments, ci->attachmentCount))
+      info.store_copy = make_store_copy<VkRenderPassCreateInfo2, VkAttachmentDescription2>(d, ci, d->table.*next);
     remember(d, d->render_passes, *rp, std::move(info));
   }
   return r;
@@ -177,7 +232,18 @@ VkResult create_render_pass2(PFN_vkCreateRenderPass2 DeviceTable::*next, VkDevic
 VKAPI_ATTR void VKAPI_CALL DestroyRenderPass(VkDevice device, VkRenderPass rp,
                                              const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
-  forget(d, rp, d->render_passes);
+  VkRenderPass store_copy = VK_NULL_HANDLE;
+  {
+    std::unique_lock lock(d->objects_mutex);
+    auto it = d->render_passes.find(rp);
+    if (it != d->render_passes.end()) {
+      store_copy = it->second.store_copy;
+      d->render_passes.erase(it);
+    }
+  }
+  // The application may destroy a pass while command buffers using it are pending; so may the
+  // layer its copy (a render pass is only needed while recording).
+  if (store_copy) d->table.DestroyRenderPass(device, store_copy, d->alloc());
   d->table.DestroyRenderPass(device, rp, pAllocator);
 }
 

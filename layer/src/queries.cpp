@@ -122,18 +122,42 @@ void begin_segment(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb
     return;
   }
   uint32_t slot = 0;
-  {
-    std::lock_guard lock(d->state_mutex);
-    if (!allocate_slot(d, cb->mask, slot)) {
+  if (!d->reset_query_pool && cb->where != Where::kOutside) {
+    // Inside a render pass instance a slot cannot be reset: one reset before it began, if any.
+    if (cb->reserved.empty()) {
       cb->incomplete = true;
       return;
     }
+    slot = cb->reserved.back();
+    cb->reserved.pop_back();
+  } else {
+    {
+      std::lock_guard lock(d->state_mutex);
+      if (!allocate_slot(d, cb->mask, slot)) {
+        cb->incomplete = true;
+        return;
+      }
+    }
+    cb->own_slots.push_back(slot);
+    if (!d->reset_query_pool) d->table.CmdResetQueryPool(handle, slot_pool(d, slot), slot % kPoolSize, 1);
   }
   d->table.CmdBeginQuery(handle, slot_pool(d, slot), slot % kPoolSize, 0);
-  cb->own_slots.push_back(slot);
   cb->all_slots.push_back(slot);
   cb->active_slot = slot;
   cb->query_active = true;
+}
+
+void reserve_slots(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, uint32_t count) {
+  if (d->reset_query_pool || !cb->queries_ok || cb->app_stats_active || cb->reserved.size() >= count) return;
+  count -= static_cast<uint32_t>(cb->reserved.size());
+  std::lock_guard lock(d->state_mutex);
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t slot = 0;
+    if (!allocate_slot(d, cb->mask, slot)) return;
+    cb->own_slots.push_back(slot);
+    cb->reserved.push_back(slot);
+    d->table.CmdResetQueryPool(handle, slot_pool(d, slot), slot % kPoolSize, 1);
+  }
 }
 
 void end_segment(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb) {

@@ -85,8 +85,11 @@ Where pass_where(bool multiview, bool secondary_contents) {
 
 // A render pass instance begins: the segment outside it ends (a query may not span it).
 void begin_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, uint32_t samples, VkExtent2D extent,
-                Where inner, bool count) {
+                Where inner, bool count, uint32_t subpasses) {
   end_segment(d, handle, cb);
+  // Without host query reset, the pass's slots are reset now, before it begins (not between a
+  // suspended and a resumed dynamic render pass, where no other command may lie).
+  if (inner != Where::kNoQueryPass && cb->primary && subpasses) reserve_slots(d, handle, cb, subpasses);
   if (count) {
     cb->counters[CpuCounters::render_passes(sample_bucket(samples))]++;
     if (samples > 1) cb->counters[CpuCounters::kMsaaCoveredPixels] += uint64_t(extent.width) * extent.height;
@@ -94,13 +97,18 @@ void begin_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, u
   cb->where = inner;
 }
 
-void begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb,
-                       const VkRenderPassBeginInfo* begin, VkSubpassContents contents) {
+// Returns the render pass to begin: the application's, or in read-back frames the layer's copy
+// storing the multisampled attachments.
+VkRenderPass begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb,
+                               const VkRenderPassBeginInfo* begin, VkSubpassContents contents) {
   RenderPassInfo info = render_pass_info(d, begin->renderPass);
   cb->render_pass = begin->renderPass;
   begin_pass(d, handle, cb, info.max_samples, begin->renderArea.extent,
-             pass_where(info.multiview, contents != VK_SUBPASS_CONTENTS_INLINE), true);
-  if (msaa_on()) add_pass_targets(d, cb, begin, info);
+             pass_where(info.multiview, contents != VK_SUBPASS_CONTENTS_INLINE), true, info.subpasses);
+  if (!msaa_on()) return begin->renderPass;
+  const bool stored_copy = info.store_copy && readback_frame(d);
+  add_pass_targets(d, cb, begin, info, stored_copy);
+  return stored_copy ? info.store_copy : begin->renderPass;
 }
 
 void next_subpass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, VkSubpassContents contents) {
@@ -273,14 +281,30 @@ VKAPI_ATTR void VKAPI_CALL CmdSetPatchControlPointsEXT(VkCommandBuffer commandBu
 VKAPI_ATTR void VKAPI_CALL CmdBeginRenderPass(VkCommandBuffer commandBuffer, const VkRenderPassBeginInfo* begin,
                                               VkSubpassContents contents) {
   auto [cb, d] = recording(commandBuffer);
-  if (cb) begin_render_pass(d, commandBuffer, cb, begin, contents);
+  VkRenderPassBeginInfo copy;
+  if (cb) {
+    const VkRenderPass rp = begin_render_pass(d, commandBuffer, cb, begin, contents);
+    if (rp != begin->renderPass) {
+      copy = *begin;
+      copy.renderPass = rp;
+      begin = &copy;
+    }
+  }
   d->table.CmdBeginRenderPass(commandBuffer, begin, contents);
 }
 
 void cmd_begin_render_pass2(PFN_vkCmdBeginRenderPass2 DeviceTable::*next, VkCommandBuffer commandBuffer,
                             const VkRenderPassBeginInfo* begin, const VkSubpassBeginInfo* subpass) {
   auto [cb, d] = recording(commandBuffer);
-  if (cb) begin_render_pass(d, commandBuffer, cb, begin, subpass->contents);
+  VkRenderPassBeginInfo copy;
+  if (cb) {
+    const VkRenderPass rp = begin_render_pass(d, commandBuffer, cb, begin, subpass->contents);
+    if (rp != begin->renderPass) {
+      copy = *begin;
+      copy.renderPass = rp;
+      begin = &copy;
+    }
+  }
   (d->table.*next)(commandBuffer, begin, subpass);
 }
 
@@ -313,6 +337,8 @@ void cmd_end_render_pass2(PFN_vkCmdEndRenderPass2 DeviceTable::*next, VkCommandB
 void cmd_begin_rendering(PFN_vkCmdBeginRendering DeviceTable::*next, VkCommandBuffer commandBuffer,
                          const VkRenderingInfo* info) {
   auto [cb, d] = recording(commandBuffer);
+  VkRenderingInfo rendering_copy;
+  std::vector<VkRenderingAttachmentInfo> colour_copy;
   if (cb) {
     uint32_t samples = 1;
     {
@@ -328,13 +354,34 @@ void cmd_begin_rendering(PFN_vkCmdBeginRendering DeviceTable::*next, VkCommandBu
     }
     begin_pass(d, commandBuffer, cb, samples, info->renderArea.extent,
                pass_where(info->viewMask != 0, info->flags & VK_RENDERING_CONTENTS_SECONDARY_COMMAND_BUFFERS_BIT),
-               !(info->flags & VK_RENDERING_RESUMING_BIT));
-    if (msaa_on()) {
+               !(info->flags & VK_RENDERING_RESUMING_BIT), info->flags & VK_RENDERING_RESUMING_BIT ? 0 : 1);
+    if (msaa_on() && samples > 1) {
+      // In read-back frames a copy of the rendering info stores the multisampled colour
+      // attachments the application does not (a resolve-style pass stores DONT_CARE).
+      const bool store_all = readback_frame(d);
       for (uint32_t i = 0; i < info->colorAttachmentCount; ++i) {
         const VkRenderingAttachmentInfo& a = info->pColorAttachments[i];
-        if (a.imageView == VK_NULL_HANDLE || a.storeOp != VK_ATTACHMENT_STORE_OP_STORE) continue;
+        if (a.imageView == VK_NULL_HANDLE) continue;
+        VkFormat format = VK_FORMAT_UNDEFINED;
+        {
+          std::shared_lock lock(d->objects_mutex);
+          auto v = d->view_images.find(a.imageView);
+          auto im = v == d->view_images.end() ? d->msaa_images.end() : d->msaa_images.find(v->second);
+          if (im != d->msaa_images.end()) format = im->second.format;
+        }
+        if (format == VK_FORMAT_UNDEFINED) continue;  // not multisampled
+        VkAttachmentStoreOp store = a.storeOp;
+        if (store_all && store == VK_ATTACHMENT_STORE_OP_DONT_CARE && msaa_format(format)) {
+          if (colour_copy.empty()) {
+            colour_copy.assign(info->pColorAttachments, info->pColorAttachments + info->colorAttachmentCount);
+            rendering_copy = *info;
+            rendering_copy.pColorAttachments = colour_copy.data();
+            info = &rendering_copy;
+          }
+          colour_copy[i].storeOp = store = VK_ATTACHMENT_STORE_OP_STORE;
+        }
         const bool clears = a.loadOp == VK_ATTACHMENT_LOAD_OP_CLEAR && !(info->flags & VK_RENDERING_RESUMING_BIT);
-        add_msaa_target(d, cb, a.imageView, a.imageLayout, clears, a.clearValue.color);
+        add_msaa_target(d, cb, a.imageView, a.imageLayout, clears, a.clearValue.color, format, store);
       }
     }
   }

@@ -234,6 +234,7 @@ bool Output::ensure_open() {
     for (int c = 0; c < kColorStateCodes; ++c)
       if (const char* n = color_tile_state_name(uint8_t(c))) h += std::string(",msaa.tiles_by_state.") + n;
     h += ",msaa.stored_bytes,msaa.uncompressed_bytes,msaa.planes_only_bytes,msaa.ratio,msaa.skipped";
+    for (const char* k : MsaaSkips::kKeys) h += std::string(",msaa.") + k;
     std::fprintf(file_, "%s\n", h.c_str());
   }
   return true;
@@ -279,8 +280,9 @@ std::string json_msaa(const MsaaFrameStats& m) {
   }
   s += "},\"stored_bytes\":" + u(m.stored_bytes) + ",\"uncompressed_bytes\":" + u(m.uncompressed_bytes) +
        ",\"planes_only_bytes\":" + u(m.planes_only_bytes) + ",\"ratio\":" + d(ratio(m)) +
-       ",\"skipped\":" + u(m.skipped) + "}";
-  return s;
+       ",\"skipped\":" + u(m.skipped);
+  json_counters(s, m.skipped_by_reason, 0, MsaaSkips::count);
+  return s + "}";
 }
 
 std::string csv_msaa(const MsaaFrameStats& m) {
@@ -291,6 +293,7 @@ std::string csv_msaa(const MsaaFrameStats& m) {
     if (color_tile_state_name(uint8_t(c))) s += "," + (v ? u(m.tiles_by_state[c]) : "");
   s += "," + (v ? u(m.stored_bytes) : "") + "," + (v ? u(m.uncompressed_bytes) : "") + "," +
        (v ? u(m.planes_only_bytes) : "") + "," + (v ? d(ratio(m)) : "") + "," + (v ? u(m.skipped) : "");
+  for (uint64_t n : m.skipped_by_reason.v) s += "," + (v ? u(n) : "");
   return s;
 }
 
@@ -368,19 +371,33 @@ void Output::write_summary(const FrameRecord& t, uint64_t frames, uint64_t frame
         ",\"queries_enabled\":" + (t.query_enabled ? "true" : "false") + ",\"query_segments\":" + u(t.query_segments) +
         ",\"query_lost\":" + u(query_lost) + ",\"query_note\":\"" + query_note + "\"";
     if (t.query_enabled) json_counters(s, t.query, 0, QueryCounters::count);
+    if (settings_.msaa_interval > 0) s += ",\"msaa\":" + json_msaa(t.msaa);
     std::fprintf(file_, "%s}\n", s.c_str());
     std::fflush(file_);
   }
   if (settings_.summary) {
+    // The MSAA read-back's totals, every skipped attachment by reason (docs/layer.md).
+    std::string msaa;
+    if (settings_.msaa_interval > 0) {
+      msaa = "; MSAA read-back: " + u(t.msaa.images) + " images read, " + u(t.msaa.skipped) + " skipped";
+      std::string reasons;
+      for (int i = 0; i < MsaaSkips::count; ++i)
+        if (t.msaa.skipped_by_reason.v[size_t(i)])
+          reasons += std::string(reasons.empty() ? "" : ", ") + (std::strchr(MsaaSkips::kKeys[i], '.') + 1) + " " +
+                     u(t.msaa.skipped_by_reason.v[size_t(i)]);
+      if (!reasons.empty()) msaa += " (" + reasons + ")";
+    }
+    std::string query_state = t.query_enabled ? (query_lost ? "partly lost" : "on") : query_note;
+    if (t.query_enabled && !query_note.empty()) query_state += " (" + query_note + ")";
     // Name the file only where records reached it; a file that failed to open says so.
     const std::string where = settings_.output.empty() ? ""
                               : failed_                ? " (cannot write " + settings_.output + ")"
                                                        : " to " + settings_.output;
     std::fprintf(stderr,
                  "VK_LAYER_TESSERA_stats: device %u: %" PRIu64 " frames (%" PRIu64 " written%s), %" PRIu64
-                 " draws, %" PRIu64 " vertices, %" PRIu64 " dispatches; pipeline statistics %s\n",
+                 " draws, %" PRIu64 " vertices, %" PRIu64 " dispatches; pipeline statistics %s%s\n",
                  t.device, frames, frames_written, where.c_str(), c.draws(), c[CpuCounters::kVertices], c.dispatches(),
-                 t.query_enabled ? (query_lost ? "partly lost" : "on") : query_note.c_str());
+                 query_state.c_str(), msaa.c_str());
   }
 }
 

@@ -128,6 +128,7 @@ void MsaaFrameStats::add(const MsaaFrameStats& o) {
   uncompressed_bytes += o.uncompressed_bytes;
   planes_only_bytes += o.planes_only_bytes;
   skipped += o.skipped;
+  skipped_by_reason.merge(o.skipped_by_reason);
 }
 
 MsaaFrameStats analyse_msaa_samples(const uint32_t* samples, uint32_t width, uint32_t height, uint32_t n,

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tessera/counter_set.h"
+
 namespace tessera::layer {
 
 // One query segment's tessellation as the GPU counted it: patches (tcs_patches) and
@@ -41,6 +43,24 @@ GppFrameModel model_gpp_frame(const std::vector<TessSegment>& segments, int gpp_
 // the unit stores it (store_tile with its index-bit palette attempt), counted per state.
 // Summed over the frame's read-back images.
 inline constexpr int kColorStateCodes = 16;
+
+// Why a multisampled colour attachment of a read-back frame was not read (docs/layer.md).
+// clang-format off
+#define TESSERA_LAYER_MSAA_SKIP_REASONS(X)                                                                             \
+  X(kStoreOpDontCare, "skipped_by_reason.store_op_dont_care", "stored DONT_CARE and no store copy of the pass")        \
+  X(kStoreOpNone, "skipped_by_reason.store_op_none", "stored with STORE_OP_NONE (contents left as they were)")          \
+  X(kTransient, "skipped_by_reason.transient", "TRANSIENT image on a device with lazily allocated memory")             \
+  X(kFormat, "skipped_by_reason.format", "a colour format other than 8-bit UNORM RGBA/BGRA")                           \
+  X(kNotReadable, "skipped_by_reason.not_readable", "image the layer could not make sampled (tiling, usage, limits)")  \
+  X(kLayout, "skipped_by_reason.layout", "left in an undefined layout")                                               \
+  X(kQueue, "skipped_by_reason.queue", "submitted on a queue family without compute")                                  \
+  X(kResources, "skipped_by_reason.resources", "the layer's own objects could not be made")
+// clang-format on
+TESSERA_DEFINE_COUNTER_IDS(MsaaSkipIds, TESSERA_LAYER_MSAA_SKIP_REASONS);
+using MsaaSkips = CounterSet<MsaaSkipIds>;
+// Not a reason: the attachment is read.
+inline constexpr int kMsaaRead = -1;
+
 struct MsaaFrameStats {
   bool valid = false;  // false: no read-back in this frame
   uint64_t images = 0;
@@ -51,6 +71,7 @@ struct MsaaFrameStats {
   uint64_t uncompressed_bytes = 0;  // every plane raw
   uint64_t planes_only_bytes = 0;   // used planes raw + index bits
   uint64_t skipped = 0;             // attachments not read (see docs/layer.md)
+  MsaaSkips skipped_by_reason;      // the same, by reason
 
   void add(const MsaaFrameStats& o);
 };

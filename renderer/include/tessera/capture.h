@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,9 @@ struct Capture {
 // against the file size, checksums, the manifest's fields and ranges): tessera::Error naming
 // the file and what is wrong, never a crash, never an allocation the file's size cannot justify.
 Capture read_capture(const std::filesystem::path& path);
+// read_capture on a file's bytes already in memory (the fuzz target, tests): `name` stands for
+// the file in messages. The same checks, the same errors.
+Capture read_capture_bytes(std::span<const uint8_t> bytes, const std::string& name);
 // Writes atomically (a temporary beside the target, then rename): tessera::Error on failure.
 void write_capture(const std::filesystem::path& path, const Capture& capture);
 
