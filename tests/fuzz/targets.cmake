@@ -10,3 +10,4 @@ tessera_fuzz_target(obj "assets/meshes/*.obj;tests/data/bad/obj_*.obj;tests/cli/
 tessera_fuzz_target(color_decode "")
 tessera_fuzz_target(color_roundtrip "")
 tessera_fuzz_target(tessellator "")
+tessera_fuzz_target(tcap "")
