@@ -77,7 +77,10 @@ void forget_command_buffers(DeviceData* d, const VkCommandBuffer* cbs, uint32_t 
       d->command_buffers.erase(it);
     }
   }
-  for (auto& cb : gone) release_slots(d, cb.get());
+  for (auto& cb : gone) {
+    release_slots(d, cb.get());
+    capture_release_recording(d, cb.get());
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -121,6 +124,7 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetCommandPool(VkDevice device, VkCommandPool p
   }
   for (CommandBufferState* cb : states) {
     release_slots(d, cb);
+    capture_release_recording(d, cb);
     cb->reset_recording();
   }
   return d->table.ResetCommandPool(device, pool, flags);
@@ -162,7 +166,10 @@ VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer commandBuffer,
   if (cb) {
     release_slots(d, cb);  // beginning resets the command buffer
     cb->reset_recording();
-    cb->queries_ok = d->queries && cb->mask != 0;
+    // Pipeline statistics in every query_interval-th frame's recordings (a command buffer
+    // recorded once and resubmitted keeps what it was recorded with).
+    cb->queries_ok =
+        d->queries && cb->mask != 0 && d->open_frame.load(std::memory_order_relaxed) % settings().query_interval == 0;
     cb->simultaneous = info->flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
     if (!cb->primary) {
       const VkCommandBufferInheritanceInfo* inh = info->pInheritanceInfo;
@@ -173,6 +180,7 @@ VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer commandBuffer,
         if (inh) cb->render_pass = inh->renderPass;
       }
     }
+    if (capture_on()) capture_begin_recording(d, cb, info);
   }
   return d->table.BeginCommandBuffer(commandBuffer, info);
 }
@@ -187,6 +195,7 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetCommandBuffer(VkCommandBuffer commandBuffer,
   auto [cb, d] = recording(commandBuffer);
   if (cb) {
     release_slots(d, cb);
+    capture_release_recording(d, cb);
     cb->reset_recording();
   }
   return d->table.ResetCommandBuffer(commandBuffer, flags);

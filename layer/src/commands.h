@@ -26,7 +26,8 @@ namespace tessera::layer {
 #define TESSERA_INSTANCE_COMMANDS(INTERCEPT, SHARED, CALL)                                                             \
   INTERCEPT(DestroyInstance) INTERCEPT(CreateDevice) INTERCEPT(EnumerateDeviceExtensionProperties)                     \
   CALL(GetPhysicalDeviceFeatures) CALL(GetPhysicalDeviceProperties) CALL(GetPhysicalDeviceQueueFamilyProperties)       \
-  CALL(GetPhysicalDeviceMemoryProperties) CALL(GetPhysicalDeviceFormatProperties)
+  CALL(GetPhysicalDeviceMemoryProperties) CALL(GetPhysicalDeviceFormatProperties) CALL(GetPhysicalDeviceFeatures2)  \
+  CALL(GetPhysicalDeviceProperties2) CALL(GetPhysicalDeviceFeatures2KHR) CALL(GetPhysicalDeviceProperties2KHR)
 // clang-format on
 
 // clang-format off
@@ -43,6 +44,7 @@ namespace tessera::layer {
   INTERCEPT(CreateImage) INTERCEPT(DestroyImage) INTERCEPT(CreateImageView) INTERCEPT(DestroyImageView)                \
   INTERCEPT(CreateFramebuffer) INTERCEPT(DestroyFramebuffer) INTERCEPT(GetDeviceQueue)                                 \
   INTERCEPT(GetDeviceQueue2) INTERCEPT(CreateQueryPool) INTERCEPT(DestroyQueryPool)                                    \
+  INTERCEPT(CreateSwapchainKHR) INTERCEPT(DestroySwapchainKHR)                                                         \
   /* recording (recording.cpp) */                                                                                      \
   INTERCEPT(CmdBindPipeline) SHARED(CmdSetPrimitiveTopology, cmd_set_primitive_topology)                               \
   SHARED(CmdSetPrimitiveTopologyEXT, cmd_set_primitive_topology) INTERCEPT(CmdSetPatchControlPointsEXT)                \
@@ -68,14 +70,19 @@ namespace tessera::layer {
   INTERCEPT(QueueSubmit) SHARED(QueueSubmit2, queue_submit2) SHARED(QueueSubmit2KHR, queue_submit2)                    \
   INTERCEPT(QueuePresentKHR) INTERCEPT(QueueInsertDebugUtilsLabelEXT)                                                  \
   /* called only: pipeline statistics (queries.cpp) and MSAA read-back (msaa_readback.cpp) */                          \
-  CALL(CreateComputePipelines) CALL(GetQueryPoolResults) CALL(CmdResetQueryPool) CALL(CreateShaderModule) CALL(DestroyShaderModule)            \
+  CALL(CreateComputePipelines) CALL(GetQueryPoolResults) CALL(CmdResetQueryPool) CALL(CmdWriteTimestamp)            \
+  /* frame capture (capture*.cpp; the HUD calls the swapchain and shader module ones too) */                           \
+  INTERCEPT(CreateShaderModule) INTERCEPT(DestroyShaderModule) INTERCEPT(GetSwapchainImagesKHR)                        \
+  INTERCEPT(CmdSetViewport) INTERCEPT(CmdSetScissor) CALL(CmdCopyImageToBuffer) CALL(QueueWaitIdle)                    \
   CALL(CreateDescriptorSetLayout) CALL(DestroyDescriptorSetLayout) CALL(CreatePipelineLayout)                          \
   CALL(DestroyPipelineLayout) CALL(CreateDescriptorPool) CALL(DestroyDescriptorPool)                                   \
   CALL(AllocateDescriptorSets) CALL(FreeDescriptorSets) CALL(UpdateDescriptorSets) CALL(CreateSampler)                 \
   CALL(DestroySampler) CALL(CreateBuffer) CALL(DestroyBuffer) CALL(GetBufferMemoryRequirements)                        \
   CALL(AllocateMemory) CALL(FreeMemory) CALL(BindBufferMemory) CALL(MapMemory) CALL(UnmapMemory)                       \
   CALL(CreateFence) CALL(DestroyFence) CALL(GetFenceStatus) CALL(WaitForFences) CALL(CmdBindDescriptorSets)            \
-  CALL(CmdPushConstants)
+  CALL(CmdPushConstants)                                                                                               \
+  /* called only: the HUD (hud.cpp) */                                                                                 \
+  CALL(CreateSemaphore) CALL(DestroySemaphore) CALL(ResetFences)
 // clang-format on
 
 #define TESSERA_TABLE_ENTRY(name) PFN_vk##name name = nullptr;

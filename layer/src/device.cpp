@@ -69,11 +69,37 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, co
   link->u.pLayerInfo = link->u.pLayerInfo->pNext;
 
   settings();  // read the settings once, before any device exists
-  VkResult r = create(ci, pAllocator, pInstance);
+  // Frame capture asks a Vulkan 1.0 application's devices for transformFeedback through
+  // VK_KHR_get_physical_device_properties2 (VK_EXT_transform_feedback requires it): added to a
+  // copy of the create info, exactly as asked when the driver refuses it.
+  bool properties2_ext = false;
+  std::vector<const char*> extensions(ci->ppEnabledExtensionNames,
+                                      ci->ppEnabledExtensionNames + ci->enabledExtensionCount);
+  for (const char* e : extensions)
+    properties2_ext |= std::strcmp(e, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME) == 0;
+  const uint32_t app_api = ci->pApplicationInfo ? ci->pApplicationInfo->apiVersion : VK_API_VERSION_1_0;
+  VkResult r = VK_ERROR_INITIALIZATION_FAILED;
+  auto* next_info = link->u.pLayerInfo;
+  if (capture_on() && VK_API_VERSION_MAJOR(app_api) <= 1 && VK_API_VERSION_MINOR(app_api) < 1 && !properties2_ext) {
+    extensions.push_back(VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
+    VkInstanceCreateInfo copy = *ci;
+    copy.enabledExtensionCount = uint32_t(extensions.size());
+    copy.ppEnabledExtensionNames = extensions.data();
+    r = create(&copy, pAllocator, pInstance);
+    properties2_ext = r == VK_SUCCESS;
+  }
+  if (r != VK_SUCCESS) {
+    link->u.pLayerInfo = next_info;
+    r = create(ci, pAllocator, pInstance);
+  }
   if (r != VK_SUCCESS) return r;
   auto* data = new InstanceData;
+  data->properties2 = properties2_ext;
   data->instance = *pInstance;
   if (ci->pApplicationInfo && ci->pApplicationInfo->apiVersion) data->api_version = ci->pApplicationInfo->apiVersion;
+  if (ci->pApplicationInfo && ci->pApplicationInfo->pApplicationName)
+    data->application = ci->pApplicationInfo->pApplicationName;
+  if (ci->pApplicationInfo && ci->pApplicationInfo->pEngineName) data->engine = ci->pApplicationInfo->pEngineName;
   for (uint32_t i = 0; i < ci->enabledExtensionCount; ++i)
     data->properties2 |=
         std::strcmp(ci->ppEnabledExtensionNames[i], VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME) == 0;
@@ -157,6 +183,8 @@ size_t known_struct_size(VkStructureType t) {
     TESSERA_SIZE(VkPhysicalDeviceRobustness2FeaturesEXT, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT)
     TESSERA_SIZE(VkDeviceGroupDeviceCreateInfo, VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO)
     TESSERA_SIZE(VkDevicePrivateDataCreateInfo, VK_STRUCTURE_TYPE_DEVICE_PRIVATE_DATA_CREATE_INFO)
+    TESSERA_SIZE(VkPhysicalDeviceTransformFeedbackFeaturesEXT,
+                 VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT)
 #undef TESSERA_SIZE
     default: return 0;
   }
@@ -275,8 +303,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   std::vector<const char*> extensions;
   bool modified_any = false;
   if (want && !chain.build(ci->pNext, {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-                                        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES})) {
+                                       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES})) {
     // The features struct may lie behind it: keep the chain, and reset in the recording.
     host_reset = false;
     if (!chain.build(ci->pNext, {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2})) {
@@ -329,7 +357,18 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
     }
   }
 
-  VkResult r = create(physicalDevice, want ? &modified : ci, pAllocator, pDevice);
+  // Frame capture: transformFeedback on top of what the queries need (capture.h).
+  CaptureDevicePlan capture_plan;
+  const VkDeviceCreateInfo without_capture = modified;
+  const bool capture_modified =
+      capture_on() && plan_capture_device(inst, physicalDevice, allow, modified, capture_plan);
+  VkResult r = create(physicalDevice, want || capture_modified ? &modified : ci, pAllocator, pDevice);
+  if (r != VK_SUCCESS && capture_modified) {
+    link->u.pLayerInfo = next_link;
+    capture_plan = CaptureDevicePlan{};
+    capture_plan.note = "enabling transformFeedback failed";
+    r = create(physicalDevice, want ? &without_capture : ci, pAllocator, pDevice);
+  }
   if (r != VK_SUCCESS && want && modified_any) {
     // The additions were refused: create the device exactly as asked, without queries.
     link->u.pLayerInfo = next_link;
@@ -365,14 +404,21 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   d->families.resize(nf);
   inst->table.GetPhysicalDeviceQueueFamilyProperties(physicalDevice, &nf, d->families.data());
   if (want && host_reset)
-    d->reset_query_pool = reinterpret_cast<PFN_vkResetQueryPool>(
-        gdpa(*pDevice, core_reset ? "vkResetQueryPool" : "vkResetQueryPoolEXT"));
+    d->reset_query_pool =
+        reinterpret_cast<PFN_vkResetQueryPool>(gdpa(*pDevice, core_reset ? "vkResetQueryPool" : "vkResetQueryPoolEXT"));
   d->queries = want && (d->reset_query_pool || d->table.CmdResetQueryPool) && d->table.CreateQueryPool &&
                d->table.GetQueryPoolResults && d->table.CmdBeginQuery && d->table.CmdEndQuery;
   if (want && !d->queries) note = "query commands unavailable";
   if (d->queries && !d->reset_query_pool)
     note = "reset in the command buffers (host query reset not available at the application's API version)";
   d->query_note = note;
+  {
+    VkPhysicalDeviceProperties props{};
+    inst->table.GetPhysicalDeviceProperties(physicalDevice, &props);
+    // Timestamps on graphics and compute queues need timestampComputeAndGraphics; without it a
+    // family's timestampValidBits says, which acquire_timer checks.
+    d->timestamp_period = props.limits.timestampPeriod;
+  }
   d->slabs.reserve(4096);
   Frame first;
   first.index = 0;
@@ -380,6 +426,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   d->frames.push_back(first);
   d->totals.device = d->index;
   d->totals.query_enabled = d->queries;
+  if (capture_on()) init_capture_device(d, capture_plan, gdpa);
 
   std::unique_lock lock(g_devices_mutex);
   g_devices[dispatch_key(*pDevice)] = d;
@@ -402,15 +449,20 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
     std::lock_guard lock(d->state_mutex);
     poll_readbacks(d, true);
     harvest_all(d);
+    poll_timers(d, true);
     if (d->frames.back().has_work) end_frame(d);
     d->frames.back().ended = true;  // the empty open frame: not written
     const uint64_t frames = d->frames.back().index;
     d->frames.pop_back();
     write_ready_frames(d);
-    output().write_summary(d->totals, frames, d->frames_written, d->query_lost, d->query_note);
+    output().write_summary(d->totals, frames, d->frames_written, d->query_lost, d->query_note,
+                           FrameTimes{d->cpu_times, d->gpu_times});
     destroy_query_pools(d);
+    destroy_timers(d);
+    hud_destroy_device(d);
     destroy_msaa_resources(d);
   }
+  if (d->capture) destroy_capture_device(d);
   // Command buffers still allocated are freed with the device: out of the lock-free index.
   for (const auto& [handle, state] : d->command_buffers) g_command_buffers.erase(handle);
   PFN_vkDestroyDevice destroy = d->table.DestroyDevice;

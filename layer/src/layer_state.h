@@ -17,8 +17,10 @@
 #include <unordered_set>
 #include <vector>
 
+#include "capture.h"
 #include "command_buffer_index.h"
 #include "commands.h"
+#include "hud.h"
 #include "msaa_readback.h"
 #include "stats.h"
 
@@ -27,6 +29,9 @@ namespace tessera::layer {
 constexpr const char* kLayerName = "VK_LAYER_TESSERA_stats";
 constexpr uint32_t kPoolSize = 128;  // queries per layer-owned query pool
 constexpr uint32_t kNoTopology = UINT32_MAX;
+// Without host query reset and with query_granularity = draw: slots reset ahead of each subpass.
+constexpr uint32_t kDrawSlotsPerPass = 32;
+constexpr uint64_t kHudGppInterval = 30;  // frames between GPP model runs for the HUD alone
 
 using Clock = std::chrono::steady_clock;
 
@@ -44,7 +49,10 @@ const T* find_in_chain(const void* pNext, VkStructureType type) {
 struct InstanceData {
   VkInstance instance = VK_NULL_HANDLE;
   uint32_t api_version = VK_API_VERSION_1_0;
-  bool properties2 = false;  // the application enabled VK_KHR_get_physical_device_properties2
+  std::string application, engine;  // VkApplicationInfo names (frame capture's files)
+  // VK_KHR_get_physical_device_properties2 is enabled: by the application, or by the layer for
+  // frame capture on a Vulkan 1.0 application (device.cpp's CreateInstance).
+  bool properties2 = false;
   InstanceTable table;
 };
 
@@ -54,8 +62,8 @@ struct InstanceData {
 // enabled on the instance). The layer never adds an extension whose requirements the application
 // did not meet, so that the application stays valid (docs/layer.md, "Versions and extensions").
 struct DeviceAllowance {
-  uint32_t api = 1000;          // major * 1000 + minor
-  bool feature_chains = false;  // VkPhysicalDeviceFeatures2 and extension feature structs allowed
+  uint32_t api = 1000;               // major * 1000 + minor
+  bool feature_chains = false;       // VkPhysicalDeviceFeatures2 and extension feature structs allowed
   std::vector<std::string> offered;  // the physical device's extensions
 
   bool core(uint32_t major, uint32_t minor) const { return api >= major * 1000 + minor; }
@@ -138,6 +146,7 @@ struct CommandBufferState {
   uint32_t pipe_samples = 1;
   uint32_t dyn_topology = kNoTopology;
   uint32_t dyn_patch_cp = 0;
+  std::unique_ptr<CaptureRecording> capture;  // frame capture's notes (capture.h), when noted
 
   void reset_recording();
 };
@@ -159,6 +168,10 @@ struct Frame {
   uint64_t segments = 0;
   QueryCounters query;
   std::vector<TessSegment> tess;   // graphics segments in submission order, for the GPP model
+  double gpu_ms = 0.0;             // GPU time of the submissions timed so far (gpu_time.cpp)
+  uint32_t gpu_timed = 0;          // submissions timed
+  bool gpu_incomplete = false;     // some submission could not be timed
+  uint32_t pending_timers = 0;     // timed submissions whose timestamps are not read yet
   uint32_t pending_readbacks = 0;  // MSAA read-back submissions not yet consumed
   uint32_t readback_images = 0;    // images read back so far (numbers the dumps)
   MsaaFrameStats msaa;
@@ -175,6 +188,16 @@ struct SlotState {
   bool listed = false;         // present in DeviceData::pending
   int64_t segment = -1;        // its entry in the pending frame's `tess`, -1 for compute slots
 };
+
+// Two timestamps around one submission (gpu_time.cpp): a query pool of 2 and the layer's two
+// command buffers writing them, recorded once for the queue family.
+struct GpuTimer {
+  uint32_t family = 0;
+  VkQueryPool pool = VK_NULL_HANDLE;
+  VkCommandBuffer begin = VK_NULL_HANDLE, end = VK_NULL_HANDLE;
+  int64_t frame = -1;  // frame of the pending submission, -1 when free
+};
+constexpr size_t kMaxTimers = 256;  // submissions timed at once; more go untimed
 
 // ---------------------------------------------------------------------------------------------
 // A device
@@ -213,14 +236,26 @@ struct DeviceData {
   std::vector<QueryPoolSlab> slabs;  // never reallocates: capacity reserved at device creation
   std::vector<SlotState> slots;      // slab * kPoolSize + query
   std::unordered_map<VkQueryPipelineStatisticFlags, std::vector<uint32_t>> free_slots;
-  std::vector<uint32_t> pending;  // each slot at most once; may hold slots no longer pending
-  std::deque<Frame> frames;       // unwritten frames; back() is the open frame
+  std::vector<uint32_t> pending;        // each slot at most once; may hold slots no longer pending
+  std::deque<Frame> frames;             // unwritten frames; back() is the open frame
   std::atomic<uint64_t> open_frame{0};  // frames.back().index, for recording threads without the lock
   uint64_t submit_serial = 0;
   uint64_t submits_in_frame = 0;
   uint64_t frames_written = 0;
   uint64_t query_lost = 0;
   FrameRecord totals;
+
+  // GPU time (state_mutex).
+  float timestamp_period = 0.0f;  // ns per tick; 0: no timestamps
+  std::unordered_map<uint32_t, VkCommandPool> timer_command_pools;
+  std::vector<std::unique_ptr<GpuTimer>> timers;
+  std::unordered_map<uint32_t, std::vector<GpuTimer*>> free_timers;
+  std::vector<GpuTimer*> pending_timers;
+  std::vector<double> cpu_times, gpu_times;  // per frame, for the summary's percentiles
+
+  // The HUD: what it shows (state_mutex) and its swapchains (hud.cpp's lock).
+  HudStats hud;
+  std::unordered_map<VkSwapchainKHR, std::shared_ptr<HudSwapchain>> hud_swapchains;
 
   // MSAA read-back. Maps under objects_mutex, the rest under state_mutex.
   PFN_vkSetDeviceLoaderData set_loader_data = nullptr;
@@ -230,6 +265,9 @@ struct DeviceData {
   std::unordered_map<VkQueue, uint32_t> queue_families;
   MsaaResources msaa;
   std::deque<ReadbackBatch> readbacks;
+
+  // Frame capture (capture.h), when the capture setting is on.
+  std::unique_ptr<CaptureDevice> capture;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -271,6 +309,13 @@ bool harvest(DeviceData* d, uint32_t slot, bool force);     // under state_mutex
 void poll_queries(DeviceData* d);                           // under state_mutex
 void harvest_all(DeviceData* d);                            // under state_mutex
 void destroy_query_pools(DeviceData* d);                    // under state_mutex
+
+// gpu_time.cpp: a timer for a submission on `queue` (nullptr: untimed; takes state_mutex),
+// given back when the submission failed (takes state_mutex); reading and teardown under it.
+GpuTimer* acquire_timer(DeviceData* d, VkQueue queue);
+void release_timer(DeviceData* d, GpuTimer* timer);
+void poll_timers(DeviceData* d, bool wait);
+void destroy_timers(DeviceData* d);
 
 // frames.cpp (under state_mutex)
 Frame& frame_at(DeviceData* d, uint64_t index);

@@ -383,8 +383,9 @@ void add_pass_targets(DeviceData* d, CommandBufferState* cb, const VkRenderPassB
     const AttachmentDesc& a = info.attachments[i];
     if (a.samples < 2) continue;
     const bool clears = a.load == VK_ATTACHMENT_LOAD_OP_CLEAR && i < begin->clearValueCount && begin->pClearValues;
-    add_msaa_target(d, cb, views[i], a.final_layout, clears, clears ? begin->pClearValues[i].color : VkClearColorValue{},
-                    a.format, stored_copy && msaa_format(a.format) ? VK_ATTACHMENT_STORE_OP_STORE : a.store);
+    add_msaa_target(d, cb, views[i], a.final_layout, clears,
+                    clears ? begin->pClearValues[i].color : VkClearColorValue{}, a.format,
+                    stored_copy && msaa_format(a.format) ? VK_ATTACHMENT_STORE_OP_STORE : a.store);
   }
 }
 

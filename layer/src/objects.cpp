@@ -18,7 +18,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
                                                        const VkGraphicsPipelineCreateInfo* infos,
                                                        const VkAllocationCallbacks* pAllocator, VkPipeline* pipelines) {
   DeviceData* d = get_device(device);
-  VkResult r = d->table.CreateGraphicsPipelines(device, cache, count, infos, pAllocator, pipelines);
+  VkResult r = d->capture ? capture_create_graphics_pipelines(d, device, cache, count, infos, pAllocator, pipelines)
+                           : d->table.CreateGraphicsPipelines(device, cache, count, infos, pAllocator, pipelines);
   std::unique_lock lock(d->objects_mutex);
   for (uint32_t i = 0; i < count; ++i) {
     if (pipelines[i] == VK_NULL_HANDLE) continue;
@@ -65,6 +66,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
                                            const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
   forget(d, pipeline, d->pipelines);
+  if (d->capture) capture_forget_pipeline(d, pipeline);
   d->table.DestroyPipeline(device, pipeline, pAllocator);
 }
 
@@ -91,8 +93,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
   const bool msaa_colour = msaa_on() && ci->samples >= VK_SAMPLE_COUNT_2_BIT &&
                            (ci->usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) && !depth_stencil_format(ci->format);
   int reason = MsaaSkips::kNotReadable;
-  VkImageCreateInfo copy;
-  const VkImageCreateInfo* use = ci;
+  VkImageCreateInfo copy, capture_copy;
+  // Frame capture copies single-sample attachments out: TRANSFER_SRC usage on a copy of the info
+  // (never the multisampled images the MSAA read-back handles).
+  const VkImageCreateInfo* use = d->capture ? capture_image_info(ci, capture_copy) : ci;
   if (msaa_colour && !msaa_format(ci->format)) {
     reason = MsaaSkips::kFormat;
   } else if (msaa_colour && ci->samples <= VK_SAMPLE_COUNT_8_BIT && ci->imageType == VK_IMAGE_TYPE_2D &&
@@ -109,13 +113,15 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
       reason = MsaaSkips::kTransient;
     if (reason == kMsaaRead && !(ci->usage & VK_IMAGE_USAGE_SAMPLED_BIT)) {
       copy = *ci;
-      copy.usage = (ci->usage & ~VkImageUsageFlags(VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT)) | VK_IMAGE_USAGE_SAMPLED_BIT;
+      copy.usage =
+          (ci->usage & ~VkImageUsageFlags(VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT)) | VK_IMAGE_USAGE_SAMPLED_BIT;
       use = &copy;
     }
   }
   VkResult r = d->table.CreateImage(device, use, pAllocator, image);
   if (r != VK_SUCCESS && use != ci) {  // the extra usage was refused: exactly as asked, unread
     reason = MsaaSkips::kNotReadable;
+    use = ci;
     r = d->table.CreateImage(device, ci, pAllocator, image);
   }
   if (r == VK_SUCCESS) {
@@ -123,6 +129,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
     d->image_samples[*image] = ci->samples;
     if (msaa_colour) d->msaa_images[*image] = {ci->format, ci->extent, uint32_t(ci->samples), reason};
   }
+  if (r == VK_SUCCESS && d->capture)
+    capture_image_created(d, *image, *ci, (use->usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) != 0);
   return r;
 }
 
@@ -130,6 +138,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyImage(VkDevice device, VkImage image, const Vk
   DeviceData* d = get_device(device);
   if (msaa_on()) wait_for_readbacks_of(d, image);
   forget(d, image, d->image_samples, d->msaa_images);
+  if (d->capture) capture_forget_image(d, image);
   d->table.DestroyImage(device, image, pAllocator);
 }
 
@@ -141,7 +150,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImageView(VkDevice device, const VkImageVie
     std::unique_lock lock(d->objects_mutex);
     auto it = d->image_samples.find(ci->image);
     d->view_samples[*view] = it == d->image_samples.end() ? 1 : it->second;  // swapchain images: 1
-    if (msaa_on()) d->view_images[*view] = ci->image;
+    if (msaa_on() || d->capture) d->view_images[*view] = ci->image;
   }
   return r;
 }
@@ -189,6 +198,10 @@ VkRenderPass make_store_copy(DeviceData* d, const Info* ci, Create create) {
 VKAPI_ATTR VkResult VKAPI_CALL CreateRenderPass(VkDevice device, const VkRenderPassCreateInfo* ci,
                                                 const VkAllocationCallbacks* pAllocator, VkRenderPass* rp) {
   DeviceData* d = get_device(device);
+  // Frame capture reads attachments back: stored even where the application does not care.
+  VkRenderPassCreateInfo capture_copy;
+  std::vector<VkAttachmentDescription> capture_attachments;
+  if (d->capture) ci = capture_render_pass(ci, capture_copy, capture_attachments);
   VkResult r = d->table.CreateRenderPass(device, ci, pAllocator, rp);
   if (r == VK_SUCCESS) {
     RenderPassInfo info;
@@ -202,7 +215,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateRenderPass(VkDevice device, const VkRenderP
                                                                   VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO))
       for (uint32_t i = 0; i < mv->subpassCount; ++i) info.multiview |= mv->pViewMasks[i] != 0;
     if (wants_store_copy(ci->pAttachments, ci->attachmentCount))
-      info.store_copy = make_store_copy<VkRenderPassCreateInfo, VkAttachmentDescription>(d, ci, d->table.CreateRenderPass);
+      info.store_copy =
+          make_store_copy<VkRenderPassCreateInfo, VkAttachmentDescription>(d, ci, d->table.CreateRenderPass);
     remember(d, d->render_passes, *rp, std::move(info));
   }
   return r;
@@ -212,6 +226,9 @@ VkResult create_render_pass2(PFN_vkCreateRenderPass2 DeviceTable::*next, VkDevic
                              const VkRenderPassCreateInfo2* ci, const VkAllocationCallbacks* pAllocator,
                              VkRenderPass* rp) {
   DeviceData* d = get_device(device);
+  VkRenderPassCreateInfo2 capture_copy;
+  std::vector<VkAttachmentDescription2> capture_attachments;
+  if (d->capture) ci = capture_render_pass(ci, capture_copy, capture_attachments);
   VkResult r = (d->table.*next)(device, ci, pAllocator, rp);
   if (r == VK_SUCCESS) {
     RenderPassInfo info;
@@ -260,7 +277,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateFramebuffer(VkDevice device, const VkFrameb
                                                  const VkAllocationCallbacks* pAllocator, VkFramebuffer* fb) {
   DeviceData* d = get_device(device);
   VkResult r = d->table.CreateFramebuffer(device, ci, pAllocator, fb);
-  if (r == VK_SUCCESS && msaa_on() && !(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT)) {
+  if (r == VK_SUCCESS && (msaa_on() || d->capture) && !(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT)) {
     std::unique_lock lock(d->objects_mutex);
     d->framebuffers[*fb].assign(ci->pAttachments, ci->pAttachments + ci->attachmentCount);
   }
@@ -290,6 +307,34 @@ VKAPI_ATTR void VKAPI_CALL GetDeviceQueue2(VkDevice device, const VkDeviceQueueI
     std::unique_lock lock(d->objects_mutex);
     d->queue_families[*queue] = info->queueFamilyIndex;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Swapchains (the HUD draws into their images)
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateSwapchainKHR(VkDevice device, const VkSwapchainCreateInfoKHR* ci,
+                                                  const VkAllocationCallbacks* pAllocator, VkSwapchainKHR* swapchain) {
+  DeviceData* d = get_device(device);
+  VkResult r = d->capture ? capture_create_swapchain(d, device, ci, pAllocator, swapchain)
+                          : d->table.CreateSwapchainKHR(device, ci, pAllocator, swapchain);
+  if (r == VK_SUCCESS && settings().hud) hud_create_swapchain(d, ci, *swapchain);
+  return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL GetSwapchainImagesKHR(VkDevice device, VkSwapchainKHR swapchain, uint32_t* count,
+                                                     VkImage* images) {
+  DeviceData* d = get_device(device);
+  VkResult r = d->table.GetSwapchainImagesKHR(device, swapchain, count, images);
+  if (d->capture && images && (r == VK_SUCCESS || r == VK_INCOMPLETE)) capture_swapchain_images(d, swapchain, *count, images);
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroySwapchainKHR(VkDevice device, VkSwapchainKHR swapchain,
+                                               const VkAllocationCallbacks* pAllocator) {
+  DeviceData* d = get_device(device);
+  if (settings().hud && swapchain != VK_NULL_HANDLE) hud_destroy_swapchain(d, swapchain);
+  if (d->capture) capture_destroy_swapchain(d, swapchain);
+  d->table.DestroySwapchainKHR(device, swapchain, pAllocator);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -115,7 +115,12 @@ void release_slots(DeviceData* d, CommandBufferState* cb) {
 VkQueryPool slot_pool(DeviceData* d, uint32_t slot) { return d->slabs[slot / kPoolSize].pool; }
 
 void begin_segment(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb) {
-  if (cb->query_active || !d->queries) return;
+  if (!d->queries) return;
+  if (cb->query_active) {
+    // query_granularity = draw: every draw (and dispatch) its own query.
+    if (settings().query_granularity != QueryGranularity::kDraw) return;
+    end_segment(d, handle, cb);
+  }
   if (!cb->queries_ok || cb->app_stats_active || cb->where == Where::kNoQueryPass ||
       cb->where == Where::kSecondaryPass) {
     cb->incomplete = true;

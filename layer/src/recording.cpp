@@ -66,13 +66,17 @@ uint32_t sample_bucket(uint32_t samples) {
 
 // An indirect draw: counted as a command, its geometry is on the GPU.
 template <typename Next, typename... Args>
-void indirect_draw(CpuCounters::Id kind, Next DeviceTable::*next, VkCommandBuffer commandBuffer, Args... args) {
+void indirect_draw(CpuCounters::Id kind, capture::DrawCall call, Next DeviceTable::*next, VkCommandBuffer commandBuffer,
+                   Args... args) {
   auto [cb, d] = recording(commandBuffer);
+  bool xfb = false;
   if (cb) {
     begin_segment(d, commandBuffer, cb);
     count_draw(cb, kind);
+    if (cb->capture) xfb = capture_before_draw(d, commandBuffer, cb, {call, 0, 0, false});
   }
   (d->table.*next)(commandBuffer, args...);
+  if (xfb) capture_after_draw(d, commandBuffer, cb);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -89,7 +93,10 @@ void begin_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, u
   end_segment(d, handle, cb);
   // Without host query reset, the pass's slots are reset now, before it begins (not between a
   // suspended and a resumed dynamic render pass, where no other command may lie).
-  if (inner != Where::kNoQueryPass && cb->primary && subpasses) reserve_slots(d, handle, cb, subpasses);
+  // Per-draw queries reserve a fixed number per pass: draws past it go unmeasured.
+  if (inner != Where::kNoQueryPass && cb->primary && subpasses)
+    reserve_slots(d, handle, cb,
+                  settings().query_granularity == QueryGranularity::kDraw ? kDrawSlotsPerPass * subpasses : subpasses);
   if (count) {
     cb->counters[CpuCounters::render_passes(sample_bucket(samples))]++;
     if (samples > 1) cb->counters[CpuCounters::kMsaaCoveredPixels] += uint64_t(extent.width) * extent.height;
@@ -103,6 +110,7 @@ VkRenderPass begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBuf
                                const VkRenderPassBeginInfo* begin, VkSubpassContents contents) {
   RenderPassInfo info = render_pass_info(d, begin->renderPass);
   cb->render_pass = begin->renderPass;
+  if (cb->capture) capture_begin_render_pass(d, handle, cb, begin);
   begin_pass(d, handle, cb, info.max_samples, begin->renderArea.extent,
              pass_where(info.multiview, contents != VK_SUBPASS_CONTENTS_INLINE), true, info.subpasses);
   if (!msaa_on()) return begin->renderPass;
@@ -118,6 +126,7 @@ void next_subpass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb,
 
 void end_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb) {
   end_segment(d, handle, cb);
+  if (cb->capture) capture_end_pass(cb);
   cb->where = Where::kOutside;
   cb->render_pass = VK_NULL_HANDLE;
 }
@@ -130,41 +139,50 @@ void end_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb) {
 VKAPI_ATTR void VKAPI_CALL CmdDraw(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount,
                                    uint32_t firstVertex, uint32_t firstInstance) {
   auto [cb, d] = recording(commandBuffer);
+  bool xfb = false;
   if (cb) {
     begin_segment(d, commandBuffer, cb);
     count_draw(cb, CpuCounters::kDraw);
     count_geometry(cb, vertexCount, instanceCount, false);
+    if (cb->capture)
+      xfb = capture_before_draw(d, commandBuffer, cb, {capture::DrawCall::draw, vertexCount, instanceCount, true});
   }
   d->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
+  if (xfb) capture_after_draw(d, commandBuffer, cb);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount,
                                           uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance) {
   auto [cb, d] = recording(commandBuffer);
+  bool xfb = false;
   if (cb) {
     begin_segment(d, commandBuffer, cb);
     count_draw(cb, CpuCounters::kDrawIndexed);
     count_geometry(cb, indexCount, instanceCount, true);
+    if (cb->capture)
+      xfb = capture_before_draw(d, commandBuffer, cb, {capture::DrawCall::draw_indexed, indexCount, instanceCount, true});
   }
   d->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
+  if (xfb) capture_after_draw(d, commandBuffer, cb);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdDrawIndirect(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset,
                                            uint32_t drawCount, uint32_t stride) {
-  indirect_draw(CpuCounters::kDrawIndirect, &DeviceTable::CmdDrawIndirect, commandBuffer, buffer, offset, drawCount,
+  indirect_draw(CpuCounters::kDrawIndirect, capture::DrawCall::draw_indirect, &DeviceTable::CmdDrawIndirect, commandBuffer, buffer, offset, drawCount,
                 stride);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdDrawIndexedIndirect(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset,
                                                   uint32_t drawCount, uint32_t stride) {
-  indirect_draw(CpuCounters::kDrawIndexedIndirect, &DeviceTable::CmdDrawIndexedIndirect, commandBuffer, buffer, offset,
+  indirect_draw(CpuCounters::kDrawIndexedIndirect, capture::DrawCall::draw_indexed_indirect,
+                &DeviceTable::CmdDrawIndexedIndirect, commandBuffer, buffer, offset,
                 drawCount, stride);
 }
 
 void cmd_draw_indirect_count(PFN_vkCmdDrawIndirectCount DeviceTable::*next, VkCommandBuffer commandBuffer,
                              VkBuffer buffer, VkDeviceSize offset, VkBuffer countBuffer, VkDeviceSize countBufferOffset,
                              uint32_t maxDrawCount, uint32_t stride) {
-  indirect_draw(CpuCounters::kDrawIndirectCount, next, commandBuffer, buffer, offset, countBuffer, countBufferOffset,
+  indirect_draw(CpuCounters::kDrawIndirectCount, capture::DrawCall::draw_indirect_count, next, commandBuffer, buffer, offset, countBuffer, countBufferOffset,
                 maxDrawCount, stride);
 }
 
@@ -172,7 +190,7 @@ void cmd_draw_indexed_indirect_count(PFN_vkCmdDrawIndexedIndirectCount DeviceTab
                                      VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset,
                                      VkBuffer countBuffer, VkDeviceSize countBufferOffset, uint32_t maxDrawCount,
                                      uint32_t stride) {
-  indirect_draw(CpuCounters::kDrawIndexedIndirectCount, next, commandBuffer, buffer, offset, countBuffer,
+  indirect_draw(CpuCounters::kDrawIndexedIndirectCount, capture::DrawCall::draw_indexed_indirect_count, next, commandBuffer, buffer, offset, countBuffer,
                 countBufferOffset, maxDrawCount, stride);
 }
 
@@ -258,6 +276,7 @@ VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer commandBuffer, VkPipe
     cb->pipe_tessellation = info.tessellation;
     cb->pipe_geometry = info.geometry;
     cb->pipe_samples = info.samples;
+    if (cb->capture) capture_bind_pipeline(d, cb, pipeline);
   }
   d->table.CmdBindPipeline(commandBuffer, bindPoint, pipeline);
 }
@@ -340,6 +359,7 @@ void cmd_begin_rendering(PFN_vkCmdBeginRendering DeviceTable::*next, VkCommandBu
   VkRenderingInfo rendering_copy;
   std::vector<VkRenderingAttachmentInfo> colour_copy;
   if (cb) {
+    if (cb->capture) capture_begin_rendering(d, commandBuffer, cb, info);
     uint32_t samples = 1;
     {
       std::shared_lock lock(d->objects_mutex);
@@ -405,6 +425,8 @@ VKAPI_ATTR void VKAPI_CALL CmdPipelineBarrier(VkCommandBuffer commandBuffer, VkP
   auto [cb, d] = recording(commandBuffer);
   if (cb && !cb->msaa_targets.empty())
     for (uint32_t i = 0; i < image_count; ++i) track_msaa_layout(cb, images[i].image, images[i].newLayout);
+  if (cb && cb->capture)
+    for (uint32_t i = 0; i < image_count; ++i) capture_track_layout(cb, images[i].image, images[i].newLayout);
   d->table.CmdPipelineBarrier(commandBuffer, src, dst, flags, memory_count, memory, buffer_count, buffers, image_count,
                               images);
 }
@@ -415,6 +437,9 @@ void cmd_pipeline_barrier2(PFN_vkCmdPipelineBarrier2 DeviceTable::*next, VkComma
   if (cb && !cb->msaa_targets.empty())
     for (uint32_t i = 0; i < info->imageMemoryBarrierCount; ++i)
       track_msaa_layout(cb, info->pImageMemoryBarriers[i].image, info->pImageMemoryBarriers[i].newLayout);
+  if (cb && cb->capture)
+    for (uint32_t i = 0; i < info->imageMemoryBarrierCount; ++i)
+      capture_track_layout(cb, info->pImageMemoryBarriers[i].image, info->pImageMemoryBarriers[i].newLayout);
   (d->table.*next)(commandBuffer, info);
 }
 

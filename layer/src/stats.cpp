@@ -4,10 +4,13 @@
 
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <algorithm>
 #include <map>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -93,12 +96,63 @@ void apply(Settings& s, const std::string& key, const std::string& value, const 
     uint64_t n = 0;
     if (!parse_u64(value, n)) return bad();
     s.msaa_interval = n;
+  } else if (key == "capture") {
+    if (!parse_capture_frames(value, s.capture)) return bad();
+  } else if (key == "capture_path") {
+    if (value.empty()) return bad();
+    s.capture_path = value;
+  } else if (key == "capture_transform_feedback") {
+    if (value == "1" || value == "true" || value == "on")
+      s.capture_xfb = true;
+    else if (value == "0" || value == "false" || value == "off")
+      s.capture_xfb = false;
+    else
+      return bad();
   } else if (key == "msaa_dump") {
     s.msaa_dump = value;
   } else if (key == "msaa_state_image") {
     s.msaa_state_image = value;
-  } else if (key == "summary" || key == "queries") {
-    bool& flag = key == "summary" ? s.summary : s.queries;
+  } else if (key == "query_interval") {
+    uint64_t n = 0;
+    if (!parse_u64(value, n) || n == 0) return bad();
+    s.query_interval = n;
+  } else if (key == "query_granularity") {
+    if (value == "render_pass")
+      s.query_granularity = QueryGranularity::kRenderPass;
+    else if (value == "draw")
+      s.query_granularity = QueryGranularity::kDraw;
+    else
+      return bad();
+  } else if (key == "hud_position") {
+    const char* names[] = {"top_left", "top_right", "bottom_left", "bottom_right"};
+    int found = -1;
+    for (int i = 0; i < 4; ++i)
+      if (value == names[i]) found = i;
+    if (found < 0) return bad();
+    s.hud_position = HudPosition(found);
+  } else if (key == "hud_scale" || key == "hud_opacity") {
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    const bool scale = key == "hud_scale";
+    // Documented ranges; NaN fails both comparisons.
+    if (value.empty() || *end != '\0' || !(v >= (scale ? 0.25 : 0.0)) || !(v <= (scale ? 4.0 : 1.0))) return bad();
+    (scale ? s.hud_scale : s.hud_opacity) = float(v);
+  } else if (key == "hud_panels") {
+    uint32_t panels = 0;
+    size_t at = 0;
+    while (at <= value.size()) {
+      const size_t comma = std::min(value.find(',', at), value.size());
+      const std::string name = trim(value.substr(at, comma - at));
+      int found = -1;
+      for (int i = 0; i < kHudPanelCount; ++i)
+        if (name == kHudPanelNames[i]) found = i;
+      if (found < 0) return bad();
+      panels |= 1u << found;
+      at = comma + 1;
+    }
+    s.hud_panels = panels;
+  } else if (key == "summary" || key == "queries" || key == "gpu_time" || key == "hud") {
+    bool& flag = key == "summary" ? s.summary : key == "queries" ? s.queries : key == "gpu_time" ? s.gpu_time : s.hud;
     if (value == "1" || value == "true" || value == "on")
       flag = true;
     else if (value == "0" || value == "false" || value == "off")
@@ -120,10 +174,21 @@ const char* const kKeys[][2] = {
     {"frame_label", "TESSERA_LAYER_FRAME_LABEL"},
     {"summary", "TESSERA_LAYER_SUMMARY"},
     {"queries", "TESSERA_LAYER_QUERIES"},
+    {"query_interval", "TESSERA_LAYER_QUERY_INTERVAL"},
+    {"query_granularity", "TESSERA_LAYER_QUERY_GRANULARITY"},
+    {"gpu_time", "TESSERA_LAYER_GPU_TIME"},
+    {"hud", "TESSERA_LAYER_HUD"},
+    {"hud_position", "TESSERA_LAYER_HUD_POSITION"},
+    {"hud_scale", "TESSERA_LAYER_HUD_SCALE"},
+    {"hud_opacity", "TESSERA_LAYER_HUD_OPACITY"},
+    {"hud_panels", "TESSERA_LAYER_HUD_PANELS"},
     {"gpps", "TESSERA_LAYER_GPPS"},
     {"msaa_interval", "TESSERA_LAYER_MSAA_INTERVAL"},
     {"msaa_dump", "TESSERA_LAYER_MSAA_DUMP"},
     {"msaa_state_image", "TESSERA_LAYER_MSAA_STATE_IMAGE"},
+    {"capture", "TESSERA_LAYER_CAPTURE"},
+    {"capture_path", "TESSERA_LAYER_CAPTURE_PATH"},
+    {"capture_transform_feedback", "TESSERA_LAYER_CAPTURE_TRANSFORM_FEEDBACK"},
 };
 
 std::string settings_file_path() {
@@ -220,7 +285,7 @@ bool Output::ensure_open() {
     return false;
   }
   if (csv_) {
-    std::string h = "device,frame,cpu_frame_time_ms,submits,command_buffers,draws";
+    std::string h = "device,frame,cpu_frame_time_ms,gpu_ms,gpu_complete,submits,command_buffers,draws";
     csv_keys<CpuCounters>(h, CpuCounters::kDraw, CpuCounters::kDispatch);
     h += ",dispatches";
     csv_keys<CpuCounters>(h, CpuCounters::kDispatch, CpuCounters::count);
@@ -316,8 +381,9 @@ std::string json_frame(const FrameRecord& r) {
   char ms[64];
   std::snprintf(ms, sizeof ms, "%.3f", r.cpu_frame_time_ms);
   std::string s = "{\"device\":" + u(r.device) + ",\"frame\":" + u(r.frame) + ",\"cpu_frame_time_ms\":" + ms +
-                  ",\"submits\":" + u(r.submits) + ",\"command_buffers\":" + u(r.command_buffers) +
-                  ",\"draws\":" + u(c.draws());
+                  ",\"gpu_ms\":" + (r.gpu_ms < 0 ? std::string("null") : d(r.gpu_ms)) +
+                  ",\"gpu_complete\":" + (r.gpu_complete ? "true" : "false") + ",\"submits\":" + u(r.submits) +
+                  ",\"command_buffers\":" + u(r.command_buffers) + ",\"draws\":" + u(c.draws());
   json_counters(s, c, CpuCounters::kDraw, CpuCounters::kDispatch);
   s += ",\"dispatches\":" + u(c.dispatches());
   json_counters(s, c, CpuCounters::kDispatch, CpuCounters::count);
@@ -335,8 +401,8 @@ std::string csv_frame(const FrameRecord& r, int gpp_columns) {
   const CpuCounters& c = r.cpu;
   char ms[64];
   std::snprintf(ms, sizeof ms, "%.3f", r.cpu_frame_time_ms);
-  std::string s =
-      u(r.device) + "," + u(r.frame) + "," + ms + "," + u(r.submits) + "," + u(r.command_buffers) + "," + u(c.draws());
+  std::string s = u(r.device) + "," + u(r.frame) + "," + ms + "," + (r.gpu_ms < 0 ? std::string() : d(r.gpu_ms)) + "," +
+                  (r.gpu_complete ? "1" : "0") + "," + u(r.submits) + "," + u(r.command_buffers) + "," + u(c.draws());
   for (int i = 0; i < CpuCounters::count; ++i) {
     if (i == CpuCounters::kDispatch) s += "," + u(c.dispatches());
     s += "," + u(c.v[size_t(i)]);
@@ -344,6 +410,39 @@ std::string csv_frame(const FrameRecord& r, int gpp_columns) {
   s += std::string(",") + (r.query_enabled && r.query_complete ? "1" : "0") + "," + u(r.query_segments);
   for (uint64_t v : r.query.v) s += "," + (r.query_enabled ? u(v) : std::string());
   return s + csv_gpp(r.gpp, gpp_columns) + csv_msaa(r.msaa);
+}
+
+// Mean and nearest-rank percentiles of per-frame times.
+struct TimeStats {
+  size_t n = 0;
+  double mean = 0, p50 = 0, p95 = 0, p99 = 0;
+};
+
+TimeStats time_stats(std::vector<double> v) {
+  TimeStats t;
+  t.n = v.size();
+  if (v.empty()) return t;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  t.mean = sum / double(v.size());
+  auto rank = [&](double p) { return v[std::min(v.size() - 1, size_t(std::ceil(p * double(v.size()))) - 1)]; };
+  t.p50 = rank(0.50), t.p95 = rank(0.95), t.p99 = rank(0.99);
+  return t;
+}
+
+std::string json_times(const TimeStats& t) {
+  if (t.n == 0) return "null";
+  return "{\"frames\":" + u(t.n) + ",\"mean\":" + d(t.mean) + ",\"p50\":" + d(t.p50) + ",\"p95\":" + d(t.p95) +
+         ",\"p99\":" + d(t.p99) + "}";
+}
+
+std::string text_times(const char* what, const TimeStats& t) {
+  if (t.n == 0) return std::string("; ") + what + " frame time not measured";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "; %s frame time ms mean %.3f p50 %.3f p95 %.3f p99 %.3f", what, t.mean, t.p50, t.p95,
+                t.p99);
+  return buf;
 }
 
 }  // namespace
@@ -358,9 +457,10 @@ bool Output::write_frame(const FrameRecord& r) {
 }
 
 void Output::write_summary(const FrameRecord& t, uint64_t frames, uint64_t frames_written, uint64_t query_lost,
-                           const std::string& query_note) {
+                           const std::string& query_note, const FrameTimes& times) {
   std::lock_guard lock(mutex_);
   const CpuCounters& c = t.cpu;
+  const TimeStats cpu_times = time_stats(times.cpu), gpu_times = time_stats(times.gpu);
   if (ensure_open() && !csv_) {
     std::string s =
         "{\"summary\":true,\"device\":" + u(t.device) + ",\"frames\":" + u(frames) +
@@ -372,6 +472,7 @@ void Output::write_summary(const FrameRecord& t, uint64_t frames, uint64_t frame
         ",\"query_lost\":" + u(query_lost) + ",\"query_note\":\"" + query_note + "\"";
     if (t.query_enabled) json_counters(s, t.query, 0, QueryCounters::count);
     if (settings_.msaa_interval > 0) s += ",\"msaa\":" + json_msaa(t.msaa);
+    s += ",\"cpu_frame_time_ms\":" + json_times(cpu_times) + ",\"gpu_ms\":" + json_times(gpu_times);
     std::fprintf(file_, "%s}\n", s.c_str());
     std::fflush(file_);
   }
@@ -395,9 +496,10 @@ void Output::write_summary(const FrameRecord& t, uint64_t frames, uint64_t frame
                                                        : " to " + settings_.output;
     std::fprintf(stderr,
                  "VK_LAYER_TESSERA_stats: device %u: %" PRIu64 " frames (%" PRIu64 " written%s), %" PRIu64
-                 " draws, %" PRIu64 " vertices, %" PRIu64 " dispatches; pipeline statistics %s%s\n",
+                 " draws, %" PRIu64 " vertices, %" PRIu64 " dispatches; pipeline statistics %s%s%s%s\n",
                  t.device, frames, frames_written, where.c_str(), c.draws(), c[CpuCounters::kVertices], c.dispatches(),
-                 query_state.c_str(), msaa.c_str());
+                 query_state.c_str(), msaa.c_str(), text_times("CPU", cpu_times).c_str(),
+                 text_times("GPU", gpu_times).c_str());
   }
 }
 

@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #ifndef VK_NO_PROTOTYPES
 #define VK_NO_PROTOTYPES
 #endif
 #include <vulkan/vulkan.h>
 
+#include "capture_frames.h"
 #include "tessera/counter_set.h"
 #include "units.h"
 
@@ -111,6 +113,8 @@ struct FrameRecord {
   uint32_t device = 0;
   uint64_t frame = 0;
   double cpu_frame_time_ms = 0.0;
+  double gpu_ms = -1.0;       // GPU time of the frame's submissions; < 0: not measured (null)
+  bool gpu_complete = false;  // every submission of the frame was timed
   uint64_t submits = 0;
   uint64_t command_buffers = 0;
   CpuCounters cpu;
@@ -123,6 +127,13 @@ struct FrameRecord {
 };
 
 enum class FrameDelimiter { kPresent, kSubmit, kLabel };
+// What one pipeline-statistics query covers: the draws of a subpass (or of the work between
+// boundaries outside passes), or each draw (two pipelines in one pass are then told apart).
+enum class QueryGranularity { kRenderPass, kDraw };
+enum class HudPosition { kTopLeft, kTopRight, kBottomLeft, kBottomRight };
+// The HUD's panels, in display order (hud_panels setting: a comma list of these names).
+inline constexpr int kHudPanelCount = 4;
+inline constexpr const char* kHudPanelNames[kHudPanelCount] = {"frame_time", "draws", "gpp", "msaa"};
 
 struct Settings {
   std::string output;  // empty: no per-frame file, summary on stderr only
@@ -134,10 +145,21 @@ struct Settings {
   std::string frame_label = "tessera.frame";
   bool summary = true;           // one summary line per device on stderr at vkDestroyDevice
   bool queries = true;           // pipeline-statistics queries (GPU counts); off leaves the CPU-side counts
-  int gpps = 4;                  // GPPs of the modelled array (1..16; 0: no GPP model)
-  uint64_t msaa_interval = 0;    // read back MSAA colour every Nth frame (0: never)
+  uint64_t query_interval = 10;  // pipeline statistics in every Nth frame's recordings (cost, docs/layer.md)
+  QueryGranularity query_granularity = QueryGranularity::kRenderPass;
+  bool gpu_time = true;  // timestamps around each submission (gpu_ms)
+  bool hud = false;      // the in-game HUD, drawn into presented images (hud.cpp)
+  HudPosition hud_position = HudPosition::kTopLeft;
+  float hud_scale = 1.0f;                            // 0.25 .. 4
+  float hud_opacity = 0.8f;                          // background alpha, 0 .. 1
+  uint32_t hud_panels = (1u << kHudPanelCount) - 1;  // bit i: kHudPanelNames[i] shown
+  int gpps = 4;                                      // GPPs of the modelled array (1..16; 0: no GPP model)
+  uint64_t msaa_interval = 0;                        // read back MSAA colour every Nth frame (0: never)
   std::string msaa_dump;         // per read-back image sample dump, "{device}", "{frame}", "{image}" replaced
   std::string msaa_state_image;  // per read-back image tile-state PNG, same placeholders
+  CaptureFrames capture;         // frames captured to files (capture.h), off by default
+  std::string capture_path = "tessera_capture_{device}_{frame}.tcap";  // "{device}", "{frame}" replaced
+  bool capture_xfb = true;       // transform feedback for captured geometry (0: forced off, for tests)
   std::string source;            // settings file used, if any
 
   bool selected(uint64_t frame) const {
@@ -150,6 +172,12 @@ struct Settings {
 // stderr and the default kept.
 Settings load_settings();
 
+// Per-frame CPU and GPU times of a device, for the summary's mean and percentiles.
+struct FrameTimes {
+  const std::vector<double>& cpu;
+  const std::vector<double>& gpu;
+};
+
 // Process-wide record writer: one file for every device of the process, opened on first use.
 class Output {
  public:
@@ -158,7 +186,7 @@ class Output {
   // False when the record could not be written (no output, or it failed to open).
   bool write_frame(const FrameRecord& r);
   void write_summary(const FrameRecord& totals, uint64_t frames, uint64_t frames_written, uint64_t query_lost,
-                     const std::string& query_note);
+                     const std::string& query_note, const FrameTimes& times);
 
  private:
   bool ensure_open();

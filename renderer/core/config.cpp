@@ -272,6 +272,88 @@ Config load_config(const std::filesystem::path& path) {
   return config_from_json_text(read_input_file(path, kMaxJsonFileBytes, "config"), path.string());
 }
 
+namespace {
+
+// The JSON value a --set text stands for, typed by the field it sets: choices and strings take
+// the text itself (quotes optional), everything else parses as JSON so "8", "0.5" and "true"
+// read as in a file; text that is not JSON stays a string and fails the field's type check with
+// the file's message ("expected an integer").
+template <typename T>
+json override_value(std::string_view text) {
+  if constexpr (std::is_enum_v<T> || std::is_same_v<T, std::string>) {
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
+    return json(std::string(text));
+  } else {
+    json v = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (v.is_discarded()) return json(std::string(text));
+    return v;
+  }
+}
+
+}  // namespace
+
+void apply_config_override(Config& c, std::string_view dotted_key, std::string_view value_text) {
+  const std::string what = "--set " + std::string(dotted_key) + "=" + std::string(value_text);
+  const size_t dot = dotted_key.find('.');
+  const std::string section(dotted_key.substr(0, dot));
+  const std::string field = dot == std::string_view::npos ? "" : std::string(dotted_key.substr(dot + 1));
+  bool known_section = false;
+  for (const char* s : kSections) known_section = known_section || section == s;
+  if (!known_section || field.empty()) {
+    std::string list;
+    for (const char* s : kSections) list += std::string(list.empty() ? "" : ", ") + s;
+    throw Error(what + ": " + std::string(dotted_key) + ": unknown key (expected SECTION.KEY, sections: " + list + ")");
+  }
+  json obj = json::object();
+  bool known_field = false;
+  // The field's type picks how the text reads; the same ObjectReader as a file then checks it.
+#define TESSERA_X(sec, name)                                                                \
+  if (section == #sec && field == #name) {                                                  \
+    obj[field] = override_value<std::remove_reference_t<decltype(c.sec.name)>>(value_text); \
+    known_field = true;                                                                     \
+  }
+  TESSERA_CONFIG_FIELDS(TESSERA_X)
+#undef TESSERA_X
+  if (!known_field) throw Error(what + ": " + std::string(dotted_key) + ": unknown key");
+  ObjectReader r(obj, section, what);
+  if (section == "hardware" && field == "preset") {
+    HardwarePreset preset = c.hardware.preset;
+    r.field("preset", preset);
+    c.hardware = hardware_preset(preset);
+    return;
+  }
+#define TESSERA_X(sec, name) \
+  if (section == #sec && field == #name) r.field(#name, c.sec.name);
+  TESSERA_CONFIG_FIELDS(TESSERA_X)
+#undef TESSERA_X
+  r.finish();
+}
+
+void apply_config_settings(Config& c, const std::vector<std::string>& settings) {
+  for (const std::string& s : settings) {
+    const size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error("--set " + s + ": expected KEY=VALUE, e.g. tessellation.gpps=8");
+    apply_config_override(c, std::string_view(s).substr(0, eq), std::string_view(s).substr(eq + 1));
+  }
+  try {
+    validate_config(c);
+  } catch (const Error& e) {
+    if (settings.empty()) throw;
+    std::string list;
+    for (const std::string& s : settings) list += (list.empty() ? "" : " ") + s;
+    throw Error("--set " + list + ": " + e.what());
+  }
+}
+
+std::vector<std::string> config_keys() {
+  std::vector<std::string> keys;
+#define TESSERA_X(sec, name) keys.push_back(#sec "." #name);
+  TESSERA_CONFIG_FIELDS(TESSERA_X)
+#undef TESSERA_X
+  return keys;
+}
+
 std::string config_to_json_text(const Config& c) {
   nlohmann::ordered_json j;
 #define TESSERA_X(sec, name) j[#sec][#name] = json_value(c.sec.name);

@@ -1,6 +1,9 @@
-// The tessellator: factor rules, 1D edge placement, and the ring construction for the triangle
-// and quad domains (outer ring from the outer factors, concentric inner rings from the inner
-// factors, zipper strips between consecutive rings), plus isolines.
+// The tessellator: the factor rules and the D3D11 reference tessellator's fixed-point pattern
+// (what hardware and Mesa's lavapipe produce), written from its description in
+// docs/tessellator.md. Levels become 16.16 fixed point; an edge's points lerp between the
+// placements at the two neighbouring integer levels of its parity; the triangle and quad
+// domains are concentric rings joined by transition strips (first ring) and mirrored strips
+// (the others); isolines are a grid of lines.
 #include "tessera/tessellator.h"
 
 #include <algorithm>
@@ -12,12 +15,97 @@ namespace tessera {
 
 namespace {
 
-// Levels are rounded up to a multiple of 2^-16 (D3D11 holds them in 16.16 fixed point). This
-// keeps the shortest fractional segment at least 2^-23 long, above the 2^-24 grid points snap to.
-constexpr float kLevelQuantum = 1.0f / 65536.0f;
-// Edge parameters snap to multiples of 2^-24, so 1 - t is exact in float for every t in [0, 1]:
-// that is what makes an edge's points identical when a neighbour walks it the other way.
-constexpr double kParamScale = 16777216.0;  // 2^24
+// 16.16 fixed point: every level and every domain coordinate is a multiple of 2^-16, so the
+// float points are exact and 1 - t is exact too (mirror-symmetric edges, watertight neighbours).
+using Fixed = uint32_t;
+constexpr int kFractionBits = 16;
+constexpr Fixed kOne = 1u << kFractionBits;
+constexpr Fixed kHalf = kOne / 2;
+constexpr Fixed kOneThird = 0x5555;   // 1/3 rounded down: the triangle's centre point
+constexpr Fixed kTwoThirds = 0xaaaa;  // 2/3 rounded down: how far a triangle ring sits inside
+
+// 1/n in 16.16, rounded to nearest (no ties for n <= 64).
+constexpr Fixed reciprocal(int n) { return Fixed((uint64_t(kOne) + uint64_t(n) / 2) / uint64_t(n)); }
+static_assert(reciprocal(3) == 0x5555 && reciprocal(6) == 0x2aab && reciprocal(7) == 0x2492 && reciprocal(63) == 0x410);
+
+// Float level (already clamped to [1, 64]) to 16.16, round to nearest even.
+Fixed to_fixed(float level) { return Fixed(std::nearbyint(double(level) * double(kOne))); }
+float to_float(Fixed f) { return float(f) * (1.0f / float(kOne)); }  // exact: f < 2^24
+Fixed ceil_fixed(Fixed f) { return (f + kOne - 1) & ~(kOne - 1); }
+Fixed floor_fixed(Fixed f) { return f & ~(kOne - 1); }
+
+// Points on an edge of fixed-point level `level` and the given parity (segments odd or even).
+int fixed_point_count(Fixed level, bool odd) {
+  if (odd) return int((ceil_fixed(kHalf + (level + 1) / 2) * 2) >> kFractionBits);
+  return int((ceil_fixed((level + 1) / 2) * 2) >> kFractionBits) + 1;
+}
+
+// The value without its highest set bit (0 for 0).
+int drop_highest_bit(int v) {
+  for (int bit = 1 << 30; bit > 0; bit >>= 1) {
+    if (v & bit) return v & ~bit;
+  }
+  return 0;
+}
+
+// One level's 1D placement. Half an edge is laid out at the two integer levels of the edge's
+// parity around the level (floor and ceil of the half level), and each point lerps between its
+// positions at those two levels by the level's fraction. The point that is new at the ceil
+// level sits at `split` (ruler-function order, so points appear in the same places as the level
+// rises); points past it are one index further along at the floor level. The far half mirrors
+// the near half (t -> 1 - t); the middle point of an even edge is exactly 1/2.
+struct EdgeRule {
+  bool odd = false;
+  Fixed fraction = 0;   // fraction of the half level
+  int half_points = 0;  // points on the near half (the middle one of an even edge excluded)
+  int split = 0;        // index of the point that is new at the ceil level
+  Fixed inv_floor = 0;  // 1 / segments at the floor level
+  Fixed inv_ceil = 0;   // 1 / segments at the ceil level
+
+  EdgeRule(Fixed level, bool odd_parity) : odd(odd_parity) {
+    Fixed half = (level + 1) / 2;
+    // Level 1 at even parity (the inner level 1 of equal spacing) behaves as level 2.
+    if (odd || half == kHalf) half += kHalf;
+    const Fixed lo = floor_fixed(half), hi = ceil_fixed(half);
+    fraction = half - lo;
+    half_points = int(hi >> kFractionBits);
+    if (lo == hi) {
+      split = half_points + 1;  // never reached: nothing splits at an integer level
+    } else if (odd) {
+      split = lo == kOne ? 0 : drop_highest_bit(int(lo >> kFractionBits) - 1) * 2 + 1;
+    } else {
+      split = drop_highest_bit(int(lo >> kFractionBits)) * 2 + 1;
+    }
+    int lo_segments = int((lo * 2) >> kFractionBits), hi_segments = int((hi * 2) >> kFractionBits);
+    if (odd) --lo_segments, --hi_segments;
+    TS_CHECK(lo_segments >= 1 && hi_segments <= kMaxTessLevel, "tessellation level out of range");
+    inv_floor = reciprocal(lo_segments);
+    inv_ceil = reciprocal(hi_segments);
+  }
+
+  Fixed place(int i) const {
+    bool mirrored = false;
+    if (i >= half_points) {
+      i = 2 * half_points - i - (odd ? 1 : 0);
+      mirrored = true;
+    }
+    if (i == half_points) return kHalf;  // the middle of an even edge, exact
+    const uint32_t on_ceil = uint32_t(i);
+    const uint32_t on_floor = i > split ? on_ceil - 1 : on_ceil;
+    // Both positions are <= 1/2, so the lerp fits 32 bits before the shift.
+    const uint32_t lerp = on_floor * inv_floor * (kOne - fraction) + on_ceil * inv_ceil * fraction;
+    const Fixed t = (lerp + kHalf) >> kFractionBits;
+    return mirrored ? kOne - t : t;
+  }
+};
+
+// The placements of all points of one edge: segments + 1 values from 0 to 1.
+std::vector<Fixed> edge_points(Fixed level, int segments) {
+  const EdgeRule rule(level, segments % 2 == 1);
+  std::vector<Fixed> t(size_t(segments) + 1);
+  for (int i = 0; i <= segments; ++i) t[size_t(i)] = rule.place(i);
+  return t;
+}
 
 struct LevelRange {
   float lo, hi;
@@ -33,8 +121,8 @@ LevelRange level_range(TessSpacing spacing) {
   TS_CHECK(false, "unknown tessellation spacing");
 }
 
-// Clamps a level into the spacing's range. NaN maps to the lower bound (as in the D3D11
-// reference); the cull rule has already rejected NaN outer levels.
+// Clamps a level into the spacing's range. NaN and denormals map to the lower bound (as in the
+// D3D11 reference); the cull rule has already rejected NaN outer levels.
 float clamp_level(float f, LevelRange r) {
   if (!(f >= r.lo)) return r.lo;
   if (f > r.hi) return r.hi;
@@ -42,35 +130,34 @@ float clamp_level(float f, LevelRange r) {
 }
 
 struct Level {
-  float level;   // placement level (the integer itself for equal spacing)
+  float level;   // placement level: the 16.16 fixed-point level as a float (exact)
   int segments;  // segments on the edge
 };
 
 Level round_level(float clamped, TessSpacing spacing) {
-  if (spacing == TessSpacing::kEqual) {
-    const int n = int(std::ceil(clamped));
-    return {float(n), n};
-  }
-  const float q = std::ceil(clamped / kLevelQuantum) * kLevelQuantum;  // exact: q <= 64
-  int n = int(std::ceil(q));
-  const bool want_odd = spacing == TessSpacing::kFractionalOdd;
-  if ((n % 2 == 1) != want_odd) ++n;
-  return {q, n};
+  const bool equal = spacing == TessSpacing::kEqual;
+  const float f = equal ? std::ceil(clamped) : clamped;
+  const Fixed fixed = to_fixed(f);
+  // Equal spacing: the parity of the integer level; fractional: the spacing's own parity.
+  const bool odd = equal ? (int(f) % 2 == 1) : spacing == TessSpacing::kFractionalOdd;
+  return {to_float(fixed), fixed_point_count(fixed, odd) - 1};
 }
 
 Level resolve_level(float f, TessSpacing spacing) { return round_level(clamp_level(f, level_range(spacing)), spacing); }
 
 // Vulkan: an inner level of 1 with any other level above 1 is treated as 1 + epsilon, which
-// rounds to 2 segments (equal spacing) or 3 (fractional_odd); fractional_even is never 1.
+// rounds to 2 segments (equal spacing: the reference keeps level 1 at even parity, which places
+// like level 2) or 3 (fractional_odd: the smallest fixed-point level above 1, 1 + 2^-16);
+// fractional_even is never 1.
 Level bump_inner_level(TessSpacing spacing) {
   if (spacing == TessSpacing::kEqual) return {2.0f, 2};
-  return {1.0f + kLevelQuantum, 3};
+  return {to_float(kOne + 1), 3};
 }
 
-// A closed loop of point indices around one ring, counter-clockwise, split into sides that run
-// corner to corner. Side s is loop[offset[s]] .. loop[offset[s] + length[s]] (wrapping), so
-// consecutive sides share their corner. A ring collapsed to one point has a loop of size 1 and
-// sides of length 0.
+// A closed loop of point indices around one ring, in the ring's point order, split into sides
+// that run corner to corner. Side s is loop[offset[s]] .. loop[offset[s] + length[s]]
+// (wrapping), so consecutive sides share their corner. A ring collapsed to a line of points
+// walks the line and back; one collapsed to a point has a loop of size 1 and sides of length 0.
 struct Ring {
   std::vector<uint32_t> loop;
   std::array<int, 4> offset{};
@@ -96,97 +183,231 @@ Ring make_ring(std::vector<uint32_t> loop, int sides, const std::array<int, 4>& 
   return r;
 }
 
-// Zipper between side `side` of ring `a` and the same side of the ring `b` just inside it: the
-// strip between two parallel point chains of n and m segments becomes n + m triangles. The
-// chain whose next segment midpoint comes first (in normalised position) advances; ties
-// advance the outer chain. Each triangle has two points on one chain and one on the other, so
-// none is degenerate, and both chains advance monotonically, so none overlap.
-void stitch_side(const Ring& a, const Ring& b, int side, std::vector<uint32_t>& out) {
-  const int n = a.length[side];
-  const int m = b.length[side];
-  int i = 0, j = 0;
-  while (i < n || j < m) {
-    const bool advance_outer = j == m || (i < n && int64_t(2 * i + 1) * m <= int64_t(2 * j + 1) * n);
-    if (advance_outer) {
-      out.insert(out.end(), {a.at(side, i), a.at(side, i + 1), b.at(side, j)});
+// Consecutive point indices first .. first + count - 1 as a ring.
+Ring consecutive_ring(uint32_t first, int sides, const std::array<int, 4>& lengths) {
+  int count = 0;
+  for (int s = 0; s < sides; ++s) count += lengths[s];
+  std::vector<uint32_t> loop(size_t(std::max(count, 1)));
+  for (size_t i = 0; i < loop.size(); ++i) loop[i] = first + uint32_t(i);
+  return make_ring(std::move(loop), sides, lengths);
+}
+
+// A ring collapsed to the line of points first .. first + m - 1: the loop walks it and back.
+// `line_side` is the side (and the side opposite) that carries the line.
+Ring line_ring(uint32_t first, int m, int line_side) {
+  std::vector<uint32_t> loop;
+  for (int i = 0; i < m; ++i) loop.push_back(first + uint32_t(i));
+  for (int i = m - 2; i >= 1; --i) loop.push_back(first + uint32_t(i));
+  std::array<int, 4> lengths{};
+  lengths[size_t(line_side)] = lengths[size_t(line_side + 2)] = m - 1;
+  return make_ring(std::move(loop), 4, lengths);
+}
+
+// One side of a ring as a chain of point indices (length + 1 points).
+struct Chain {
+  const Ring* ring;
+  int side;
+  uint32_t operator[](int i) const { return ring->at(side, i); }
+  int points() const { return ring->length[side] + 1; }
+};
+
+// Emits triangles; each is counter-clockwise in (u, v) with v up.
+struct TriangleSink {
+  std::vector<uint32_t>& out;
+  void operator()(uint32_t a, uint32_t b, uint32_t c) { out.insert(out.end(), {a, b, c}); }
+};
+
+// The strip between the outer ring (outer levels) and the first inner ring (inner level). Both
+// halves of the side are walked in the ruler-function order of point insertion, so a point is
+// stitched as soon as it exists at the levels of both chains: walking that order from the
+// corner to the middle, a chain advances when the entry is below its half point count; in the
+// middle, a quad (both odd), or one triangle towards the chain of even parity; then the second
+// half in reverse order. `*_half` is the rule's half_points, less 1 for odd parity.
+void stitch_transition(const Chain& outer, int outer_half, bool outer_odd, const Chain& inner, int inner_half,
+                       bool inner_odd, TriangleSink& tri) {
+  // Where point i of a half edge lands at the highest level: the ruler-function insertion order.
+  static constexpr int kInsertionOrder[33] = {0, 32, 16, 8,  17, 4,  18, 9,  19, 2,  20, 10, 21, 5,  22, 11, 23,
+                                              1, 24, 12, 25, 6,  26, 13, 27, 3,  28, 14, 29, 7,  30, 15, 31};
+  if (outer_odd) --outer_half;
+  if (inner_odd) --inner_half;
+  int o = 0, i = 0;
+  const auto advance_outer = [&] {
+    tri(outer[o], outer[o + 1], inner[i]);
+    ++o;
+  };
+  const auto advance_inner = [&] {
+    tri(inner[i], outer[o], inner[i + 1]);
+    ++i;
+  };
+  if (kInsertionOrder[0] < outer_half) advance_outer();
+  for (int k = 1; k <= 32; ++k) {
+    if (kInsertionOrder[k] < inner_half) advance_inner();
+    if (kInsertionOrder[k] < outer_half) advance_outer();
+  }
+  if (inner_odd != outer_odd || inner_odd) {
+    if (inner_odd == outer_odd) {  // both odd: a quad across the middle
+      tri(inner[i], outer[o], inner[i + 1]);
+      tri(inner[i + 1], outer[o], outer[o + 1]);
+      ++i, ++o;
+    } else if (!inner_odd) {  // the inner chain has a middle point: a triangle pointing in
+      tri(inner[i], outer[o], outer[o + 1]);
+      ++o;
+    } else {  // the outer chain has a middle point: a triangle pointing out
+      tri(inner[i], outer[o], inner[i + 1]);
       ++i;
+    }
+  }
+  for (int k = 32; k >= 1; --k) {
+    if (kInsertionOrder[k] < outer_half) advance_outer();
+    if (kInsertionOrder[k] < inner_half) advance_inner();
+  }
+  if (kInsertionOrder[0] < outer_half) advance_outer();
+}
+
+// The strip between two later rings, whose sides differ by exactly two segments: a triangle at
+// each end, and quads between whose diagonals mirror about the side's middle.
+void stitch_mirrored(const Chain& outer, const Chain& inner, TriangleSink& tri) {
+  const int n = inner.points();
+  int o = 0, i = 0;
+  tri(outer[o], outer[o + 1], inner[i]);
+  ++o;
+  int p = 0;
+  for (; p < n / 2; ++p, ++o, ++i) {
+    tri(outer[o], inner[i + 1], inner[i]);
+    tri(outer[o], outer[o + 1], inner[i + 1]);
+  }
+  for (; p < n - 1; ++p, ++o, ++i) {
+    tri(inner[i], outer[o], outer[o + 1]);
+    tri(inner[i], outer[o + 1], inner[i + 1]);
+  }
+  tri(outer[o], outer[o + 1], inner[i]);
+}
+
+// The quads between two parallel chains of equal length (the centre strip of a quad patch).
+// `flip_middle`: the middle quad takes the other diagonal (a strip along v at odd parity).
+void stitch_strip(const std::vector<uint32_t>& outer, const std::vector<uint32_t>& inner, bool flip_middle,
+                  TriangleSink& tri) {
+  const int n = int(inner.size());
+  if (!flip_middle) {
+    for (int p = 0; p + 1 < n; ++p) {
+      tri(inner[p], outer[p], outer[p + 1]);
+      tri(inner[p], outer[p + 1], inner[p + 1]);
+    }
+    return;
+  }
+  const int middle = n / 2 - 1;  // index of the quad whose diagonal flips
+  for (int p = 0; p + 1 < n; ++p) {
+    if (p == middle) {
+      tri(outer[p], inner[p + 1], inner[p]);
+      tri(outer[p], outer[p + 1], inner[p + 1]);
     } else {
-      out.insert(out.end(), {a.at(side, i), b.at(side, j + 1), b.at(side, j)});
-      ++j;
+      tri(outer[p], outer[p + 1], inner[p]);
+      tri(inner[p], outer[p + 1], inner[p + 1]);
     }
   }
 }
 
-void stitch_rings(const Ring& outer, const Ring& inner, int sides, std::vector<uint32_t>& out) {
-  for (int s = 0; s < sides; ++s) stitch_side(outer, inner, s, out);
-}
+struct PointSink {
+  std::vector<glm::vec3>& points;
+  void quad(Fixed u, Fixed v) { points.emplace_back(to_float(u), to_float(v), 0.0f); }
+  // Barycentric (u, v, 1 - u - v): exact, every value is a multiple of 2^-16 in [0, 1].
+  void tri(Fixed u, Fixed v) {
+    const float fu = to_float(u), fv = to_float(v);
+    points.emplace_back(fu, fv, 1.0f - fu - fv);
+  }
+};
 
 TessellatedPatch tessellate_quad(const ResolvedTessFactors& r) {
   TessellatedPatch p;
   p.kind = TessPrimitive::kTriangles;
-  // Outer ring, counter-clockwise from (0, 0): edge v=0 (outer[1]), u=1 (outer[2]), v=1
-  // (outer[3]), u=0 (outer[0]).
-  const int n0 = r.outer_segments[0], n1 = r.outer_segments[1];
-  const int n2 = r.outer_segments[2], n3 = r.outer_segments[3];
-  const std::vector<float> t0 = tess_edge_parameters(r.outer_level[0], n0);
-  const std::vector<float> t1 = tess_edge_parameters(r.outer_level[1], n1);
-  const std::vector<float> t2 = tess_edge_parameters(r.outer_level[2], n2);
-  const std::vector<float> t3 = tess_edge_parameters(r.outer_level[3], n3);
-  const int iu = r.inner_segments[0], iv = r.inner_segments[1];
-  const size_t boundary = size_t(n0 + n1 + n2 + n3);
-  p.points.reserve(boundary + size_t(std::max(iu - 1, 0)) * size_t(std::max(iv - 1, 0)));
-  for (int i = 0; i < n1; ++i) p.points.emplace_back(t1[i], 0.0f, 0.0f);
-  for (int i = 0; i < n2; ++i) p.points.emplace_back(1.0f, t2[i], 0.0f);
-  for (int i = 0; i < n3; ++i) p.points.emplace_back(t3[n3 - i], 1.0f, 0.0f);
-  for (int i = 0; i < n0; ++i) p.points.emplace_back(0.0f, t0[n0 - i], 0.0f);
-  std::vector<uint32_t> outer_loop(boundary);
-  for (size_t i = 0; i < boundary; ++i) outer_loop[i] = uint32_t(i);
-  Ring prev = make_ring(std::move(outer_loop), 4, {n1, n2, n3, n0});
+  const TessCounts counts = tess_counts(TessDomain::kQuad, r);
+  p.points.reserve(size_t(counts.points));
+  p.indices.reserve(size_t(counts.primitives) * 3);
+  PointSink pts{p.points};
+  TriangleSink tri{p.indices};
+  const auto& n = r.outer_segments;
+  // Outer ring, counter-clockwise from the corner (0, 1): edge u=0 (outer[0]) down, v=0
+  // (outer[1]) right, u=1 (outer[2]) up, v=1 (outer[3]) left.
+  std::array<std::vector<Fixed>, 4> t;
+  for (int e = 0; e < 4; ++e) t[size_t(e)] = edge_points(to_fixed(r.outer_level[size_t(e)]), n[size_t(e)]);
+  for (int i = 0; i < n[0]; ++i) pts.quad(0, t[0][size_t(n[0] - i)]);
+  for (int i = 0; i < n[1]; ++i) pts.quad(t[1][size_t(i)], 0);
+  for (int i = 0; i < n[2]; ++i) pts.quad(kOne, t[2][size_t(i)]);
+  for (int i = 0; i < n[3]; ++i) pts.quad(t[3][size_t(n[3] - i)], kOne);
+  Ring outer = consecutive_ring(0, 4, {n[0], n[1], n[2], n[3]});
 
+  const int iu = r.inner_segments[0], iv = r.inner_segments[1];
   if (iu == 1 && iv == 1) {  // only when every level is 1: one quad, two triangles
-    TS_CHECK(boundary == 4, "inner level 1 with outer levels above 1 must have been bumped");
-    p.indices = {0, 1, 2, 0, 2, 3};
+    TS_CHECK(n[0] + n[1] + n[2] + n[3] == 4, "inner level 1 with outer levels above 1 must have been bumped");
+    p.indices = {1, 2, 0, 2, 3, 0};  // corners (0,1), (0,0), (1,0), (1,1): split along (0,1)-(1,0)
     return p;
   }
-  TS_CHECK(iu >= 2 && iv >= 2, "quad inner segments below 2 outside the trivial case");
+  // Inner placements: points 0 .. nu-1 along u and 0 .. nv-1 along v.
+  const int nu = iu + 1, nv = iv + 1;
+  const EdgeRule rule_u(to_fixed(r.inner_level[0]), iu % 2 == 1), rule_v(to_fixed(r.inner_level[1]), iv % 2 == 1);
+  const std::vector<Fixed> tu = edge_points(to_fixed(r.inner_level[0]), iu);
+  const std::vector<Fixed> tv = edge_points(to_fixed(r.inner_level[1]), iv);
 
-  // Interior: the grid of inner-level placements, (tu[i], tv[j]) for 0 < i < iu, 0 < j < iv,
-  // row by row. Ring k is the grid's k-th concentric rectangle.
-  const std::vector<float> tu = tess_edge_parameters(r.inner_level[0], iu);
-  const std::vector<float> tv = tess_edge_parameters(r.inner_level[1], iv);
-  const uint32_t base = uint32_t(boundary);
-  for (int j = 1; j < iv; ++j)
-    for (int i = 1; i < iu; ++i) p.points.emplace_back(tu[i], tv[j], 0.0f);
-  const auto grid = [&](int i, int j) { return base + uint32_t((j - 1) * (iu - 1) + (i - 1)); };
+  // Ring k (k >= 1): the rectangle [tu[k], tu[nu-1-k]] x [tv[k], tv[nv-1-k]], in the outer
+  // ring's order from its corner at (tu[k], tv[nv-1-k]).
+  const int rings = std::min(nu, nv) / 2;
+  std::vector<uint32_t> ring_start(size_t(rings) + 1);
+  for (int k = 1; k < rings; ++k) {
+    ring_start[size_t(k)] = uint32_t(p.points.size());
+    const int eu = nu - 1 - k, ev = nv - 1 - k;
+    for (int j = ev; j > k; --j) pts.quad(tu[size_t(k)], tv[size_t(j)]);
+    for (int i = k; i < eu; ++i) pts.quad(tu[size_t(i)], tv[size_t(k)]);
+    for (int j = k; j < ev; ++j) pts.quad(tu[size_t(eu)], tv[size_t(j)]);
+    for (int i = eu; i > k; --i) pts.quad(tu[size_t(i)], tv[size_t(ev)]);
+  }
+  // An even inner level along the shorter axis leaves a line of points at its middle.
+  const bool row = nu > nv && iv % 2 == 0;              // along u at v = 1/2
+  const bool column = !row && nv >= nu && iu % 2 == 0;  // along v at u = 1/2, top to bottom
+  const uint32_t line_start = uint32_t(p.points.size());
+  int line_points = 0;
+  if (row) {
+    for (int i = rings; i <= nu - 1 - rings; ++i, ++line_points) pts.quad(tu[size_t(i)], kHalf);
+  } else if (column) {
+    for (int j = nv - 1 - rings; j >= rings; --j, ++line_points) pts.quad(kHalf, tv[size_t(j)]);
+  }
 
-  const auto inner_ring = [&](int k) {
-    const int su = iu - 2 * k, sv = iv - 2 * k;
-    std::vector<uint32_t> loop;
-    if (su == 0 && sv == 0) return make_ring({grid(k, k)}, 4, {0, 0, 0, 0});
-    loop.reserve(size_t(2 * (su + sv)));
-    for (int i = k; i < iu - k; ++i) loop.push_back(grid(i, k));       // bottom, +u
-    for (int j = k; j < iv - k; ++j) loop.push_back(grid(iu - k, j));  // right, +v
-    for (int i = iu - k; i > k; --i) loop.push_back(grid(i, iv - k));  // top, -u
-    for (int j = iv - k; j > k; --j) loop.push_back(grid(k, j));       // left, -v
-    return make_ring(std::move(loop), 4, {su, sv, su, sv});
-  };
-
-  p.indices.reserve(size_t(3) * (boundary + 2 * size_t(iu - 1) * size_t(iv - 1)));
-  for (int k = 1;; ++k) {
-    Ring cur = inner_ring(k);
-    stitch_rings(prev, cur, 4, p.indices);
-    const int su = iu - 2 * k, sv = iv - 2 * k;
-    if (su == 0 || sv == 0) break;  // collapsed to a line or a point: nothing inside
-    if (su == 1 || sv == 1) {       // one cell thick: fill its cells
-      for (int j = k; j < iv - k; ++j) {
-        for (int i = k; i < iu - k; ++i) {
-          const uint32_t a = grid(i, j), b = grid(i + 1, j), c = grid(i + 1, j + 1), d = grid(i, j + 1);
-          p.indices.insert(p.indices.end(), {a, b, c, a, c, d});
-        }
+  // Rings joined outside in: the first strip by the transition rule, the others mirrored.
+  const int stitched_rings = std::min((nu + 1) / 2, (nv + 1) / 2);
+  for (int k = 1; k < stitched_rings; ++k) {
+    const int su = nu - 1 - 2 * k, sv = nv - 1 - 2 * k;  // segments of ring k's sides
+    Ring inner = k < rings ? consecutive_ring(ring_start[size_t(k)], 4, {sv, su, sv, su})
+                           : line_ring(line_start, line_points, row ? 1 : 0);
+    for (int e = 0; e < 4; ++e) {
+      const Chain o{&outer, e}, in{&inner, e};
+      if (k == 1) {
+        const bool along_v = e % 2 == 0;
+        const EdgeRule outer_rule(to_fixed(r.outer_level[size_t(e)]), n[size_t(e)] % 2 == 1);
+        const EdgeRule& inner_rule = along_v ? rule_v : rule_u;
+        stitch_transition(o, outer_rule.half_points, outer_rule.odd, in, inner_rule.half_points, inner_rule.odd, tri);
+      } else {
+        stitch_mirrored(o, in, tri);
       }
-      break;
     }
-    prev = std::move(cur);
+    outer = std::move(inner);
+  }
+  // An odd inner level along the shorter axis leaves the innermost ring one cell thick: a
+  // strip of quads between its two long sides (bottom and top rows, or left and right columns).
+  if (nu > nv && iv % 2 == 1) {
+    const int cells = outer.length[1];
+    std::vector<uint32_t> bottom(size_t(cells) + 1), top(size_t(cells) + 1);
+    for (int i = 0; i <= cells; ++i) {
+      bottom[size_t(i)] = outer.at(1, i);
+      top[size_t(i)] = outer.at(3, cells - i);
+    }
+    stitch_strip(bottom, top, false, tri);
+  } else if (nv >= nu && iu % 2 == 1) {
+    const int cells = outer.length[0];
+    std::vector<uint32_t> left(size_t(cells) + 1), right(size_t(cells) + 1);
+    for (int j = 0; j <= cells; ++j) {
+      left[size_t(j)] = outer.at(0, j);
+      right[size_t(j)] = outer.at(2, cells - j);
+    }
+    stitch_strip(left, right, iv % 2 == 1, tri);
   }
   return p;
 }
@@ -194,83 +415,84 @@ TessellatedPatch tessellate_quad(const ResolvedTessFactors& r) {
 TessellatedPatch tessellate_triangle(const ResolvedTessFactors& r) {
   TessellatedPatch p;
   p.kind = TessPrimitive::kTriangles;
-  // Corners W = (0,0,1) at the (u,v) origin, U = (1,0,0), V = (0,1,0). Outer ring
-  // counter-clockwise from W: edge v=0 (outer[1]), w=0 (outer[2]), u=0 (outer[0]).
-  const int n0 = r.outer_segments[0], n1 = r.outer_segments[1], n2 = r.outer_segments[2];
-  const std::vector<float> t0 = tess_edge_parameters(r.outer_level[0], n0);
-  const std::vector<float> t1 = tess_edge_parameters(r.outer_level[1], n1);
-  const std::vector<float> t2 = tess_edge_parameters(r.outer_level[2], n2);
-  const int ni = r.inner_segments[0];
-  const size_t boundary = size_t(n0 + n1 + n2);
   const TessCounts counts = tess_counts(TessDomain::kTriangle, r);
   p.points.reserve(size_t(counts.points));
   p.indices.reserve(size_t(counts.primitives) * 3);
-  for (int i = 0; i < n1; ++i) p.points.emplace_back(t1[i], 0.0f, t1[n1 - i]);
-  for (int i = 0; i < n2; ++i) p.points.emplace_back(t2[n2 - i], t2[i], 0.0f);
-  for (int i = 0; i < n0; ++i) p.points.emplace_back(0.0f, t0[n0 - i], t0[i]);
-  std::vector<uint32_t> outer_loop(boundary);
-  for (size_t i = 0; i < boundary; ++i) outer_loop[i] = uint32_t(i);
-  Ring prev = make_ring(std::move(outer_loop), 3, {n1, n2, n0, 0});
+  PointSink pts{p.points};
+  TriangleSink tri{p.indices};
+  // Corners V = (0,1,0), W = (0,0,1), U = (1,0,0). Outer ring counter-clockwise from V: edge
+  // u=0 (outer[0]) from V to W, v=0 (outer[1]) from W to U, w=0 (outer[2]) from U to V.
+  const auto& n = r.outer_segments;
+  std::array<std::vector<Fixed>, 3> t;
+  for (int e = 0; e < 3; ++e) t[size_t(e)] = edge_points(to_fixed(r.outer_level[size_t(e)]), n[size_t(e)]);
+  for (int i = 0; i < n[0]; ++i) pts.tri(0, t[0][size_t(n[0] - i)]);
+  for (int i = 0; i < n[1]; ++i) pts.tri(t[1][size_t(i)], 0);
+  for (int i = 0; i < n[2]; ++i) pts.tri(t[2][size_t(n[2] - i)], kOne - t[2][size_t(n[2] - i)]);
+  Ring outer = consecutive_ring(0, 3, {n[0], n[1], n[2], 0});
 
-  if (ni == 1) {  // only when every level is 1: the single triangle (0,0,1), (1,0,0), (0,1,0)
-    TS_CHECK(boundary == 3, "inner level 1 with outer levels above 1 must have been bumped");
+  const int ni = r.inner_segments[0];
+  if (ni == 1) {  // only when every level is 1: the single triangle
+    TS_CHECK(n[0] + n[1] + n[2] == 3, "inner level 1 with outer levels above 1 must have been bumped");
     p.indices = {0, 1, 2};
     return p;
   }
-
-  // Ring k: a triangle inset by d = 2/3 * ti[k] in every barycentric coordinate (the corner
-  // where the perpendiculars through the k-th inner points of two edges meet), whose sides
-  // carry the inner placements ti[k .. ni-k] rescaled to the side.
-  const std::vector<float> ti = tess_edge_parameters(r.inner_level[0], ni);
-  const auto inner_ring = [&](int k) {
-    const int m = ni - 2 * k;
-    const uint32_t first = uint32_t(p.points.size());
-    if (m == 0) {
-      const float third = 1.0f / 3.0f;
-      p.points.emplace_back(third, third, 1.0f - 2.0f * third);
-      return make_ring({first}, 3, {0, 0, 0, 0});
+  const int np = ni + 1;
+  const bool inner_odd = ni % 2 == 1;
+  const EdgeRule rule(to_fixed(r.inner_level[0]), inner_odd);
+  const std::vector<Fixed> ti = edge_points(to_fixed(r.inner_level[0]), ni);
+  // Ring k: each side carries the inner placements k .. np-1-k of its own edge, pushed inwards
+  // by 2/3 of placement k (the perpendicular coordinate), less half of that along the side.
+  const int rings = np / 2;
+  std::vector<uint32_t> ring_start(size_t(rings) + 1);
+  for (int k = 1; k < rings; ++k) {
+    ring_start[size_t(k)] = uint32_t(p.points.size());
+    const int end = np - 1 - k;
+    const Fixed perp = (ti[size_t(k)] * kTwoThirds + kHalf) >> kFractionBits;
+    const Fixed shift = (perp + 1) / 2;
+    for (int q = end; q > k; --q) pts.tri(perp, ti[size_t(q)] - shift);
+    for (int q = k; q < end; ++q) pts.tri(ti[size_t(q)] - shift, perp);
+    for (int q = end; q > k; --q) {
+      const Fixed u = ti[size_t(q)] - shift;
+      pts.tri(u, kOne - u - perp);
     }
-    const float d = (2.0f / 3.0f) * ti[k];
-    const float side = 1.0f - 3.0f * d;
-    const float span = ti[ni - k] - ti[k];
-    const auto add = [&](float u, float v) { p.points.emplace_back(u, v, 1.0f - u - v); };
-    for (int j = 0; j < m; ++j) add(d + side * ((ti[k + j] - ti[k]) / span), d);  // W_k -> U_k
-    for (int j = 0; j < m; ++j) {                                                 // U_k -> V_k
-      const float s = side * ((ti[k + j] - ti[k]) / span);
-      add(1.0f - 2.0f * d - s, d + s);
-    }
-    for (int j = 0; j < m; ++j) add(d, 1.0f - 2.0f * d - side * ((ti[k + j] - ti[k]) / span));  // V_k -> W_k
-    std::vector<uint32_t> loop(size_t(3 * m));
-    for (size_t i = 0; i < loop.size(); ++i) loop[i] = first + uint32_t(i);
-    return make_ring(std::move(loop), 3, {m, m, m, 0});
-  };
-
-  for (int k = 1;; ++k) {
-    Ring cur = inner_ring(k);
-    stitch_rings(prev, cur, 3, p.indices);
-    const int m = ni - 2 * k;
-    if (m == 0) break;  // collapsed to the centre point
-    if (m == 1) {       // the innermost ring is one triangle
-      p.indices.insert(p.indices.end(), {cur.at(0, 0), cur.at(1, 0), cur.at(2, 0)});
-      break;
-    }
-    prev = std::move(cur);
   }
+  const uint32_t centre = uint32_t(p.points.size());
+  if (!inner_odd) pts.tri(kOneThird, kOneThird);
+
+  const int stitched_rings = (np + 1) / 2;
+  for (int k = 1; k < stitched_rings; ++k) {
+    const int s = np - 1 - 2 * k;
+    Ring inner =
+        k < rings ? consecutive_ring(ring_start[size_t(k)], 3, {s, s, s, 0}) : make_ring({centre}, 3, {0, 0, 0, 0});
+    for (int e = 0; e < 3; ++e) {
+      const Chain o{&outer, e}, in{&inner, e};
+      if (k == 1) {
+        const EdgeRule outer_rule(to_fixed(r.outer_level[size_t(e)]), n[size_t(e)] % 2 == 1);
+        stitch_transition(o, outer_rule.half_points, outer_rule.odd, in, rule.half_points, rule.odd, tri);
+      } else {
+        stitch_mirrored(o, in, tri);
+      }
+    }
+    outer = std::move(inner);
+  }
+  if (inner_odd) tri(outer.at(0, 0), outer.at(1, 0), outer.at(2, 0));  // the innermost ring is one triangle
   return p;
 }
 
 TessellatedPatch tessellate_isolines(const ResolvedTessFactors& r) {
   TessellatedPatch p;
   p.kind = TessPrimitive::kLines;
-  // Lines at v = 0, 1/D, ..., (D-1)/D (no line at v = 1), each from u = 0 to u = 1.
+  // Lines at the placements 0 .. D-1 of the (integer) line count D, none at v = 1, each from
+  // u = 0 to u = 1 with the segment level's placements.
   const int lines = r.outer_segments[0], segs = r.outer_segments[1];
-  const std::vector<float> t = tess_edge_parameters(r.outer_level[1], segs);
+  const std::vector<Fixed> v = edge_points(to_fixed(r.outer_level[0]), lines);
+  const std::vector<Fixed> u = edge_points(to_fixed(r.outer_level[1]), segs);
   p.points.reserve(size_t(lines) * size_t(segs + 1));
   p.indices.reserve(size_t(2) * size_t(lines) * size_t(segs));
   for (int l = 0; l < lines; ++l) {
-    const float v = float(l) / float(lines);
     const uint32_t first = uint32_t(p.points.size());
-    for (int i = 0; i <= segs; ++i) p.points.emplace_back(t[i], v, 0.0f);
+    const float fv = to_float(v[size_t(l)]);
+    for (int i = 0; i <= segs; ++i) p.points.emplace_back(to_float(u[size_t(i)]), fv, 0.0f);
     for (int i = 0; i < segs; ++i) p.indices.insert(p.indices.end(), {first + uint32_t(i), first + uint32_t(i) + 1});
   }
   return p;
@@ -329,29 +551,13 @@ ResolvedTessFactors resolve_tess_factors(TessDomain domain, TessSpacing spacing,
 
 std::vector<float> tess_edge_parameters(float level, int segments) {
   TS_CHECK(segments >= 1 && segments <= kMaxTessLevel, "edge segments out of [1, 64]");
-  TS_CHECK(level > float(segments - 2) && level <= float(segments), "level does not round to segments");
-  std::vector<float> t(size_t(segments) + 1);
-  t[0] = 0.0f;
-  t[size_t(segments)] = 1.0f;
-  if (segments == 1) return t;
-  // segments - 2 long segments of 1/level and two short ones that make up the rest, placed
-  // symmetrically next to the edge's middle: beside the middle segment for an odd count, on
-  // either side of the midpoint for an even one. At level == segments all are equal; as the
-  // level falls to segments - 2 the short ones shrink to nothing, so points move continuously.
-  const double lvl = double(level);
-  const double long_len = 1.0 / lvl;
-  const double short_len = (lvl - double(segments - 2)) / (2.0 * lvl);
-  const int short_a = segments % 2 == 1 ? (segments - 1) / 2 - 1 : segments / 2 - 1;
-  const int short_b = segments % 2 == 1 ? (segments - 1) / 2 + 1 : segments / 2;
-  double acc = 0.0;
-  for (int i = 1; 2 * i <= segments; ++i) {
-    acc += (i - 1 == short_a || i - 1 == short_b) ? short_len : long_len;
-    const float d = float(std::nearbyint(acc * kParamScale) / kParamScale);
-    t[size_t(i)] = d;
-    t[size_t(segments - i)] = 1.0f - d;  // exact: d is a multiple of 2^-24 in [0, 1/2]
-  }
-  if (segments % 2 == 0) t[size_t(segments / 2)] = 0.5f;
-  return t;
+  TS_CHECK(level >= 1.0f && level <= float(kMaxTessLevel), "edge level out of [1, 64]");
+  const Fixed fixed = to_fixed(level);
+  TS_CHECK(fixed_point_count(fixed, segments % 2 == 1) - 1 == segments, "level does not round to segments");
+  const std::vector<Fixed> t = edge_points(fixed, segments);
+  std::vector<float> out(t.size());
+  for (size_t i = 0; i < t.size(); ++i) out[i] = to_float(t[i]);
+  return out;
 }
 
 TessellatedPatch tessellate(TessDomain domain, TessSpacing spacing, const TessFactors& factors) {

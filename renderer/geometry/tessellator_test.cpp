@@ -48,14 +48,18 @@ std::vector<int> edges_of_point(TessDomain domain, const glm::vec3& p) {
 
 // Checks every topology invariant of a triangle-domain or quad-domain patch; returns a
 // description of the first violation, or "" when all hold.
-std::string check_topology(TessDomain domain, const ResolvedTessFactors& r, const TessellatedPatch& p) {
+std::string check_topology(TessDomain domain, const ResolvedTessFactors& r, const TessellatedPatch& p,
+                           bool allow_coincident = false) {
   const int edges = domain == TessDomain::kQuad ? 4 : 3;
   const double domain_area = domain == TessDomain::kQuad ? 1.0 : 0.5;
   if (p.kind != TessPrimitive::kTriangles) return "not triangles";
   const TessCounts counts = tess_counts(domain, r);
   if (p.points.size() != counts.points) return "point count differs from the closed form";
   if (p.primitive_count() != counts.primitives) return "triangle count differs from the closed form";
-  // Points: inside the domain, pairwise distinct.
+  // Points: inside the domain. Distinct, except that a fractional level just above an integer of
+  // its parity (within about 2^-16 per segment, e.g. a fractional_odd inner level bumped to
+  // 1 + 2^-16) grows new points out of existing ones that round to the same 16.16 position
+  // (`allow_coincident`, which also allows those points' flat or folded slivers).
   std::vector<std::tuple<float, float, float>> distinct;
   distinct.reserve(p.points.size());
   for (const glm::vec3& q : p.points) {
@@ -68,9 +72,12 @@ std::string check_topology(TessDomain domain, const ResolvedTessFactors& r, cons
     distinct.emplace_back(q.x, q.y, q.z);
   }
   std::sort(distinct.begin(), distinct.end());
-  if (std::adjacent_find(distinct.begin(), distinct.end()) != distinct.end()) return "duplicate points";
-  // Triangles: positive area (counter-clockwise), areas sum to the domain, every point used,
-  // no directed edge twice (two triangles on the same side of an edge would overlap).
+  const bool coincident = std::adjacent_find(distinct.begin(), distinct.end()) != distinct.end();
+  if (coincident && !allow_coincident) return "duplicate points";
+  // Triangles: counter-clockwise (zero area only where points coincide: then a strip between a
+  // ring and points on the ring outside it is flat), areas sum to the
+  // domain, every point used, no directed edge twice (two triangles on the same side of an edge
+  // would overlap).
   double area = 0.0;
   std::vector<bool> used(p.points.size(), false);
   std::vector<uint64_t> directed;
@@ -82,7 +89,17 @@ std::string check_topology(TessDomain domain, const ResolvedTessFactors& r, cons
       used[k] = true;
     }
     const double a = signed_area(p.points[i[0]], p.points[i[1]], p.points[i[2]]);
-    if (!(a > 0.0)) return "degenerate or clockwise triangle";
+    // A fractional level just above an integer of its parity can fold an edge's middle back by a
+    // few 2^-16 (the rounded reciprocals put a point past the exact midpoint): the reference
+    // does the same; the fold's slivers are below 2^-12 in area.
+    if (a < (allow_coincident ? -std::ldexp(1.0, -12) : 0.0)) {
+      std::string where;
+      for (uint32_t k : i) {
+        where += " (" + std::to_string(p.points[k].x) + ", " + std::to_string(p.points[k].y) + ")";
+      }
+      return "clockwise triangle" + where + " area " + std::to_string(a);
+    }
+    if (a == 0.0 && !allow_coincident) return "degenerate triangle";
     area += a;
     for (int e = 0; e < 3; ++e) directed.push_back(uint64_t(i[e]) << 32 | i[(e + 1) % 3]);
   }
@@ -94,6 +111,8 @@ std::string check_topology(TessDomain domain, const ResolvedTessFactors& r, cons
   // gives that, with opposite orientations); those used once are the domain boundary, with
   // round(outer[i]) segments on edge i.
   std::vector<int> boundary_segments(edges, 0);
+  int boundary = 0;
+  for (int e = 0; e < edges; ++e) boundary += r.outer_segments[size_t(e)];
   for (uint64_t e : directed) {
     const uint32_t from = uint32_t(e >> 32), to = uint32_t(e);
     if (std::binary_search(directed.begin(), directed.end(), uint64_t(to) << 32 | from)) continue;
@@ -108,10 +127,17 @@ std::string check_topology(TessDomain domain, const ResolvedTessFactors& r, cons
   for (int e = 0; e < edges; ++e) {
     if (boundary_segments[size_t(e)] != r.outer_segments[size_t(e)])
       return "edge " + std::to_string(e) + " has the wrong segment count";
+    // The outer ring comes first in the point order; with distinct points nothing else lies on
+    // the boundary.
     int on_edge = 0;
-    for (const glm::vec3& q : p.points) {
-      const std::vector<int> eq = edges_of_point(domain, q);
-      on_edge += std::find(eq.begin(), eq.end(), e) != eq.end();
+    for (size_t k = 0; k < p.points.size(); ++k) {
+      const std::vector<int> eq = edges_of_point(domain, p.points[k]);
+      const bool here = std::find(eq.begin(), eq.end(), e) != eq.end();
+      if (k < size_t(boundary)) {
+        on_edge += here;
+      } else if (here && !allow_coincident) {
+        return "interior point on edge " + std::to_string(e);
+      }
     }
     if (on_edge != r.outer_segments[size_t(e)] + 1) return "edge " + std::to_string(e) + " has the wrong point count";
   }
@@ -197,13 +223,14 @@ TEST(Tessellator, IsolineCounts) {
   EXPECT_EQ(even.outer_segments[1], 2);
 }
 
-TEST(Tessellator, EdgeParametersAreMirrorSymmetricAndIncreasing) {
+TEST(Tessellator, EdgeParametersAreMirrorSymmetricAndMonotonic) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> level(0.0f, 70.0f);
   for (int trial = 0; trial < 3000; ++trial) {
     const TessSpacing s = kSpacings[trial % 3];
     const ResolvedTessFactors r = resolve_tess_factors(
-        TessDomain::kIsoline, s, TessFactors{{1, trial < 30 ? float(trial + 1) : level(rng), 0, 0}, {0, 0}});
+        TessDomain::kIsoline, s,
+        TessFactors{{1, trial < 192 ? float(trial / 3 + 1) + float(trial % 3) / 65536.0f : level(rng), 0, 0}, {0, 0}});
     const int n = r.outer_segments[1];
     const std::vector<float> t = tess_edge_parameters(r.outer_level[1], n);
     ASSERT_EQ(t.size(), size_t(n) + 1);
@@ -211,8 +238,17 @@ TEST(Tessellator, EdgeParametersAreMirrorSymmetricAndIncreasing) {
     EXPECT_EQ(t.back(), 1.0f);
     for (int i = 0; i <= n; ++i) {
       ASSERT_TRUE(bits_equal(t[size_t(n - i)], 1.0f - t[size_t(i)])) << "level " << r.outer_level[1] << " i=" << i;
+      // Multiples of 2^-16, so 1 - t is exact.
+      ASSERT_EQ(std::ldexp(t[size_t(i)], 16), std::floor(std::ldexp(t[size_t(i)], 16)));
       if (i > 0) {
-        ASSERT_LT(t[size_t(i - 1)], t[size_t(i)]);
+        // Strictly increasing with equal spacing; a fractional level just above an integer of
+        // its parity may have a new point on an old one, or step back at the middle by up to
+        // 32 x 2^-16 (a 16-bit reciprocal's rounding, times up to 32 segments to the middle).
+        if (s == TessSpacing::kEqual) {
+          ASSERT_LT(t[size_t(i - 1)], t[size_t(i)]) << "level " << r.outer_level[1] << " i=" << i;
+        } else {
+          ASSERT_GE(t[size_t(i)], t[size_t(i - 1)] - 32.0f / 65536.0f) << "level " << r.outer_level[1] << " i=" << i;
+        }
       }
     }
   }
@@ -263,13 +299,18 @@ TEST(Tessellator, FractionalPlacementAtIntegerLevelsEqualsEqualSpacing) {
       EXPECT_EQ(edge_for(other, float(n)).size(), equal.size() + 1) << n;
     }
   }
-  // fractional_odd at 2: three segments 1/4, 1/2, 1/4.
-  EXPECT_EQ(edge_for(TessSpacing::kFractionalOdd, 2.0f), (std::vector<float>{0.0f, 0.25f, 0.75f, 1.0f}));
-  // fractional_even at 3: four segments 1/3, 1/6, 1/6, 1/3 (short ones beside the midpoint).
-  const std::vector<float> e3 = edge_for(TessSpacing::kFractionalEven, 3.0f);
-  ASSERT_EQ(e3.size(), 5u);
-  EXPECT_NEAR(e3[1], 1.0 / 3.0, 1e-7);
-  EXPECT_EQ(e3[2], 0.5f);
+  // Between levels of its parity a point lerps between its positions at the two: fractional_odd
+  // at 2 is halfway between level 1 (the new points sit on the ends) and level 3 (at 1/3, 2/3):
+  // 1/6 and 5/6, rounded to 16.16.
+  EXPECT_EQ(edge_for(TessSpacing::kFractionalOdd, 2.0f),
+            (std::vector<float>{0.0f, 0x2aab / 65536.0f, 1.0f - 0x2aab / 65536.0f, 1.0f}));
+  // fractional_even at 3: halfway between level 2 (1/2) and level 4 (1/4) for the point that is
+  // new at 4; the midpoint stays: 0, 3/8, 1/2, 5/8, 1.
+  EXPECT_EQ(edge_for(TessSpacing::kFractionalEven, 3.0f), (std::vector<float>{0.0f, 0.375f, 0.5f, 0.625f, 1.0f}));
+  // fractional_odd at 1 + 2^-16 (where an inner level 1 is bumped to): 3 segments, the new
+  // points still on the ends.
+  EXPECT_EQ(edge_for(TessSpacing::kFractionalOdd, 1.0f + 1.0f / 65536.0f),
+            (std::vector<float>{0.0f, 0.0f, 1.0f, 1.0f}));
 }
 
 TEST(Tessellator, RandomMixedFactorsKeepTopologyInvariants) {
@@ -287,7 +328,8 @@ TEST(Tessellator, RandomMixedFactorsKeepTopologyInvariants) {
         if (trial % 13 == 0) f.outer[size_t(trial % 3)] = float(std::max(1, int(f.outer[0])));  // exact integers too
         const ResolvedTessFactors r = resolve_tess_factors(domain, s, f);
         ASSERT_FALSE(r.culled);
-        const std::string err = check_topology(domain, r, tessellate(domain, s, f));
+        // Fractional levels may place a new point on an existing one (see check_topology).
+        const std::string err = check_topology(domain, r, tessellate(domain, s, f), s != TessSpacing::kEqual);
         ASSERT_EQ(err, "") << tess_domain_name(domain) << " " << tess_spacing_name(s) << " outer " << f.outer[0] << ","
                            << f.outer[1] << "," << f.outer[2] << "," << f.outer[3] << " inner " << f.inner[0] << ","
                            << f.inner[1];
@@ -296,8 +338,24 @@ TEST(Tessellator, RandomMixedFactorsKeepTopologyInvariants) {
   }
 }
 
-// The values of coordinate `along` for the points with coordinate `fixed_axis` == `value`, sorted.
-std::vector<float> edge_coords(const TessellatedPatch& p, int fixed_axis, float value, int along) {
+// The outer ring of a tessellated patch: its first points (sum of the outer segment counts).
+// Only these are compared: a fractional_odd inner level bumped to 1 + 2^-16 puts the first inner
+// ring on the boundary too.
+struct Boundary {
+  std::vector<glm::vec3> points;
+};
+Boundary boundary_of(TessDomain domain, TessSpacing s, const TessFactors& f) {
+  const TessellatedPatch p = tessellate(domain, s, f);
+  const ResolvedTessFactors r = resolve_tess_factors(domain, s, f);
+  const int edges = domain == TessDomain::kQuad ? 4 : 3;
+  int n = 0;
+  for (int e = 0; e < edges; ++e) n += r.outer_segments[size_t(e)];
+  return Boundary{std::vector<glm::vec3>(p.points.begin(), p.points.begin() + n)};
+}
+
+// The values of coordinate `along` for the boundary points with coordinate `fixed_axis` ==
+// `value`, sorted.
+std::vector<float> edge_coords(const Boundary& p, int fixed_axis, float value, int along) {
   std::vector<float> out;
   for (const glm::vec3& q : p.points)
     if (q[fixed_axis] == value) out.push_back(q[along]);
@@ -322,13 +380,13 @@ TEST(Tessellator, SharedEdgesAreWatertight) {
       // Quad A's edge u=1 against quad B's edge u=0, same direction in v.
       const TessFactors a{{level(rng), level(rng), shared, level(rng)}, {level(rng), level(rng)}};
       const TessFactors b{{shared, level(rng), level(rng), level(rng)}, {level(rng), level(rng)}};
-      const TessellatedPatch pa = tessellate(TessDomain::kQuad, s, a);
-      const TessellatedPatch pb = tessellate(TessDomain::kQuad, s, b);
+      const Boundary pa = boundary_of(TessDomain::kQuad, s, a);
+      const Boundary pb = boundary_of(TessDomain::kQuad, s, b);
       expect_bit_identical(edge_coords(pa, 0, 1.0f, 1), edge_coords(pb, 0, 0.0f, 1), "quad u=1 vs u=0");
       // A neighbour whose edge runs the other way (v=0 of A against v=0 of a mirrored B): the
       // neighbour's coordinate maps through 1 - t.
       const TessFactors c{{level(rng), shared, level(rng), level(rng)}, {level(rng), level(rng)}};
-      const TessellatedPatch pc = tessellate(TessDomain::kQuad, s, c);
+      const Boundary pc = boundary_of(TessDomain::kQuad, s, c);
       std::vector<float> flipped = edge_coords(pc, 1, 0.0f, 0);
       for (float& t : flipped) t = 1.0f - t;
       expect_bit_identical(edge_coords(pa, 0, 1.0f, 1), flipped, "quad edge reversed");
@@ -336,8 +394,8 @@ TEST(Tessellator, SharedEdgesAreWatertight) {
       // from W to V (points (0, t, 1-t)), and against its own reversed w coordinate.
       const TessFactors ta{{level(rng), shared, level(rng), 0}, {level(rng), 0}};
       const TessFactors tb{{shared, level(rng), level(rng), 0}, {level(rng), 0}};
-      const TessellatedPatch qa = tessellate(TessDomain::kTriangle, s, ta);
-      const TessellatedPatch qb = tessellate(TessDomain::kTriangle, s, tb);
+      const Boundary qa = boundary_of(TessDomain::kTriangle, s, ta);
+      const Boundary qb = boundary_of(TessDomain::kTriangle, s, tb);
       expect_bit_identical(edge_coords(qa, 1, 0.0f, 0), edge_coords(qb, 0, 0.0f, 1), "tri v=0 vs u=0");
       expect_bit_identical(edge_coords(qa, 1, 0.0f, 0), edge_coords(qb, 0, 0.0f, 2), "tri v=0 vs u=0 reversed");
       expect_bit_identical(edge_coords(qa, 1, 0.0f, 0), edge_coords(pa, 0, 1.0f, 1), "tri edge vs quad edge");
@@ -401,9 +459,9 @@ TEST(Tessellator, InnerLevelOneRule) {
   // Every level 1: one triangle (0,0,1), (1,0,0), (0,1,0) / one quad as two triangles.
   const TessellatedPatch tri = tessellate(TessDomain::kTriangle, TessSpacing::kEqual, uniform_factors(1.0f));
   ASSERT_EQ(tri.points.size(), 3u);
-  EXPECT_EQ(tri.points[0], glm::vec3(0, 0, 1));
-  EXPECT_EQ(tri.points[1], glm::vec3(1, 0, 0));
-  EXPECT_EQ(tri.points[2], glm::vec3(0, 1, 0));
+  EXPECT_EQ(tri.points[0], glm::vec3(0, 1, 0));  // V, W, U: the outer ring's order
+  EXPECT_EQ(tri.points[1], glm::vec3(0, 0, 1));
+  EXPECT_EQ(tri.points[2], glm::vec3(1, 0, 0));
   EXPECT_EQ(tri.indices, (std::vector<uint32_t>{0, 1, 2}));
   EXPECT_EQ(tessellate(TessDomain::kQuad, TessSpacing::kEqual, uniform_factors(1.0f)).primitive_count(), 2u);
   // Inner 1 with an outer level above 1: inner treated as 1 + epsilon, so 2 segments (equal:

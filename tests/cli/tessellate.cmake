@@ -4,7 +4,7 @@ cli_test(tessellate_quad_json 0 "\"primitives\": 32" ${T} tessellate --domain qu
 cli_test(tessellate_quad_points 0 "{\"points\": 25," ${T} tessellate --domain quad --spacing equal --outer 4,4,4,4 --inner 4,4 --json)
 cli_test(tessellate_tri_even 0 "\"primitives\": 24" ${T} tessellate --domain tri --outer 4,4,4 --inner 4 --json)
 cli_test(tessellate_tri_odd 0 "\"primitives\": 13" ${T} tessellate --domain tri --outer 3,3,3 --inner 3 --json)
-cli_test(tessellate_tri_single 0 "\"domain_points\": [[0, 0, 1], [1, 0, 0], [0, 1, 0]]" ${T} tessellate --domain tri --outer 1,1,1 --inner 1 --json)
+cli_test(tessellate_tri_single 0 "\"domain_points\": [[0, 1, 0], [0, 0, 1], [1, 0, 0]]" ${T} tessellate --domain tri --outer 1,1,1 --inner 1 --json)
 cli_test(tessellate_isoline 0 "{\"points\": 15, \"primitives\": 12," ${T} tessellate --domain isoline --outer 3,4 --json)
 cli_test(tessellate_fractional_odd 0 "\"primitives\": 18" ${T} tessellate --domain quad --spacing fractional_odd --outer 2.5,2.5,2.5,2.5 --inner 2.5,2.5 --json)
 cli_test(tessellate_fractional_even 0 "\"primitives\": 32" ${T} tessellate --domain quad --spacing fractional_even --outer 3,3,3,3 --inner 3,3 --json)

@@ -2,7 +2,7 @@
 #
 # MODE=suite: runs `TESSERA bench layer --frames FRAMES --repetitions 1 --app APP --json JSON`
 # and checks JSON: every program (vkcube, layer_app) with every configuration (none, tessera,
-# mangohud, mesa_overlay) appears once, either measured (positive mean and median, a positive
+# mangohud, mesa_overlay, tessera_capture_outside, tessera_capture_every) appears once, either measured (positive mean and median, a positive
 # numeric ratio to no layer, exactly 1 for `none`) or skipped with a reason; nothing failed;
 # the configurations in MUST_MEASURE ("program/config,...") were measured.
 #   cmake -DMODE=suite -DTESSERA=... -DAPP=... -DFRAMES=N -DJSON=file -DMUST_MEASURE=... -P bench_check.cmake
@@ -58,7 +58,7 @@ if(MODE STREQUAL "suite")
     endif()
   endforeach()
   foreach(program vkcube layer_app)
-    foreach(config none tessera mangohud mesa_overlay)
+    foreach(config none tessera mangohud mesa_overlay tessera_capture_outside tessera_capture_every)
       list(FIND seen ${program}/${config} at)
       if(at LESS 0)
         message(FATAL_ERROR "no result for ${program}/${config}")
@@ -66,8 +66,8 @@ if(MODE STREQUAL "suite")
     endforeach()
   endforeach()
   list(LENGTH seen count)
-  if(NOT count EQUAL 8)
-    message(FATAL_ERROR "${count} results, want 8")
+  if(NOT count EQUAL 12)
+    message(FATAL_ERROR "${count} results, want 12")
   endif()
   foreach(i RANGE ${last})
     string(JSON name GET "${doc}" results ${i} name)

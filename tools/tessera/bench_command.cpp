@@ -66,6 +66,7 @@ void add_bench_command(CLI::App& app, BenchArgs& args) {
   cmd->add_option("--hardware", args.hardware, "timing: the hardware preset (small, medium, large)");
   cmd->add_option("--memory-limit", args.memory_limit,
                   "Memory a scene may be estimated to need, e.g. 8G (default: half of physical memory), as in render");
+  add_set_option(cmd, args.settings);
   add_layer_bench_options(cmd, args);
 }
 
@@ -88,6 +89,8 @@ int run_color_bench(const BenchArgs& args, const std::vector<std::filesystem::pa
       config.frame.threads = args.threads;
       config.frame.keep_samples = true;
       config.raster.msaa = msaa;
+      apply_config_settings(config, args.settings);
+      config.raster.msaa = msaa;  // the suite's sample count wins over --set
       Renderer renderer(config);
       const Frame frame = renderer.render(scene, scene.camera);
       const Rgba8 clear = pack_rgba8(encode_srgb8(scene.background.r), encode_srgb8(scene.background.g),
@@ -178,6 +181,15 @@ int run_eu_bench_suite(const BenchArgs& args) {
 
 int run_bench(const BenchArgs& args) {
   if (!args.memory_limit.empty()) apply_memory_limit_option(args.memory_limit);
+  if (!args.settings.empty()) {
+    // Checked before any work; suites that render no frame from the config would ignore them.
+    Config probe;
+    apply_config_settings(probe, args.settings);
+    if (args.suite == "eu" || args.suite == "tess" || args.suite == "layer") {
+      throw Error("--set: bench " + args.suite +
+                  " renders no frame from the config; --set applies to raster, color, tiling, rt and timing");
+    }
+  }
   if (args.suite == "eu") return run_eu_bench_suite(args);
   if (args.suite == "tess") return run_tess_bench(args);
   if (args.suite == "layer") return run_layer_bench(args);
@@ -210,6 +222,7 @@ int run_bench(const BenchArgs& args) {
   config.frame.height = args.height;
   config.frame.threads = args.threads;
   config.raster.msaa = args.msaa;
+  apply_config_settings(config, args.settings);
   Renderer renderer(config);
 
   std::unique_ptr<vkref::ReferenceRenderer> peer;

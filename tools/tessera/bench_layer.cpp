@@ -279,7 +279,7 @@ std::vector<fs::path> system_layer_dirs(const std::string& kind) {
 }
 
 struct LayerConfig {
-  std::string name;   // none, tessera, mangohud, mesa_overlay
+  std::string name;   // none, tessera, tessera_hud, mangohud, mesa_overlay
   std::string layer;  // the Vulkan layer name, empty for none
   EnvChanges env;
   std::string skip;  // why the configuration is not measured
@@ -386,6 +386,21 @@ void add_layer_bench_options(CLI::App* bench, BenchArgs& args) {
       "layer: Vulkan driver manifest (ICD JSON) to force, or 'system' for the loader's choice (default: lavapipe)");
 }
 
+// Frame capture (docs/layer.md "Frame capture"), two more configurations of the Tessera layer:
+// capture set to frame 0 (a warm-up frame of layer_app, outside its timed frames: the overhead
+// that stays once the capture frame is past), and every frame captured (the cost of a capture
+// frame; each frame's file overwrites the last): copies of the `tessera` configuration.
+void add_capture_configs(std::vector<LayerConfig>& configs, const fs::path& tmp) {
+  const LayerConfig tessera = configs[1];
+  for (const char* name : {"tessera_capture_outside", "tessera_capture_every"}) {
+    LayerConfig c = tessera;
+    c.name = name;
+    c.env["TESSERA_LAYER_CAPTURE"] = std::string(name) == "tessera_capture_every" ? "every:1" : "0";
+    c.env["TESSERA_LAYER_CAPTURE_PATH"] = (tmp / "bench_capture_{device}.tcap").string();
+    configs.push_back(c);
+  }
+}
+
 int run_layer_bench(const BenchArgs& args) {
   const int frames = args.frames;
   const int repetitions = std::max(1, args.repetitions);
@@ -423,7 +438,7 @@ int run_layer_bench(const BenchArgs& args) {
   } cleanup{tmp};
 
   // Configurations.
-  std::vector<LayerConfig> configs(4);
+  std::vector<LayerConfig> configs(5);
   configs[0].name = "none";
   configs[1].name = "tessera";
   configs[1].layer = "VK_LAYER_TESSERA_stats";
@@ -443,6 +458,10 @@ int run_layer_bench(const BenchArgs& args) {
           s.reason + (args.layer_prefix.empty() ? " (build VkLayer_TESSERA_stats or pass --layer-prefix)" : "");
     }
   }
+  // The layer with its HUD on (drawn at present, so on vkcube only), default settings besides.
+  configs[4] = configs[1];
+  configs[4].name = "tessera_hud";
+  if (configs[4].skip.empty()) configs[4].env["TESSERA_LAYER_HUD"] = "1";
   configs[2].name = "mangohud";
   configs[2].layer = "VK_LAYER_MANGOHUD_overlay";
   {
@@ -466,6 +485,7 @@ int run_layer_bench(const BenchArgs& args) {
     else
       configs[3].skip = s.reason + " (Debian package mesa-vulkan-drivers)";
   }
+  add_capture_configs(configs, tmp);
 
   // Programs.
 
@@ -686,6 +706,23 @@ int run_layer_bench(const BenchArgs& args) {
                     cpu_paired.empty() ? "-" : percent(cpu_ratio).c_str(), spread);
       }
       results.push_back(r);
+    }
+    // The HUD's goal: cheaper than MangoHud's and the Mesa overlay's HUDs (where measured).
+    if (ratio_of.count("tessera_hud")) {
+      nlohmann::ordered_json g;
+      const double h = ratio_of.at("tessera_hud");
+      g["tessera_hud_overhead"] = h - 1.0;
+      bool met = true;
+      for (const std::string peer : {"mangohud", "mesa_overlay"}) {
+        const auto it = ratio_of.find(peer);
+        g["below_" + peer] =
+            it == ratio_of.end() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(h < it->second);
+        if (it != ratio_of.end()) met = met && h < it->second;
+      }
+      g["met"] = met;
+      goal[w.name]["hud_frame_time"] = g;
+      std::printf("%-10s goal on hud        (tessera HUD below MangoHud and the Mesa overlay): %-7s (HUD %s)\n",
+                  w.name.c_str(), met ? "met" : "not met", percent(h).c_str());
     }
     // The tracked goal, on frame time and on CPU time.
     if (ratio_of.count("tessera")) {

@@ -119,6 +119,7 @@ Frame render_lod_frame(const Scene& scene, const BenchArgs& args, const LodVaria
   config.frame.width = args.width;
   config.frame.height = args.height;
   config.frame.threads = args.threads;
+  apply_config_settings(config, args.settings);  // --set: the base; the suite sets what it compares
   config.rt.lod = v.lod;
   config.rt.lod_selection = parse_choice<LodSelection>("rt.lod_selection", v.selection);
   config.rt.residency = rt::ResidencyPolicy::lazy;

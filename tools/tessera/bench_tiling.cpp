@@ -50,6 +50,7 @@ int run_tiling_bench(const BenchArgs& args, const std::vector<std::filesystem::p
     config.frame.height = args.height;
     config.frame.threads = args.threads;
     config.raster.msaa = args.msaa;
+    apply_config_settings(config, args.settings);  // --set: the base; the suite sets what it compares
     config.tiling.mode = TilingMode::adaptive;
     config.tiling.baselines = true;
     Renderer renderer(config);

@@ -43,6 +43,7 @@ int run_timing_bench(const BenchArgs& args, const std::vector<std::filesystem::p
   base.tiling.baselines = false;
   base.tessellation.baselines = false;
   base.hardware = hardware_preset(parse_choice<HardwarePreset>("hardware.preset", args.hardware));
+  apply_config_settings(base, args.settings);  // --set: the base; the suite sets what it compares
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   std::printf("hardware: %s (%.0f MHz, %d EUs x %d lanes, %d slices, %.0f B/clock)\n", args.hardware.c_str(),
               base.hardware.clock_mhz, base.hardware.eus, base.hardware.eu_lanes, base.hardware.raster_slices,

@@ -35,7 +35,11 @@ struct RenderArgs {
   std::string memory_limit;              // --memory-limit: bytes with an optional K, M, G or T suffix
   std::string hardware;                  // --hardware small | medium | large (hardware.preset)
   std::filesystem::path bottleneck_map;  // timing model's limiting unit per tile (optional)
+  std::vector<std::string> settings;     // --set KEY=VALUE, applied after every other option
 };
+
+// --set KEY=VALUE (repeatable): any config key by its dotted path (apply_config_settings).
+void add_set_option(CLI::App* cmd, std::vector<std::string>& settings);
 
 // --tiling fixed | fixed:N | adaptive into config (tiling.mode, raster.tile_size).
 void apply_tiling_option(const std::string& spec, Config& config);
@@ -61,6 +65,7 @@ struct BenchArgs {
   std::filesystem::path layer_app;     // the layer's test application
   std::filesystem::path layer_prefix;  // an install prefix of the layer instead of the build tree
   std::string driver;                  // ICD manifest, "system", empty = lavapipe
+  std::vector<std::string> settings;   // --set KEY=VALUE: the base config of the rendering suites
 };
 
 void add_bench_command(CLI::App& app, BenchArgs& args);
@@ -84,13 +89,29 @@ struct ViewArgs {
   int height = 800;
   float scale = 1.0f;  // frame buffer = window framebuffer x scale
   std::optional<int> threads, tile_size, msaa;
-  std::string camera;            // start view, as render --camera
-  std::string overlay = "none";  // start overlay: a key of viewer::kOverlays
-  std::string tiling;            // --tiling fixed[:N] | adaptive
-  std::string memory_limit;      // --memory-limit, as in render
+  std::string camera;                 // start view, as render --camera
+  std::string overlay = "none";       // start overlay: a key of viewer::kOverlays
+  std::string tiling;                 // --tiling fixed[:N] | adaptive
+  std::string memory_limit;           // --memory-limit, as in render
+  std::vector<std::string> settings;  // --set KEY=VALUE, as in render
 };
 
 void add_view_command(CLI::App& app, ViewArgs& args);
 int run_view(const ViewArgs& args);
+
+// capture_command.cpp: `tessera capture info FILE` and `tessera capture export FILE --frame N
+// --draw K --obj OUT.obj` (docs/capture.md).
+struct CaptureArgs {
+  std::string action;  // "info" or "export" (the subcommand given)
+  std::filesystem::path file;
+  bool json = false;
+  uint64_t frame = 0;  // export: Frame::number
+  size_t draw = 0;     // export: index into the frame's draws
+  std::filesystem::path obj;
+  std::string memory_limit;  // --memory-limit, as in render
+};
+
+void add_capture_command(CLI::App& app, CaptureArgs& args);
+int run_capture(const CaptureArgs& args);
 
 }  // namespace tessera::cli

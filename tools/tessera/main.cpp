@@ -1,5 +1,5 @@
-// The `tessera` command-line tool: offline capture (render), the interactive viewer (view) and
-// benchmarks (bench).
+// The `tessera` command-line tool: offline capture (render), the interactive viewer (view),
+// benchmarks (bench) and design-space sweeps (sweep).
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "sweep.h"
 #include "tessellate_command.h"
 #include "tessera/config.h"
 #include "tessera/error.h"
@@ -19,10 +20,14 @@ int main(int argc, char** argv) {
   BenchArgs bench_args;
   ViewArgs view_args;
   TessellateArgs tessellate_args;
+  CaptureArgs capture_args;
   add_render_command(app, render_args);
   add_bench_command(app, bench_args);
   add_view_command(app, view_args);
   add_tessellate_command(app, tessellate_args);
+  add_capture_command(app, capture_args);
+  SweepArgs sweep_args;
+  const SweepCommands sweep_commands = add_sweep_command(app, sweep_args);
   CLI::App* config_cmd = app.add_subcommand("config", "Print the full default configuration as JSON");
   const std::string commit = TESSERA_GIT_COMMIT;
   app.set_version_flag("--version",
@@ -44,6 +49,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("bench")) return run_bench(bench_args);
     if (app.got_subcommand("view")) return run_view(view_args);
     if (app.got_subcommand("tessellate")) return run_tessellate(tessellate_args);
+    if (app.got_subcommand("capture")) return run_capture(capture_args);
+    if (app.got_subcommand("sweep")) return run_sweep(sweep_commands, sweep_args);
     if (config_cmd->parsed()) {
       std::cout << tessera::config_to_json_text(tessera::Config{}) << "\n";
       return 0;

@@ -98,6 +98,13 @@ class StatsCsv {
 
 }  // namespace
 
+void add_set_option(CLI::App* cmd, std::vector<std::string>& settings) {
+  cmd->add_option("--set", settings,
+                  "KEY=VALUE: any config key by its dotted path, typed and checked as in a config file, e.g. "
+                  "--set tessellation.gpps=8 (repeatable; applied in order after --config and the other options)")
+      ->allow_extra_args(false);
+}
+
 // --tiling fixed | fixed:N | adaptive
 void apply_tiling_option(const std::string& spec, Config& config) {
   if (spec == "adaptive" || spec == "fixed") {
@@ -193,6 +200,7 @@ void add_render_command(CLI::App& app, RenderArgs& args) {
   cmd->add_option("--memory-limit", args.memory_limit,
                   "Memory a scene may be estimated to need, e.g. 8G (default: half of physical memory); a larger "
                   "scene is refused before it is built");
+  add_set_option(cmd, args.settings);
 }
 
 int run_render(const RenderArgs& args) {
@@ -209,7 +217,7 @@ int run_render(const RenderArgs& args) {
   if (args.diffuse_samples) config.trace.diffuse_samples = *args.diffuse_samples;
   if (!args.hardware.empty())
     config.hardware = hardware_preset(parse_choice<HardwarePreset>("hardware.preset", args.hardware));
-  validate_config(config);
+  apply_config_settings(config, args.settings);  // validates the whole config
   // The maps draw the frame's diagnostics (the PICB and supertiles need the tiler's accounting).
   if (!args.picb.empty() || !args.supertiles.empty() || !args.color_state.empty() || !args.lod_map.empty() ||
       !args.bottleneck_map.empty()) {

@@ -46,6 +46,7 @@ void add_view_command(CLI::App& app, ViewArgs& args) {
                   "Start view: a name or index from the scene's \"cameras\", or px,py,pz,tx,ty,tz[,fov]");
   cmd->add_option("--memory-limit", args.memory_limit,
                   "Memory a scene may be estimated to need, e.g. 8G (default: half of physical memory)");
+  add_set_option(cmd, args.settings);
 }
 
 int run_view(const ViewArgs& args) {
@@ -63,7 +64,8 @@ int run_view(const ViewArgs& args) {
   if (args.tile_size) options.config.raster.tile_size = *args.tile_size;
   if (!args.tiling.empty()) apply_tiling_option(args.tiling, options.config);
   if (args.msaa) options.config.raster.msaa = *args.msaa;
-  validate_config(options.config);
+  // frame.width/height follow the window and --scale; every other key keeps its --set value.
+  apply_config_settings(options.config, args.settings);
   options.scene = args.scene.empty() ? default_scene() : args.scene;
   if (!args.camera.empty()) {
     const std::string spec = args.camera;

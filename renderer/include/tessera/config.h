@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tessera {
 
@@ -224,5 +225,21 @@ Config load_config(const std::filesystem::path& path);
 std::string config_to_json_text(const Config& config);
 // Throws tessera::Error if any field is out of range.
 void validate_config(const Config& config);
+
+// One key of the config set by its dotted path, as `--set KEY=VALUE` on the command line and in
+// sweep parameters: "tessellation.gpps", "8". The text is typed like the config file's value
+// (a JSON number, true/false; choices by name, with or without quotes) and checked with the
+// config file's messages, prefixed by "--set KEY=VALUE". `hardware.preset` fills the whole
+// hardware section, as in a file; keys set after it override. Throws tessera::Error; ranges and
+// cross-key rules are checked by validate_config (apply_config_settings does both).
+void apply_config_override(Config& config, std::string_view dotted_key, std::string_view value_text);
+
+// Every "KEY=VALUE" of `settings` in order through apply_config_override, then validate_config
+// once (so keys that depend on each other can be set together). Throws tessera::Error naming the
+// setting.
+void apply_config_settings(Config& config, const std::vector<std::string>& settings);
+
+// Every dotted key of the config ("frame.width", ...), in the order config_to_json_text writes them.
+std::vector<std::string> config_keys();
 
 }  // namespace tessera

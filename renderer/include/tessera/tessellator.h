@@ -1,7 +1,7 @@
 // The fixed-function tessellator: turns one patch's tessellation factors into domain points and
-// primitives (triangles for the triangle and quad domains, line segments for isolines), by the
-// Vulkan factor rules. Functional only: the GPP array and the cost model charge what it returns.
-// docs/tessellator.md gives the rules, the winding, the point order and the count formulas.
+// primitives (triangles for the quad and triangle domains, line segments for isolines) by the Vulkan factor rules,
+// in the D3D11 reference tessellator's fixed-point pattern (bit for bit lavapipe's). Functional only: the GPP array
+// and the cost model charge what it returns. docs/tessellator.md: rules, algorithm, winding, point order, counts.
 #pragma once
 
 #include <array>
@@ -36,8 +36,8 @@ struct TessFactors {
 static_assert(sizeof(TessFactors) == 24, "tessellation factors are 6 floats");
 
 // Factors after culling, clamping and rounding: what the tessellator actually subdivides.
-// `segments` is the integer number of segments per edge (after rounding to the spacing's
-// parity); `level` is the clamped float level that drives fractional point placement.
+// `segments` is the integer number of segments per edge (after rounding to the spacing's parity); `level` is
+// the clamped level in 16.16 fixed point (as a float, exact) that drives fractional point placement.
 // Entries a domain does not use are 0. 52 bytes.
 struct ResolvedTessFactors {
   std::array<float, 4> outer_level{};
@@ -65,10 +65,10 @@ struct TessellatedPatch {
 // Applies the cull rule, clamping, rounding and the inner-level-1 rule of the Vulkan spec.
 ResolvedTessFactors resolve_tess_factors(TessDomain domain, TessSpacing spacing, const TessFactors& factors);
 
-// Points of one edge subdivided into `segments` segments for the clamped level `level`, as
-// parameters in [0, 1] (segments + 1 values, 0 first, 1 last). Exactly mirror-symmetric:
-// result[segments - i] == 1 - result[i] bit for bit, so a neighbour walking the edge the other
-// way gets the same points. Equal spacing is level == segments.
+// Points of one edge of `segments` segments (its parity) for the clamped level `level`: segments + 1 multiples of
+// 2^-16 from 0 to 1, mirror-symmetric bit for bit (result[segments - i] == 1 - result[i]), so a neighbour walking
+// the edge the other way gets the same points. Equal spacing is level == segments. Increasing, except that a level
+// just above an integer of its parity can repeat a point or step back a few 2^-16 at the middle (as the reference).
 std::vector<float> tess_edge_parameters(float level, int segments);
 
 // Tessellates one patch.

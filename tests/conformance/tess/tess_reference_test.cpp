@@ -3,21 +3,30 @@
 // control shader writes the levels from push constants, inside a pipeline-statistics query:
 //   tessellation evaluation shader invocations == the number of domain points,
 //   clipping invocations == the number of triangles (line segments for isolines),
-// compared exactly with tessera::tessellate(). docs/tessellator.md, "Reference check against
-// lavapipe", records what the driver counts and why these relations hold.
+// compared exactly with tessera::tessellate(). A second set of pipelines captures what the
+// driver's tessellator produced for the same cases: the evaluation shader appends every
+// gl_TessCoord to a storage buffer and a geometry shader appends every primitive's vertices to
+// another; the sets of unique domain points and the multisets of primitives must equal
+// Tessera's, bit for bit. docs/tessellator.md, "Reference check against lavapipe", records
+// what the driver counts, why these relations hold and exactly how the sets are compared.
 #include <gtest/gtest.h>
 #include <vulkan/vulkan.h>
 
+#include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <random>
 #include <span>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tessera/tessellator.h"
@@ -67,6 +76,40 @@ const uint32_t kTeseIsoEven[] =
 #include "tess_isolines_fractional_even.tese.inc"
     ;
 
+const uint32_t kCaptureTriEqual[] =
+#include "tess_capture_triangles_equal.tese.inc"
+    ;
+const uint32_t kCaptureTriOdd[] =
+#include "tess_capture_triangles_fractional_odd.tese.inc"
+    ;
+const uint32_t kCaptureTriEven[] =
+#include "tess_capture_triangles_fractional_even.tese.inc"
+    ;
+const uint32_t kCaptureQuadEqual[] =
+#include "tess_capture_quads_equal.tese.inc"
+    ;
+const uint32_t kCaptureQuadOdd[] =
+#include "tess_capture_quads_fractional_odd.tese.inc"
+    ;
+const uint32_t kCaptureQuadEven[] =
+#include "tess_capture_quads_fractional_even.tese.inc"
+    ;
+const uint32_t kCaptureIsoEqual[] =
+#include "tess_capture_isolines_equal.tese.inc"
+    ;
+const uint32_t kCaptureIsoOdd[] =
+#include "tess_capture_isolines_fractional_odd.tese.inc"
+    ;
+const uint32_t kCaptureIsoEven[] =
+#include "tess_capture_isolines_fractional_even.tese.inc"
+    ;
+const uint32_t kCaptureGeomTriangles[] =
+#include "tess_capture_triangles.geom.inc"
+    ;
+const uint32_t kCaptureGeomLines[] =
+#include "tess_capture_lines.geom.inc"
+    ;
+
 constexpr TessDomain kDomains[] = {TessDomain::kTriangle, TessDomain::kQuad, TessDomain::kIsoline};
 constexpr TessSpacing kSpacings[] = {TessSpacing::kEqual, TessSpacing::kFractionalOdd, TessSpacing::kFractionalEven};
 
@@ -78,6 +121,39 @@ std::span<const uint32_t> tese_spirv(TessDomain domain, TessSpacing spacing) {
   };
   return table[int(domain)][int(spacing)];
 }
+
+std::span<const uint32_t> capture_tese_spirv(TessDomain domain, TessSpacing spacing) {
+  const std::span<const uint32_t> table[3][3] = {
+      {kCaptureTriEqual, kCaptureTriOdd, kCaptureTriEven},
+      {kCaptureQuadEqual, kCaptureQuadOdd, kCaptureQuadEven},
+      {kCaptureIsoEqual, kCaptureIsoOdd, kCaptureIsoEven},
+  };
+  return table[int(domain)][int(spacing)];
+}
+
+// What the capture pipelines write: one record per evaluation shader invocation and one per
+// primitive the tessellator emitted (words as in shaders/tess_capture.*).
+struct CapturedPoint {
+  uint32_t u, v, w;             // gl_TessCoord bit patterns
+  uint32_t case_and_primitive;  // case index | gl_PrimitiveID << 24
+};
+static_assert(sizeof(CapturedPoint) == 16);
+struct CapturedPrimitive {
+  std::array<uint32_t, 6> uv;  // gl_TessCoord.xy bits of each vertex (lines: the last pair 0)
+  uint32_t case_index;
+  uint32_t primitive_id;  // gl_PrimitiveIDIn
+};
+static_assert(sizeof(CapturedPrimitive) == 32);
+struct Capture {
+  std::vector<CapturedPoint> points;
+  std::vector<CapturedPrimitive> primitives;
+};
+constexpr uint32_t kCaptureHeaderBytes = 16;  // count, capacity, 2 words of padding
+// Push constants of the capture pipelines: the levels (as tess.tesc reads them), then the case.
+constexpr uint32_t kCapturePushBytes = sizeof(TessFactors) + sizeof(uint32_t);
+constexpr VkShaderStageFlags kCaptureStages = VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT |
+                                              VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT |
+                                              VK_SHADER_STAGE_GEOMETRY_BIT;
 
 constexpr uint32_t kExtent = 16;  // colour attachment is kExtent x kExtent
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -120,6 +196,13 @@ class TessDevice {
     for (auto& row : pipelines_) {
       for (VkPipeline& p : row) p = VK_NULL_HANDLE;
     }
+    for (auto& row : capture_pipelines_) {
+      for (VkPipeline& p : row) p = VK_NULL_HANDLE;
+    }
+    capture_set_layout_ = VK_NULL_HANDLE;
+    capture_pool_ = VK_NULL_HANDLE;
+    capture_set_ = VK_NULL_HANDLE;
+    capture_layout_ = VK_NULL_HANDLE;
     modules_.clear();
     layout_ = VK_NULL_HANDLE;
     framebuffer_ = VK_NULL_HANDLE;
@@ -136,6 +219,7 @@ class TessDevice {
   bool validation = false;  // VK_LAYER_KHRONOS_validation is enabled
   std::vector<std::string> validation_errors;
   std::string device_name;
+  bool capture_supported = false;  // geometryShader and vertexPipelineStoresAndAtomics
 
   // One patch per case, all in one command buffer with one query each.
   std::vector<Statistics> run(const std::vector<std::pair<TessDomain, TessSpacing>>& pipelines,
@@ -186,6 +270,99 @@ class TessDevice {
     return results;
   }
 
+  // Renders one patch per case through the capture pipelines (rasterizer discard) and returns
+  // every record the shaders wrote. Capacities are in records; more is an error, not a loss.
+  Capture capture(const std::vector<std::pair<TessDomain, TessSpacing>>& pipelines,
+                  const std::vector<TessFactors>& factors, uint32_t point_capacity, uint32_t primitive_capacity) {
+    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkDeviceSize point_bytes = kCaptureHeaderBytes + VkDeviceSize(point_capacity) * sizeof(CapturedPoint);
+    const VkDeviceSize prim_bytes = kCaptureHeaderBytes + VkDeviceSize(primitive_capacity) * sizeof(CapturedPrimitive);
+    struct Buffers {
+      VkDevice device;
+      vkutil::Buffer points, primitives;
+      ~Buffers() {
+        vkutil::destroy_buffer(device, points);
+        vkutil::destroy_buffer(device, primitives);
+      }
+    } buffers{gpu_.device, {}, {}};
+    buffers.points = vkutil::create_buffer(gpu_, point_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host);
+    buffers.primitives = vkutil::create_buffer(gpu_, prim_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host);
+    const uint32_t point_header[4] = {0, point_capacity, 0, 0};
+    const uint32_t prim_header[4] = {0, primitive_capacity, 0, 0};
+    std::memcpy(buffers.points.mapped, point_header, sizeof point_header);
+    std::memcpy(buffers.primitives.mapped, prim_header, sizeof prim_header);
+
+    VkDescriptorBufferInfo infos[2] = {{buffers.points.buffer, 0, VK_WHOLE_SIZE},
+                                       {buffers.primitives.buffer, 0, VK_WHOLE_SIZE}};
+    VkWriteDescriptorSet writes[2] = {};
+    for (uint32_t b = 0; b < 2; ++b) {
+      writes[b].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+      writes[b].dstSet = capture_set_;
+      writes[b].dstBinding = b;
+      writes[b].descriptorCount = 1;
+      writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[b].pBufferInfo = &infos[b];
+    }
+    vkUpdateDescriptorSets(gpu_.device, 2, writes, 0, nullptr);
+
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    check(vkResetCommandBuffer(cmd_, 0), "vkResetCommandBuffer");
+    check(vkBeginCommandBuffer(cmd_, &begin), "vkBeginCommandBuffer");
+    VkClearValue clear{};
+    VkRenderPassBeginInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    rp.renderPass = render_pass_;
+    rp.framebuffer = framebuffer_;
+    rp.renderArea.extent = {kExtent, kExtent};
+    rp.clearValueCount = 1;
+    rp.pClearValues = &clear;
+    vkCmdBeginRenderPass(cmd_, &rp, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_GRAPHICS, capture_layout_, 0, 1, &capture_set_, 0, nullptr);
+    VkPipeline bound = VK_NULL_HANDLE;
+    for (uint32_t i = 0; i < uint32_t(factors.size()); ++i) {
+      const VkPipeline pipeline = capture_pipelines_[int(pipelines[i].first)][int(pipelines[i].second)];
+      if (pipeline != bound) {
+        vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+        bound = pipeline;
+      }
+      struct {
+        TessFactors factors;
+        uint32_t case_index;
+      } constants{factors[i], i};
+      static_assert(sizeof(constants) == kCapturePushBytes);
+      vkCmdPushConstants(cmd_, capture_layout_, kCaptureStages, 0, kCapturePushBytes, &constants);
+      vkCmdDraw(cmd_, 1, 1, 0, 0);
+    }
+    vkCmdEndRenderPass(cmd_);
+    VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    to_host.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_ALL_GRAPHICS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0,
+                         nullptr, 0, nullptr);
+    check(vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
+    vkutil::submit_and_wait(gpu_, cmd_);
+
+    uint32_t point_count = 0, prim_count = 0;
+    std::memcpy(&point_count, buffers.points.mapped, sizeof point_count);
+    std::memcpy(&prim_count, buffers.primitives.mapped, sizeof prim_count);
+    if (point_count > point_capacity) {
+      throw Error("capture: the driver ran the evaluation shader " + std::to_string(point_count) +
+                  " times, more than the " + std::to_string(point_capacity) + " records reserved");
+    }
+    if (prim_count > primitive_capacity) {
+      throw Error("capture: the driver emitted " + std::to_string(prim_count) + " primitives, more than the " +
+                  std::to_string(primitive_capacity) + " records reserved");
+    }
+    Capture out;
+    out.points.resize(point_count);
+    out.primitives.resize(prim_count);
+    const auto* point_data = static_cast<const unsigned char*>(buffers.points.mapped) + kCaptureHeaderBytes;
+    const auto* prim_data = static_cast<const unsigned char*>(buffers.primitives.mapped) + kCaptureHeaderBytes;
+    std::memcpy(out.points.data(), point_data, size_t(point_count) * sizeof(CapturedPoint));
+    std::memcpy(out.primitives.data(), prim_data, size_t(prim_count) * sizeof(CapturedPrimitive));
+    return out;
+  }
+
   // Makes one deliberate, harmless API error (a query pool of zero queries) so a test can see
   // the messenger count it.
   void provoke_validation_error() {
@@ -221,9 +398,14 @@ class TessDevice {
           return "";
         });
     device_name = gpu_.properties.deviceName;
+    VkPhysicalDeviceFeatures available{};
+    vkGetPhysicalDeviceFeatures(gpu_.physical, &available);
+    capture_supported = available.geometryShader && available.vertexPipelineStoresAndAtomics;
     VkPhysicalDeviceFeatures enabled{};
     enabled.tessellationShader = VK_TRUE;
     enabled.pipelineStatisticsQuery = VK_TRUE;
+    enabled.geometryShader = capture_supported ? VK_TRUE : VK_FALSE;
+    enabled.vertexPipelineStoresAndAtomics = capture_supported ? VK_TRUE : VK_FALSE;
     vkutil::DeviceRequest request;
     request.features = &enabled;
     vkutil::create_device(gpu_, request);
@@ -232,6 +414,7 @@ class TessDevice {
 
     create_target();
     create_pipelines();
+    if (capture_supported) create_capture_pipelines();
   }
 
   void create_target() {
@@ -344,6 +527,80 @@ class TessDevice {
     }
   }
 
+  // Vertex, control, capturing evaluation and capturing geometry shader, rasterizer discard.
+  void create_capture_pipelines() {
+    VkDescriptorSetLayoutBinding bindings[2] = {};
+    bindings[0] = {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, nullptr};
+    bindings[1] = {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_GEOMETRY_BIT, nullptr};
+    VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    set_info.bindingCount = 2;
+    set_info.pBindings = bindings;
+    check(vkCreateDescriptorSetLayout(gpu_.device, &set_info, nullptr, &capture_set_layout_),
+          "vkCreateDescriptorSetLayout");
+    VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
+    VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pool_info.maxSets = 1;
+    pool_info.poolSizeCount = 1;
+    pool_info.pPoolSizes = &pool_size;
+    check(vkCreateDescriptorPool(gpu_.device, &pool_info, nullptr, &capture_pool_), "vkCreateDescriptorPool");
+    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    alloc.descriptorPool = capture_pool_;
+    alloc.descriptorSetCount = 1;
+    alloc.pSetLayouts = &capture_set_layout_;
+    check(vkAllocateDescriptorSets(gpu_.device, &alloc, &capture_set_), "vkAllocateDescriptorSets");
+    VkPushConstantRange range{kCaptureStages, 0, kCapturePushBytes};
+    VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    layout_info.setLayoutCount = 1;
+    layout_info.pSetLayouts = &capture_set_layout_;
+    layout_info.pushConstantRangeCount = 1;
+    layout_info.pPushConstantRanges = &range;
+    check(vkCreatePipelineLayout(gpu_.device, &layout_info, nullptr, &capture_layout_), "vkCreatePipelineLayout");
+
+    const VkShaderModule vert = module(kVertSpirv);
+    const VkShaderModule tesc = module(kTescSpirv);
+    const VkShaderModule geom_triangles = module(kCaptureGeomTriangles);
+    const VkShaderModule geom_lines = module(kCaptureGeomLines);
+    VkPipelineVertexInputStateCreateInfo vertex_input{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+    assembly.topology = VK_PRIMITIVE_TOPOLOGY_PATCH_LIST;
+    VkPipelineTessellationStateCreateInfo tessellation{VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_STATE_CREATE_INFO};
+    tessellation.patchControlPoints = 1;
+    VkPipelineRasterizationStateCreateInfo raster{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+    raster.rasterizerDiscardEnable = VK_TRUE;  // the shaders' stores are the output
+    raster.polygonMode = VK_POLYGON_MODE_FILL;
+    raster.cullMode = VK_CULL_MODE_NONE;
+    raster.lineWidth = 1.0f;
+    for (TessDomain domain : kDomains) {
+      for (TessSpacing spacing : kSpacings) {
+        const VkShaderModule tese = module(capture_tese_spirv(domain, spacing));
+        const VkShaderModule geom = domain == TessDomain::kIsoline ? geom_lines : geom_triangles;
+        VkPipelineShaderStageCreateInfo stages[4] = {};
+        const VkShaderStageFlagBits stage_bits[4] = {
+            VK_SHADER_STAGE_VERTEX_BIT, VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT,
+            VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, VK_SHADER_STAGE_GEOMETRY_BIT};
+        const VkShaderModule modules[4] = {vert, tesc, tese, geom};
+        for (int st = 0; st < 4; ++st) {
+          stages[st].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+          stages[st].stage = stage_bits[st];
+          stages[st].module = modules[st];
+          stages[st].pName = "main";
+        }
+        VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+        info.stageCount = 4;
+        info.pStages = stages;
+        info.pVertexInputState = &vertex_input;
+        info.pInputAssemblyState = &assembly;
+        info.pTessellationState = &tessellation;
+        info.pRasterizationState = &raster;
+        info.layout = capture_layout_;
+        info.renderPass = render_pass_;
+        check(vkCreateGraphicsPipelines(gpu_.device, VK_NULL_HANDLE, 1, &info, nullptr,
+                                        &capture_pipelines_[int(domain)][int(spacing)]),
+              "vkCreateGraphicsPipelines (capture)");
+      }
+    }
+  }
+
   void destroy_all() {
     if (gpu_.device != VK_NULL_HANDLE) {
       vkDeviceWaitIdle(gpu_.device);
@@ -352,6 +609,14 @@ class TessDevice {
           if (p != VK_NULL_HANDLE) vkDestroyPipeline(gpu_.device, p, nullptr);
         }
       }
+      for (auto& row : capture_pipelines_) {
+        for (VkPipeline p : row) {
+          if (p != VK_NULL_HANDLE) vkDestroyPipeline(gpu_.device, p, nullptr);
+        }
+      }
+      if (capture_layout_) vkDestroyPipelineLayout(gpu_.device, capture_layout_, nullptr);
+      if (capture_pool_) vkDestroyDescriptorPool(gpu_.device, capture_pool_, nullptr);
+      if (capture_set_layout_) vkDestroyDescriptorSetLayout(gpu_.device, capture_set_layout_, nullptr);
       for (VkShaderModule m : modules_) vkDestroyShaderModule(gpu_.device, m, nullptr);
       if (layout_) vkDestroyPipelineLayout(gpu_.device, layout_, nullptr);
       if (framebuffer_) vkDestroyFramebuffer(gpu_.device, framebuffer_, nullptr);
@@ -374,7 +639,91 @@ class TessDevice {
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   std::vector<VkShaderModule> modules_;
   VkPipeline pipelines_[3][3] = {};
+  VkDescriptorSetLayout capture_set_layout_ = VK_NULL_HANDLE;
+  VkDescriptorPool capture_pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet capture_set_ = VK_NULL_HANDLE;
+  VkPipelineLayout capture_layout_ = VK_NULL_HANDLE;
+  VkPipeline capture_pipelines_[3][3] = {};
 };
+
+// ---------------------------------------------------------------------------------------------
+// Capture comparison. A domain point is the triple of gl_TessCoord bit patterns (u, v, w); a
+// primitive is its vertices' (u, v) bit pairs in increasing order (lines: the third pair 0, 0),
+// so neither the order of the points nor the vertex order or winding of a primitive matters.
+// Per case, the set of distinct point values the driver evaluated must equal the set of
+// Tessera's point values, and the driver's primitives must equal Tessera's as multisets.
+
+using PointKey = std::array<uint32_t, 3>;
+using PrimitiveKey = std::array<uint32_t, 6>;
+
+uint32_t float_bits(float f) {
+  uint32_t b = 0;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+float bits_float(uint32_t b) {
+  float f = 0;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+
+PrimitiveKey primitive_key(std::array<std::array<uint32_t, 2>, 3> v, int vertices) {
+  if (vertices == 2) v[2] = {0, 0};
+  std::sort(v.begin(), v.begin() + vertices);
+  return {v[0][0], v[0][1], v[1][0], v[1][1], v[2][0], v[2][1]};
+}
+
+struct ExpectedSets {
+  std::vector<PointKey> points;          // sorted
+  std::vector<PrimitiveKey> primitives;  // sorted
+};
+
+ExpectedSets tessera_sets(const TessellatedPatch& patch) {
+  ExpectedSets out;
+  for (const glm::vec3& q : patch.points) out.points.push_back({float_bits(q.x), float_bits(q.y), float_bits(q.z)});
+  const int n = patch.kind == TessPrimitive::kLines ? 2 : 3;
+  for (size_t i = 0; i + size_t(n) <= patch.indices.size(); i += size_t(n)) {
+    std::array<std::array<uint32_t, 2>, 3> v{};
+    for (int k = 0; k < n; ++k) {
+      const glm::vec3& q = patch.points[patch.indices[i + size_t(k)]];
+      v[size_t(k)] = {float_bits(q.x), float_bits(q.y)};
+    }
+    out.primitives.push_back(primitive_key(v, n));
+  }
+  // Unique values: where a fractional_odd inner level rounds to 1 + 2^-16 the first inner ring
+  // lies on the outer corners, so distinct points can share a position (on both sides).
+  std::sort(out.points.begin(), out.points.end());
+  out.points.erase(std::unique(out.points.begin(), out.points.end()), out.points.end());
+  std::sort(out.primitives.begin(), out.primitives.end());
+  return out;
+}
+
+std::string point_text(const PointKey& k) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "(%.9g, %.9g, %.9g)", double(bits_float(k[0])), double(bits_float(k[1])),
+                double(bits_float(k[2])));
+  return buf;
+}
+
+std::string primitive_text(const PrimitiveKey& k) {
+  std::string s;
+  for (int v = 0; v < 3; ++v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s(%.9g, %.9g)", v ? " " : "", double(bits_float(k[size_t(2 * v)])),
+                  double(bits_float(k[size_t(2 * v + 1)])));
+    s += buf;
+  }
+  return s;
+}
+
+// The first element of `a` that `b` lacks (both sorted), as text, or "" when none.
+template <typename Key, typename Text>
+std::string first_missing(const std::vector<Key>& a, const std::vector<Key>& b, Text text) {
+  std::vector<Key> diff;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(diff));
+  return diff.empty() ? std::string("none") : text(diff.front());
+}
 
 // ---------------------------------------------------------------------------------------------
 // Cases
@@ -486,7 +835,96 @@ class TessReference : public ::testing::Test {
     EXPECT_EQ(mismatches, 0) << "of " << cases.size() << " cases differ";
     std::printf("%zu patches on %s%s\n", cases.size(), device_->device_name.c_str(),
                 device_->validation ? " with VK_LAYER_KHRONOS_validation" : "");
+    check_capture(cases);
     return got;
+  }
+
+  // Captures the driver's points and primitives for every case, in batches of bounded size,
+  // and compares them with Tessera's as described above.
+  void check_capture(const std::vector<Case>& cases) {
+    if (!device_->capture_supported) {
+      std::printf("capture skipped: the device lacks geometryShader or vertexPipelineStoresAndAtomics\n");
+      return;
+    }
+    constexpr uint64_t kBatchRecords = 1u << 20;  // per buffer, to bound memory
+    std::vector<ExpectedSets> expected(cases.size());
+    size_t point_mismatches = 0, primitive_mismatches = 0, reported = 0;
+    uint64_t invocations = 0, unique_points = 0, primitives = 0;
+    for (size_t first = 0; first < cases.size();) {
+      size_t last = first;
+      uint64_t points = 0, prims = 0;
+      std::vector<std::pair<TessDomain, TessSpacing>> pipelines;
+      std::vector<TessFactors> levels;
+      while (last < cases.size()) {
+        const Case& c = cases[last];
+        const TessCounts n = tess_counts(c.domain, resolve_tess_factors(c.domain, c.spacing, c.factors));
+        if (last > first && (2 * (points + n.points) > kBatchRecords || prims + n.primitives > kBatchRecords)) break;
+        points += n.points;
+        prims += n.primitives;
+        pipelines.emplace_back(c.domain, c.spacing);
+        levels.push_back(c.factors);
+        ++last;
+      }
+      Capture got;
+      try {
+        // Room for every point evaluated twice and a quarter more primitives: overflowing is
+        // reported as an error, never silently cut.
+        got = device_->capture(pipelines, levels, uint32_t(2 * points + 256), uint32_t(prims + prims / 4 + 256));
+      } catch (const Error& e) {
+        ADD_FAILURE() << e.what();
+        return;
+      }
+      const size_t batch = last - first;
+      std::vector<std::vector<PointKey>> ref_points(batch);
+      std::vector<std::vector<PrimitiveKey>> ref_prims(batch);
+      for (const CapturedPoint& r : got.points) {
+        const uint32_t index = r.case_and_primitive & 0xffffffu;
+        ASSERT_LT(index, batch) << "captured point with a bad case index";
+        EXPECT_EQ(r.case_and_primitive >> 24, 0u) << "gl_PrimitiveID of the only patch of a draw";
+        ref_points[index].push_back({r.u, r.v, r.w});
+      }
+      for (const CapturedPrimitive& r : got.primitives) {
+        ASSERT_LT(r.case_index, batch) << "captured primitive with a bad case index";
+        // Not checked: lavapipe numbers gl_PrimitiveIDIn by tessellated primitive (0, 1, 2, ...
+        // within the patch), where Vulkan asks for the patch's ID (docs/tessellator.md).
+        const int n = cases[first + r.case_index].domain == TessDomain::kIsoline ? 2 : 3;
+        ref_prims[r.case_index].push_back(
+            primitive_key({{{r.uv[0], r.uv[1]}, {r.uv[2], r.uv[3]}, {r.uv[4], r.uv[5]}}}, n));
+      }
+      invocations += got.points.size();
+      primitives += got.primitives.size();
+      for (size_t i = 0; i < batch; ++i) {
+        const Case& c = cases[first + i];
+        const ExpectedSets ours = tessera_sets(tessellate(c.domain, c.spacing, c.factors));
+        std::vector<PointKey>& rp = ref_points[i];
+        std::vector<PrimitiveKey>& rt = ref_prims[i];
+        std::sort(rp.begin(), rp.end());
+        rp.erase(std::unique(rp.begin(), rp.end()), rp.end());
+        std::sort(rt.begin(), rt.end());
+        unique_points += rp.size();
+        const bool points_same = rp == ours.points;
+        const bool prims_same = rt == ours.primitives;
+        point_mismatches += !points_same;
+        primitive_mismatches += !prims_same;
+        if ((!points_same || !prims_same) && ++reported <= 20) {
+          ADD_FAILURE() << describe(c) << ": points " << (points_same ? "identical" : "differ") << " (lavapipe "
+                        << rp.size() << ", Tessera " << ours.points.size()
+                        << "; first only in lavapipe: " << first_missing(rp, ours.points, point_text)
+                        << "; first only in Tessera: " << first_missing(ours.points, rp, point_text) << "), primitives "
+                        << (prims_same ? "identical" : "differ") << " (lavapipe " << rt.size() << ", Tessera "
+                        << ours.primitives.size()
+                        << "; first only in lavapipe: " << first_missing(rt, ours.primitives, primitive_text)
+                        << "; first only in Tessera: " << first_missing(ours.primitives, rt, primitive_text) << ")";
+        }
+      }
+      first = last;
+    }
+    EXPECT_EQ(point_mismatches, 0u) << "of " << cases.size() << " cases have different domain points";
+    EXPECT_EQ(primitive_mismatches, 0u) << "of " << cases.size() << " cases have different primitives";
+    std::printf("capture: %zu patches, domain points bit-identical in %zu, primitives in %zu (%" PRIu64
+                " evaluation invocations for %" PRIu64 " unique points, %" PRIu64 " primitives)\n",
+                cases.size(), cases.size() - point_mismatches, cases.size() - primitive_mismatches, invocations,
+                unique_points, primitives);
   }
 
   static std::unique_ptr<TessDevice> device_;
@@ -594,6 +1032,26 @@ TEST_F(TessReference, RandomMixedLevelsMany) {
         for (float& o : f.outer) o = rng() % 10 == 0 ? float(1 + rng() % 8) : 0.5f + unit() * top;
         for (float& in : f.inner) in = rng() % 10 == 0 ? 1.0f : 0.5f + unit() * top;
         cases.push_back({domain, spacing, f});
+      }
+    }
+  }
+  check_cases(cases);
+}
+
+// Levels one or two 16.16 steps above an integer, where the fixed-point placement has new
+// points on old ones and folds an edge's middle back by a few 2^-16 (docs/tessellator.md): every
+// domain and spacing, uniform and with the outer and inner levels on different sides of an
+// integer. Not in the count suite above; it pins what only positions show.
+TEST_F(TessReference, NearIntegerLevels) {
+  std::vector<Case> cases;
+  for (TessDomain domain : kDomains) {
+    for (TessSpacing spacing : kSpacings) {
+      for (int k = 1; k <= 63; k += 1) {
+        for (int steps : {1, 2, 5}) {
+          const float up = float(k) + float(steps) / 65536.0f;
+          cases.push_back({domain, spacing, uniform(up)});
+          if (k % 4 == 2) cases.push_back({domain, spacing, factors({up, float(k), up, float(k + 1)}, {float(k), up})});
+        }
       }
     }
   }

@@ -1,0 +1,204 @@
+// Frame capture (docs/layer.md "Frame capture"): the settings' frame list, the device's
+// transform-feedback plan, patched pipelines, what a recording notes per draw and render pass,
+// and the capture frame's read-back and writer thread. The capture files themselves
+// (tessera::capture, docs/capture.md) are written by the renderer library.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "capture_frames.h"
+#include "commands.h"
+#include "tessera/capture.h"
+
+namespace tessera::layer {
+
+struct DeviceData;
+struct CommandBufferState;
+struct InstanceData;
+
+bool capture_on();  // the setting names frames to capture
+
+// ---------------------------------------------------------------------------------------------
+// Device creation: transformFeedback on a copy of the create info
+
+struct CaptureDevicePlan {
+  bool xfb = false;
+  std::string note;  // why there is no transform feedback (stderr once, and in every record)
+  VkPhysicalDeviceTransformFeedbackFeaturesEXT features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT};
+  std::vector<const char*> extensions;
+};
+// Adds transformFeedback and VK_EXT_transform_feedback to `modified` when the device and the
+// application's API versions allow; true when `modified` changed.
+struct DeviceAllowance;
+bool plan_capture_device(InstanceData* inst, VkPhysicalDevice physical, const DeviceAllowance& allow,
+                         VkDeviceCreateInfo& modified, CaptureDevicePlan& plan);
+void init_capture_device(DeviceData* d, const CaptureDevicePlan& plan, PFN_vkGetDeviceProcAddr gdpa);
+// At vkDestroyDevice: the open capture frame written, the writer thread joined, objects freed.
+void destroy_capture_device(DeviceData* d);
+
+// ---------------------------------------------------------------------------------------------
+// Pipelines and images
+
+struct CapturePipeline {
+  bool patched = false;     // the last pre-rasterization stage writes transform feedback
+  std::string skip_reason;  // why not (capture.h's reasons)
+  bool ids = false;         // buffer 1: vertex and instance index
+  bool tessellation = false, geometry = false, mesh = false;
+  std::vector<capture::ShaderInfo> shaders;
+  capture::DrawState state;
+  // Dynamic state the pipeline takes from the command buffer.
+  bool dynamic_viewport = false, dynamic_scissor = false;
+};
+
+struct CaptureImage {
+  VkFormat format = VK_FORMAT_UNDEFINED;
+  VkExtent3D extent{};
+  uint32_t samples = 1;
+  bool readable = false;  // created with TRANSFER_SRC usage
+};
+
+VkResult capture_create_graphics_pipelines(DeviceData* d, VkDevice device, VkPipelineCache cache, uint32_t count,
+                                           const VkGraphicsPipelineCreateInfo* infos,
+                                           const VkAllocationCallbacks* pAllocator, VkPipeline* pipelines);
+void capture_forget_pipeline(DeviceData* d, VkPipeline pipeline);
+// vkCreateRenderPass(2): a copy storing every colour and depth attachment (STORE instead of
+// DONT_CARE), so the capture frame can read them; `ci` itself when nothing changes.
+const VkRenderPassCreateInfo* capture_render_pass(const VkRenderPassCreateInfo* ci, VkRenderPassCreateInfo& copy,
+                                                  std::vector<VkAttachmentDescription>& attachments);
+const VkRenderPassCreateInfo2* capture_render_pass(const VkRenderPassCreateInfo2* ci, VkRenderPassCreateInfo2& copy,
+                                                   std::vector<VkAttachmentDescription2>& attachments);
+// vkCreateImage: a copy of `ci` with TRANSFER_SRC usage for attachments (so the capture frame
+// can copy them), or `ci` itself.
+const VkImageCreateInfo* capture_image_info(const VkImageCreateInfo* ci, VkImageCreateInfo& copy);
+void capture_image_created(DeviceData* d, VkImage image, const VkImageCreateInfo& ci, bool readable);
+void capture_forget_image(DeviceData* d, VkImage image);
+// Swapchains (called by the intercepts in objects.cpp): the presented images are attachments too.
+VkResult capture_create_swapchain(DeviceData* d, VkDevice device, const VkSwapchainCreateInfoKHR* ci,
+                                  const VkAllocationCallbacks* pAllocator, VkSwapchainKHR* swapchain);
+void capture_swapchain_images(DeviceData* d, VkSwapchainKHR swapchain, uint32_t count, const VkImage* images);
+void capture_destroy_swapchain(DeviceData* d, VkSwapchainKHR swapchain);
+
+// ---------------------------------------------------------------------------------------------
+// Recording
+
+struct CaptureChunk {  // host-visible transform-feedback memory of one recording
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void* mapped = nullptr;
+  VkDeviceSize size = 0, used = 0;
+};
+
+struct CaptureDrawNote {
+  capture::Draw draw;  // positions empty; the rest as recorded
+  bool instrumented = false;
+  VkQueryPool pool = VK_NULL_HANDLE;
+  uint32_t query = 0;
+  uint32_t chunk = 0;
+  VkDeviceSize position_offset = 0, id_offset = 0;
+  uint32_t capacity = 0;  // vertices the buffers hold
+  bool ids = false;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+};
+
+struct CaptureAttachmentNote {
+  VkImage image = VK_NULL_HANDLE;
+  VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;  // where the recording leaves it
+  capture::Attachment info;                          // texels empty
+};
+
+struct CapturePassNote {
+  capture::RenderPass pass;  // attachments empty; `attachments` below hold them
+  std::vector<CaptureAttachmentNote> attachments;
+  bool multiview = false;
+};
+
+struct CaptureRecording {
+  std::vector<CaptureChunk> chunks;
+  std::vector<VkQueryPool> pools;
+  VkQueryPool pass_pool = VK_NULL_HANDLE;  // queries reset for the open pass instance
+  uint32_t pass_queries_used = 0;
+  std::vector<CapturePassNote> passes;
+  std::vector<CaptureDrawNote> draws;
+  int32_t open_pass = -1;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  std::vector<ViewportState> viewports;
+  std::vector<ScissorRect> scissors;
+};
+
+// vkBeginCommandBuffer: whether this recording is noted (capture frames, or a command buffer
+// that may be submitted again in one). Releases the previous recording's objects.
+void capture_begin_recording(DeviceData* d, CommandBufferState* cb, const VkCommandBufferBeginInfo* info);
+void capture_release_recording(DeviceData* d, CommandBufferState* cb);
+void capture_bind_pipeline(DeviceData* d, CommandBufferState* cb, VkPipeline pipeline);
+// Before the application's begin: a pass instance with its attachments.
+void capture_begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb,
+                               const VkRenderPassBeginInfo* begin);
+void capture_begin_rendering(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb,
+                             const VkRenderingInfo* info);
+void capture_end_pass(CommandBufferState* cb);
+void capture_track_layout(CommandBufferState* cb, VkImage image, VkImageLayout layout);
+// Around a draw: before returns whether the draw is bracketed by transform feedback (then
+// after must be called once the draw is recorded).
+struct CaptureDrawCall {
+  capture::DrawCall call = capture::DrawCall::draw;
+  uint32_t vertex_count = 0, instance_count = 0;  // direct draws
+  bool direct = true;
+};
+bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, const CaptureDrawCall& call);
+void capture_after_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb);
+
+// ---------------------------------------------------------------------------------------------
+// Submission and frames
+
+// After an application submission: in a capture frame, waits for the queue and reads the
+// submitted recordings' draws and attachments into the frame being captured.
+void capture_after_submit(DeviceData* d, VkQueue queue, const std::vector<VkCommandBuffer>& handles);
+// A frame ended (under state_mutex): a captured frame goes to the writer thread.
+void capture_end_frame(DeviceData* d, uint64_t frame);
+
+struct CaptureDevice {
+  bool xfb = false;
+  std::string note;
+  VkPhysicalDeviceMemoryProperties memory{};
+  VkPhysicalDeviceTransformFeedbackPropertiesEXT xfb_props{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_PROPERTIES_EXT};
+  uint32_t api_version = 0;  // effective: min(instance, device)
+  PFN_vkCmdBindTransformFeedbackBuffersEXT bind_xfb = nullptr;
+  PFN_vkCmdBeginTransformFeedbackEXT begin_xfb = nullptr;
+  PFN_vkCmdEndTransformFeedbackEXT end_xfb = nullptr;
+  PFN_vkCmdBeginQueryIndexedEXT begin_query = nullptr;
+  PFN_vkCmdEndQueryIndexedEXT end_query = nullptr;
+
+  std::mutex mutex;  // the maps and the frame below
+  std::unordered_map<VkShaderModule, std::shared_ptr<const std::vector<uint32_t>>> modules;
+  std::unordered_map<VkPipeline, std::shared_ptr<const CapturePipeline>> pipelines;
+  std::unordered_map<VkImage, CaptureImage> images;
+  std::unordered_map<VkSwapchainKHR, CaptureImage> swapchains;
+  std::unordered_map<VkPipeline, uint32_t> budgets;  // vertices for draws of unknown size (grown on overflow)
+
+  capture::Frame frame;  // being captured
+  bool frame_open = false;
+  uint64_t frame_number = 0;
+  capture::Capture header;  // application and device, copied into every file
+  uint64_t patched = 0, patch_failed = 0, written = 0, write_failed = 0;
+  bool warned = false;
+
+  // The writer thread: one file per captured frame.
+  std::mutex queue_mutex;
+  std::condition_variable queue_cv;
+  std::deque<std::pair<std::string, capture::Capture>> queue;
+  bool stop = false;
+  std::thread writer;
+};
+
+}  // namespace tessera::layer

@@ -1,0 +1,491 @@
+// Frame capture, device side: the frame list, transformFeedback enabled on a copy of the
+// device create info, shader modules remembered, the last pre-rasterization stage of every
+// graphics pipeline patched (spirv_patch.h) with the original kept when that fails, the
+// pipelines' fixed-function state, and attachment images made copyable.
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "layer_state.h"
+#include "spirv_patch.h"
+
+namespace tessera::layer {
+
+bool capture_on() { return settings().capture.on; }
+
+bool parse_capture_frames(const std::string& text, CaptureFrames& out) {
+  auto number = [](const std::string& s, uint64_t& v) {
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 18) return false;
+    v = std::strtoull(s.c_str(), nullptr, 10);
+    return true;
+  };
+  CaptureFrames f;
+  if (text == "off" || text == "none") {
+    out = f;
+    return true;
+  }
+  f.on = true;
+  if (text.rfind("every:", 0) == 0) {
+    if (!number(text.substr(6), f.every) || f.every == 0) return false;
+  } else if (size_t dash = text.find('-'); dash != std::string::npos) {
+    if (!number(text.substr(0, dash), f.first) || !number(text.substr(dash + 1), f.last) || f.last < f.first)
+      return false;
+  } else {
+    if (!number(text, f.first)) return false;
+    f.last = f.first;
+  }
+  out = f;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device creation
+
+bool plan_capture_device(InstanceData* inst, VkPhysicalDevice physical, const DeviceAllowance& allow,
+                         VkDeviceCreateInfo& modified, CaptureDevicePlan& plan) {
+  plan = CaptureDevicePlan{};
+  if (!settings().capture_xfb) {
+    plan.note = "transform feedback turned off (setting capture_transform_feedback = 0)";
+    return false;
+  }
+  // vkGetPhysicalDeviceFeatures2 is core 1.1; a Vulkan 1.0 application has the KHR form only when
+  // VK_KHR_get_physical_device_properties2 is enabled (CreateInstance adds it for capture).
+  // (device.cpp's DeviceAllowance says what the application's versions allow.)
+  PFN_vkGetPhysicalDeviceFeatures2 features2 =
+      allow.core(1, 1) ? inst->table.GetPhysicalDeviceFeatures2 : inst->table.GetPhysicalDeviceFeatures2KHR;
+  if (!allow.feature_chains || !features2) {
+    plan.note = "Vulkan 1.0 without VK_KHR_get_physical_device_properties2: transformFeedback cannot be asked for";
+    return false;
+  }
+  if (!allow.may_enable(VK_EXT_TRANSFORM_FEEDBACK_EXTENSION_NAME)) {
+    plan.note = "device lacks VK_EXT_transform_feedback";
+    return false;
+  }
+  VkPhysicalDeviceTransformFeedbackFeaturesEXT q{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT};
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  f2.pNext = &q;
+  features2(physical, &f2);
+  if (!q.transformFeedback) {
+    plan.note = "device lacks transformFeedback";
+    return false;
+  }
+  bool changed = false;
+  if (auto* app = find_in_chain<VkPhysicalDeviceTransformFeedbackFeaturesEXT>(
+          modified.pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT)) {
+    if (!app->transformFeedback) {  // the application's own structure: never written
+      plan.note = "the application's VkPhysicalDeviceTransformFeedbackFeaturesEXT turns transformFeedback off";
+      return false;
+    }
+  } else {
+    plan.features.transformFeedback = VK_TRUE;
+    plan.features.pNext = const_cast<void*>(modified.pNext);
+    modified.pNext = &plan.features;
+    changed = true;
+  }
+  plan.extensions.assign(modified.ppEnabledExtensionNames,
+                         modified.ppEnabledExtensionNames + modified.enabledExtensionCount);
+  bool present = false;
+  for (const char* e : plan.extensions) present |= std::strcmp(e, VK_EXT_TRANSFORM_FEEDBACK_EXTENSION_NAME) == 0;
+  if (!present) {
+    plan.extensions.push_back(VK_EXT_TRANSFORM_FEEDBACK_EXTENSION_NAME);
+    modified.enabledExtensionCount = uint32_t(plan.extensions.size());
+    modified.ppEnabledExtensionNames = plan.extensions.data();
+    changed = true;
+  }
+  plan.xfb = true;
+  return changed;
+}
+
+void init_capture_device(DeviceData* d, const CaptureDevicePlan& plan, PFN_vkGetDeviceProcAddr gdpa) {
+  auto c = std::make_unique<CaptureDevice>();
+  c->xfb = plan.xfb;
+  c->note = plan.note;
+  const InstanceTable& it = d->instance->table;
+  it.GetPhysicalDeviceMemoryProperties(d->physical, &c->memory);
+  VkPhysicalDeviceProperties props{};
+  it.GetPhysicalDeviceProperties(d->physical, &props);
+  c->api_version = std::min(d->instance->api_version, props.apiVersion);
+  if (c->xfb) {
+    VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    p2.pNext = &c->xfb_props;
+    const bool core = !(VK_API_VERSION_MAJOR(c->api_version) <= 1 && VK_API_VERSION_MINOR(c->api_version) < 1);
+    PFN_vkGetPhysicalDeviceProperties2 properties2 =
+        core ? it.GetPhysicalDeviceProperties2 : it.GetPhysicalDeviceProperties2KHR;
+    if (properties2) properties2(d->physical, &p2);
+    auto load = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(gdpa(d->device, name));
+    };
+    load(c->bind_xfb, "vkCmdBindTransformFeedbackBuffersEXT");
+    load(c->begin_xfb, "vkCmdBeginTransformFeedbackEXT");
+    load(c->end_xfb, "vkCmdEndTransformFeedbackEXT");
+    load(c->begin_query, "vkCmdBeginQueryIndexedEXT");
+    load(c->end_query, "vkCmdEndQueryIndexedEXT");
+    if (!c->bind_xfb || !c->begin_xfb || !c->end_xfb || !c->begin_query || !c->end_query ||
+        !d->table.CmdResetQueryPool || !d->table.GetQueryPoolResults) {
+      c->xfb = false;
+      c->note = "transform feedback commands unavailable";
+    } else if (!c->xfb_props.transformFeedbackQueries || c->xfb_props.maxTransformFeedbackBuffers < 2) {
+      c->xfb = false;
+      c->note = "device lacks transformFeedbackQueries or two transform feedback buffers";
+    }
+  }
+  capture::Capture& h = c->header;
+  h.application = d->instance->application;
+  h.engine = d->instance->engine;
+  h.api_version = d->instance->api_version;
+  h.device = props.deviceName;
+  h.vendor_id = props.vendorID;
+  h.device_id = props.deviceID;
+  h.driver_version = props.driverVersion;
+  h.driver = "driver version " + std::to_string(props.driverVersion);
+  h.layer_version = std::string(kLayerName) + " " + std::to_string(VK_API_VERSION_MAJOR(VK_HEADER_VERSION_COMPLETE)) +
+                    "." + std::to_string(VK_API_VERSION_MINOR(VK_HEADER_VERSION_COMPLETE)) + "." +
+                    std::to_string(VK_HEADER_VERSION);
+  if (!c->xfb)
+    std::fprintf(stderr, "VK_LAYER_TESSERA_stats: capture on device %u (%s) records no geometry: %s\n", d->index,
+                 props.deviceName, c->note.c_str());
+  d->capture = std::move(c);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shader modules and pipelines
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo* ci,
+                                                  const VkAllocationCallbacks* pAllocator, VkShaderModule* module) {
+  DeviceData* d = get_device(device);
+  VkResult r = d->table.CreateShaderModule(device, ci, pAllocator, module);
+  if (r == VK_SUCCESS && d->capture) {
+    auto words = std::make_shared<const std::vector<uint32_t>>(ci->pCode, ci->pCode + ci->codeSize / 4);
+    std::lock_guard lock(d->capture->mutex);
+    d->capture->modules[*module] = std::move(words);
+  }
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyShaderModule(VkDevice device, VkShaderModule module,
+                                               const VkAllocationCallbacks* pAllocator) {
+  DeviceData* d = get_device(device);
+  if (d->capture) {
+    std::lock_guard lock(d->capture->mutex);
+    d->capture->modules.erase(module);
+  }
+  d->table.DestroyShaderModule(device, module, pAllocator);
+}
+
+namespace {
+
+bool stage_of(VkShaderStageFlagBits s, capture::ShaderStage& out) {
+  switch (s) {
+    case VK_SHADER_STAGE_VERTEX_BIT: out = capture::ShaderStage::vertex; return true;
+    case VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT: out = capture::ShaderStage::tessellation_control; return true;
+    case VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT: out = capture::ShaderStage::tessellation_evaluation; return true;
+    case VK_SHADER_STAGE_GEOMETRY_BIT: out = capture::ShaderStage::geometry; return true;
+    case VK_SHADER_STAGE_FRAGMENT_BIT: out = capture::ShaderStage::fragment; return true;
+    default: return false;
+  }
+}
+
+// The fixed-function state of a pipeline as the units take it (the draw's dynamic state is
+// applied at record time).
+void read_state(const VkGraphicsPipelineCreateInfo& ci, CapturePipeline& p) {
+  capture::DrawState& s = p.state;
+  s.raster.topology = Topology::triangle_list;  // transform feedback emits separate triangles
+  if (ci.pInputAssemblyState) {
+    s.application_topology = ci.pInputAssemblyState->topology;
+    s.primitive_restart = ci.pInputAssemblyState->primitiveRestartEnable;
+  }
+  if (const auto* r = ci.pRasterizationState) {
+    s.raster.cull = CullMode(r->cullMode & 3);
+    s.raster.front_face = r->frontFace == VK_FRONT_FACE_CLOCKWISE ? FrontFace::clockwise : FrontFace::counter_clockwise;
+    s.polygon_mode = r->polygonMode;
+    s.depth_clamp = r->depthClampEnable;
+    s.depth_bias = r->depthBiasEnable;
+    s.depth_bias_constant = r->depthBiasConstantFactor;
+    s.depth_bias_clamp = r->depthBiasClamp;
+    s.depth_bias_slope = r->depthBiasSlopeFactor;
+  }
+  s.raster.depth.test = s.raster.depth.write = false;
+  if (const auto* ds = ci.pDepthStencilState) {
+    s.raster.depth.test = ds->depthTestEnable;
+    s.raster.depth.write = ds->depthWriteEnable;
+    s.raster.depth.compare = CompareOp(std::min<uint32_t>(ds->depthCompareOp, 7));
+  }
+  bool dyn_vp = false, dyn_sc = false;
+  if (ci.pDynamicState)
+    for (uint32_t i = 0; i < ci.pDynamicState->dynamicStateCount; ++i) {
+      const VkDynamicState ds = ci.pDynamicState->pDynamicStates[i];
+      dyn_vp |= ds == VK_DYNAMIC_STATE_VIEWPORT || ds == VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT;
+      dyn_sc |= ds == VK_DYNAMIC_STATE_SCISSOR || ds == VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT;
+    }
+  p.dynamic_viewport = dyn_vp;
+  p.dynamic_scissor = dyn_sc;
+  if (const auto* vp = ci.pViewportState) {
+    if (!dyn_vp && vp->pViewports)
+      for (uint32_t i = 0; i < vp->viewportCount; ++i) {
+        const VkViewport& v = vp->pViewports[i];
+        s.viewports.push_back({v.x, v.y, v.width, v.height, v.minDepth, v.maxDepth});
+      }
+    if (!dyn_sc && vp->pScissors)
+      for (uint32_t i = 0; i < vp->scissorCount; ++i) {
+        const VkRect2D& r = vp->pScissors[i];
+        s.scissors.push_back({r.offset.x, r.offset.y, r.extent.width, r.extent.height});
+      }
+  }
+  if (!s.viewports.empty()) s.raster.viewport = s.viewports[0];
+  if (!s.scissors.empty()) s.raster.scissor = s.scissors[0];
+  if (const auto* ms = ci.pMultisampleState) {
+    s.raster.samples = int(ms->rasterizationSamples);
+    if (ms->pSampleMask) s.sample_mask = ms->pSampleMask[0];
+  }
+  if (const auto* cb = ci.pColorBlendState; cb && cb->pAttachments)
+    for (uint32_t i = 0; i < cb->attachmentCount; ++i)
+      s.blend.push_back({bool(cb->pAttachments[i].blendEnable), uint8_t(cb->pAttachments[i].colorWriteMask & 0xF)});
+}
+
+}  // namespace
+
+VkResult capture_create_graphics_pipelines(DeviceData* d, VkDevice device, VkPipelineCache cache, uint32_t count,
+                                           const VkGraphicsPipelineCreateInfo* infos,
+                                           const VkAllocationCallbacks* pAllocator, VkPipeline* pipelines) {
+  CaptureDevice& c = *d->capture;
+  std::vector<CapturePipeline> notes(count);
+  std::vector<VkGraphicsPipelineCreateInfo> copies(infos, infos + count);
+  std::vector<std::vector<VkPipelineShaderStageCreateInfo>> stages(count);
+  std::vector<VkShaderModule> temporary;
+  bool any_patched = false;
+  for (uint32_t i = 0; i < count; ++i) {
+    const VkGraphicsPipelineCreateInfo& ci = infos[i];
+    CapturePipeline& p = notes[i];
+    read_state(ci, p);
+    int last = -1;  // the last pre-rasterization stage
+    int rank = -1;
+    for (uint32_t s = 0; s < ci.stageCount; ++s) {
+      const VkPipelineShaderStageCreateInfo& st = ci.pStages[s];
+      if (st.stage & (VK_SHADER_STAGE_MESH_BIT_EXT | VK_SHADER_STAGE_TASK_BIT_EXT)) p.mesh = true;
+      p.tessellation |= (st.stage & VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT) != 0;
+      p.geometry |= (st.stage & VK_SHADER_STAGE_GEOMETRY_BIT) != 0;
+      const int r = st.stage == VK_SHADER_STAGE_VERTEX_BIT                    ? 0
+                    : st.stage == VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT ? 1
+                    : st.stage == VK_SHADER_STAGE_GEOMETRY_BIT                ? 2
+                                                                              : -1;
+      if (r > rank) {
+        rank = r;
+        last = int(s);
+      }
+      capture::ShaderInfo info;
+      if (!stage_of(st.stage, info.stage)) continue;
+      info.entry_point = st.pName ? st.pName : "";
+      std::shared_ptr<const std::vector<uint32_t>> words;
+      {
+        std::lock_guard lock(c.mutex);
+        auto it = c.modules.find(st.module);
+        if (it != c.modules.end()) words = it->second;
+      }
+      if (words) {
+        info.instructions = entry_instruction_count(*words, info.entry_point);
+        info.module_hash = module_hash(words->data(), words->size());
+      }
+      p.shaders.push_back(info);
+    }
+    if (p.mesh) {
+      p.skip_reason = "mesh_shader";
+      continue;
+    }
+    if (!c.xfb) {
+      p.skip_reason = "no_transform_feedback";
+      continue;
+    }
+    if (ci.flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR || last < 0) {
+      p.skip_reason = "patch_failed";  // pipeline libraries are linked later, without their modules here
+      continue;
+    }
+    const VkPipelineShaderStageCreateInfo& st = ci.pStages[last];
+    std::shared_ptr<const std::vector<uint32_t>> words;
+    {
+      std::lock_guard lock(c.mutex);
+      auto it = c.modules.find(st.module);
+      if (it != c.modules.end()) words = it->second;
+    }
+    const PreRasterStage stage = rank == 0   ? PreRasterStage::kVertex
+                                 : rank == 1 ? PreRasterStage::kTessellationEvaluation
+                                             : PreRasterStage::kGeometry;
+    SpirvPatch patch;
+    if (!words) {
+      patch.skip_reason = "patch_failed";  // module given inline (VkShaderModuleCreateInfo in pNext) or unknown
+    } else {
+      patch = patch_for_capture(*words, st.pName ? st.pName : "main", stage,
+                                target_env(c.api_version, words->size() > 1 ? (*words)[1] : 0));
+    }
+    if (!patch.skip_reason.empty()) {
+      p.skip_reason = patch.skip_reason;
+      std::lock_guard lock(c.mutex);
+      ++c.patch_failed;
+      continue;
+    }
+    VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    smci.codeSize = patch.words.size() * 4;
+    smci.pCode = patch.words.data();
+    VkShaderModule module = VK_NULL_HANDLE;
+    if (d->table.CreateShaderModule(device, &smci, d->alloc(), &module) != VK_SUCCESS) {
+      p.skip_reason = "patch_failed";
+      continue;
+    }
+    temporary.push_back(module);
+    stages[i].assign(ci.pStages, ci.pStages + ci.stageCount);
+    stages[i][size_t(last)].module = module;
+    copies[i].pStages = stages[i].data();
+    p.patched = true;
+    p.ids = patch.ids;
+    any_patched = true;
+    // The vertex stage's extra output gets a matching unused input in the fragment stage.
+    for (uint32_t s = 0; p.ids && s < ci.stageCount; ++s) {
+      if (ci.pStages[s].stage != VK_SHADER_STAGE_FRAGMENT_BIT) continue;
+      std::shared_ptr<const std::vector<uint32_t>> frag;
+      {
+        std::lock_guard lock(c.mutex);
+        auto it = c.modules.find(ci.pStages[s].module);
+        if (it != c.modules.end()) frag = it->second;
+      }
+      if (!frag) break;
+      const SpirvPatch fp =
+          patch_fragment_input(*frag, ci.pStages[s].pName ? ci.pStages[s].pName : "main", patch.location,
+                               target_env(c.api_version, frag->size() > 1 ? (*frag)[1] : 0));
+      if (!fp.skip_reason.empty()) break;  // the original: validation may note the unread output
+      VkShaderModuleCreateInfo fci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+      fci.codeSize = fp.words.size() * 4;
+      fci.pCode = fp.words.data();
+      VkShaderModule fm = VK_NULL_HANDLE;
+      if (d->table.CreateShaderModule(device, &fci, d->alloc(), &fm) != VK_SUCCESS) break;
+      temporary.push_back(fm);
+      stages[i][s].module = fm;
+    }
+  }
+  VkResult r = d->table.CreateGraphicsPipelines(device, cache, count, any_patched ? copies.data() : infos, pAllocator,
+                                                pipelines);
+  if (r != VK_SUCCESS && any_patched) {
+    // The driver refused a patched pipeline: the application's own, unpatched.
+    for (uint32_t i = 0; i < count; ++i)
+      if (pipelines[i] != VK_NULL_HANDLE) d->table.DestroyPipeline(device, pipelines[i], pAllocator);
+    for (CapturePipeline& p : notes)
+      if (p.patched) {
+        p.patched = false;
+        p.skip_reason = "patch_failed";
+      }
+    r = d->table.CreateGraphicsPipelines(device, cache, count, infos, pAllocator, pipelines);
+  }
+  for (VkShaderModule m : temporary) d->table.DestroyShaderModule(device, m, d->alloc());
+  std::lock_guard lock(c.mutex);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (pipelines[i] == VK_NULL_HANDLE) continue;
+    if (notes[i].patched)
+      ++c.patched;
+    else if (notes[i].skip_reason == "patch_failed")
+      ++c.patch_failed;
+    c.pipelines[pipelines[i]] = std::make_shared<const CapturePipeline>(std::move(notes[i]));
+  }
+  return r;
+}
+
+void capture_forget_pipeline(DeviceData* d, VkPipeline pipeline) {
+  std::lock_guard lock(d->capture->mutex);
+  d->capture->pipelines.erase(pipeline);
+  d->capture->budgets.erase(pipeline);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Render passes
+
+namespace {
+
+template <typename Info, typename Attachment>
+const Info* store_all(const Info* ci, Info& copy, std::vector<Attachment>& attachments) {
+  bool change = false;
+  for (uint32_t i = 0; i < ci->attachmentCount; ++i)
+    change |= ci->pAttachments[i].storeOp == VK_ATTACHMENT_STORE_OP_DONT_CARE &&
+              ci->pAttachments[i].samples == VK_SAMPLE_COUNT_1_BIT;
+  if (!change) return ci;
+  attachments.assign(ci->pAttachments, ci->pAttachments + ci->attachmentCount);
+  for (Attachment& a : attachments)
+    if (a.storeOp == VK_ATTACHMENT_STORE_OP_DONT_CARE && a.samples == VK_SAMPLE_COUNT_1_BIT)
+      a.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  copy = *ci;
+  copy.pAttachments = attachments.data();
+  return &copy;
+}
+
+}  // namespace
+
+const VkRenderPassCreateInfo* capture_render_pass(const VkRenderPassCreateInfo* ci, VkRenderPassCreateInfo& copy,
+                                                  std::vector<VkAttachmentDescription>& attachments) {
+  return store_all(ci, copy, attachments);
+}
+
+const VkRenderPassCreateInfo2* capture_render_pass(const VkRenderPassCreateInfo2* ci, VkRenderPassCreateInfo2& copy,
+                                                   std::vector<VkAttachmentDescription2>& attachments) {
+  return store_all(ci, copy, attachments);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Images
+
+const VkImageCreateInfo* capture_image_info(const VkImageCreateInfo* ci, VkImageCreateInfo& copy) {
+  const VkImageUsageFlags attachment =
+      VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
+  // Transient attachments may carry no other usage; multisampled ones are not copied.
+  if (!(ci->usage & attachment) || (ci->usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) ||
+      (ci->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT) || ci->samples != VK_SAMPLE_COUNT_1_BIT ||
+      ci->imageType != VK_IMAGE_TYPE_2D)
+    return ci;
+  copy = *ci;
+  copy.usage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  return &copy;
+}
+
+void capture_image_created(DeviceData* d, VkImage image, const VkImageCreateInfo& ci, bool readable) {
+  std::lock_guard lock(d->capture->mutex);
+  d->capture->images[image] = {ci.format, ci.extent, uint32_t(ci.samples), readable};
+}
+
+void capture_forget_image(DeviceData* d, VkImage image) {
+  std::lock_guard lock(d->capture->mutex);
+  d->capture->images.erase(image);
+}
+
+// Swapchains: the intercepts are in objects.cpp (the HUD uses them too) and call these.
+VkResult capture_create_swapchain(DeviceData* d, VkDevice device, const VkSwapchainCreateInfoKHR* ci,
+                                  const VkAllocationCallbacks* pAllocator, VkSwapchainKHR* swapchain) {
+  // The presented image is the frame's colour attachment: copyable in capture (a copy of the
+  // create info; exactly as asked when the surface refuses it).
+  VkSwapchainCreateInfoKHR copy = *ci;
+  copy.imageUsage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  bool readable = true;
+  VkResult r = d->table.CreateSwapchainKHR(device, &copy, pAllocator, swapchain);
+  if (r != VK_SUCCESS && !(ci->imageUsage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT)) {
+    readable = false;
+    r = d->table.CreateSwapchainKHR(device, ci, pAllocator, swapchain);
+  }
+  if (r == VK_SUCCESS) {
+    std::lock_guard lock(d->capture->mutex);
+    d->capture->swapchains[*swapchain] = {
+        ci->imageFormat, {ci->imageExtent.width, ci->imageExtent.height, 1}, 1, readable};
+  }
+  return r;
+}
+
+void capture_swapchain_images(DeviceData* d, VkSwapchainKHR swapchain, uint32_t count, const VkImage* images) {
+  std::lock_guard lock(d->capture->mutex);
+  auto it = d->capture->swapchains.find(swapchain);
+  if (it != d->capture->swapchains.end())
+    for (uint32_t i = 0; i < count; ++i) d->capture->images[images[i]] = it->second;
+}
+
+void capture_destroy_swapchain(DeviceData* d, VkSwapchainKHR swapchain) {
+  std::lock_guard lock(d->capture->mutex);
+  d->capture->swapchains.erase(swapchain);
+}
+
+}  // namespace tessera::layer

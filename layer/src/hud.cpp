@@ -1,0 +1,457 @@
+// The in-game HUD: at vkQueuePresentKHR, for every presented image of a swapchain the layer
+// knows, one layer-owned command buffer draws a Dear ImGui panel into the image with the
+// layer's own render pass (load and store, PRESENT_SRC_KHR in and out), submitted on the
+// presenting queue after waiting on the application's present semaphores; the presentation
+// then waits on the layer's semaphore instead (Mesa's overlay layer works the same way). The
+// ImGui Vulkan backend is Debian's source, its Vulkan functions loaded from the next layer, so
+// none of the HUD's work passes through this layer's counting. Off unless settings().hud.
+//
+// ImGui keeps a current context and the backend's function pointers in globals: one lock
+// (g_hud_mutex) serialises every HUD call, each swapchain has its own context, and the
+// functions are reloaded when the device changes.
+
+#include "hud.h"
+
+#include <imgui.h>
+#include <imgui_impl_vulkan.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "layer_state.h"
+
+namespace tessera::layer {
+
+void HudStats::add(const FrameRecord& r) {
+  Point p;
+  p.cpu_ms = r.cpu_frame_time_ms;
+  p.gpu_ms = r.gpu_ms;
+  p.draws = r.cpu.draws();
+  for (uint32_t t = 0; t < kTopologyCount; ++t) p.primitives += r.cpu[CpuCounters::topology(t)];
+  history.push_back(p);
+  if (history.size() > kHistory) history.pop_front();
+  ++frames;
+  if (r.gpp.valid) gpp = r.gpp;
+  if (r.msaa.valid && r.msaa.uncompressed_bytes) {
+    msaa_ratio = double(r.msaa.stored_bytes) / double(r.msaa.uncompressed_bytes);
+    msaa_images += r.msaa.images;
+  }
+}
+
+struct HudSlot {  // one in-flight HUD submission
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  VkSemaphore done = VK_NULL_HANDLE;
+  bool pending = false;
+};
+
+struct HudSwapchain {
+  VkFormat format = VK_FORMAT_UNDEFINED;
+  VkExtent2D extent{};
+  uint32_t min_images = 2;
+  std::vector<VkImage> images;
+  std::vector<VkImageView> views;
+  std::vector<VkFramebuffer> framebuffers;
+  VkRenderPass render_pass = VK_NULL_HANDLE;
+  VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
+  ImGuiContext* context = nullptr;
+  bool backend = false;         // ImGui_ImplVulkan_Init done
+  bool backend_failed = false;  // ... and failed: no HUD on this swapchain
+  bool fonts_recorded = false;  // the font upload was recorded
+  int fonts_slot = -1;          // slot whose submission uploads the fonts (its buffers freed after)
+  std::unordered_map<uint32_t, VkCommandPool> pools;  // per queue family presenting
+  std::vector<HudSlot> slots;                         // as many as images: ImGui's backend cycles its buffers so
+  uint64_t draws = 0;
+};
+
+namespace {
+
+std::mutex g_hud_mutex;
+const DeviceData* g_functions_of = nullptr;  // the device ImGui's backend functions came from
+
+PFN_vkVoidFunction load_function(const char* name, void* user) {
+  auto* d = static_cast<DeviceData*>(user);
+  if (PFN_vkVoidFunction f = d->table.GetDeviceProcAddr(d->device, name)) return f;
+  return d->instance->table.GetInstanceProcAddr(d->instance->instance, name);
+}
+
+bool use_device(DeviceData* d) {
+  if (g_functions_of == d) return true;
+  if (!ImGui_ImplVulkan_LoadFunctions(load_function, d)) return false;
+  g_functions_of = d;
+  return true;
+}
+
+bool srgb(VkFormat f) {
+  return f == VK_FORMAT_B8G8R8A8_SRGB || f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_A8B8G8R8_SRGB_PACK32;
+}
+
+float to_linear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
+
+void destroy_slot(DeviceData* d, HudSlot& s) {
+  const DeviceTable& t = d->table;
+  if (s.pending) t.WaitForFences(d->device, 1, &s.fence, VK_TRUE, UINT64_MAX);
+  if (s.cb) t.FreeCommandBuffers(d->device, s.pool, 1, &s.cb);
+  if (s.fence) t.DestroyFence(d->device, s.fence, d->alloc());
+  if (s.done) t.DestroySemaphore(d->device, s.done, d->alloc());
+  s = HudSlot{};
+}
+
+// Under g_hud_mutex: everything of one swapchain, after its submissions finished.
+void destroy_swapchain_state(DeviceData* d, HudSwapchain& s) {
+  const DeviceTable& t = d->table;
+  for (HudSlot& slot : s.slots) destroy_slot(d, slot);
+  if (s.context) {
+    ImGui::SetCurrentContext(s.context);
+    if (s.backend && use_device(d)) {
+      if (s.fonts_slot >= 0) ImGui_ImplVulkan_DestroyFontUploadObjects();
+      ImGui_ImplVulkan_Shutdown();
+    }
+    ImGui::DestroyContext(s.context);
+    s.context = nullptr;
+  }
+  for (VkFramebuffer fb : s.framebuffers) t.DestroyFramebuffer(d->device, fb, d->alloc());
+  for (VkImageView v : s.views) t.DestroyImageView(d->device, v, d->alloc());
+  if (s.render_pass) t.DestroyRenderPass(d->device, s.render_pass, d->alloc());
+  if (s.descriptor_pool) t.DestroyDescriptorPool(d->device, s.descriptor_pool, d->alloc());
+  for (auto& [family, pool] : s.pools) t.DestroyCommandPool(d->device, pool, d->alloc());
+}
+
+// The ImGui context of a swapchain: no files (imgui.ini), the dark style, and for sRGB images
+// the style's colours made linear (the image encodes them again).
+ImGuiContext* make_context(bool linear_colours) {
+  ImGuiContext* previous = ImGui::GetCurrentContext();
+  ImGuiContext* c = ImGui::CreateContext();
+  ImGui::SetCurrentContext(c);
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.LogFilename = nullptr;
+  ImGui::StyleColorsDark();
+  if (linear_colours)
+    for (ImVec4& col : ImGui::GetStyle().Colors) col = {to_linear(col.x), to_linear(col.y), to_linear(col.z), col.w};
+  ImGui::SetCurrentContext(previous);
+  return c;
+}
+
+// Under g_hud_mutex, ImGui's current context set: the panel.
+void build_panel(const HudSwapchain& s, const HudStats& h, const Settings& set, double gpp_count) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(float(s.extent.width), float(s.extent.height));
+  io.DeltaTime = 1.0f / 60.0f;
+  io.FontGlobalScale = set.hud_scale;
+  ImGui::NewFrame();
+  const bool right = set.hud_position == HudPosition::kTopRight || set.hud_position == HudPosition::kBottomRight;
+  const bool bottom = set.hud_position == HudPosition::kBottomLeft || set.hud_position == HudPosition::kBottomRight;
+  const float margin = 8.0f * set.hud_scale;
+  ImGui::SetNextWindowPos(
+      ImVec2(right ? io.DisplaySize.x - margin : margin, bottom ? io.DisplaySize.y - margin : margin), ImGuiCond_Always,
+      ImVec2(right ? 1.0f : 0.0f, bottom ? 1.0f : 0.0f));
+  ImGui::SetNextWindowBgAlpha(set.hud_opacity);
+  ImGui::Begin("Tessera", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
+  ImGui::TextUnformatted("Tessera");
+  const auto shown = [&](int panel) { return (set.hud_panels >> panel) & 1u; };
+  const HudStats::Point last = h.history.empty() ? HudStats::Point{} : h.history.back();
+  if (shown(0)) {  // frame_time
+    std::vector<float> cpu, gpu;
+    float top = 1.0f;
+    for (const HudStats::Point& p : h.history) {
+      cpu.push_back(float(p.cpu_ms));
+      gpu.push_back(float(std::max(0.0, p.gpu_ms)));
+      top = std::max({top, float(p.cpu_ms), float(p.gpu_ms)});
+    }
+    const ImVec2 size(240.0f * set.hud_scale, 40.0f * set.hud_scale);
+    char label[64];
+    std::snprintf(label, sizeof label, "CPU %.2f ms", last.cpu_ms);
+    ImGui::PlotLines("##cpu", cpu.data(), int(cpu.size()), 0, label, 0.0f, top, size);
+    if (last.gpu_ms >= 0)
+      std::snprintf(label, sizeof label, "GPU %.2f ms", last.gpu_ms);
+    else
+      std::snprintf(label, sizeof label, "GPU not measured");
+    ImGui::PlotLines("##gpu", gpu.data(), int(gpu.size()), 0, label, 0.0f, top, size);
+  }
+  if (shown(1))  // draws
+    ImGui::Text("draws %llu  primitives %llu", (unsigned long long)last.draws, (unsigned long long)last.primitives);
+  if (shown(2)) {  // gpp
+    if (h.gpp.valid)
+      ImGui::Text("GPP x%d: balance %.3f, speedup %.2fx", h.gpp.count, h.gpp.balance, h.gpp.speedup_vs_1gpp);
+    else
+      ImGui::Text("GPP x%.0f: no tessellation measured", gpp_count);
+  }
+  if (shown(3)) {  // msaa
+    if (h.msaa_ratio >= 0)
+      ImGui::Text("MSAA read-back: %.3f of uncompressed", h.msaa_ratio);
+    else
+      ImGui::TextUnformatted(set.msaa_interval ? "MSAA read-back: nothing read yet" : "MSAA read-back off");
+  }
+  ImGui::Text("frame %llu", (unsigned long long)h.frames);
+  ImGui::End();
+  ImGui::Render();
+}
+
+// Under g_hud_mutex: ImGui's backend for this swapchain on `queue` of `family`.
+bool ensure_backend(DeviceData* d, HudSwapchain& s, VkQueue queue, uint32_t family) {
+  if (s.backend) return true;
+  if (s.backend_failed) return false;
+  ImGui::SetCurrentContext(s.context);
+  ImGui_ImplVulkan_InitInfo info{};
+  info.Instance = d->instance->instance;
+  info.PhysicalDevice = d->physical;
+  info.Device = d->device;
+  info.QueueFamily = family;
+  info.Queue = queue;
+  info.DescriptorPool = s.descriptor_pool;
+  info.MinImageCount = std::max<uint32_t>(2, s.min_images);
+  info.ImageCount = std::max<uint32_t>(info.MinImageCount, uint32_t(s.slots.size()));
+  info.MSAASamples = VK_SAMPLE_COUNT_1_BIT;
+  info.Allocator = d->alloc();
+  s.backend = use_device(d) && ImGui_ImplVulkan_Init(&info, s.render_pass);
+  s.backend_failed = !s.backend;
+  return s.backend;
+}
+
+VkCommandPool pool_for(DeviceData* d, HudSwapchain& s, uint32_t family) {
+  VkCommandPool& pool = s.pools[family];
+  if (!pool) {
+    VkCommandPoolCreateInfo ci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    ci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    ci.queueFamilyIndex = family;
+    if (d->table.CreateCommandPool(d->device, &ci, d->alloc(), &pool) != VK_SUCCESS) pool = VK_NULL_HANDLE;
+  }
+  return pool;
+}
+
+// Under g_hud_mutex: the slot ready for recording (its previous submission finished).
+bool prepare_slot(DeviceData* d, HudSwapchain& s, HudSlot& slot, int index, uint32_t family) {
+  const DeviceTable& t = d->table;
+  if (slot.pending) {
+    t.WaitForFences(d->device, 1, &slot.fence, VK_TRUE, UINT64_MAX);
+    t.ResetFences(d->device, 1, &slot.fence);
+    slot.pending = false;
+    if (s.fonts_slot == index) {
+      ImGui_ImplVulkan_DestroyFontUploadObjects();
+      s.fonts_slot = -1;
+    }
+  }
+  const VkCommandPool pool = pool_for(d, s, family);
+  if (!pool) return false;
+  if (slot.cb && slot.pool != pool) {  // presented from another queue family this time
+    t.FreeCommandBuffers(d->device, slot.pool, 1, &slot.cb);
+    slot.cb = VK_NULL_HANDLE;
+  }
+  if (!slot.cb) {
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    if (t.AllocateCommandBuffers(d->device, &ai, &slot.cb) != VK_SUCCESS) {
+      slot.cb = VK_NULL_HANDLE;
+      return false;
+    }
+    if (d->set_loader_data)
+      d->set_loader_data(d->device, slot.cb);
+    else
+      *reinterpret_cast<void**>(slot.cb) = *reinterpret_cast<void**>(d->device);
+    slot.pool = pool;
+  }
+  if (!slot.fence) {
+    VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    if (t.CreateFence(d->device, &fi, d->alloc(), &slot.fence) != VK_SUCCESS) return false;
+  }
+  if (!slot.done) {
+    VkSemaphoreCreateInfo si{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    if (t.CreateSemaphore(d->device, &si, d->alloc(), &slot.done) != VK_SUCCESS) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+VkResult hud_create_swapchain(DeviceData* d, const VkSwapchainCreateInfoKHR* ci, VkSwapchainKHR swapchain) {
+  // Drawing needs the images as colour attachments; a swapchain without that usage has no HUD.
+  if (!(ci->imageUsage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT)) return VK_SUCCESS;
+  const DeviceTable& t = d->table;
+  auto s = std::make_shared<HudSwapchain>();
+  s->format = ci->imageFormat;
+  s->extent = ci->imageExtent;
+  s->min_images = ci->minImageCount;
+  uint32_t n = 0;
+  if (t.GetSwapchainImagesKHR(d->device, swapchain, &n, nullptr) != VK_SUCCESS) return VK_SUCCESS;
+  s->images.resize(n);
+  if (t.GetSwapchainImagesKHR(d->device, swapchain, &n, s->images.data()) < 0) return VK_SUCCESS;
+  s->images.resize(n);
+  s->slots.resize(n);
+
+  VkAttachmentDescription att{};
+  att.format = ci->imageFormat;
+  att.samples = VK_SAMPLE_COUNT_1_BIT;
+  att.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;  // on top of the application's picture
+  att.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  att.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  att.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  att.initialLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+  att.finalLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+  VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription sub{};
+  sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  sub.colorAttachmentCount = 1;
+  sub.pColorAttachments = &ref;
+  // The application's writes (made visible by its present semaphore wait) before ours.
+  VkSubpassDependency dep{};
+  dep.srcSubpass = VK_SUBPASS_EXTERNAL;
+  dep.dstSubpass = 0;
+  dep.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dep.dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dep.srcAccessMask = 0;
+  dep.dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  VkRenderPassCreateInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+  rp.attachmentCount = 1;
+  rp.pAttachments = &att;
+  rp.subpassCount = 1;
+  rp.pSubpasses = &sub;
+  rp.dependencyCount = 1;
+  rp.pDependencies = &dep;
+  bool ok = t.CreateRenderPass(d->device, &rp, d->alloc(), &s->render_pass) == VK_SUCCESS;
+  for (size_t i = 0; ok && i < s->images.size(); ++i) {
+    VkImageViewCreateInfo vi{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    vi.image = s->images[i];
+    vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    vi.format = ci->imageFormat;
+    vi.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    VkImageView view = VK_NULL_HANDLE;
+    ok = t.CreateImageView(d->device, &vi, d->alloc(), &view) == VK_SUCCESS;
+    if (!ok) break;
+    s->views.push_back(view);
+    VkFramebufferCreateInfo fi{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+    fi.renderPass = s->render_pass;
+    fi.attachmentCount = 1;
+    fi.pAttachments = &view;
+    fi.width = ci->imageExtent.width;
+    fi.height = ci->imageExtent.height;
+    fi.layers = 1;
+    VkFramebuffer fb = VK_NULL_HANDLE;
+    ok = t.CreateFramebuffer(d->device, &fi, d->alloc(), &fb) == VK_SUCCESS;
+    if (ok) s->framebuffers.push_back(fb);
+  }
+  if (ok) {
+    const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1};  // the font texture
+    VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dp.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
+    dp.maxSets = 1;
+    dp.poolSizeCount = 1;
+    dp.pPoolSizes = &size;
+    ok = t.CreateDescriptorPool(d->device, &dp, d->alloc(), &s->descriptor_pool) == VK_SUCCESS;
+  }
+  std::lock_guard lock(g_hud_mutex);
+  if (ok) s->context = make_context(srgb(ci->imageFormat));
+  if (!ok) {
+    destroy_swapchain_state(d, *s);
+    return VK_SUCCESS;  // the application's swapchain works; it just has no HUD
+  }
+  d->hud_swapchains[swapchain] = std::move(s);
+  return VK_SUCCESS;
+}
+
+void hud_destroy_swapchain(DeviceData* d, VkSwapchainKHR swapchain) {
+  std::lock_guard lock(g_hud_mutex);
+  auto it = d->hud_swapchains.find(swapchain);
+  if (it == d->hud_swapchains.end()) return;
+  destroy_swapchain_state(d, *it->second);
+  d->hud_swapchains.erase(it);
+}
+
+void hud_destroy_device(DeviceData* d) {
+  std::lock_guard lock(g_hud_mutex);
+  for (auto& [handle, s] : d->hud_swapchains) destroy_swapchain_state(d, *s);
+  d->hud_swapchains.clear();
+  if (g_functions_of == d) g_functions_of = nullptr;  // its address may be reused
+}
+
+const VkPresentInfoKHR* hud_present(DeviceData* d, VkQueue queue, const VkPresentInfoKHR* info, HudPresent& storage) {
+  uint32_t family = UINT32_MAX;
+  {
+    std::shared_lock lock(d->objects_mutex);
+    auto q = d->queue_families.find(queue);
+    if (q != d->queue_families.end()) family = q->second;
+  }
+  // Drawing needs a graphics queue; a present-only family gets no HUD (docs/layer.md).
+  if (family >= d->families.size() || !(d->families[family].queueFlags & VK_QUEUE_GRAPHICS_BIT)) return info;
+  HudStats stats;
+  {
+    std::lock_guard lock(d->state_mutex);
+    stats = d->hud;
+  }
+  const Settings& set = settings();
+  const DeviceTable& t = d->table;
+  std::lock_guard lock(g_hud_mutex);
+  VkSemaphore last = VK_NULL_HANDLE;
+  for (uint32_t i = 0; i < info->swapchainCount; ++i) {
+    auto it = d->hud_swapchains.find(info->pSwapchains[i]);
+    if (it == d->hud_swapchains.end()) continue;
+    HudSwapchain& s = *it->second;
+    const uint32_t image = info->pImageIndices[i];
+    if (image >= s.framebuffers.size() || !ensure_backend(d, s, queue, family) || !use_device(d)) continue;
+    ImGui::SetCurrentContext(s.context);
+    // ImGui's backend cycles its vertex buffers over ImageCount draws: the slot of this draw is
+    // the one whose buffers it is about to rewrite.
+    const int index = int(s.draws % s.slots.size());
+    HudSlot& slot = s.slots[size_t(index)];
+    if (!prepare_slot(d, s, slot, index, family)) continue;
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    if (t.BeginCommandBuffer(slot.cb, &bi) != VK_SUCCESS) continue;
+    if (!s.fonts_recorded) {
+      s.fonts_recorded = ImGui_ImplVulkan_CreateFontsTexture(slot.cb);
+      if (s.fonts_recorded) s.fonts_slot = index;
+    }
+    build_panel(s, stats, set, set.gpps);
+    VkRenderPassBeginInfo rb{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    rb.renderPass = s.render_pass;
+    rb.framebuffer = s.framebuffers[image];
+    rb.renderArea = {{0, 0}, s.extent};
+    t.CmdBeginRenderPass(slot.cb, &rb, VK_SUBPASS_CONTENTS_INLINE);
+    ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), slot.cb);
+    t.CmdEndRenderPass(slot.cb);
+    if (t.EndCommandBuffer(slot.cb) != VK_SUCCESS) continue;
+    ++s.draws;
+    // The first submission waits on the application's semaphores, each later one on the one
+    // before (a binary semaphore is waited on once); the presentation on the last.
+    std::vector<VkSemaphore> waits;
+    if (last)
+      waits.push_back(last);
+    else
+      waits.assign(info->pWaitSemaphores, info->pWaitSemaphores + info->waitSemaphoreCount);
+    const std::vector<VkPipelineStageFlags> stages(waits.size(), VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT);
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.waitSemaphoreCount = uint32_t(waits.size());
+    si.pWaitSemaphores = waits.data();
+    si.pWaitDstStageMask = stages.data();
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &slot.cb;
+    si.signalSemaphoreCount = 1;
+    si.pSignalSemaphores = &slot.done;
+    if (t.QueueSubmit(queue, 1, &si, slot.fence) != VK_SUCCESS) {
+      if (last) break;  // the application's semaphores were consumed by a submission: keep the chain
+      continue;
+    }
+    slot.pending = true;
+    last = slot.done;
+  }
+  if (!last) return info;
+  storage.info = *info;
+  storage.wait = last;
+  storage.info.waitSemaphoreCount = 1;
+  storage.info.pWaitSemaphores = &storage.wait;
+  return &storage.info;
+}
+
+}  // namespace tessera::layer

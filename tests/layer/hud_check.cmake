@@ -1,0 +1,26 @@
+# The HUD on vkcube under Xvfb (docs/layer.md, "The HUD"): vkcube runs FRAMES frames with its
+# own validation (--validate: VK_LAYER_KHRONOS_validation and a messenger printing every
+# message), a screenshot of the display is taken while it runs and must show the HUD panel in
+# the window's top-left corner (vkcube's window is at 100,100 on the bare Xvfb screen; the region holds the panel's text lines), and vkcube's output must hold no validation message.
+#   cmake -DXVFB_RUN=... -DVKCUBE=... -DSHOT=tessera_layer_x11_screenshot -DPNG=out.png
+#         -DFRAMES=N -DWORKDIR=dir -P hud_check.cmake
+if(NOT XVFB_RUN OR NOT VKCUBE)
+  message(FATAL_ERROR "xvfb-run and vkcube are needed (tools/setup-deps.sh installs xvfb and vulkan-tools)")
+endif()
+file(REMOVE ${PNG})
+# vkcube in the background, the screenshot once it has presented for a while (lavapipe),
+# then vkcube left to finish its frames.
+set(script "${VKCUBE} --validate --width 400 --height 300 --c ${FRAMES} > ${WORKDIR}/hud_vkcube.log 2>&1 & pid=$!; sleep 2; ${SHOT} ${PNG} --expect-hud 112 225 330 285; shot=$?; wait $pid; cube=$?; cat ${WORKDIR}/hud_vkcube.log; echo shot=$shot cube=$cube; [ $shot = 0 ] && [ $cube = 0 ]")
+execute_process(COMMAND ${XVFB_RUN} -a -s "-screen 0 640x480x24" sh -c "${script}" WORKING_DIRECTORY ${WORKDIR}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 100)
+message("${out}${err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "HUD check failed: ${rc}")
+endif()
+if(NOT EXISTS ${PNG})
+  message(FATAL_ERROR "no screenshot ${PNG}")
+endif()
+string(REGEX MATCH "VUID|Validation (Error|Warning)|UNASSIGNED" found "${out}${err}")
+if(found)
+  message(FATAL_ERROR "validation messages with the HUD on (${found})")
+endif()

@@ -1,0 +1,559 @@
+// Frame capture end to end (docs/layer.md "Frame capture"): a Vulkan application on lavapipe
+// under the layer with TESSERA_LAYER_CAPTURE set, then the capture file read back with
+// tessera::capture::read_capture and checked against what the application knows.
+//
+//   layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb]
+//       three frames (one submission each, frame_delimiter = submit) of a render pass with an
+//       indexed instanced draw, a tessellation draw and an indirect draw, then a dynamic-rendering
+//       pass with a triangle strip; each draw inside the application's own pipeline-statistics
+//       query. TCAP is the capture of frame 1: per draw the captured primitives equal the GPU's
+//       clipping invocations, positions equal the CPU transform of the known vertices (1e-6
+//       relative), vertex and instance indices match, the tessellation draw's triangles equal
+//       Tessera's tessellator count, and the colour attachment equals the application's own
+//       read-back. IMAGE receives the final colour image (compared with a run without capture).
+//       TCAP "-": no capture to check (the run without capture, for its image).
+//       --no-xfb: the layer was told to do without transform feedback: every draw recorded as
+//       not captured ("no_transform_feedback"), attachments still there.
+//   layer_capture_app vkcube TCAP
+//       vkcube's frame: 1 draw, 12 triangles, back faces culled, depth test, colour and depth.
+#include <vulkan/vulkan.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "tessera/capture.h"
+#include "tessera/tessellator.h"
+#include "test_app_support.h"
+
+namespace layer_test {
+namespace {
+
+const uint32_t kMvpVert[] =
+#include "capture_mvp.vert.inc"
+    ;
+const uint32_t kColorFrag[] =
+#include "color.frag.inc"
+    ;
+const uint32_t kLevelsTesc[] =
+#include "capture_levels.tesc.inc"
+    ;
+const uint32_t kTriTese[] =
+#include "tri.tese.inc"
+    ;
+
+constexpr VkFormat kDepth = VK_FORMAT_D32_SFLOAT;
+constexpr uint32_t kInstances = 2;
+constexpr std::array<float, 3> kOuter{2, 3, 4};
+constexpr float kInner = 3;
+
+// The known geometry: 8 vertices, 4 indexed triangles, tessellation patches and a strip from it.
+const std::array<glm::vec3, 8> kVertices{{{-0.9f, -0.8f, 0.2f},
+                                          {-0.1f, -0.7f, 0.3f},
+                                          {-0.5f, 0.1f, 0.4f},
+                                          {0.2f, -0.2f, 0.5f},
+                                          {0.8f, 0.1f, 0.6f},
+                                          {0.4f, 0.8f, 0.7f},
+                                          {-0.7f, 0.5f, 0.25f},
+                                          {0.0f, 0.9f, 0.35f}}};
+const std::array<uint32_t, 12> kIndices{0, 1, 2, 1, 3, 2, 3, 4, 5, 2, 5, 7};
+constexpr uint32_t kPatchVertices = 6;  // vertices 0..5: two patches
+constexpr uint32_t kStripVertices = 5;  // vertices 3..7: three triangles
+constexpr int32_t kVertexOffset = 0;
+
+glm::mat4 transform() {
+  // A perspective-ish matrix with every entry non-trivial, so the check sees a real transform.
+  glm::mat4 m(1.0f);
+  m[0] = {0.9f, 0.1f, 0.05f, 0.02f};
+  m[1] = {-0.15f, 1.1f, 0.03f, -0.01f};
+  m[2] = {0.2f, 0.12f, 0.8f, 0.3f};
+  m[3] = {0.05f, -0.03f, 0.1f, 1.0f};
+  return m;
+}
+
+struct App {
+  vkutil::Instance instance;
+  vkutil::Device g;
+  Image colour, depth;
+  VkRenderPass pass = VK_NULL_HANDLE;
+  VkFramebuffer framebuffer = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline list = VK_NULL_HANDLE, tess = VK_NULL_HANDLE, strip = VK_NULL_HANDLE;
+  std::vector<VkShaderModule> modules;
+  vkutil::Buffer vertices, indices, indirect, readback;
+  VkQueryPool stats = VK_NULL_HANDLE;
+  VkCommandPool pool = VK_NULL_HANDLE;
+};
+
+VkPipeline make_pipeline(App& a, VkPrimitiveTopology topology, bool tessellation, bool dynamic_rendering) {
+  std::vector<VkPipelineShaderStageCreateInfo> stages;
+  auto stage = [&](VkShaderStageFlagBits s, VkShaderModule m) {
+    VkPipelineShaderStageCreateInfo i{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    i.stage = s;
+    i.module = m;
+    i.pName = "main";
+    stages.push_back(i);
+  };
+  stage(VK_SHADER_STAGE_VERTEX_BIT, a.modules[0]);
+  stage(VK_SHADER_STAGE_FRAGMENT_BIT, a.modules[1]);
+  if (tessellation) {
+    stage(VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, a.modules[2]);
+    stage(VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, a.modules[3]);
+  }
+  VkVertexInputBindingDescription binding{0, sizeof(glm::vec3), VK_VERTEX_INPUT_RATE_VERTEX};
+  VkVertexInputAttributeDescription attribute{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0};
+  VkPipelineVertexInputStateCreateInfo vi{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+  vi.vertexBindingDescriptionCount = 1;
+  vi.pVertexBindingDescriptions = &binding;
+  vi.vertexAttributeDescriptionCount = 1;
+  vi.pVertexAttributeDescriptions = &attribute;
+  VkPipelineInputAssemblyStateCreateInfo ia{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+  ia.topology = topology;
+  VkPipelineTessellationStateCreateInfo ts{VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_STATE_CREATE_INFO};
+  ts.patchControlPoints = 3;
+  VkPipelineViewportStateCreateInfo vp{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+  vp.viewportCount = 1;
+  vp.scissorCount = 1;
+  const VkDynamicState dynamic[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  VkPipelineDynamicStateCreateInfo ds{VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
+  ds.dynamicStateCount = 2;
+  ds.pDynamicStates = dynamic;
+  VkPipelineRasterizationStateCreateInfo rs{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+  rs.polygonMode = VK_POLYGON_MODE_FILL;
+  rs.cullMode = VK_CULL_MODE_NONE;
+  rs.frontFace = VK_FRONT_FACE_CLOCKWISE;
+  rs.lineWidth = 1.0f;
+  VkPipelineMultisampleStateCreateInfo ms{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+  ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  VkPipelineDepthStencilStateCreateInfo dss{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+  dss.depthTestEnable = !dynamic_rendering;
+  dss.depthWriteEnable = !dynamic_rendering;
+  dss.depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
+  VkPipelineColorBlendAttachmentState blend{};
+  blend.colorWriteMask = 0xF;
+  VkPipelineColorBlendStateCreateInfo cb{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+  cb.attachmentCount = 1;
+  cb.pAttachments = &blend;
+  VkPipelineRenderingCreateInfo rendering{VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
+  rendering.colorAttachmentCount = 1;
+  rendering.pColorAttachmentFormats = &kFormat;
+  VkGraphicsPipelineCreateInfo ci{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+  ci.pNext = dynamic_rendering ? &rendering : nullptr;
+  ci.stageCount = uint32_t(stages.size());
+  ci.pStages = stages.data();
+  ci.pVertexInputState = &vi;
+  ci.pInputAssemblyState = &ia;
+  ci.pTessellationState = tessellation ? &ts : nullptr;
+  ci.pViewportState = &vp;
+  ci.pRasterizationState = &rs;
+  ci.pMultisampleState = &ms;
+  ci.pDepthStencilState = &dss;
+  ci.pColorBlendState = &cb;
+  ci.pDynamicState = &ds;
+  ci.layout = a.layout;
+  ci.renderPass = dynamic_rendering ? VK_NULL_HANDLE : a.pass;
+  VkPipeline p = VK_NULL_HANDLE;
+  CHECK_VK(vkCreateGraphicsPipelines(a.g.device, VK_NULL_HANDLE, 1, &ci, nullptr, &p));
+  return p;
+}
+
+void setup(App& a, bool validation) {
+  vkutil::InstanceOptions options;
+  options.application_name = "tessera_layer_capture_app";
+  options.api_version = VK_API_VERSION_1_3;
+  options.validation = validation;
+  options.log = &g_validation;
+  a.instance = vkutil::Instance(options);
+  a.g = vkutil::choose_physical_device(a.instance.handle(), VK_QUEUE_GRAPHICS_BIT);
+  VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  f13.dynamicRendering = VK_TRUE;
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  f2.pNext = &f13;
+  f2.features.tessellationShader = VK_TRUE;
+  f2.features.pipelineStatisticsQuery = VK_TRUE;
+  vkutil::DeviceRequest request;
+  request.next = &f2;
+  vkutil::create_device(a.g, request);
+  const VkDevice dev = a.g.device;
+
+  // Colour readable by the application itself; depth only an attachment (the layer makes it
+  // copyable for the capture).
+  a.colour = vkutil::create_image(
+      a.g, {kSize, kSize, 1, kFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+            VK_IMAGE_ASPECT_COLOR_BIT, VK_SAMPLE_COUNT_1_BIT});
+  a.depth = vkutil::create_image(a.g, {kSize, kSize, 1, kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                                       VK_IMAGE_ASPECT_DEPTH_BIT, VK_SAMPLE_COUNT_1_BIT});
+  VkAttachmentDescription att[2] = {};
+  att[0].format = kFormat;
+  att[0].samples = VK_SAMPLE_COUNT_1_BIT;
+  att[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+  att[0].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  att[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  att[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  att[0].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  att[0].finalLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+  att[1] = att[0];
+  att[1].format = kDepth;
+  att[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+  VkAttachmentReference colour_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription sub{};
+  sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  sub.colorAttachmentCount = 1;
+  sub.pColorAttachments = &colour_ref;
+  sub.pDepthStencilAttachment = &depth_ref;
+  VkSubpassDependency dep{
+      VK_SUBPASS_EXTERNAL,
+      0,
+      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+          VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+          VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT,
+      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT |
+          VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
+      0};
+  VkRenderPassCreateInfo rpci{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+  rpci.attachmentCount = 2;
+  rpci.pAttachments = att;
+  rpci.subpassCount = 1;
+  rpci.pSubpasses = &sub;
+  rpci.dependencyCount = 1;
+  rpci.pDependencies = &dep;
+  CHECK_VK(vkCreateRenderPass(dev, &rpci, nullptr, &a.pass));
+  const VkImageView views[2] = {a.colour.view, a.depth.view};
+  VkFramebufferCreateInfo fci{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+  fci.renderPass = a.pass;
+  fci.attachmentCount = 2;
+  fci.pAttachments = views;
+  fci.width = fci.height = kSize;
+  fci.layers = 1;
+  CHECK_VK(vkCreateFramebuffer(dev, &fci, nullptr, &a.framebuffer));
+
+  const VkPushConstantRange range{VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(glm::mat4)};
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.pushConstantRangeCount = 1;
+  plci.pPushConstantRanges = &range;
+  CHECK_VK(vkCreatePipelineLayout(dev, &plci, nullptr, &a.layout));
+  a.modules = {make_shader(a.g, kMvpVert), make_shader(a.g, kColorFrag), make_shader(a.g, kLevelsTesc),
+               make_shader(a.g, kTriTese)};
+  a.list = make_pipeline(a, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, false);
+  a.tess = make_pipeline(a, VK_PRIMITIVE_TOPOLOGY_PATCH_LIST, true, false);
+  a.strip = make_pipeline(a, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP, false, true);
+
+  const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  a.vertices = vkutil::create_buffer(a.g, sizeof kVertices, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, host);
+  std::memcpy(a.vertices.mapped, kVertices.data(), sizeof kVertices);
+  a.indices = vkutil::create_buffer(a.g, sizeof kIndices, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, host);
+  std::memcpy(a.indices.mapped, kIndices.data(), sizeof kIndices);
+  a.indirect = vkutil::create_buffer(a.g, sizeof(VkDrawIndirectCommand), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, host);
+  const VkDrawIndirectCommand args{3, 1, 5, 0};  // vertices 5, 6, 7
+  std::memcpy(a.indirect.mapped, &args, sizeof args);
+  a.readback = vkutil::create_buffer(a.g, kSize * kSize * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, host);
+  VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  qci.queryType = VK_QUERY_TYPE_PIPELINE_STATISTICS;
+  qci.queryCount = 4;
+  qci.pipelineStatistics = VK_QUERY_PIPELINE_STATISTIC_CLIPPING_INVOCATIONS_BIT;
+  CHECK_VK(vkCreateQueryPool(dev, &qci, nullptr, &a.stats));
+  a.pool = vkutil::create_command_pool(a.g, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT);
+}
+
+// One frame's commands (recorded anew each frame, ONE_TIME_SUBMIT, as most engines do).
+void record(App& a, VkCommandBuffer cb) {
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  CHECK_VK(vkBeginCommandBuffer(cb, &bi));
+  vkCmdResetQueryPool(cb, a.stats, 0, 4);
+  VkClearValue clears[2];
+  clears[0].color = {{0.1f, 0.2f, 0.3f, 1.0f}};
+  clears[1].depthStencil = {1.0f, 0};
+  VkRenderPassBeginInfo rbi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+  rbi.renderPass = a.pass;
+  rbi.framebuffer = a.framebuffer;
+  rbi.renderArea = {{0, 0}, {kSize, kSize}};
+  rbi.clearValueCount = 2;
+  rbi.pClearValues = clears;
+  vkCmdBeginRenderPass(cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
+  const VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
+  const VkRect2D scissor{{0, 0}, {kSize, kSize}};
+  vkCmdSetViewport(cb, 0, 1, &viewport);
+  vkCmdSetScissor(cb, 0, 1, &scissor);
+  const glm::mat4 m = transform();
+  const VkDeviceSize zero = 0;
+  vkCmdBindVertexBuffers(cb, 0, 1, &a.vertices.buffer, &zero);
+  vkCmdBindIndexBuffer(cb, a.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a.list);
+  vkCmdPushConstants(cb, a.layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof m, &m);
+  vkCmdBeginQuery(cb, a.stats, 0, 0);
+  vkCmdDrawIndexed(cb, uint32_t(kIndices.size()), kInstances, 0, kVertexOffset, 0);
+  vkCmdEndQuery(cb, a.stats, 0);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a.tess);
+  vkCmdBeginQuery(cb, a.stats, 1, 0);
+  vkCmdDraw(cb, kPatchVertices, 1, 0, 0);
+  vkCmdEndQuery(cb, a.stats, 1);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a.list);
+  vkCmdBeginQuery(cb, a.stats, 2, 0);
+  vkCmdDrawIndirect(cb, a.indirect.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
+  vkCmdEndQuery(cb, a.stats, 2);
+  vkCmdEndRenderPass(cb);
+
+  VkRenderingAttachmentInfo colour{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+  colour.imageView = a.colour.view;
+  colour.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+  colour.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+  colour.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  VkRenderingInfo ri{VK_STRUCTURE_TYPE_RENDERING_INFO};
+  ri.renderArea = {{0, 0}, {kSize, kSize}};
+  ri.layerCount = 1;
+  ri.colorAttachmentCount = 1;
+  ri.pColorAttachments = &colour;
+  vkCmdBeginRendering(cb, &ri);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a.strip);
+  vkCmdSetViewport(cb, 0, 1, &viewport);
+  vkCmdSetScissor(cb, 0, 1, &scissor);
+  vkCmdBeginQuery(cb, a.stats, 3, 0);
+  vkCmdDraw(cb, kStripVertices, 1, 3, 0);
+  vkCmdEndQuery(cb, a.stats, 3);
+  vkCmdEndRendering(cb);
+
+  // The application's own read-back of its colour image.
+  VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+  b.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+  b.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.image = a.colour.image;
+  b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr,
+                       0, nullptr, 1, &b);
+  VkBufferImageCopy region{};
+  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  region.imageExtent = {kSize, kSize, 1};
+  vkCmdCopyImageToBuffer(cb, a.colour.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, a.readback.buffer, 1, &region);
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0,
+                       nullptr);
+  CHECK_VK(vkEndCommandBuffer(cb));
+}
+
+void teardown(App& a) {
+  const VkDevice dev = a.g.device;
+  vkDestroyCommandPool(dev, a.pool, nullptr);
+  vkDestroyQueryPool(dev, a.stats, nullptr);
+  for (vkutil::Buffer* b : {&a.vertices, &a.indices, &a.indirect, &a.readback}) vkutil::destroy_buffer(dev, *b);
+  for (VkPipeline p : {a.list, a.tess, a.strip}) vkDestroyPipeline(dev, p, nullptr);
+  for (VkShaderModule m : a.modules) vkDestroyShaderModule(dev, m, nullptr);
+  vkDestroyPipelineLayout(dev, a.layout, nullptr);
+  vkDestroyFramebuffer(dev, a.framebuffer, nullptr);
+  vkDestroyRenderPass(dev, a.pass, nullptr);
+  destroy_image(a.g, a.colour);
+  destroy_image(a.g, a.depth);
+  vkDestroyDevice(dev, nullptr);
+  a.instance.destroy();
+}
+
+bool close(const glm::vec4& got, const glm::vec4& want) {
+  const float scale = std::max({std::fabs(want.x), std::fabs(want.y), std::fabs(want.z), std::fabs(want.w)});
+  for (int i = 0; i < 4; ++i)
+    if (!(std::fabs(got[i] - want[i]) <= 1e-6f * scale)) return false;
+  return true;
+}
+
+glm::vec4 cpu_vertex(uint32_t index, uint32_t instance) {
+  const glm::vec3 p = kVertices[index] + glm::vec3(0.25f * float(instance), 0.0f, 0.0f);
+  return transform() * glm::vec4(p, 1.0f);
+}
+
+int run_draws(const std::string& tcap, const std::string& image_out, bool validation, bool no_xfb) {
+  App a;
+  setup(a, validation);
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(a.g.device, a.pool);
+  VkFence fence = vkutil::create_fence(a.g.device);
+  std::array<uint64_t, 4> clipping{};
+  std::vector<uint8_t> image(kSize * kSize * 4);
+  for (int frame = 0; frame < 3; ++frame) {
+    record(a, cb);
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
+    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
+    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+    if (frame == 1) {
+      CHECK_VK(vkGetQueryPoolResults(a.g.device, a.stats, 0, 4, sizeof clipping, clipping.data(), sizeof(uint64_t),
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+      std::memcpy(image.data(), a.readback.mapped, image.size());
+    }
+  }
+  vkDestroyFence(a.g.device, fence, nullptr);
+  teardown(a);  // the layer's writer thread has finished when vkDestroyDevice returns
+  if (validation) {
+    std::printf("validation messages: %d errors, %d warnings\n", g_validation.errors.load(),
+                g_validation.warnings.load());
+    expect(g_validation.errors.load() == 0 && g_validation.warnings.load() == 0, "no validation messages");
+  }
+  {
+    std::ofstream out(image_out, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(image.data()), std::streamsize(image.size()));
+    expect(bool(out), "wrote " + image_out);
+  }
+
+  if (tcap == "-") return g_failures ? 1 : 0;  // no capture: the image only
+  const tessera::capture::Capture cap = tessera::capture::read_capture(tcap);
+  expect_eq("frames in the capture", cap.frames.size(), 1);
+  if (cap.frames.size() != 1) return 1;
+  const tessera::capture::Frame& f = cap.frames[0];
+  expect_eq("frame number", f.number, 1);
+  expect_eq("application", cap.application == "tessera_layer_capture_app", 1);
+  expect_eq("draws", f.draws.size(), 4);
+  expect_eq("passes", f.passes.size(), 2);
+  if (f.draws.size() != 4 || f.passes.size() != 2) return 1;
+
+  // Attachments: the render pass's colour and depth, the dynamic-rendering pass's colour.
+  const auto& p0 = f.passes[0];
+  expect_eq("pass 0 attachments", p0.attachments.size(), 2);
+  expect(!p0.dynamic_rendering && f.passes[1].dynamic_rendering, "pass kinds");
+  if (p0.attachments.size() == 2) {
+    const auto& c = p0.attachments[0];
+    const auto& dpt = p0.attachments[1];
+    expect(c.kind == tessera::capture::AttachmentKind::color && c.skip_reason.empty(), "pass 0 colour read back");
+    expect(dpt.kind == tessera::capture::AttachmentKind::depth && dpt.skip_reason.empty(), "pass 0 depth read back");
+    expect_eq("depth texels", dpt.texels.size(), kSize * kSize * 4);
+    if (dpt.texels.size() == kSize * kSize * 4) {
+      size_t drawn = 0, cleared = 0;
+      for (size_t i = 0; i < kSize * kSize; ++i) {
+        float z = 0;
+        std::memcpy(&z, dpt.texels.data() + i * 4, 4);
+        drawn += z < 1.0f && z >= 0.0f;
+        cleared += z == 1.0f;
+      }
+      expect(drawn > 0 && cleared > 0, "depth holds drawn and cleared pixels");
+    }
+    expect_eq("pass 0 clear colour", p0.clear_colors.size() == 1 && p0.clear_colors[0].y == 0.2f, 1);
+  }
+  if (f.passes[1].attachments.size() == 1)
+    expect(f.passes[1].attachments[0].texels == image, "the final colour attachment equals the application's image");
+  else
+    expect(false, "pass 1 has one attachment");
+
+  const auto& d0 = f.draws[0];
+  const auto& d1 = f.draws[1];
+  const auto& d2 = f.draws[2];
+  const auto& d3 = f.draws[3];
+  expect(d0.call == tessera::capture::DrawCall::draw_indexed && d1.call == tessera::capture::DrawCall::draw &&
+             d2.call == tessera::capture::DrawCall::draw_indirect && d3.call == tessera::capture::DrawCall::draw,
+         "draw calls in submission order");
+  expect(d0.pass == 0 && d1.pass == 0 && d2.pass == 0 && d3.pass == 1, "draws' passes");
+  expect(d0.state.raster.depth.test && d0.state.raster.depth.compare == tessera::CompareOp::less_or_equal &&
+             d0.state.raster.front_face == tessera::FrontFace::clockwise &&
+             d0.state.raster.cull == tessera::CullMode::none && !d3.state.raster.depth.test,
+         "draw state");
+  expect(d0.state.viewports.size() == 1 && d0.state.viewports[0].width == float(kSize), "dynamic viewport");
+  expect(d3.state.application_topology == VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP, "strip topology");
+  expect(d0.shaders.size() == 2 && d1.shaders.size() == 4 && d0.shaders[0].instructions > 0,
+         "shaders and their instruction counts");
+  if (no_xfb) {
+    for (const auto& d : f.draws)
+      expect(!d.captured && d.skip_reason == "no_transform_feedback" && d.positions.empty(),
+             "draw recorded as not captured: no_transform_feedback");
+    return g_failures ? 1 : 0;
+  }
+
+  // Every draw captured; primitives = the GPU's clipping invocations for that draw.
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& d = f.draws[i];
+    expect(d.captured && d.skip_reason.empty(), "draw " + std::to_string(i) + " captured (" + d.skip_reason + ")");
+    expect_eq("draw " + std::to_string(i) + " primitives vs clipping invocations", d.positions.size() / 3, clipping[i]);
+    expect_eq("draw " + std::to_string(i) + " primitives written", d.primitives_written, clipping[i]);
+  }
+  // Positions: the CPU's transform of the known vertices, in the order the GPU emitted them.
+  expect_eq("draw 0 positions", d0.positions.size(), kIndices.size() * kInstances);
+  expect_eq("draw 0 vertex ids", d0.vertex_ids.size(), d0.positions.size());
+  for (size_t i = 0; i < d0.positions.size() && i < kIndices.size() * kInstances; ++i) {
+    const uint32_t instance = uint32_t(i / kIndices.size()), index = kIndices[i % kIndices.size()];
+    expect(close(d0.positions[i], cpu_vertex(index, instance)), "draw 0 position " + std::to_string(i));
+    if (i < d0.vertex_ids.size())
+      expect(d0.vertex_ids[i] == index + kVertexOffset && d0.instance_ids[i] == instance,
+             "draw 0 vertex/instance index " + std::to_string(i));
+  }
+  for (size_t i = 0; i < d2.positions.size(); ++i)
+    expect(close(d2.positions[i], cpu_vertex(uint32_t(5 + i), 0)), "indirect draw position " + std::to_string(i));
+  // A strip is emitted as separate triangles: (3,4,5), (5,4,6) or (4,5,6) order per the rules for
+  // odd triangles; compare as sets of vertices per triangle.
+  for (size_t t = 0; t * 3 + 2 < d3.positions.size(); ++t)
+    for (int k = 0; k < 3; ++k) {
+      bool found = false;
+      for (uint32_t v = 0; v < 3; ++v) found |= close(d3.positions[t * 3 + k], cpu_vertex(uint32_t(3 + t + v), 0));
+      expect(found, "strip triangle " + std::to_string(t) + " vertex " + std::to_string(k));
+    }
+  // Tessellation: Tessera's tessellator on the same levels, per patch.
+  tessera::TessFactors factors;
+  factors.outer = {kOuter[0], kOuter[1], kOuter[2], 0.0f};
+  factors.inner = {kInner, 0.0f};
+  const size_t per_patch =
+      tessera::tessellate(tessera::TessDomain::kTriangle, tessera::TessSpacing::kEqual, factors).primitive_count();
+  expect_eq("tessellation triangles vs Tessera's tessellator", d1.positions.size() / 3,
+            per_patch * (kPatchVertices / 3));
+  expect(d1.vertex_ids.empty(), "tessellation draw: no vertex indices");
+  std::printf("capture: %zu draws, %zu + %zu + %zu + %zu triangles, tessellator %zu per patch\n", f.draws.size(),
+              d0.positions.size() / 3, d1.positions.size() / 3, d2.positions.size() / 3, d3.positions.size() / 3,
+              per_patch);
+  return g_failures ? 1 : 0;
+}
+
+int run_vkcube(const std::string& tcap) {
+  const tessera::capture::Capture cap = tessera::capture::read_capture(tcap);
+  expect_eq("frames", cap.frames.size(), 1);
+  if (cap.frames.empty()) return 1;
+  const auto& f = cap.frames[0];
+  expect_eq("frame number", f.number, 10);
+  expect_eq("draws", f.draws.size(), 1);
+  if (f.draws.size() != 1) return 1;
+  const auto& d = f.draws[0];
+  expect(d.captured, "the draw is captured (" + d.skip_reason + ")");
+  expect_eq("triangles", d.positions.size() / 3, 12);
+  expect_eq("vertex ids", d.vertex_ids.size(), 36);
+  expect(d.state.raster.cull == tessera::CullMode::back, "back faces culled");
+  expect(d.state.raster.depth.test, "depth test");
+  expect(d.pass < f.passes.size(), "the draw's pass exists");
+  if (d.pass < f.passes.size()) {
+    const auto& p = f.passes[d.pass];
+    bool colour = false, depth = false;
+    for (const auto& a : p.attachments) {
+      const bool full = !a.texels.empty() && a.texels.size() == size_t(a.width) * a.height * a.texel_bytes;
+      colour |= a.kind == tessera::capture::AttachmentKind::color && full;
+      depth |= a.kind == tessera::capture::AttachmentKind::depth && full;
+    }
+    expect(colour, "colour attachment read back");
+    expect(depth, "depth attachment read back");
+  }
+  std::printf("vkcube capture: %zu draw, %zu triangles\n", f.draws.size(), d.positions.size() / 3);
+  return g_failures ? 1 : 0;
+}
+
+int run(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  bool validation = false, no_xfb = false;
+  for (int i = 4; i < argc; ++i) {
+    validation |= std::string(argv[i]) == "--validation";
+    no_xfb |= std::string(argv[i]) == "--no-xfb";
+  }
+  if (mode == "draws" && argc > 3) return run_draws(argv[2], argv[3], validation, no_xfb);
+  if (mode == "vkcube" && argc > 2) return run_vkcube(argv[2]);
+  std::fprintf(stderr, "usage: layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb] | vkcube TCAP\n");
+  return 2;
+}
+
+}  // namespace
+}  // namespace layer_test
+
+int main(int argc, char** argv) { return layer_test::run_main(layer_test::run, argc, argv); }
