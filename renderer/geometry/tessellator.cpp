@@ -486,13 +486,15 @@ TessellatedPatch tessellate_isolines(const ResolvedTessFactors& r) {
   // u = 0 to u = 1 with the segment level's placements.
   const int lines = r.outer_segments[0], segs = r.outer_segments[1];
   const std::vector<Fixed> v = edge_points(to_fixed(r.outer_level[0]), lines);
-  const std::vector<Fixed> u = edge_points(to_fixed(r.outer_level[1]), segs);
+  const std::vector<Fixed> u_fixed = edge_points(to_fixed(r.outer_level[1]), segs);
+  std::vector<float> u(u_fixed.size());  // converted once, reused by every line
+  for (size_t i = 0; i < u.size(); ++i) u[i] = to_float(u_fixed[i]);
   p.points.reserve(size_t(lines) * size_t(segs + 1));
   p.indices.reserve(size_t(2) * size_t(lines) * size_t(segs));
   for (int l = 0; l < lines; ++l) {
     const uint32_t first = uint32_t(p.points.size());
     const float fv = to_float(v[size_t(l)]);
-    for (int i = 0; i <= segs; ++i) p.points.emplace_back(to_float(u[size_t(i)]), fv, 0.0f);
+    for (int i = 0; i <= segs; ++i) p.points.emplace_back(u[size_t(i)], fv, 0.0f);
     for (int i = 0; i < segs; ++i) p.indices.insert(p.indices.end(), {first + uint32_t(i), first + uint32_t(i) + 1});
   }
   return p;

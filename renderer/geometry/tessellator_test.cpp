@@ -288,8 +288,9 @@ TEST(Tessellator, FractionalPlacementMovesContinuously) {
 }
 
 TEST(Tessellator, FractionalPlacementAtIntegerLevelsEqualsEqualSpacing) {
-  // At a level of the spacing's parity, every segment has the same length: the points are
-  // bit-identical to equal spacing. At the other parity they are not (two short segments).
+  // At a level of the spacing's parity the points are bit-identical to equal spacing (i times the
+  // 16.16 reciprocal of n). At the other parity they are not (one segment more, each point lerped
+  // between its places at the two neighbouring levels of the parity).
   for (int n = 1; n <= kMaxTessLevel; ++n) {
     const std::vector<float> equal = edge_for(TessSpacing::kEqual, float(n));
     const TessSpacing same = n % 2 == 1 ? TessSpacing::kFractionalOdd : TessSpacing::kFractionalEven;

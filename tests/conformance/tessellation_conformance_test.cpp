@@ -1,7 +1,7 @@
 // The patch path against the Vulkan reference: assets/conformance/tessellation.json rendered by
 // Tessera (hull program -> tessellator -> domain program, shaders/patch_programs.h) and by the
 // reference renderer through a real tessellation pipeline (shaders/glsl/patch.*). The images
-// must agree to >= 40 dB PSNR, and the driver's pipeline statistics must equal Tessera's frame
+// must agree to >= 50 dB PSNR, and the driver's pipeline statistics must equal Tessera's frame
 // counters exactly, for each spacing on its own: evaluation shader invocations = unique domain
 // points of each patch (lavapipe, docs/tessellator.md) = tessellation.domain_points, control
 // shader patches = tessellation.patches (culled ones included), clipping invocations = the
@@ -29,7 +29,10 @@ namespace {
 
 constexpr int kWidth = 480;
 constexpr int kHeight = 270;
-constexpr double kMinPsnrDb = 40.0;
+// 50 dB, not the 40 dB of flat scenes: the tessellator places the same points and triangles as
+// lavapipe's (docs/tessellator.md), so only shading and rasterisation differ (measured 54-61 dB;
+// 43-52 dB with the earlier, non-reference pattern).
+constexpr double kMinPsnrDb = 50.0;
 
 vkref::ReferenceRenderer& reference() {
   static std::unique_ptr<vkref::ReferenceRenderer> renderer = vkref::ReferenceRenderer::create();
