@@ -212,7 +212,19 @@ struct LambertFragmentShader {
     const LambertLighting* lighting = nullptr;  // the frame's, shared by all draws
     glm::vec3 specular{0.0f};
     float shininess = 32.0f;
+    // Materials beyond the opaque one-sided case (glTF, OBJ .mtl): these run through
+    // run_quad_material (the tile stage picks it per draw with needs_material_path).
+    float base_alpha = 1.0f;
+    AlphaMode alpha_mode = AlphaMode::opaque;
+    float alpha_cutoff = 0.5f;
+    bool double_sided = false;
+    glm::vec3 emissive{0.0f};
   };
+
+  // Whether a draw needs the alpha / two-sided program; opaque one-sided draws keep run_quad.
+  static bool needs_material_path(const Uniforms& u) {
+    return u.alpha_mode != AlphaMode::opaque || u.double_sided;
+  }
 
   // Shades the four pixels of a 2x2 quad (order: (0,0), (1,0), (0,1), (1,1)). All four carry
   // interpolated varyings, covered or not (helper pixels), because the level of detail comes
@@ -232,17 +244,55 @@ struct LambertFragmentShader {
     }
   }
 
+  // The material program: alpha = base_alpha * texture alpha; mask discards alpha < cutoff
+  // (the whole pixel, as a Vulkan discard without sample shading); two-sided materials light
+  // back faces with the reversed normal. Writes out/alpha for live pixels and returns the
+  // pixels discarded.
+  static unsigned run_quad_material(const Uniforms& u, const float (*varyings)[LambertVertexShader::kVaryings],
+                                    unsigned live, bool back_facing, glm::vec3* out, float* alpha,
+                                    Counters& counters) {
+    float lod = 0.0f;
+    if (u.texture) {
+      const glm::vec2 uv0(varyings[0][6], varyings[0][7]);
+      const glm::vec2 duv_dx = glm::vec2(varyings[1][6], varyings[1][7]) - uv0;
+      const glm::vec2 duv_dy = glm::vec2(varyings[2][6], varyings[2][7]) - uv0;
+      lod = texture_lod(*u.texture, duv_dx, duv_dy);
+    }
+    const float normal_sign = u.double_sided && back_facing ? -1.0f : 1.0f;
+    unsigned discarded = 0;
+    for (int i = 0; i < 4; ++i) {
+      if (!(live & (1u << i))) continue;
+      glm::vec4 t(1.0f);
+      if (u.texture) t = sample_texture(*u.texture, glm::vec2(varyings[i][6], varyings[i][7]), lod, counters.sampler);
+      alpha[i] = u.base_alpha * t.a;
+      counters.math.alu(0, 1, 0);
+      if (u.alpha_mode == AlphaMode::mask && !(alpha[i] >= u.alpha_cutoff)) {
+        discarded |= 1u << i;
+        continue;
+      }
+      out[i] = shade_lit(u, varyings[i], u.base_color * glm::vec3(t), u.texture != nullptr, normal_sign, counters);
+    }
+    return discarded;
+  }
+
   static glm::vec3 shade(const Uniforms& u, const float* v, float lod, Counters& counters) {
-    EuShaderMath& math = counters.math;
-    const LambertLighting& lit = *u.lighting;
     glm::vec3 albedo = u.base_color;
     if (u.texture) {
-      const glm::vec4 t = sample_trilinear(*u.texture, glm::vec2(v[6], v[7]), lod, counters.sampler);
+      const glm::vec4 t = sample_texture(*u.texture, glm::vec2(v[6], v[7]), lod, counters.sampler);
       albedo *= glm::vec3(t);
-      math.alu(0, 3, 0);
     }
+    return shade_lit(u, v, albedo, u.texture != nullptr, 1.0f, counters);
+  }
+
+  // Lighting, emission, fog and tone mapping of a point whose albedo is known.
+  static glm::vec3 shade_lit(const Uniforms& u, const float* v, const glm::vec3& albedo, bool textured,
+                             float normal_sign, Counters& counters) {
+    EuShaderMath& math = counters.math;
+    const LambertLighting& lit = *u.lighting;
+    if (textured) math.alu(0, 3, 0);
     const glm::vec3 world(v[0], v[1], v[2]);
-    const glm::vec3 n = normalize_eu(glm::vec3(v[3], v[4], v[5]), math);
+    glm::vec3 n = normalize_eu(glm::vec3(v[3], v[4], v[5]), math);
+    if (normal_sign < 0.0f) n = -n;
     const bool highlights = u.specular != glm::vec3(0.0f);
     const bool fog = lit.fog.density > 0.0f;
     // The eye vector, when highlights or fog need it: a difference (3 add) and a dot product;
@@ -259,7 +309,11 @@ struct LambertFragmentShader {
       }
       if (fog) eye_distance = math.sqrt(e2);
     }
-    const glm::vec3 c = lit_surface(lit, world, n, albedo, u.specular, u.shininess, to_eye, nullptr, math);
+    glm::vec3 c = lit_surface(lit, world, n, albedo, u.specular, u.shininess, to_eye, nullptr, math);
+    if (u.emissive != glm::vec3(0.0f)) {
+      c += u.emissive;
+      math.alu(3, 0, 0);
+    }
     return fog_and_tone_map(lit, c, eye_distance, math);
   }
 };

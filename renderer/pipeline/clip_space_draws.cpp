@@ -94,6 +94,7 @@ void build_clip_space_draws(const ClipSpaceFrame& in, float guard_band_pixels, C
   list.triangles_of.assign(in.draws.size(), {});
   list.draws.clear();
   list.depth.clear();
+  list.blend.clear();
   list.triangles = list.indices = 0;
   size_t vertex_base = 0;
   for (size_t i = 0; i < in.draws.size(); ++i) {
@@ -125,6 +126,7 @@ void build_clip_space_draws(const ClipSpaceFrame& in, float guard_band_pixels, C
                           1.0f + 2.0f * guard_band_pixels / std::max(vh, 1.0f)};
       list.draws.push_back(p);
       list.depth.push_back(d.state.depth);
+      list.blend.push_back(d.state.blend);
       list.triangles += p.triangle_count;
     }
     vertex_base += d.positions.size();

@@ -19,6 +19,7 @@ struct ClipSpaceDrawList {
   std::vector<std::vector<uint32_t>> triangles_of;  // per input draw: its triangle list
   std::vector<PrimitiveDraw> draws;                 // the draws with triangles, pointing into triangles_of
   std::vector<DepthState> depth;                    // per entry of `draws`
+  std::vector<BlendMode> blend;                     // per entry of `draws`
   size_t triangles = 0;
   size_t indices = 0;  // index-buffer entries read (memory accounting)
 

@@ -74,6 +74,7 @@ struct PrimitiveFrame {
   std::vector<PrimitiveDraw> draws;
   std::vector<typename FragmentShader::Uniforms> uniforms;  // per draw
   std::vector<DepthState> depth;                            // per draw
+  std::vector<BlendMode> blend;                             // per draw; empty: none blends
   const ClipVertex* vertices = nullptr;
   size_t vertex_count = 0;
   size_t triangles = 0;
@@ -203,6 +204,7 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
     tin.chunks = &prims.chunks;
     tin.uniforms = pf.uniforms.data();
     tin.depth = pf.depth.data();
+    tin.blend = pf.blend.empty() ? nullptr : pf.blend.data();
     tin.grid = grid;
     tin.supertiles = adaptive ? &tiling.supertiles : nullptr;
     tin.capacity = tiling.capacity;
@@ -353,13 +355,19 @@ Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config
     p.triangle_count = d.mesh->triangle_count();
     p.vertex_base = d.vertex_base;
     p.triangle_base = d.triangle_base;
-    p.cull = cfg.raster.cull_backface ? CullMode::back : CullMode::none;
+    p.cull = cfg.raster.cull_backface && !d.double_sided ? CullMode::back : CullMode::none;
     p.viewport = viewport;
     p.guard = guard;
     pf.draws.push_back(p);
     pf.uniforms.push_back(d.fs);
+    // Blended surfaces are tested against the opaque depth but do not hide what is drawn
+    // after them (docs/scene-format.md, "Alpha").
+    DepthState depth;
+    depth.write = d.blend == BlendMode::none;
+    pf.depth.push_back(depth);
+    if (d.blend != BlendMode::none && pf.blend.empty()) pf.blend.assign(list.draws.size(), BlendMode::none);
+    if (!pf.blend.empty()) pf.blend[pf.draws.size() - 1] = d.blend;
   }
-  pf.depth.assign(list.draws.size(), DepthState{});
   pf.vertices = post.vertices.data();
   pf.vertex_count = list.vertices;
   pf.triangles = list.triangles;
@@ -441,6 +449,7 @@ Frame Renderer::render_clip_space(const ClipSpaceFrame& in) {
   pf.draws = list.draws;
   pf.uniforms.assign(list.draws.size(), Shader::Uniforms{});
   pf.depth = list.depth;
+  pf.blend = list.blend;
   pf.vertices = list.vertices.data();
   pf.vertex_count = list.vertices.size();
   pf.triangles = list.triangles;

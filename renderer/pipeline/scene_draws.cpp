@@ -29,9 +29,10 @@ void build_scene_draws(const Scene& scene, const Camera& camera, const glm::mat4
   list.draws.clear();
   list.draws.reserve(scene.instances.size() + tessellated.meshes.size());
   list.vertices = list.triangles = 0;
-  auto add_draw = [&](const Mesh& mesh, const glm::mat4& transform, uint32_t material, int gpp) {
+  auto add_draw = [&](const Mesh& mesh, const glm::mat4& transform, uint32_t material, int gpp, bool blended_pass) {
     if (mesh.indices.empty()) return;
     const Material& mat = scene.materials[material];
+    if ((mat.alpha_mode == AlphaMode::blend) != blended_pass) return;
     SceneDraw d;
     d.mesh = &mesh;
     d.vs.model = transform;
@@ -44,6 +45,13 @@ void build_scene_draws(const Scene& scene, const Camera& camera, const glm::mat4
     d.fs.texture = (mat.texture >= 0 && size_t(mat.texture) < scene.textures.size())
                        ? &scene.textures[size_t(mat.texture)]
                        : nullptr;
+    d.fs.base_alpha = mat.base_alpha;
+    d.fs.alpha_mode = mat.alpha_mode;
+    d.fs.alpha_cutoff = mat.alpha_cutoff;
+    d.fs.double_sided = mat.double_sided;
+    d.fs.emissive = mat.emissive;
+    d.blend = mat.alpha_mode == AlphaMode::blend ? BlendMode::alpha : BlendMode::none;
+    d.double_sided = mat.double_sided;
     if (gpp_map) {
       d.fs.lighting = &list.flat;
       d.fs.texture = nullptr;
@@ -56,21 +64,25 @@ void build_scene_draws(const Scene& scene, const Camera& camera, const glm::mat4
     list.triangles += mesh.triangle_count();
     list.draws.push_back(d);
   };
-  for (const Instance& inst : scene.instances) {
-    if (inst.mesh >= scene.meshes.size() || inst.material >= scene.materials.size()) {
-      throw Error("render: instance refers to a missing mesh or material");
+  list.stored_vertices = list.stored_triangles = 0;
+  for (const bool blended_pass : {false, true}) {
+    for (const Instance& inst : scene.instances) {
+      if (inst.mesh >= scene.meshes.size() || inst.material >= scene.materials.size()) {
+        throw Error("render: instance refers to a missing mesh or material");
+      }
+      // LOD groups: the raster path picks one level per object by camera distance (the
+      // ray-tracing unit chooses per ray, docs/rt.md).
+      const uint32_t mesh = camera_lod_mesh(scene, inst, camera.position);
+      if (mesh == kLodDiscarded) continue;
+      const size_t before_v = list.vertices, before_t = list.triangles;
+      add_draw(scene.meshes[mesh], inst.transform, inst.material, -1, blended_pass);
+      list.stored_vertices += list.vertices - before_v;
+      list.stored_triangles += list.triangles - before_t;
     }
-    // LOD groups: the raster path picks one level per object by camera distance (the
-    // ray-tracing unit chooses per ray, docs/rt.md).
-    const uint32_t mesh = camera_lod_mesh(scene, inst, camera.position);
-    if (mesh == kLodDiscarded) continue;
-    add_draw(scene.meshes[mesh], inst.transform, inst.material, -1);
-  }
-  list.stored_vertices = list.vertices;
-  list.stored_triangles = list.triangles;
-  for (const TessellatedMesh& m : tessellated.meshes) {
-    const PatchInstance& inst = scene.patch_instances[m.patch_instance];
-    add_draw(m.mesh, inst.transform, inst.material, m.gpp);
+    for (const TessellatedMesh& m : tessellated.meshes) {
+      const PatchInstance& inst = scene.patch_instances[m.patch_instance];
+      add_draw(m.mesh, inst.transform, inst.material, m.gpp, blended_pass);
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 // The draw list of a scene frame: one draw per instance, in scene order (an LOD group's level
-// chosen by camera distance), then one per tessellated patch instance, each with the Lambert
+// chosen by camera distance), then one per tessellated patch instance, then the draws of
+// blended materials in the same order (they need what is behind them already drawn), each with the Lambert
 // programs' uniforms and its place in the frame's vertex and primitive numbering.
 #pragma once
 
@@ -8,6 +9,7 @@
 
 #include "pipeline/tessellation_stage.h"
 #include "shaders/lambert.h"
+#include "tessera/clip_space.h"
 #include "tessera/scene.h"
 
 namespace tessera {
@@ -16,6 +18,10 @@ struct SceneDraw {
   const Mesh* mesh = nullptr;
   shaders::LambertVertexShader::Uniforms vs;
   shaders::LambertFragmentShader::Uniforms fs;
+  // The material's fixed-function state: blended draws test depth without writing it, two-sided
+  // ones are not culled.
+  BlendMode blend = BlendMode::none;
+  bool double_sided = false;
   size_t vertex_base = 0;    // first post-vertex-shading vertex of this draw
   size_t triangle_base = 0;  // first primitive of this draw in frame order
 };

@@ -25,6 +25,16 @@ struct TilePass {
   uint64_t entries = 0;
 };
 
+// Whether a draw's fragment program needs its material entry (programs without one never do).
+template <typename FragmentShader>
+bool needs_material_path(const typename FragmentShader::Uniforms& u) {
+  if constexpr (requires { FragmentShader::needs_material_path(u); }) {
+    return FragmentShader::needs_material_path(u);
+  } else {
+    return false;
+  }
+}
+
 // Clears the tile buffer and runs every triangle binned to bin-grid tile `tile_index`.
 template <typename FragmentShader, int kSamples>
 void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, int tile_index, Rgba8* color,
@@ -54,8 +64,16 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
     for (uint32_t k = begin; k < end; ++k) {
       const TriangleSetup& t = chunk.setups[chunk.entries[k]];
       const DepthState& depth_state = job.depth[t.draw];
-      // Scenes' draws all test LESS and write: that test is compiled in; any other Vulkan
-      // depth state is evaluated per sample.
+      const BlendMode blend = job.blend ? job.blend[t.draw] : BlendMode::none;
+      // Alpha-tested, blended and two-sided draws take the material path (alpha, discard,
+      // facing, blending) with the general depth test; opaque draws keep the paths below.
+      if (blend != BlendMode::none || needs_material_path<FragmentShader>(job.uniforms[t.draw])) {
+        rasterize_triangle<FragmentShader, kVaryings, kSamples>(
+            t, job.uniforms[t.draw], tile, rc, p.shader, DepthStateTest{depth_state}, on_quad, MaterialOutput{blend});
+        continue;
+      }
+      // Scenes' opaque draws all test LESS and write: that test is compiled in; any other
+      // Vulkan depth state is evaluated per sample.
       if (depth_state == DepthState{}) {
         rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, job.uniforms[t.draw], tile, rc, p.shader,
                                                                 LessDepthTest{}, on_quad);

@@ -26,6 +26,7 @@ struct TileStageInput {
   const std::vector<BinChunk>* chunks = nullptr;
   const typename FragmentShader::Uniforms* uniforms = nullptr;  // per draw
   const DepthState* depth = nullptr;                            // per draw
+  const BlendMode* blend = nullptr;                             // per draw; null: no draw blends
   TileGrid grid;                                                // the bin grid
   // Adaptive tiling: the supertiles of bin-grid (atomic) tiles, rendered `capacity` tiles to a
   // tile buffer; null for one bin tile per render unit.

@@ -63,6 +63,28 @@ struct DepthStateTest {
   bool writes() const { return state.test && state.write; }
 };
 
+// What happens to a shaded quad: opaque draws write the fragment colour (compiled in for the
+// common case); material draws run the fragment program's material entry (alpha, discard,
+// facing) when it has one and combine with the stored colour by the draw's blend mode.
+struct OpaqueOutput {
+  static constexpr bool kMaterial = false;
+};
+struct MaterialOutput {
+  static constexpr bool kMaterial = true;
+  BlendMode blend = BlendMode::none;
+};
+
+// Source-over in linear space on the sRGB-encoded target (Vulkan blends sRGB attachments after
+// decoding): the source colour and alpha are clamped to [0, 1] first, as for a UNORM target;
+// the stored alpha stays 1.
+inline Rgba8 blend_color(Rgba8 dst, const glm::vec3& src, float alpha, BlendMode mode) {
+  const float a = std::clamp(alpha, 0.0f, 1.0f);
+  const glm::vec3 s = glm::clamp(src, 0.0f, 1.0f);
+  const glm::vec3 d(decode_srgb8(channel(dst, 0)), decode_srgb8(channel(dst, 1)), decode_srgb8(channel(dst, 2)));
+  const glm::vec3 weighted = mode == BlendMode::premultiplied ? s : s * a;
+  return encode_color(weighted + d * (1.0f - a));
+}
+
 // Instrumentation hook called with tile-local quad coordinates after a quad's samples are
 // written; the default does nothing and compiles away.
 struct NoQuadHook {
@@ -74,10 +96,11 @@ struct NoQuadHook {
 // once per pixel per triangle, at the pixel centre, and its colour goes to every covered
 // sample that passes the depth test. With one sample the only sample is the pixel centre.
 template <typename FragmentShader, int kVaryingCount, int kSamples = 1, typename DepthTest = LessDepthTest,
-          typename QuadHook = NoQuadHook>
+          typename QuadHook = NoQuadHook, typename Output = OpaqueOutput>
 void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::Uniforms& uniforms, TileBuffer& tile,
                         RasterCounters& counters, typename FragmentShader::Counters& shader_counters,
-                        const DepthTest& depth_test = DepthTest{}, QuadHook&& on_quad_written = QuadHook{}) {
+                        const DepthTest& depth_test = DepthTest{}, QuadHook&& on_quad_written = QuadHook{},
+                        const Output& output = Output{}) {
   constexpr const auto& offsets = SamplePattern<kSamples>::offsets;
   constexpr unsigned kAllSamples = (1u << kSamples) - 1;
   const int tx_end = tile.x0 + tile.width;
@@ -218,21 +241,39 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
               varyings[p][k] = p0 * t.varyings[0][k] + p1 * t.varyings[1][k] + p2 * t.varyings[2][k];
             }
           }
-          FragmentShader::run_quad(uniforms, varyings, live, shaded, shader_counters);
+          float alpha[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+          if constexpr (Output::kMaterial && requires { &FragmentShader::run_quad_material; }) {
+            // A discarded pixel writes neither depth nor colour in any sample.
+            const unsigned discarded = FragmentShader::run_quad_material(
+                uniforms, varyings, live, (t.top_left & kBackFacingBit) != 0, shaded, alpha, shader_counters);
+            for (int p = 0; p < 4; ++p) {
+              if (discarded & (1u << p)) live_samples[p] = 0;
+            }
+          } else {
+            FragmentShader::run_quad(uniforms, varyings, live, shaded, shader_counters);
+          }
           ++counters[RasterCounters::quads_shaded];
           counters[RasterCounters::fs_invocations] += 4;
           counters[RasterCounters::fs_helpers] += 4 - unsigned(std::popcount(inside));
+          bool written = false;
           for (int p = 0; p < 4; ++p) {
             if (!live_samples[p]) continue;
+            written = true;
             const Rgba8 c = encode_color(shaded[p]);
             const size_t base = pixel_index(qx + (p & 1), qy + (p >> 1));
             for (int k = 0; k < kSamples; ++k) {
               if (!(live_samples[p] & (1u << k))) continue;
               if (depth_test.writes()) tile.depth[base + size_t(k)] = z[p][k];
-              tile.color[base + size_t(k)] = c;
+              if constexpr (Output::kMaterial) {
+                // Blending reads each sample's stored colour: samples may differ at edges.
+                Rgba8& dst = tile.color[base + size_t(k)];
+                dst = output.blend == BlendMode::none ? c : blend_color(dst, shaded[p], alpha[p], output.blend);
+              } else {
+                tile.color[base + size_t(k)] = c;
+              }
             }
           }
-          on_quad_written(qx - tile.x0, qy - tile.y0);
+          if (written) on_quad_written(qx - tile.x0, qy - tile.y0);
         }
       }
     }

@@ -108,6 +108,8 @@ SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipV
     const int64_t eb = int64_t(out.x[i]) - out.x[j];
     if (ea > 0 || (ea == 0 && eb > 0)) out.top_left |= 1u << i;
   }
+  // Two-sided materials light the back of a surface with its reversed normal.
+  if (!front) out.top_left |= kBackFacingBit;
   return SetupResult::ok;
 }
 

@@ -27,7 +27,8 @@ constexpr int kSubpixelHalf = kSubpixelOne / 2;
 //   min/max   16 B  inclusive pixel bounding box (pixels with a sample in reach), clamped
 //                   to the viewport
 //   draw       4 B  index of the draw (instance) for uniforms
-//   top_left   4 B  fill rule: bit i set when edge i is a top or left edge
+//   top_left   4 B  fill rule: bit i set when edge i is a top or left edge; kBackFacingBit
+//                   marks a back-facing triangle (what gl_FrontFacing reports as false)
 struct TriangleSetup {
   int32_t x[3];
   int32_t y[3];
@@ -38,6 +39,7 @@ struct TriangleSetup {
   uint32_t draw;
   uint32_t top_left;
 };
+constexpr uint32_t kBackFacingBit = 1u << 3;
 static_assert(sizeof(TriangleSetup) == 168, "parameter-buffer accounting assumes 168-byte records");
 
 enum class SetupResult { ok, culled_backface, culled_frontface, culled_degenerate, culled_scissor };

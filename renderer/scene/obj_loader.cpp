@@ -3,10 +3,12 @@
 // out-of-range indices, so a line-level check runs first and rejects what it would let by.
 #include <tiny_obj_loader.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "tessera/error.h"
+#include "tessera/gltf.h"
 #include "tessera/input_file.h"
 #include "tessera/scene.h"
 
@@ -168,9 +171,46 @@ struct CornerKeyHash {
   }
 };
 
+// Reads the .mtl files an OBJ names through the same size-capped reader as every input
+// (tinyobjloader's own reader would follow a path to a device or a huge file).
+class CappedMaterialReader : public tinyobj::MaterialReader {
+ public:
+  explicit CappedMaterialReader(std::filesystem::path base) : base_(std::move(base)) {}
+  bool operator()(const std::string& name, std::vector<tinyobj::material_t>* materials,
+                  std::map<std::string, int>* material_map, std::string* warn, std::string* err) override {
+    const std::filesystem::path path = (base_ / name).lexically_normal();
+    std::string text;
+    try {
+      text = read_input_file(path, kMaxJsonFileBytes, "MTL");
+    } catch (const Error& e) {
+      if (warn) *warn += std::string(e.what()) + "\n";
+      return false;
+    }
+    std::istringstream stream(text);
+    tinyobj::LoadMtl(material_map, materials, &stream, warn, err);
+    return true;
+  }
+
+ private:
+  std::filesystem::path base_;
+};
+
+struct ObjParse {
+  Mesh mesh;
+  std::vector<int> triangle_material;  // per triangle, the face's material (-1 none)
+  std::vector<tinyobj::material_t> materials;
+  std::string warnings;
+};
+
+ObjParse parse_obj(const std::filesystem::path& path, bool read_materials);
+
 }  // namespace
 
-Mesh load_obj(const std::filesystem::path& path) {
+Mesh load_obj(const std::filesystem::path& path) { return parse_obj(path, false).mesh; }
+
+namespace {
+
+ObjParse parse_obj(const std::filesystem::path& path, bool read_materials) {
   const std::string file = path.string();
   const std::string text = read_input_file(path, kMaxObjFileBytes, "OBJ");
 
@@ -181,8 +221,11 @@ Mesh load_obj(const std::filesystem::path& path) {
   std::vector<tinyobj::material_t> materials;
   std::string warn, err;
   std::istringstream obj_stream(text);
-  // No material reader: Tessera takes materials from the scene file, never from .mtl files.
-  if (!tinyobj::LoadObj(&attrib, &shapes, &materials, &warn, &err, &obj_stream, nullptr,
+  // Meshes named by a scene take their material from the scene file: no material reader. A
+  // model entry (or a bare OBJ rendered directly) reads its .mtl files.
+  CappedMaterialReader material_reader(path.parent_path());
+  if (!tinyobj::LoadObj(&attrib, &shapes, &materials, &warn, &err, &obj_stream,
+                        read_materials ? &material_reader : nullptr,
                         /*triangulate=*/true)) {
     throw Error(file + ": cannot parse OBJ: " + (err.empty() ? warn : err));
   }
@@ -191,7 +234,8 @@ Mesh load_obj(const std::filesystem::path& path) {
   const size_t num_normals = attrib.normals.size() / 3;
   const size_t num_uvs = attrib.texcoords.size() / 2;
 
-  Mesh mesh;
+  ObjParse out;
+  Mesh& mesh = out.mesh;
   mesh.name = path.stem().string();
   std::vector<int> position_of_vertex;  // source position index of each output vertex
   std::unordered_map<CornerKey, uint32_t, CornerKeyHash> vertex_of_corner;
@@ -226,14 +270,19 @@ Mesh load_obj(const std::filesystem::path& path) {
 
   for (const tinyobj::shape_t& shape : shapes) {
     size_t offset = 0;
-    for (const unsigned char fv : shape.mesh.num_face_vertices) {
+    for (size_t f = 0; f < shape.mesh.num_face_vertices.size(); ++f) {
+      const unsigned char fv = shape.mesh.num_face_vertices[f];
       if (offset + fv > shape.mesh.indices.size()) throw Error(file + ": truncated face list");
+      const int material = f < shape.mesh.material_ids.size() ? shape.mesh.material_ids[f] : -1;
       // Triangulation already happened; a fan keeps any face it left whole.
       for (size_t k = 1; k + 1 < fv; ++k) {
         const uint32_t a = corner(shape.mesh.indices[offset]);
         const uint32_t b = corner(shape.mesh.indices[offset + k]);
         const uint32_t c = corner(shape.mesh.indices[offset + k + 1]);
         mesh.indices.insert(mesh.indices.end(), {a, b, c});
+        if (read_materials) {
+          out.triangle_material.push_back(material >= 0 && size_t(material) < materials.size() ? material : -1);
+        }
       }
       offset += fv;
     }
@@ -285,7 +334,138 @@ Mesh load_obj(const std::filesystem::path& path) {
     }
   }
   compute_bounds(mesh);
-  return mesh;
+  out.materials = std::move(materials);
+  out.warnings = warn;
+  return out;
+}
+
+}  // namespace
+
+}  // namespace tessera
+
+namespace tessera {
+
+namespace {
+
+float clamp_unit(float v) { return std::isfinite(v) ? std::clamp(v, 0.0f, 1.0f) : 0.0f; }
+
+// map_d as an alpha channel: its own alpha where the image has any, else its red channel
+// (a grey mask), resampled (nearest) to the colour texture's size.
+void put_alpha(Image& color, const Image& mask) {
+  bool has_alpha = false;
+  for (const Rgba8 p : mask.pixels) has_alpha = has_alpha || channel(p, 3) != 255;
+  for (int y = 0; y < color.height; ++y) {
+    for (int x = 0; x < color.width; ++x) {
+      const Rgba8 m = mask.at(int(int64_t(x) * mask.width / color.width), int(int64_t(y) * mask.height / color.height));
+      const uint8_t a = has_alpha ? channel(m, 3) : channel(m, 0);
+      Rgba8& c = color.at(x, y);
+      c = (c & 0x00FFFFFFu) | (uint32_t(a) << 24);
+    }
+  }
+}
+
+}  // namespace
+
+ModelContent load_obj_model(const std::filesystem::path& path, const glm::mat4& placement) {
+  ObjParse parsed = parse_obj(path, true);
+  ModelContent out;
+  const std::string file = path.string();
+  for (size_t pos = 0; pos < parsed.warnings.size();) {
+    size_t eol = parsed.warnings.find('\n', pos);
+    if (eol == std::string::npos) eol = parsed.warnings.size();
+    if (eol > pos) out.report.warnings.push_back(file + ": " + parsed.warnings.substr(pos, eol - pos));
+    pos = eol + 1;
+  }
+  // Materials: Kd, Ks, Ns, d (Tr is read as d = 1 - Tr), map_Kd and map_d (docs/scene-format.md).
+  std::map<std::string, int> texture_of;
+  auto load_image = [&](const std::string& name, const std::string& key, const std::string& material) {
+    const std::filesystem::path p = (path.parent_path() / name).lexically_normal();
+    try {
+      return read_image(p);
+    } catch (const Error& e) {
+      throw Error(file + ": material '" + material + "' " + key + ": " + e.what());
+    }
+  };
+  for (const tinyobj::material_t& m : parsed.materials) {
+    Material mat;
+    mat.name = m.name;
+    mat.base_color = glm::vec3(clamp_unit(m.diffuse[0]), clamp_unit(m.diffuse[1]), clamp_unit(m.diffuse[2]));
+    mat.specular = glm::vec3(clamp_unit(m.specular[0]), clamp_unit(m.specular[1]), clamp_unit(m.specular[2]));
+    mat.shininess = std::isfinite(m.shininess) ? std::clamp(m.shininess, kMinShininess, kMaxShininess) : 32.0f;
+    mat.base_alpha = clamp_unit(m.dissolve);
+    if (mat.base_alpha < 1.0f) mat.alpha_mode = AlphaMode::blend;
+    if (!m.diffuse_texname.empty() || !m.alpha_texname.empty()) {
+      const std::string key = m.diffuse_texname + "|" + m.alpha_texname;
+      if (const auto it = texture_of.find(key); it != texture_of.end()) {
+        mat.texture = it->second;
+      } else {
+        Image base;
+        if (!m.diffuse_texname.empty()) base = load_image(m.diffuse_texname, "map_Kd", m.name);
+        if (!m.alpha_texname.empty()) {
+          const Image mask = load_image(m.alpha_texname, "map_d", m.name);
+          if (base.width == 0) base = Image(mask.width, mask.height, pack_rgba8(255, 255, 255));
+          put_alpha(base, mask);
+        }
+        mat.texture = int(out.textures.size());
+        texture_of[key] = mat.texture;
+        out.textures.push_back(make_texture(key, std::move(base)));
+      }
+    }
+    // A dissolve map cuts out (leaves, fences): alpha test rather than blending.
+    if (!m.alpha_texname.empty()) mat.alpha_mode = AlphaMode::mask;
+    out.materials.push_back(mat);
+  }
+  // One mesh per material used, in order of first use; faces without one get the default.
+  const Mesh& merged = parsed.mesh;
+  std::map<int, size_t> mesh_of;
+  std::vector<int> order;
+  for (const int m : parsed.triangle_material) {
+    if (mesh_of.emplace(m, order.size()).second) order.push_back(m);
+  }
+  std::vector<std::vector<uint32_t>> remap(order.size(), std::vector<uint32_t>(merged.vertices.size(), UINT32_MAX));
+  std::vector<Mesh> meshes(order.size());
+  for (size_t t = 0; t < parsed.triangle_material.size(); ++t) {
+    const size_t k = mesh_of[parsed.triangle_material[t]];
+    Mesh& mesh = meshes[k];
+    for (int c = 0; c < 3; ++c) {
+      const uint32_t v = merged.indices[t * 3 + size_t(c)];
+      if (remap[k][v] == UINT32_MAX) {
+        remap[k][v] = uint32_t(mesh.vertices.size());
+        mesh.vertices.push_back(merged.vertices[v]);
+      }
+      mesh.indices.push_back(remap[k][v]);
+    }
+  }
+  int default_material = -1;
+  for (size_t k = 0; k < order.size(); ++k) {
+    Mesh& mesh = meshes[k];
+    mesh.name = merged.name + "/" + (order[k] >= 0 ? parsed.materials[size_t(order[k])].name : "default");
+    compute_bounds(mesh);
+    Instance inst;
+    inst.mesh = uint32_t(out.meshes.size());
+    if (order[k] >= 0) {
+      inst.material = uint32_t(order[k]);
+    } else {
+      if (default_material < 0) {
+        default_material = int(out.materials.size());
+        Material def;
+        def.name = "OBJ default material";
+        out.materials.push_back(def);
+      }
+      inst.material = uint32_t(default_material);
+    }
+    inst.transform = placement;
+    out.report.triangles += mesh.triangle_count();
+    out.report.vertices += mesh.vertices.size();
+    out.report.mesh_bytes += mesh.vertices.size() * sizeof(Vertex) + mesh.indices.size() * sizeof(uint32_t);
+    out.meshes.push_back(std::move(mesh));
+    out.instances.push_back(inst);
+  }
+  for (const Texture& t : out.textures) {
+    for (const Image& level : t.levels) out.report.texture_bytes += level.pixels.size() * sizeof(Rgba8);
+  }
+  out.report.images_decoded = out.textures.size();
+  return out;
 }
 
 }  // namespace tessera

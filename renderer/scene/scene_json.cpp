@@ -11,6 +11,7 @@
 
 #include "scene/strict_json.h"
 #include "tessera/error.h"
+#include "tessera/gltf.h"
 #include "tessera/input_file.h"
 #include "tessera/lod.h"
 #include "tessera/procedural.h"
@@ -140,6 +141,8 @@ class SceneReader {
   std::vector<Instance> read_grid(const Json& j, const std::string& path, const std::vector<Mesh>& meshes);
   Light read_light(const Json& j, const std::string& path);
   Camera read_camera(const Json& j, const std::string& path, bool allow_name);
+  glm::mat4 read_placement(ObjectReader& r, const std::string& path);
+  void read_model(const Json& j, const std::string& path, Scene& scene);
 
   // Counts triangles a mesh will store, failing at `where` past kMaxStoredTriangles or when
   // the meshes alone would exceed the memory budget. Runs before any mesh is built: the
@@ -343,6 +346,12 @@ Material SceneReader::read_material(const Json& j, const std::string& path, size
   m.specular = r.vec3("specular", m.specular, kUnit);
   m.shininess = r.number("shininess", m.shininess, {kMinShininess, kMaxShininess});
   m.reflectivity = r.number("reflectivity", m.reflectivity, {0.0, 1.0});
+  m.base_alpha = r.number("alpha", m.base_alpha, kUnit);
+  m.alpha_mode = read_choice(r, "alpha_mode", m.alpha_mode, "alpha mode",
+                             {{"opaque", AlphaMode::opaque}, {"mask", AlphaMode::mask}, {"blend", AlphaMode::blend}});
+  m.alpha_cutoff = r.number("alpha_cutoff", m.alpha_cutoff, kUnit);
+  m.double_sided = r.boolean("double_sided", m.double_sided);
+  m.emissive = r.vec3("emissive", m.emissive, kUnit);
   r.finish();
   return m;
 }
@@ -451,27 +460,56 @@ Instance SceneReader::read_instance(const Json& j, const std::string& path, bool
         patch ? patch_meshes_.lookup(mesh, r.at("mesh"), "patch mesh") : meshes_.lookup(mesh, r.at("mesh"), "mesh");
   }
   inst.material = materials_.lookup(r.string("material"), r.at("material"), "material");
+  inst.transform = read_placement(r, path);
+  r.finish();
+  return inst;
+}
+
+// The optional "transform" or "matrix" of an instance or a model entry.
+glm::mat4 SceneReader::read_placement(ObjectReader& r, const std::string& path) {
+  glm::mat4 m(1.0f);
   if (r.has("transform") && r.has("matrix")) {
     r.here().fail("give either \"transform\" or \"matrix\", not both");
   }
   if (const Json* t = r.find("transform")) {
     ObjectReader tr(*t, file_, join(path, "transform"));
-    inst.transform = read_transform(tr);
+    m = read_transform(tr);
   }
   if (const Json* mj = r.find("matrix")) {
     const Where where = r.at("matrix");
     const auto& values = as_array(*mj, where);
     if (values.size() != 16) where.fail("expected an array of 16 numbers (column-major)");
     for (size_t i = 0; i < 16; ++i) {
-      inst.transform[int(i / 4)][int(i % 4)] =
-          float(strict_json::as_number(values[i], {file_, join(where.path, i)}, {-1e7, 1e7}));
+      m[int(i / 4)][int(i % 4)] = float(strict_json::as_number(values[i], {file_, join(where.path, i)}, {-1e7, 1e7}));
     }
-    if (!(std::fabs(glm::determinant(glm::mat3(inst.transform))) > 1e-30f)) {
+    if (!(std::fabs(glm::determinant(glm::mat3(m))) > 1e-30f)) {
       where.fail("matrix is singular (its 3x3 part has no inverse, so normals are undefined)");
     }
   }
+  return m;
+}
+
+// A glTF model placed in the scene (docs/scene-format.md, "Models"): its meshes, textures,
+// materials, instances, lights and cameras join the scene's.
+void SceneReader::read_model(const Json& j, const std::string& path, Scene& scene) {
+  ObjectReader r(j, file_, path);
+  if (r.has("gltf") == r.has("obj")) r.here().fail("needs exactly one of \"gltf\" or \"obj\"");
+  const char* key = r.has("gltf") ? "gltf" : "obj";
+  const std::string file = r.string(key);
+  if (file.empty()) r.at(key).fail("path must not be empty");
+  const glm::mat4 placement = read_placement(r, path);
   r.finish();
-  return inst;
+  const Where where = r.at(key);
+  ModelContent content = at_path(where, [&] {
+    return r.has("gltf") ? load_gltf(resolve(file), placement) : load_obj_model(resolve(file), placement);
+  });
+  for (const std::string& w : content.report.warnings)
+    std::fprintf(stderr, "warning: %s: %s\n", file_.c_str(), w.c_str());
+  reserve_triangles(content.report.triangles, where);
+  estimate_.stored_bytes += content.report.mesh_bytes + content.report.texture_bytes;
+  for (const Instance& inst : content.instances) add_instances_to_estimate(estimate_, content.meshes[inst.mesh], 1);
+  check_memory(where);
+  at_path(where, [&] { append_model(scene, std::move(content), "lights"); });
 }
 
 // An LOD group names its levels (meshes, finest first) or generates them from one mesh with
@@ -612,7 +650,7 @@ Scene SceneReader::read(const Json& doc) {
   Scene scene;
   ObjectReader root(doc, file_, "");
   root.allow_only({"description", "meshes", "lod_groups", "patch_meshes", "textures", "materials", "instances", "grids",
-                   "lights", "camera", "cameras", "ambient", "background", "fog", "tone_mapping"});
+                   "lights", "camera", "cameras", "ambient", "background", "fog", "tone_mapping", "models"});
   if (const Json* d = root.find("description")) strict_json::as_string(*d, root.at("description"));
 
   if (const Json* list = root.find("meshes")) {
@@ -690,6 +728,11 @@ Scene SceneReader::read(const Json& doc) {
       scene.cameras.push_back(read_camera(items[i], join("cameras", i), true));
     }
   }
+  // Models come last: their instances follow the scene's, their cameras its "cameras".
+  if (const Json* list = root.find("models")) {
+    const auto& items = as_array(*list, root.at("models"));
+    for (size_t i = 0; i < items.size(); ++i) read_model(items[i], join("models", i), scene);
+  }
   scene.ambient = root.vec3("ambient", scene.ambient, kUnit);
   scene.background = root.vec3("background", scene.background, kUnit);
   if (const Json* f = root.find("fog")) {
@@ -714,6 +757,8 @@ Scene SceneReader::read(const Json& doc) {
 }  // namespace
 
 Scene load_scene(const std::filesystem::path& path) {
+  // A glTF file is a scene of its own (default camera and light when it has none).
+  if (is_model_path(path)) return load_gltf_scene(path);
   const std::string file = path.string();
   const std::string text = read_input_file(path, kMaxJsonFileBytes, "scene");
 

@@ -1,7 +1,9 @@
 // Lambert fragment program for the Vulkan reference renderer: the GLSL twin of
 // tessera::shaders::LambertFragmentShader (shaders/lambert.h). Change both together.
 //
-//   n = normalize(normal); albedo = base_color * (textured ? texture(uv).rgb : 1)
+//   t = textured ? texture(uv) : 1; albedo = base_color * t.rgb; alpha = base_alpha * t.a
+//   mask: discard when !(alpha >= cutoff)
+//   n = normalize(normal), reversed on the back of a double-sided material
 //   e2 = max(dot(eye - world, eye - world), 1e-30); v = (eye - world) * inversesqrt(e2); e = sqrt(e2)
 //   radiance = ambient + sum over lights of color * intensity * attenuation * max(dot(n, l), 0)
 //     directional: l = -normalize(direction), attenuation = 1
@@ -9,10 +11,11 @@
 //                  attenuation = 1 / max(dot(d, d), 1e-4)
 //   highlight = sum over lights of color * intensity * attenuation * s,
 //     s = dot(n, l) > 0 ? pow(max(dot(n, h), 0), shininess) : 0, h = normalize(l + v)
-//   c = albedo * radiance + specular * highlight
+//   c = albedo * radiance + specular * highlight + emissive
 //   fog (density > 0): c = fog_color + (c - fog_color) * exp(-density * e)
 //   x = exposure * c; tone mapping per channel: clamp x; reinhard x / (1 + x); exponential 1 - exp(-x)
-//   out = c (linear; the R8G8B8A8_SRGB attachment clamps and encodes)
+//   out = (c, alpha) (linear; the R8G8B8A8_SRGB attachment clamps and encodes; blended
+//   materials' pipelines blend source-over in linear space)
 // normalize(v) is v * inversesqrt(max(dot(v, v), 1e-30)), as in the C++ program.
 #version 450
 
@@ -48,23 +51,39 @@ layout(set = 0, binding = 0, std140) uniform FrameBlock {
 layout(set = 1, binding = 0) uniform sampler2D albedo_texture;
 
 // Per-draw push constants (vkref::InstancePushConstants): the fragment stage reads the
-// specular colour from the w components of the normal matrix columns (bytes 76, 92, 108) and
-// bytes 112..127.
+// material from the model's fourth row (bytes 12, 28, 44, 60), the specular colour from the w
+// components of the normal matrix columns (bytes 76, 92, 108) and bytes 112..127.
 layout(push_constant, std430) uniform InstanceBlock {
-  layout(offset = 64) vec4 normal_matrix[3];  // w: specular r, g, b (linear)
-  vec4 base_color;  // rgb: linear base colour; a: shininess, negated when not textured
+  // The model matrix's columns; their w (the fourth row) carries the material: base alpha,
+  // alpha cutoff, alpha mode (0 opaque, 1 mask, 2 blend) + 4 when double-sided, and the
+  // emissive colour as r + 256 g + 65536 b in 8-bit steps.
+  vec4 model[4];
+  vec4 normal_matrix[3];  // w: specular r, g, b (linear)
+  vec4 base_color;        // rgb: linear base colour; a: shininess, negated when not textured
 } instance;
 
 vec3 normalize_eu(vec3 v) { return v * inversesqrt(max(dot(v, v), 1e-30)); }
 
 void main() {
-  vec3 albedo = instance.base_color.rgb;
+  vec4 t = vec4(1.0);
   if (instance.base_color.a > 0.0) {
-    albedo *= texture(albedo_texture, in_uv).rgb;
+    t = texture(albedo_texture, in_uv);
   }
+  const vec3 albedo = instance.base_color.rgb * t.rgb;
+  const float alpha = instance.model[0].w * t.a;
+  const int flags = int(instance.model[2].w);
+  const int alpha_mode = flags & 3;
+  if (alpha_mode == 1 && !(alpha >= instance.model[1].w)) {
+    discard;
+  }
+  const uint emission_bits = uint(instance.model[3].w);
+  const vec3 emissive = vec3(emission_bits & 255u, (emission_bits >> 8) & 255u, emission_bits >> 16) / 255.0;
   const float shininess = abs(instance.base_color.a);
   const vec3 specular = vec3(instance.normal_matrix[0].w, instance.normal_matrix[1].w, instance.normal_matrix[2].w);
-  const vec3 n = normalize_eu(in_normal);
+  vec3 n = normalize_eu(in_normal);
+  if ((flags & 4) != 0 && !gl_FrontFacing) {
+    n = -n;
+  }
   const bool highlights = specular != vec3(0.0);
   const bool fog = frame.fog.a > 0.0;
   vec3 to_eye = vec3(0.0);
@@ -101,6 +120,7 @@ void main() {
   if (highlights) {
     c += specular * highlight;
   }
+  c += emissive;
   if (fog) {
     c = frame.fog.rgb + (c - frame.fog.rgb) * exp(-frame.fog.a * eye_distance);
   }
@@ -110,5 +130,5 @@ void main() {
   } else if (frame.tone_mapping.x == 2u) {
     c = 1.0 - exp(-c);
   }
-  out_color = vec4(c, 1.0);
+  out_color = vec4(c, alpha_mode == 2 ? alpha : 1.0);
 }

@@ -24,13 +24,14 @@ layout(set = 0, binding = 0, std140) uniform FrameBlock {
 // Per-draw push constants (128 bytes, vkref::InstancePushConstants); the vertex stage reads
 // bytes 0..111, the fragment stage bytes 112..127.
 layout(push_constant, std430) uniform InstanceBlock {
-  mat4 model;               // byte 0: object to world
+  mat4 model;               // byte 0: object to world (affine; the fourth row carries the
+                            // fragment stage's material, so it is not read here)
   vec4 normal_matrix[3];    // byte 64: columns of transpose(inverse(mat3(model))), xyz used
                             // (w: the fragment stage's specular colour)
 } instance;
 
 void main() {
-  const vec4 world = instance.model * vec4(in_position, 1.0);
+  const vec4 world = vec4((instance.model * vec4(in_position, 1.0)).xyz, 1.0);
   const mat3 normal_matrix = mat3(instance.normal_matrix[0].xyz, instance.normal_matrix[1].xyz,
                                   instance.normal_matrix[2].xyz);
   out_world = world.xyz;

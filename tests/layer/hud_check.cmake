@@ -8,9 +8,9 @@ if(NOT XVFB_RUN OR NOT VKCUBE)
   message(FATAL_ERROR "xvfb-run and vkcube are needed (tools/setup-deps.sh installs xvfb and vulkan-tools)")
 endif()
 file(REMOVE ${PNG})
-# vkcube in the background, the screenshot once it has presented for a while (lavapipe),
-# then vkcube left to finish its frames.
-set(script "${VKCUBE} --validate --width 400 --height 300 --c ${FRAMES} > ${WORKDIR}/hud_vkcube.log 2>&1 & pid=$!; sleep 2; ${SHOT} ${PNG} --expect-hud 112 225 330 285; shot=$?; wait $pid; cube=$?; cat ${WORKDIR}/hud_vkcube.log; echo shot=$shot cube=$cube; [ $shot = 0 ] && [ $cube = 0 ]")
+# vkcube in the background; screenshots every second (lavapipe starts slowly on a loaded
+# machine) until one shows the panel, at most 10; then vkcube left to finish its frames.
+set(script "${VKCUBE} --validate --width 400 --height 300 --c ${FRAMES} > ${WORKDIR}/hud_vkcube.log 2>&1 & pid=$!; shot=1; for i in 1 2 3 4 5 6 7 8 9 10; do sleep 1; ${SHOT} ${PNG} --expect-hud 112 225 330 285 && { shot=0; break; }; done; wait $pid; cube=$?; cat ${WORKDIR}/hud_vkcube.log; echo shot=$shot cube=$cube; [ $shot = 0 ] && [ $cube = 0 ]")
 execute_process(COMMAND ${XVFB_RUN} -a -s "-screen 0 640x480x24" sh -c "${script}" WORKING_DIRECTORY ${WORKDIR}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 100)
 message("${out}${err}")

@@ -14,7 +14,8 @@
 //                                back every 2nd frame (TESSERA_LAYER_MSAA_INTERVAL=2): the dumped
 //                                samples hold what was drawn, and Tessera's colour unit run here
 //                                on the dumps gives exactly the record's figures and state image;
-//                                B is moved to GENERAL after its pass (the read-back must
+//                                B is stored DONT_CARE (the layer stores it in read-back
+//                                frames) and moved to GENERAL after its pass (the read-back must
 //                                follow); with --validation, zero validation errors
 
 #include <vulkan/vulkan.h>
@@ -183,7 +184,8 @@ VkCommandBuffer begin_cb(const Gpu& g) {
 
 // The target goes to COLOR_ATTACHMENT_OPTIMAL once, at the start of every command buffer that
 // renders (its contents are not kept: loadOp DONT_CARE, or cleared to `clear`).
-void begin_rendering(VkCommandBuffer cb, const Image& target, const VkClearColorValue* clear = nullptr) {
+void begin_rendering(VkCommandBuffer cb, const Image& target, const VkClearColorValue* clear = nullptr,
+                     VkAttachmentStoreOp store = VK_ATTACHMENT_STORE_OP_STORE) {
   VkImageMemoryBarrier ib{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
   ib.dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
   ib.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
@@ -197,7 +199,7 @@ void begin_rendering(VkCommandBuffer cb, const Image& target, const VkClearColor
   att.imageView = target.view;
   att.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
   att.loadOp = clear ? VK_ATTACHMENT_LOAD_OP_CLEAR : VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  att.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  att.storeOp = store;
   if (clear) att.clearValue.color = *clear;
   VkRenderingInfo ri{VK_STRUCTURE_TYPE_RENDERING_INFO};
   ri.renderArea = {{0, 0}, {kSize, kSize}};
@@ -551,7 +553,8 @@ int run_msaa(bool validation) {
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, squares_rp);
     vkCmdDraw(cb, 6, uint32_t(3 + f), 0, 9);
     vkCmdEndRenderPass(cb);
-    begin_rendering(cb, b, &clear_b);
+    // B is stored DONT_CARE (resolve-style): the layer stores it in read-back frames.
+    begin_rendering(cb, b, &clear_b, VK_ATTACHMENT_STORE_OP_DONT_CARE);
     if (f >= 2) {
       vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, slant_dyn);
       vkCmdDraw(cb, 3, 1, 0, 0);

@@ -63,9 +63,11 @@ SweepCommands add_sweep_command(CLI::App& app, SweepArgs& args) {
   c.sweep->add_flag("--retry-failed", args.run.retry_failed, "Run failed jobs again (done jobs are always skipped)");
   c.sweep->add_option("--points-per-task", args.run.points_per_task, "slurm: points run by one array task")
       ->check(CLI::Range(1, 1000000));
-  c.sweep->add_option("--slurm-arg", args.run.slurm_args,
-                      "slurm: an sbatch option, e.g. --slurm-arg=--partition=gpu --slurm-arg=--time=00:30:00 "
-                      "(repeatable)");
+  c.sweep
+      ->add_option("--slurm-arg", args.run.slurm_args,
+                   "slurm: an sbatch option, e.g. --slurm-arg=--partition=gpu --slurm-arg=--time=00:30:00 "
+                   "(repeatable)")
+      ->allow_extra_args(false);
   c.sweep->add_flag("--detach", args.run.detach, "slurm: submit and return (follow with sweep status / collect)");
   c.sweep->add_option("--poll", args.run.poll_seconds, "slurm: seconds between squeue polls while waiting")
       ->check(CLI::Range(0.1, 3600.0));
@@ -75,7 +77,7 @@ SweepCommands add_sweep_command(CLI::App& app, SweepArgs& args) {
   c.collect->add_option("dir", args.dir, "Sweep output folder")->required();
   c.worker = c.sweep->add_subcommand("worker", "Internal: run jobs of a sweep folder (used by the executors)");
   c.worker->add_option("dir", args.dir, "Sweep output folder")->required();
-  c.worker->add_option("--job", args.jobs, "Job id (repeatable)");
+  c.worker->add_option("--job", args.jobs, "Job id (repeatable)")->allow_extra_args(false);
   c.worker->add_option("--task-file", args.task_file, "Slurm: the submission's tasks.json");
   c.worker->add_option("--task", args.task, "Slurm: the array task index");
   c.worker->add_option("--threads", args.run.threads, "Render threads per job");

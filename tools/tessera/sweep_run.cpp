@@ -176,8 +176,8 @@ std::optional<ordered_json> read_result(const SweepPlan& plan, size_t job) {
   try {
     ordered_json r = ordered_json::parse(read_input_file(p, kMaxJsonFileBytes, "sweep result"));
     const std::string status = r.at("status").get<std::string>();
-    bool valid = (status == "ok" || status == "failed") && r.at("rows").is_array() &&
-                 r.value("seconds", 0.0) >= 0.0 && r.value("error", std::string()).size() < (1u << 20);
+    bool valid = (status == "ok" || status == "failed") && r.at("rows").is_array() && r.value("seconds", 0.0) >= 0.0 &&
+                 r.value("error", std::string()).size() < (1u << 20);
     for (const auto& row : r.at("rows")) valid = valid && row.at("view").is_string() && row.at("metrics").is_object();
     if (valid) return r;
   } catch (const std::exception&) {
@@ -197,8 +197,7 @@ SweepLock::SweepLock(const fs::path& dir) {
   if (fd_ < 0) throw Error(path.string() + ": cannot open: " + std::strerror(errno));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd_);
-    throw Error(dir.string() + ": another `tessera sweep` is running on this folder (it holds " + path.string() +
-                ")");
+    throw Error(dir.string() + ": another `tessera sweep` is running on this folder (it holds " + path.string() + ")");
   }
 }
 

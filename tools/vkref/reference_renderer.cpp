@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tessera/error.h"
@@ -24,6 +25,17 @@
 namespace tessera::vkref {
 
 namespace {
+
+// The material's alpha, sidedness and emission in the model matrix's fourth row
+// (shader_interface.h, InstancePushConstants).
+void pack_material(InstancePushConstants& push, const Material& material) {
+  auto byte = [](float v) { return uint32_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); };
+  push.model[0][3] = material.base_alpha;
+  push.model[1][3] = material.alpha_cutoff;
+  push.model[2][3] = float(int(material.alpha_mode) + (material.double_sided ? 4 : 0));
+  push.model[3][3] =
+      float(byte(material.emissive.r) + 256u * byte(material.emissive.g) + 65536u * byte(material.emissive.b));
+}
 
 constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_SRGB;  // linear shader output, sRGB bytes
 constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
@@ -141,14 +153,17 @@ struct ReferenceRenderer::Impl {
   void init(const DeviceOptions& options);
   void create_layouts_and_pipelines();
   void create_frame_resources();
-  VkSampler sampler_for(uint32_t levels);
-  VkDescriptorSet allocate_texture_set(VkDescriptorPool pool, const GpuImage& image, uint32_t levels);
+  VkSampler sampler_for(uint32_t levels, const SamplerState& state = SamplerState{});
+  VkDescriptorSet allocate_texture_set(VkDescriptorPool pool, const GpuImage& image, uint32_t levels,
+                                       const SamplerState& state = SamplerState{});
   GpuImage upload_texture(const Texture& texture, DeviceArena& arena, const char* what);
   void release_scene();
   struct PassVariant {
     VkRenderPass render_pass = VK_NULL_HANDLE;
     int samples = 1;
-    std::array<VkPipeline, 2> pipelines{};  // [0] no culling, [1] back-face culling
+    // [cull + 2 * blend]: cull 0 none, 1 back faces; blend 0 opaque, 1 source-over without depth
+    // writes (tessera's blended materials).
+    std::array<VkPipeline, 4> pipelines{};
     // Tessellation pipelines by (PatchKind, TessSpacing, culling), created on first use.
     std::map<std::tuple<int, int, int>, VkPipeline> patch_pipelines;
   };
@@ -156,7 +171,7 @@ struct ReferenceRenderer::Impl {
   PassVariant& pass_for(int samples);
   // A graphics pipeline for `variant`: triangle lists with the Lambert programs, or with
   // `patch` the tessellation pipeline of that patch kind and spacing.
-  VkPipeline create_pipeline(const PassVariant& variant, bool cull, const PatchMeshInfo* patch);
+  VkPipeline create_pipeline(const PassVariant& variant, bool cull, const PatchMeshInfo* patch, bool blend = false);
   VkPipeline patch_pipeline(PassVariant& variant, const PatchMeshInfo& patch, bool cull);
   void write_patch_uniforms(const Camera& camera, int width, int height);
   // Control points, indices and height fields of the scene's patch meshes, their descriptor
@@ -188,7 +203,8 @@ struct ReferenceRenderer::Impl {
   std::map<int, PassVariant> passes;  // by samples per pixel
   VkShaderModule vertex_module = VK_NULL_HANDLE;
   VkShaderModule fragment_module = VK_NULL_HANDLE;
-  std::map<uint32_t, VkSampler> samplers;  // by mip level count (maxLod = levels - 1)
+  // By mip level count (maxLod = levels - 1) and sampler state (wrap, filters).
+  std::map<std::tuple<uint32_t, int, int, int, int, int>, VkSampler> samplers;
 
   VkDescriptorPool persistent_pool = VK_NULL_HANDLE;
   VkDescriptorSet frame_set = VK_NULL_HANDLE;
@@ -410,11 +426,12 @@ ReferenceRenderer::Impl::PassVariant& ReferenceRenderer::Impl::pass_for(int samp
   vkutil::check(vkCreateRenderPass(device, &pass_info, nullptr, &variant.render_pass), "vkCreateRenderPass");
 
   variant.samples = samples;
-  for (int cull = 0; cull < 2; ++cull) variant.pipelines[size_t(cull)] = create_pipeline(variant, cull != 0, nullptr);
+  for (int k = 0; k < 4; ++k) variant.pipelines[size_t(k)] = create_pipeline(variant, (k & 1) != 0, nullptr, k >= 2);
   return variant;
 }
 
-VkPipeline ReferenceRenderer::Impl::create_pipeline(const PassVariant& variant, bool cull, const PatchMeshInfo* patch) {
+VkPipeline ReferenceRenderer::Impl::create_pipeline(const PassVariant& variant, bool cull, const PatchMeshInfo* patch,
+                                                    bool blend_enabled) {
   const auto sample_bits = VkSampleCountFlagBits(variant.samples);
   VkPipelineShaderStageCreateInfo stages[4]{};
   for (VkPipelineShaderStageCreateInfo& stage : stages) {
@@ -471,7 +488,8 @@ VkPipeline ReferenceRenderer::Impl::create_pipeline(const PassVariant& variant, 
 
   VkPipelineDepthStencilStateCreateInfo depth_state{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
   depth_state.depthTestEnable = VK_TRUE;
-  depth_state.depthWriteEnable = VK_TRUE;
+  // Blended surfaces test depth but do not write it (docs/scene-format.md, "Alpha").
+  depth_state.depthWriteEnable = blend_enabled ? VK_FALSE : VK_TRUE;
   depth_state.depthCompareOp = VK_COMPARE_OP_LESS;
   depth_state.minDepthBounds = 0.0f;
   depth_state.maxDepthBounds = 1.0f;
@@ -479,6 +497,16 @@ VkPipeline ReferenceRenderer::Impl::create_pipeline(const PassVariant& variant, 
   VkPipelineColorBlendAttachmentState blend_attachment{};
   blend_attachment.colorWriteMask =
       VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+  if (blend_enabled) {
+    // Source-over with straight alpha; the stored alpha stays 1.
+    blend_attachment.blendEnable = VK_TRUE;
+    blend_attachment.srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA;
+    blend_attachment.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
+    blend_attachment.colorBlendOp = VK_BLEND_OP_ADD;
+    blend_attachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+    blend_attachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
+    blend_attachment.alphaBlendOp = VK_BLEND_OP_ADD;
+  }
   VkPipelineColorBlendStateCreateInfo blend{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
   blend.attachmentCount = 1;
   blend.pAttachments = &blend_attachment;
@@ -520,40 +548,51 @@ VkPipeline ReferenceRenderer::Impl::patch_pipeline(PassVariant& variant, const P
   return pipeline;
 }
 
-VkSampler ReferenceRenderer::Impl::sampler_for(uint32_t levels) {
-  auto found = samplers.find(levels);
+VkSampler ReferenceRenderer::Impl::sampler_for(uint32_t levels, const SamplerState& state) {
+  const auto key =
+      std::make_tuple(levels, int(state.wrap_u), int(state.wrap_v), int(state.mag), int(state.min), int(state.mip));
+  auto found = samplers.find(key);
   if (found != samplers.end()) return found->second;
-  // Trilinear, repeat, no anisotropy: tessera::sample_trilinear's state.
+  // The default state is trilinear, repeat, no anisotropy: tessera::sample_trilinear's; others
+  // follow tessera::sample_texture.
+  auto address = [](TextureWrap w) {
+    return w == TextureWrap::clamp_to_edge     ? VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
+           : w == TextureWrap::mirrored_repeat ? VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT
+                                               : VK_SAMPLER_ADDRESS_MODE_REPEAT;
+  };
+  auto filter = [](TextureFilter f) { return f == TextureFilter::nearest ? VK_FILTER_NEAREST : VK_FILTER_LINEAR; };
   VkSamplerCreateInfo info{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
-  info.magFilter = VK_FILTER_LINEAR;
-  info.minFilter = VK_FILTER_LINEAR;
-  info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_LINEAR;
-  info.addressModeU = VK_SAMPLER_ADDRESS_MODE_REPEAT;
-  info.addressModeV = VK_SAMPLER_ADDRESS_MODE_REPEAT;
+  info.magFilter = filter(state.mag);
+  info.minFilter = filter(state.min);
+  info.mipmapMode = state.mip == MipFilter::linear ? VK_SAMPLER_MIPMAP_MODE_LINEAR : VK_SAMPLER_MIPMAP_MODE_NEAREST;
+  info.addressModeU = address(state.wrap_u);
+  info.addressModeV = address(state.wrap_v);
   info.addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT;
   info.mipLodBias = 0.0f;
   info.anisotropyEnable = VK_FALSE;
   info.maxAnisotropy = 1.0f;
   info.compareEnable = VK_FALSE;
   info.minLod = 0.0f;
-  info.maxLod = float(levels - 1);
+  // Without mip maps only level 0 is read, yet lod > 0 must still select the minification
+  // filter: maxLod 0.25 with nearest mip selection, as OpenGL-on-Vulkan layers do.
+  info.maxLod = state.mip == MipFilter::none ? 0.25f : float(levels - 1);
   info.borderColor = VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK;
   info.unnormalizedCoordinates = VK_FALSE;
   VkSampler sampler = VK_NULL_HANDLE;
   vkutil::check(vkCreateSampler(context.gpu.device, &info, nullptr, &sampler), "vkCreateSampler");
-  samplers.emplace(levels, sampler);
+  samplers.emplace(key, sampler);
   return sampler;
 }
 
 VkDescriptorSet ReferenceRenderer::Impl::allocate_texture_set(VkDescriptorPool pool, const GpuImage& image,
-                                                              uint32_t levels) {
+                                                              uint32_t levels, const SamplerState& state) {
   VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   info.descriptorPool = pool;
   info.descriptorSetCount = 1;
   info.pSetLayouts = &texture_set_layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
   vkutil::check(vkAllocateDescriptorSets(context.gpu.device, &info, &set), "vkAllocateDescriptorSets");
-  VkDescriptorImageInfo image_info{sampler_for(levels), image.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkDescriptorImageInfo image_info{sampler_for(levels, state), image.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
   write.dstSet = set;
   write.dstBinding = 0;
@@ -914,7 +953,8 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
   pass.pClearValues = clears;
   vkCmdBeginRenderPass(cmd, &pass, VK_SUBPASS_CONTENTS_INLINE);
 
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, variant.pipelines[options.cull_backface ? 1 : 0]);
+  VkPipeline bound_instance_pipeline = variant.pipelines[options.cull_backface ? 1 : 0];
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, bound_instance_pipeline);
   const VkViewport viewport{0.0f, 0.0f, float(target_width), float(target_height), 0.0f, 1.0f};
   vkCmdSetViewport(cmd, 0, 1, &viewport);
   const VkRect2D scissor{{0, 0}, {uint32_t(target_width), uint32_t(target_height)}};
@@ -931,26 +971,38 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
     bound_set = set;
   };
   uint32_t bound_mesh = UINT32_MAX;
-  for (const Instance& instance : draws.instances) {
-    const MeshBuffers& mesh = meshes[instance.mesh];
-    if (mesh.index_count == 0) continue;
-    const Material& material = draws.materials[instance.material];
-    bind_material_set(material);
-    InstancePushConstants push{};
-    push.model = instance.transform;
-    const glm::mat3 normal_matrix = glm::transpose(glm::inverse(glm::mat3(instance.transform)));
-    for (int c = 0; c < 3; ++c) push.normal_matrix[c] = glm::vec4(normal_matrix[c], material.specular[c]);
-    push.base_color = glm::vec4(material.base_color, material.texture >= 0 ? material.shininess : -material.shininess);
-    vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push),
-                       &push);
-    if (instance.mesh != bound_mesh) {
-      const VkDeviceSize offset = 0;
-      vkCmdBindVertexBuffers(cmd, 0, 1, &mesh.vertices.buffer, &offset);
-      vkCmdBindIndexBuffer(cmd, mesh.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
-      bound_mesh = instance.mesh;
+  // Opaque and masked materials first, then blended ones, each in scene order: Tessera's
+  // submission order (pipeline/scene_draws.cpp).
+  for (const bool blended_pass : {false, true})
+    for (const Instance& instance : draws.instances) {
+      const MeshBuffers& mesh = meshes[instance.mesh];
+      if (mesh.index_count == 0) continue;
+      const Material& material = draws.materials[instance.material];
+      if ((material.alpha_mode == AlphaMode::blend) != blended_pass) continue;
+      const VkPipeline pipeline =
+          variant.pipelines[size_t((options.cull_backface && !material.double_sided ? 1 : 0) + (blended_pass ? 2 : 0))];
+      if (pipeline != bound_instance_pipeline) {
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+        bound_instance_pipeline = pipeline;
+      }
+      bind_material_set(material);
+      InstancePushConstants push{};
+      push.model = instance.transform;
+      const glm::mat3 normal_matrix = glm::transpose(glm::inverse(glm::mat3(instance.transform)));
+      for (int c = 0; c < 3; ++c) push.normal_matrix[c] = glm::vec4(normal_matrix[c], material.specular[c]);
+      push.base_color =
+          glm::vec4(material.base_color, material.texture >= 0 ? material.shininess : -material.shininess);
+      pack_material(push, material);
+      vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                         sizeof(push), &push);
+      if (instance.mesh != bound_mesh) {
+        const VkDeviceSize offset = 0;
+        vkCmdBindVertexBuffers(cmd, 0, 1, &mesh.vertices.buffer, &offset);
+        vkCmdBindIndexBuffer(cmd, mesh.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+        bound_mesh = instance.mesh;
+      }
+      vkCmdDrawIndexed(cmd, mesh.index_count, 1, 0, 0, 0);
     }
-    vkCmdDrawIndexed(cmd, mesh.index_count, 1, 0, 0, 0);
-  }
 
   // Patch instances after the instances, in scene order, as Tessera draws them.
   VkPipeline bound_pipeline = VK_NULL_HANDLE;
@@ -972,6 +1024,7 @@ void ReferenceRenderer::Impl::record(VkCommandBuffer cmd, const ReferenceOptions
     push.model = instance.transform;
     for (int c = 0; c < 3; ++c) push.normal_matrix[c] = glm::vec4(0.0f, 0.0f, 0.0f, material.specular[c]);
     push.base_color = glm::vec4(material.base_color, material.texture >= 0 ? material.shininess : -material.shininess);
+    pack_material(push, material);
     vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push),
                        &push);
     const VkDeviceSize vertex_offset = 0;
@@ -1015,6 +1068,22 @@ void check_scene(const Scene& scene, const VkPhysicalDeviceLimits& limits, bool 
   const std::string what = "vkref: scene" + (scene.source.empty() ? std::string() : " " + scene.source.string());
   if (scene.lights.size() > size_t(kMaxLights)) {
     throw Error(what + ": " + std::to_string(scene.lights.size()) + " lights, at most " + std::to_string(kMaxLights));
+  }
+  // The model matrix's fourth row carries the material (shader_interface.h): transforms must
+  // be affine, as every scene and glTF transform is.
+  auto affine = [](const glm::mat4& m) {
+    return m[0][3] == 0.0f && m[1][3] == 0.0f && m[2][3] == 0.0f && m[3][3] == 1.0f;
+  };
+  for (size_t i = 0; i < scene.instances.size(); ++i) {
+    if (!affine(scene.instances[i].transform)) {
+      throw Error(what + ": instances[" + std::to_string(i) + "]: the reference renderer needs affine transforms");
+    }
+  }
+  for (size_t i = 0; i < scene.patch_instances.size(); ++i) {
+    if (!affine(scene.patch_instances[i].transform)) {
+      throw Error(what + ": patch_instances[" + std::to_string(i) +
+                  "]: the reference renderer needs affine transforms");
+    }
   }
   for (size_t m = 0; m < scene.meshes.size(); ++m) {
     const Mesh& mesh = scene.meshes[m];
@@ -1192,8 +1261,8 @@ void ReferenceRenderer::upload(const Scene& scene) {
       vkutil::check(vkCreateDescriptorPool(s.context.gpu.device, &pool_info, nullptr, &s.scene_pool),
                     "vkCreateDescriptorPool");
       for (size_t t = 0; t < scene.textures.size(); ++t) {
-        s.texture_sets.push_back(
-            s.allocate_texture_set(s.scene_pool, s.textures[t], uint32_t(scene.textures[t].levels.size())));
+        s.texture_sets.push_back(s.allocate_texture_set(
+            s.scene_pool, s.textures[t], uint32_t(scene.textures[t].levels.size()), scene.textures[t].sampler));
       }
     }
     s.upload_patches(scene);

@@ -47,13 +47,18 @@ static_assert(offsetof(FrameUniforms, ambient) == 64);
 static_assert(offsetof(FrameUniforms, light_count) == 80);
 static_assert(offsetof(FrameUniforms, lights) == 96);
 
-// Per-draw push constants (VERTEX | FRAGMENT), 128 bytes, the guaranteed minimum
-// maxPushConstantsSize:
+// Per-draw push constants (VERTEX | FRAGMENT):
 //   0 model (object to world, column-major mat4)          vertex stage
 //  64 normal_matrix[3] (columns of transpose(inverse(mat3(model))), xyz)    vertex stage
 //     normal_matrix[c].w = the material's specular colour channel c           fragment stage
 // 112 base_color.rgb (linear); base_color.a = shininess (>= 1), negated when the material is
 //     not textured                                                           fragment stage
+//   model's fourth row (model[c].w, unused by an affine transform; lambert.vert uses
+//   (model * p).xyz with w = 1) carries the material for the fragment stage:
+//     model[0].w base alpha, model[1].w alpha cutoff, model[2].w alpha mode (tessera::AlphaMode)
+//     + 4 for a double-sided material, model[3].w the emissive colour as r + 256 g + 65536 b
+//     in 8-bit steps (exact in a float)
+// 128 bytes is all lavapipe (Mesa 22.3) offers, hence the packing.
 struct InstancePushConstants {
   glm::mat4 model{1.0f};
   glm::vec4 normal_matrix[3];

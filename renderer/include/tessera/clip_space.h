@@ -41,6 +41,12 @@ struct ScissorRect {
   uint32_t width = std::numeric_limits<int32_t>::max(), height = std::numeric_limits<int32_t>::max();
 };
 
+// How a draw's fragment colour combines with the colour already stored (VkPipelineColorBlendAttachmentState
+// reduced to what real content uses): replace; source-over with straight alpha (SRC_ALPHA,
+// ONE_MINUS_SRC_ALPHA); source-over with premultiplied alpha (ONE, ONE_MINUS_SRC_ALPHA). Blending runs in
+// linear space on the sRGB target (decode, blend, encode), per sample, in submission order.
+enum class BlendMode : uint8_t { none, alpha, premultiplied };
+
 struct ClipSpaceState {
   Topology topology = Topology::triangle_list;
   bool primitive_restart = false;  // indexed strips and fans: index 0xFFFFFFFF starts a new one
@@ -50,6 +56,7 @@ struct ClipSpaceState {
   ViewportState viewport;
   ScissorRect scissor;
   int samples = 1;  // rasterizationSamples: must equal the frame's
+  BlendMode blend = BlendMode::none;  // colour attachment 0's blend state
 };
 
 struct ClipSpaceDraw {

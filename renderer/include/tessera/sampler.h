@@ -82,4 +82,82 @@ inline glm::vec4 sample_trilinear(const Texture& texture, glm::vec2 uv, float lo
   return a + (b - a) * delta;
 }
 
+namespace detail {
+
+// Texel index under an addressing mode; `i` may lie one texel outside a period.
+inline int address_texel(int i, int size, TextureWrap wrap) {
+  switch (wrap) {
+    case TextureWrap::repeat: return ((i % size) + size) % size;
+    case TextureWrap::clamp_to_edge: return std::clamp(i, 0, size - 1);
+    case TextureWrap::mirrored_repeat: {
+      const int m = ((i % (2 * size)) + 2 * size) % (2 * size);
+      return m < size ? m : 2 * size - 1 - m;
+    }
+  }
+  return 0;
+}
+
+// A coordinate reduced to where its addressing mode repeats (non-finite: 0), so the texel
+// index fits an int: one period for repeat, two for mirrored repeat, [-1, 2] for clamping.
+inline float reduce_coordinate(float t, TextureWrap wrap) {
+  if (!std::isfinite(t)) return 0.0f;
+  switch (wrap) {
+    case TextureWrap::repeat: return t - std::floor(t);
+    case TextureWrap::mirrored_repeat: return t - 2.0f * std::floor(t * 0.5f);
+    case TextureWrap::clamp_to_edge: return std::clamp(t, -1.0f, 2.0f);
+  }
+  return 0.0f;
+}
+
+inline glm::vec4 sample_level(const Image& level, glm::vec2 uv, TextureFilter filter, const SamplerState& s,
+                              SamplerCounters& counters) {
+  const float u = reduce_coordinate(uv.x, s.wrap_u) * float(level.width);
+  const float v = reduce_coordinate(uv.y, s.wrap_v) * float(level.height);
+  if (filter == TextureFilter::nearest) {
+    counters.texel_fetches += 1;
+    return decode_texel(level.at(address_texel(int(std::floor(u)), level.width, s.wrap_u),
+                                 address_texel(int(std::floor(v)), level.height, s.wrap_v)));
+  }
+  const float x = u - 0.5f, y = v - 0.5f;
+  const float fx = std::floor(x), fy = std::floor(y);
+  const float ax = x - fx, ay = y - fy;
+  const int x0 = address_texel(int(fx), level.width, s.wrap_u), x1 = address_texel(int(fx) + 1, level.width, s.wrap_u);
+  const int y0 = address_texel(int(fy), level.height, s.wrap_v), y1 = address_texel(int(fy) + 1, level.height, s.wrap_v);
+  const glm::vec4 t00 = decode_texel(level.at(x0, y0));
+  const glm::vec4 t10 = decode_texel(level.at(x1, y0));
+  const glm::vec4 t01 = decode_texel(level.at(x0, y1));
+  const glm::vec4 t11 = decode_texel(level.at(x1, y1));
+  counters.texel_fetches += 4;
+  const glm::vec4 top = t00 + (t10 - t00) * ax;
+  const glm::vec4 bottom = t01 + (t11 - t01) * ax;
+  return top + (bottom - top) * ay;
+}
+
+}  // namespace detail
+
+// Filtered linear RGBA under the texture's sampler state (Vulkan rules: the magnification
+// filter where lod <= 0, else the minification filter on the level(s) the mip filter picks).
+// The default sampler state takes sample_trilinear, bit for bit.
+inline glm::vec4 sample_texture(const Texture& texture, glm::vec2 uv, float lod, SamplerCounters& counters) {
+  const SamplerState& s = texture.sampler;
+  if (s == SamplerState{}) return sample_trilinear(texture, uv, lod, counters);
+  ++counters.samples;
+  if (texture.levels.empty()) return glm::vec4(1.0f);
+  const float l = std::isfinite(lod) ? lod : 0.0f;
+  const TextureFilter filter = l <= 0.0f ? s.mag : s.min;
+  const int last = s.mip == MipFilter::none ? 0 : int(texture.levels.size()) - 1;
+  const float d = std::clamp(l, 0.0f, float(last));
+  if (s.mip != MipFilter::linear) {
+    // Nearest level: Vulkan's ceil(d + 0.5) - 1.
+    const int level = std::clamp(int(std::ceil(d + 0.5f)) - 1, 0, last);
+    return detail::sample_level(texture.levels[size_t(level)], uv, filter, s, counters);
+  }
+  const int lo = int(d);
+  const float delta = d - float(lo);
+  const glm::vec4 a = detail::sample_level(texture.levels[size_t(lo)], uv, filter, s, counters);
+  if (delta == 0.0f || lo == last) return a;
+  const glm::vec4 b = detail::sample_level(texture.levels[size_t(lo + 1)], uv, filter, s, counters);
+  return a + (b - a) * delta;
+}
+
 }  // namespace tessera

@@ -30,10 +30,31 @@ struct Mesh {
 // A texture is a full mip chain of sRGB-encoded RGBA8 levels; level 0 is the base image.
 // Levels are built by the loader (box filter in linear space), so every renderer that draws
 // the scene samples the same texels.
+// How a texture is sampled (glTF samplers; VkSamplerCreateInfo): addressing per axis, the
+// magnification and minification filters and how mip levels are used (none: level 0 only).
+// The default is the scenes' sampler: repeat, trilinear.
+enum class TextureWrap : uint8_t { repeat, clamp_to_edge, mirrored_repeat };
+enum class TextureFilter : uint8_t { nearest, linear };
+enum class MipFilter : uint8_t { none, nearest, linear };
+struct SamplerState {
+  TextureWrap wrap_u = TextureWrap::repeat;
+  TextureWrap wrap_v = TextureWrap::repeat;
+  TextureFilter mag = TextureFilter::linear;
+  TextureFilter min = TextureFilter::linear;
+  MipFilter mip = MipFilter::linear;
+  bool operator==(const SamplerState&) const = default;
+};
+
 struct Texture {
   std::string name;
   std::vector<Image> levels;
+  SamplerState sampler;
 };
+
+// How a material's alpha (base alpha x texture alpha) is used, as glTF's alphaMode: ignored
+// (opaque), discard below the cutoff (mask), or source-over blending (blend; such draws test
+// depth but do not write it and are drawn after every opaque draw, docs/scene-format.md).
+enum class AlphaMode : uint8_t { opaque, mask, blend };
 
 struct Material {
   std::string name;
@@ -42,6 +63,11 @@ struct Material {
   glm::vec3 specular{0.0f};    // linear RGB Blinn-Phong highlight colour; 0 = none
   float shininess = 32.0f;     // Blinn-Phong exponent, [kMinShininess, kMaxShininess]
   float reflectivity = 0.0f;   // mirror reflection weight in [0, 1] (rt and hybrid frames)
+  float base_alpha = 1.0f;     // [0, 1], multiplied with the texture's alpha
+  AlphaMode alpha_mode = AlphaMode::opaque;
+  float alpha_cutoff = 0.5f;  // mask: fragments with alpha < cutoff are discarded
+  bool double_sided = false;  // not culled; back faces lit with the reversed normal
+  glm::vec3 emissive{0.0f};   // linear RGB added to the lit colour
 };
 
 constexpr float kMinShininess = 1.0f;
