@@ -144,18 +144,27 @@ class SceneReader {
   glm::mat4 read_placement(ObjectReader& r, const std::string& path);
   void read_model(const Json& j, const std::string& path, Scene& scene);
 
-  // Counts triangles a mesh will store, failing at `where` past kMaxStoredTriangles.
+  // Counts triangles a mesh will store, failing at `where` past kMaxStoredTriangles or when
+  // the meshes alone would exceed the memory budget. Runs before any mesh is built: the
+  // triangle cap alone allows meshes of several GB, past a small --memory-limit.
   void reserve_triangles(uint64_t triangles, const Where& where) {
     stored_triangles_ += triangles;
     if (stored_triangles_ > kMaxStoredTriangles) {
       where.fail("the scene's meshes would store " + std::to_string(stored_triangles_) +
                  " triangles, more than the limit of " + std::to_string(kMaxStoredTriangles));
     }
+    // A lower bound of what they store: three indices a triangle and, as on the generators'
+    // grids, a vertex for every two triangles. Replaced by the built meshes' sizes afterwards.
+    const uint64_t planned = stored_triangles_ * (3 * sizeof(uint32_t) + sizeof(Vertex) / 2);
+    check_memory(where, nullptr, 0, planned);
   }
 
-  // Fails at `where` when the estimate plus `extra` instances of `mesh` is past the budget.
-  void check_memory(const Where& where, const Mesh* mesh = nullptr, uint64_t extra = 0) const {
+  // Fails at `where` when the estimate plus `extra` instances of `mesh` (plus `planned_bytes`
+  // of meshes not built yet) is past the budget.
+  void check_memory(const Where& where, const Mesh* mesh = nullptr, uint64_t extra = 0,
+                    uint64_t planned_bytes = 0) const {
     SceneMemoryEstimate e = estimate_;
+    e.stored_bytes += planned_bytes;
     if (mesh) add_instances_to_estimate(e, *mesh, extra);
     const uint64_t limit = memory_limit();
     if (e.total() <= limit) return;

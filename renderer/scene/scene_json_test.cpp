@@ -398,6 +398,20 @@ TEST(SceneJson, MemoryBudgetIsCheckedBeforeInstancesAreBuilt) {
   expect_error([&] { load_scene(plain); }, {"instances: the scene would need about"});
 }
 
+// Found by fuzzing (tests/fuzz/corpus/scene_json/mesh_memory_budget.json): meshes inside the
+// triangle cap (2^26) but with no instance were built whatever the budget, 1-2 GB for a
+// terrain of resolution 4096 before anything was reported. Refused from the description now.
+TEST(SceneJson, MeshMemoryIsCheckedBeforeMeshesAreBuilt) {
+  ScratchDir dir;
+  const std::filesystem::path path = dir.write("terrain.json", R"({"meshes": [
+      {"name": "small", "generator": "box"},
+      {"name": "big", "generator": "terrain", "resolution": 4096}], )" + std::string(kCamera) + "}");
+  const MemoryLimitForTest limit(uint64_t(256) << 20);
+  expect_error([&] { load_scene(path); },
+               {"meshes[1].generator: the scene would need about ", " MiB of memory to load and render, more than the "
+                                                                  "limit of 256.0 MiB (--memory-limit"});
+}
+
 TEST(SceneJson, DefaultMemoryLimitIsHalfOfPhysicalMemory) {
   set_memory_limit(0);
   EXPECT_EQ(memory_limit(), default_memory_limit());
