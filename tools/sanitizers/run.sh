@@ -27,6 +27,17 @@ export LSAN_OPTIONS=suppressions=$supp/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # layer.installed (`cmake --install`) and layer.bench_suite (`tessera bench layer`) need the CLI and
 # viewer built: the whole project, not what the sanitizer run builds.
-ctest --test-dir "$build" -L 'unit|integration|layer' -E '^layer\.(installed|bench_suite)$' --output-on-failure -j2 "$@"
+# The viewer's unit tests (not built here: docs/fuzzing.md) and tests that drive the `tessera` CLI (sweeps, replay of a layer capture, the install and bench
+# checks) need the whole project, which this run does not build.
+skip='^(layer\.(installed|bench_suite)|sweep\..*|replay\.gpu_agreement_vkcube|tessera_viewer_tests_NOT_BUILT)$'
+status=0
+ctest --test-dir "$build" -L 'unit|integration' -LE layer -E "$skip" --output-on-failure -j2 "$@" || status=1
+# The Vulkan programs of the layer tests: ASan and UBSan as everywhere, leak detection off. Their
+# only leaks (240 bytes in 3 blocks per run) are allocated by a module the Vulkan loader has
+# already unloaded at exit (lavapipe or the validation layer), which LSan can neither name nor
+# match against lsan.supp (docs/fuzzing.md, "Sanitizers").
+ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} \
+  ctest --test-dir "$build" -L layer -E "$skip" --output-on-failure -j2 "$@" || status=1
 end=$(date +%s)
 echo "sanitizer run: build $(((built - start) / 60)) min $(((built - start) % 60)) s, tests $(((end - built) / 60)) min $(((end - built) % 60)) s"
+exit $status
