@@ -255,8 +255,10 @@ void write_capture(const std::filesystem::path& path, const Capture& capture) {
   if (std::filesystem::is_directory(path, ec)) throw Error(path.string() + ": cannot write capture: is a folder");
 
   AtomicFile out(path);
-  const std::array<uint8_t, kHeaderBytes> placeholder{};
-  out.write(placeholder.data(), placeholder.size());
+  // The header's room, zeroed: its sizes and checksums are known only after the chunks and the
+  // manifest, so it is written last over these bytes (docs/capture.md).
+  const std::array<uint8_t, kHeaderBytes> header_room{};
+  out.write(header_room.data(), header_room.size());
   ChunkWriter chunks(out);
 
   OJson frames = OJson::array();
