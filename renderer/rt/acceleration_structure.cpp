@@ -465,11 +465,6 @@ struct SpaceRay {
 // Lane i of a vector in memory.
 inline const float* lane(const __m128& v, int i) { return reinterpret_cast<const float*>(&v) + i; }
 
-// Lane i of v in all 8 lanes.
-inline __m256 lane8(__m128 v, int i) {
-  return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(v), _mm256_set1_epi32(i));
-}
-
 // Finite and not zero (NaN fails every comparison); bitwise & keeps it branch-free.
 bool valid_direction(const glm::vec3& d) {
   const float ax = std::fabs(d.x), ay = std::fabs(d.y), az = std::fabs(d.z);
@@ -538,10 +533,14 @@ struct BoxRay {
     const __m128 qn = _mm_mul_ps(o, rcp), qf = _mm_mul_ps(o, frcp);
     const __m128 near_off = _mm_add_ps(qn, _mm_add_ps(_mm_mul_ps(_mm_and_ps(qn, abs_mask), ulps), tiny));
     const __m128 far_off = _mm_sub_ps(qf, _mm_add_ps(_mm_mul_ps(_mm_and_ps(qf, abs_mask), ulps), tiny));
-    nox = lane8(near_off, 0), noy = lane8(near_off, 1), noz = lane8(near_off, 2);
-    fox = lane8(far_off, 0), foy = lane8(far_off, 1), foz = lane8(far_off, 2);
-    rx = lane8(rcp, 0), ry = lane8(rcp, 1), rz = lane8(rcp, 2);
-    fx = lane8(frcp, 0), fy = lane8(frcp, 1), fz = lane8(frcp, 2);
+    // Broadcast from memory: one load-port instruction per plane, where a lane permute needed
+    // its index vector too (entering an instance builds this again).
+    alignas(16) float v[4][4];
+    _mm_store_ps(v[0], near_off), _mm_store_ps(v[1], far_off), _mm_store_ps(v[2], rcp), _mm_store_ps(v[3], frcp);
+    nox = _mm256_broadcast_ss(&v[0][0]), noy = _mm256_broadcast_ss(&v[0][1]), noz = _mm256_broadcast_ss(&v[0][2]);
+    fox = _mm256_broadcast_ss(&v[1][0]), foy = _mm256_broadcast_ss(&v[1][1]), foz = _mm256_broadcast_ss(&v[1][2]);
+    rx = _mm256_broadcast_ss(&v[2][0]), ry = _mm256_broadcast_ss(&v[2][1]), rz = _mm256_broadcast_ss(&v[2][2]);
+    fx = _mm256_broadcast_ss(&v[3][0]), fy = _mm256_broadcast_ss(&v[3][1]), fz = _mm256_broadcast_ss(&v[3][2]);
     tmin = _mm256_set1_ps(r.tmin);
     nx = size_t(r.nx) * 4, ny = size_t(r.ny) * 4, nz = size_t(r.nz) * 4;
     fx_ = nx ^ 32, fy_ = ny ^ 32, fz_ = nz ^ 32;
