@@ -985,27 +985,28 @@ inline bool trace(const AccelerationStructure::Layout& layout, const Ray& ray, H
         }
         const WideBvh& bvh = meshes[inst.mesh];
         BlockHit best{};
-        const bool got = traverse<kAnyHit>(bvh.nodes.data(), bvh.blocks.data(), object, t_top, c, free_stack,
-                                           [&](uint32_t leaf, float& t_leaf, StackEntry*, float) {
-                                             // Broadcast here, not on entering the instance: fewer leaves are visited
-                                             // than instances entered, and values set up at the entry were spilled
-                                             // around the box tests anyway.
-                                             const TriRay tri(object);
-                                             ++c.leaf;
-                                             const uint32_t count = leaf_block_count(leaf);
-                                             const TriangleBlock* blocks = bvh.blocks.data() + ref_index(leaf);
-                                             c.blocks += count;
-                                             if (count == 2)
-                                               return intersect_pair<kAnyHit>(blocks[0], blocks[1], tri, t_leaf, best, c);
-                                             bool any = false;
-                                             for (uint32_t b = 0; b < count; ++b) {
-                                               if (intersect_block<kAnyHit>(blocks[b], tri, t_leaf, best, c)) {
-                                                 any = true;
-                                                 if constexpr (kAnyHit) return true;
-                                               }
-                                             }
-                                             return any;
-                                           });
+        const bool got =
+            traverse<kAnyHit>(bvh.nodes.data(), bvh.blocks.data(), object, t_top, c, free_stack,
+                              [&](uint32_t leaf, float& t_leaf, StackEntry*, float) {
+                                // Broadcast here, not on entering the instance: fewer leaves are visited
+                                // than instances entered, and values set up at the entry were spilled
+                                // around the box tests anyway.
+                                const TriRay tri(object);
+                                ++c.leaf;
+                                const uint32_t count = leaf_block_count(leaf);
+                                const TriangleBlock* blocks = bvh.blocks.data() + ref_index(leaf);
+                                c.blocks += count;
+                                if (count == 2)
+                                  return intersect_pair<kAnyHit>(blocks[0], blocks[1], tri, t_leaf, best, c);
+                                bool any = false;
+                                for (uint32_t b = 0; b < count; ++b) {
+                                  if (intersect_block<kAnyHit>(blocks[b], tri, t_leaf, best, c)) {
+                                    any = true;
+                                    if constexpr (kAnyHit) return true;
+                                  }
+                                }
+                                return any;
+                              });
         if (got && !kAnyHit) {
           hit.t = best.t;
           hit.u = best.u;
