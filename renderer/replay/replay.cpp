@@ -70,6 +70,13 @@ std::string draw_problem(const capture::Draw& d, const capture::RenderPass& pass
   // Vulkan requires a non-zero viewport (Tessera's zero means "the whole framebuffer").
   if (v.width == 0.0f || v.height == 0.0f) return "zero_area_viewport";
   if (v.width < 0.0f) return "viewport_negative_width";
+  // Beyond any device's maxViewportDimensions and viewportBoundsRange (Vulkan guarantees 4096
+  // and [-8192, 8191]; devices report up to 32768 and [-65536, 65535]): not a real draw.
+  constexpr float kMaxViewport = 65536.0f, kMaxBound = 131072.0f;
+  if (v.width > kMaxViewport || std::abs(v.height) > kMaxViewport) return "viewport_out_of_range";
+  for (float x : {v.x, v.y, v.x + v.width, v.y + v.height}) {
+    if (std::abs(x) > kMaxBound) return "viewport_out_of_range";
+  }
   if (v.min_depth < 0.0f || v.min_depth > 1.0f || v.max_depth < 0.0f || v.max_depth > 1.0f) return "depth_range";
   return {};
 }
@@ -131,6 +138,13 @@ bool summed_key(const std::string& key) {
     if (key.rfind(prefix, 0) == 0) return true;
   }
   return false;
+}
+
+// " (skipped: reason N, ...)" for the error naming a frame with nothing to replay.
+std::string skipped_summary(const std::map<std::string, uint64_t>& skipped) {
+  std::string out;
+  for (const auto& [reason, n] : skipped) out += (out.empty() ? " (skipped: " : ", ") + reason + " " + std::to_string(n);
+  return out.empty() ? out : out + ")";
 }
 
 }  // namespace
@@ -268,7 +282,8 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
   if (out.passes.empty()) {
     throw Error(frame_name + " (frame number " + std::to_string(cf.number) + "): no replayable draw in " +
                 std::to_string(cf.draws.size()) + " draw" + (cf.draws.size() == 1 ? "" : "s") + " and " +
-                std::to_string(cf.passes.size()) + " render pass" + (cf.passes.size() == 1 ? "" : "es"));
+                std::to_string(cf.passes.size()) + " render pass" + (cf.passes.size() == 1 ? "" : "es") +
+                skipped_summary(skipped));
   }
   // The main pass: the largest, the last of equals (usually the one presented).
   for (size_t k = 0; k < out.passes.size(); ++k) {
@@ -331,13 +346,29 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
     const float clear = cf.passes[main.pass].clears_depth ? cf.passes[main.pass].clear_depth : 1.0f;
     uint64_t both = 0, only_replay = 0, only_capture = 0, beyond = 0;
     double max_diff = 0;
+    // UNORM depth is compared in the format's units: the replayed depth converted as Vulkan
+    // converts floats to UNORM (clamp to [0, 1], x (2^b - 1), round to nearest) against the
+    // stored code. The GPU converts its own float depth the same way, so the codes are equal
+    // unless the two float depths straddle a rounding boundary: then they differ by one step.
+    const int bits = main.captured_depth_unorm_bits;
+    const double steps = bits ? double((1u << bits) - 1u) : 0.0;
+    auto code = [&](float d) { return std::llround(std::clamp(double(d), 0.0, 1.0) * steps); };
+    uint64_t max_steps = 0, equal = 0;
     for (size_t p = 0; p < mine.size(); ++p) {
       const float gpu = main.captured_depth[p * size_t(main.captured_depth_samples)];
       const bool a = mine[p] != clear, b = gpu != clear;
       if (a && b) {
         ++both;
         const double diff = std::abs(double(mine[p]) - double(gpu));
-        if (!(diff <= main.captured_depth_tolerance)) ++beyond;
+        if (bits) {
+          const uint64_t d = uint64_t(std::llabs(code(mine[p]) - code(gpu)));
+          max_steps = std::max(max_steps, d);
+          equal += d == 0;
+          if (double(d) > main.captured_depth_tolerance) ++beyond;
+        } else {
+          equal += mine[p] == gpu;
+          if (!(diff <= main.captured_depth_tolerance)) ++beyond;
+        }
         if (std::isfinite(diff)) max_diff = std::max(max_diff, diff);
       }
       only_replay += a && !b;
@@ -350,8 +381,11 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
     s.set("capture.depth_agreement.mismatch_fraction",
           mine.empty() ? 0.0 : double(only_replay + only_capture) / double(mine.size()));
     s.set("capture.depth_agreement.max_abs_difference", max_diff);
+    s.set("capture.depth_agreement.equal_in_format", equal);
     s.set("capture.depth_agreement.beyond_tolerance", beyond);
     s.set("capture.depth_agreement.tolerance", main.captured_depth_tolerance);
+    s.set("capture.depth_agreement.unorm_bits", uint64_t(bits));
+    s.set("capture.depth_agreement.max_format_steps", max_steps);
   }
   s.set("capture.color.source", main.captured_color_samples.empty() ? std::string("draw_id")
                                 : main.captured_samples == main.samples
