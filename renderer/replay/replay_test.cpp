@@ -208,6 +208,50 @@ TEST(Replay, SkipsBadDrawsAndCountsThem) {
   EXPECT_EQ(r.draws[0].work.fragments_covered, 32u * 32u);
 }
 
+// Per-draw clipping and culling counts (compared with the GPU's clipping statistics in
+// layer.capture_clipping): a rectangle with a corner behind the near plane (each of its two
+// triangles clipped into two), a rectangle culled as back faces, one wholly outside.
+TEST(Replay, PerDrawClippingAndCullingCounts) {
+  capture::Draw near = rect_draw(8, 8, 40, 40, 0.5f);
+  near.positions[0].z = near.positions[3].z = -0.5f;  // corner a, in both triangles
+  capture::Draw back = rect_draw(0, 0, 16, 16, 0.25f);
+  back.state.raster.cull = CullMode::back;
+  // Vulkan's signed area of the rectangle's triangles is positive (counter-clockwise): with
+  // clockwise front faces they are back faces.
+  back.state.raster.front_face = FrontFace::clockwise;
+  capture::Draw outside = rect_draw(0, 0, 16, 16, 0.25f);
+  for (glm::vec4& v : outside.positions) v.x += 5.0f;
+  Config c = config();
+  for (float guard_band : {8192.0f, 0.0f}) {
+    c.raster.guard_band = guard_band;
+    Renderer renderer(c);
+    const FrameReplay r = replay_frame(renderer, one_pass({near, back, outside}), 0);
+    const DrawWork& n = r.draws[0].work;
+    EXPECT_EQ(n.primitives_in, 2u);
+    EXPECT_EQ(n.clipped, 2u);
+    EXPECT_EQ(n.clip_output, 4u) << "one vertex behind the near plane: a quadrilateral, two triangles";
+    EXPECT_EQ(n.after_clipping(), 4u);
+    EXPECT_EQ(n.after_face_culling(), 4u);
+    EXPECT_EQ(n.setup, 4u);
+    const DrawWork& b = r.draws[1].work;
+    EXPECT_EQ(b.culled_facing, 2u);
+    EXPECT_EQ(b.after_clipping(), 2u);
+    EXPECT_EQ(b.after_face_culling(), 0u);
+    EXPECT_EQ(b.setup, 0u);
+    const DrawWork& o = r.draws[2].work;
+    EXPECT_EQ(o.culled_frustum, 2u);
+    EXPECT_EQ(o.after_clipping(), 0u);
+    // The identity every draw keeps: what leaves clipping is set up or culled by facing, scissor
+    // or degeneracy.
+    for (const DrawReport& d : r.draws) {
+      EXPECT_GE(d.work.after_face_culling(), d.work.setup + d.work.culled_scissor);
+      EXPECT_EQ(d.work.culled, d.work.culled_nonfinite + d.work.culled_frustum + d.work.culled_facing +
+                                   d.work.culled_scissor + (d.work.after_face_culling() - d.work.culled_scissor -
+                                                            d.work.setup));
+    }
+  }
+}
+
 TEST(Replay, HostileFramesGiveClearErrors) {
   Renderer renderer(config());
   capture::Capture cap = one_pass({rect_draw(0, 0, 8, 8, 0.5f)});

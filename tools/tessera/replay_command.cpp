@@ -57,7 +57,7 @@ std::string draws_csv(const replay::FrameReplay& r) {
   o << "draw,pass,replayed,skip_reason,triangles,vertices,vertex_instructions,"
        "fragment_instructions,"
        "primitives_in,culled,culled_nonfinite,culled_frustum,culled_facing,culled_scissor,clipped,clip_output,"
-       "after_clipping,setup,bin_entries,tiles_touched,atomic_entries,picb,fragments_covered,"
+       "after_clipping,after_face_culling,setup,bin_entries,tiles_touched,atomic_entries,picb,fragments_covered,"
        "samples_covered,depth_passed,quads_shaded,fs_invocations\n";
   for (size_t i = 0; i < r.draws.size(); ++i) {
     const replay::DrawReport& d = r.draws[i];
@@ -65,7 +65,8 @@ std::string draws_csv(const replay::FrameReplay& r) {
     o << i << ',' << d.pass << ',' << (d.replayed ? 1 : 0) << ',' << d.skip_reason << ',' << d.triangles << ','
       << d.vertices << ',' << d.vertex_instructions << ',' << d.fragment_instructions << ',' << w.primitives_in << ','
       << w.culled << ',' << w.culled_nonfinite << ',' << w.culled_frustum << ',' << w.culled_facing << ','
-      << w.culled_scissor << ',' << w.clipped << ',' << w.clip_output << ',' << w.after_clipping() << ',' << w.setup << ',' << w.bin_entries << ',' << w.tiles_touched << ','
+      << w.culled_scissor << ',' << w.clipped << ',' << w.clip_output << ',' << w.after_clipping() << ','
+      << w.after_face_culling() << ',' << w.setup << ',' << w.bin_entries << ',' << w.tiles_touched << ','
       << w.atomic_entries << ',' << w.picb << ',' << w.fragments_covered << ',' << w.samples_covered << ','
       << w.depth_passed << ',' << w.quads_shaded << ',' << w.fs_invocations << '\n';
   }

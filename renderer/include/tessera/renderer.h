@@ -49,6 +49,9 @@ struct DrawWork {
   uint64_t after_clipping() const {
     return primitives_in - culled_nonfinite - culled_frustum - clipped + clip_output;
   }
+  // ... less those culled by facing: what lavapipe counts as clipping primitives (it culls faces
+  // before counting; degenerate and scissored triangles are still counted).
+  uint64_t after_face_culling() const { return after_clipping() - culled_facing; }
   bool operator==(const DrawWork&) const = default;
 };
 
