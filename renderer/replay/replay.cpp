@@ -143,7 +143,8 @@ bool summed_key(const std::string& key) {
 // " (skipped: reason N, ...)" for the error naming a frame with nothing to replay.
 std::string skipped_summary(const std::map<std::string, uint64_t>& skipped) {
   std::string out;
-  for (const auto& [reason, n] : skipped) out += (out.empty() ? " (skipped: " : ", ") + reason + " " + std::to_string(n);
+  for (const auto& [reason, n] : skipped)
+    out += (out.empty() ? " (skipped: " : ", ") + reason + " " + std::to_string(n);
   return out.empty() ? out : out + ")";
 }
 

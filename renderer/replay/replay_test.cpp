@@ -246,8 +246,8 @@ TEST(Replay, PerDrawClippingAndCullingCounts) {
     for (const DrawReport& d : r.draws) {
       EXPECT_GE(d.work.after_face_culling(), d.work.setup + d.work.culled_scissor);
       EXPECT_EQ(d.work.culled, d.work.culled_nonfinite + d.work.culled_frustum + d.work.culled_facing +
-                                   d.work.culled_scissor + (d.work.after_face_culling() - d.work.culled_scissor -
-                                                            d.work.setup));
+                                   d.work.culled_scissor +
+                                   (d.work.after_face_culling() - d.work.culled_scissor - d.work.setup));
     }
   }
 }

@@ -250,57 +250,112 @@ struct ClipDraw {
 
 std::vector<ClipDraw> clip_draws() {
   std::vector<ClipDraw> d;
-  d.push_back({"inside", {{-0.8f, -0.8f, 0.5f}, {-0.2f, -0.8f, 0.5f}, {-0.5f, -0.2f, 0.5f},  // one winding
-                          {0.2f, 0.2f, 0.3f}, {0.5f, 0.8f, 0.3f}, {0.8f, 0.2f, 0.3f}}});    // the other
+  d.push_back({"inside",
+               {{-0.8f, -0.8f, 0.5f},
+                {-0.2f, -0.8f, 0.5f},
+                {-0.5f, -0.2f, 0.5f},  // one winding
+                {0.2f, 0.2f, 0.3f},
+                {0.5f, 0.8f, 0.3f},
+                {0.8f, 0.2f, 0.3f}}});  // the other
   ClipDraw culled{"back faces culled",
-                  {{-0.9f, 0.1f, 0.4f}, {-0.6f, 0.1f, 0.4f}, {-0.75f, 0.5f, 0.4f},
-                   {-0.5f, 0.1f, 0.4f}, {-0.35f, 0.5f, 0.4f}, {-0.2f, 0.1f, 0.4f},
-                   {-0.1f, 0.1f, 0.45f}, {0.2f, 0.1f, 0.45f}, {0.05f, 0.5f, 0.45f},
-                   {0.3f, 0.1f, 0.45f}, {0.45f, 0.5f, 0.45f}, {0.6f, 0.1f, 0.45f}}};
+                  {{-0.9f, 0.1f, 0.4f},
+                   {-0.6f, 0.1f, 0.4f},
+                   {-0.75f, 0.5f, 0.4f},
+                   {-0.5f, 0.1f, 0.4f},
+                   {-0.35f, 0.5f, 0.4f},
+                   {-0.2f, 0.1f, 0.4f},
+                   {-0.1f, 0.1f, 0.45f},
+                   {0.2f, 0.1f, 0.45f},
+                   {0.05f, 0.5f, 0.45f},
+                   {0.3f, 0.1f, 0.45f},
+                   {0.45f, 0.5f, 0.45f},
+                   {0.6f, 0.1f, 0.45f}}};
   culled.cull_back = true;
   d.push_back(culled);
   ClipDraw sides{"across the side planes",
-                 {{0.6f, -0.5f, 0.2f}, {1.6f, -0.4f, 0.2f}, {0.7f, 0.3f, 0.2f},      // x = +w
-                  {-0.3f, -1.7f, 0.25f}, {0.1f, -0.6f, 0.25f}, {-0.5f, -0.5f, 0.25f},  // y = -w
-                  {0.7f, 0.7f, 0.6f}, {1.5f, 0.8f, 0.6f}, {0.8f, 1.9f, 0.6f},        // a corner
-                  {-3.0f, -0.2f, 0.7f}, {3.0f, -0.1f, 0.7f}, {0.0f, 0.4f, 0.7f}}};   // both x planes
+                 {{0.6f, -0.5f, 0.2f},
+                  {1.6f, -0.4f, 0.2f},
+                  {0.7f, 0.3f, 0.2f},  // x = +w
+                  {-0.3f, -1.7f, 0.25f},
+                  {0.1f, -0.6f, 0.25f},
+                  {-0.5f, -0.5f, 0.25f},  // y = -w
+                  {0.7f, 0.7f, 0.6f},
+                  {1.5f, 0.8f, 0.6f},
+                  {0.8f, 1.9f, 0.6f},  // a corner
+                  {-3.0f, -0.2f, 0.7f},
+                  {3.0f, -0.1f, 0.7f},
+                  {0.0f, 0.4f, 0.7f}}};  // both x planes
   sides.side_planes = true;
   d.push_back(sides);
   d.push_back({"across near and far",
-               {{-0.6f, 0.3f, -0.4f}, {-0.1f, 0.35f, 0.5f}, {-0.4f, 0.8f, 0.3f},  // z < 0: near
-                {0.2f, -0.6f, 0.8f}, {0.7f, -0.5f, 1.6f}, {0.4f, -0.1f, 0.7f},    // z > w: far
-                {0.1f, 0.2f, -0.5f}, {0.6f, 0.25f, 1.5f}, {0.3f, 0.7f, 0.5f}}});  // both
+               {{-0.6f, 0.3f, -0.4f},
+                {-0.1f, 0.35f, 0.5f},
+                {-0.4f, 0.8f, 0.3f},  // z < 0: near
+                {0.2f, -0.6f, 0.8f},
+                {0.7f, -0.5f, 1.6f},
+                {0.4f, -0.1f, 0.7f},  // z > w: far
+                {0.1f, 0.2f, -0.5f},
+                {0.6f, 0.25f, 1.5f},
+                {0.3f, 0.7f, 0.5f}}});  // both
   ClipDraw outside{"outside the view volume",
-                   {{1.2f, 0.0f, 0.5f}, {1.8f, 0.1f, 0.5f}, {1.5f, 0.6f, 0.5f},        // x > w
-                    {-0.3f, -0.3f, -0.2f}, {0.3f, -0.3f, -0.5f}, {0.0f, 0.3f, -0.1f},  // z < 0
-                    {-0.2f, 1.1f, 0.5f}, {0.2f, 1.1f, 0.5f}, {0.0f, 1.5f, 0.5f},       // y > w
+                   {{1.2f, 0.0f, 0.5f},
+                    {1.8f, 0.1f, 0.5f},
+                    {1.5f, 0.6f, 0.5f},  // x > w
+                    {-0.3f, -0.3f, -0.2f},
+                    {0.3f, -0.3f, -0.5f},
+                    {0.0f, 0.3f, -0.1f},  // z < 0
+                    {-0.2f, 1.1f, 0.5f},
+                    {0.2f, 1.1f, 0.5f},
+                    {0.0f, 1.5f, 0.5f},  // y > w
                     // no vertex inside and no common outside plane, yet no point inside either:
                     // only clipping against the side planes finds it empty.
-                    {1.6f, 0.5f, 0.5f}, {0.5f, 1.6f, 0.5f}, {1.6f, 1.6f, 0.5f}}};
+                    {1.6f, 0.5f, 0.5f},
+                    {0.5f, 1.6f, 0.5f},
+                    {1.6f, 1.6f, 0.5f}}};
   outside.side_planes = true;
   d.push_back(outside);
   ClipDraw eye{"across the eye (w <= 0)",
-               {{-0.3f, -0.2f, 0.05f}, {0.3f, -0.2f, 0.5f}, {0.0f, 0.3f, 0.6f},     // near plane at z = 0.1
-                {-0.2f, 0.1f, -0.5f}, {0.2f, 0.15f, 0.8f}, {0.05f, 0.4f, 0.9f},   // behind the eye
-                {-0.4f, -0.4f, 0.5f}, {0.4f, -0.4f, 0.5f}, {0.0f, -0.1f, 0.5f}}};  // in front, inside
+               {{-0.3f, -0.2f, 0.05f},
+                {0.3f, -0.2f, 0.5f},
+                {0.0f, 0.3f, 0.6f},  // near plane at z = 0.1
+                {-0.2f, 0.1f, -0.5f},
+                {0.2f, 0.15f, 0.8f},
+                {0.05f, 0.4f, 0.9f},  // behind the eye
+                {-0.4f, -0.4f, 0.5f},
+                {0.4f, -0.4f, 0.5f},
+                {0.0f, -0.1f, 0.5f}}};  // in front, inside
   eye.perspective = true;
   eye.side_planes = true;  // crossing w = 0 takes x/w and y/w across every side plane
   d.push_back(eye);
   ClipDraw quarter{"viewport a quarter of the attachment",
-                   {{-0.5f, -0.5f, 0.35f}, {0.5f, -0.5f, 0.35f}, {0.0f, 0.5f, 0.35f},      // inside the viewport
-                    {0.5f, 0.5f, 0.55f}, {1.5f, 0.6f, 0.55f}, {0.6f, 1.4f, 0.55f},         // beyond its corner
-                    {1.5f, -0.5f, 0.55f}, {2.5f, -0.4f, 0.55f}, {1.9f, 0.5f, 0.55f}}};     // beside it
+                   {{-0.5f, -0.5f, 0.35f},
+                    {0.5f, -0.5f, 0.35f},
+                    {0.0f, 0.5f, 0.35f},  // inside the viewport
+                    {0.5f, 0.5f, 0.55f},
+                    {1.5f, 0.6f, 0.55f},
+                    {0.6f, 1.4f, 0.55f},  // beyond its corner
+                    {1.5f, -0.5f, 0.55f},
+                    {2.5f, -0.4f, 0.55f},
+                    {1.9f, 0.5f, 0.55f}}};  // beside it
   quarter.viewport = {0, 0, float(kSize / 2), float(kSize / 2), 0, 1};
   quarter.side_planes = true;
   d.push_back(quarter);
   ClipDraw scissored{"scissor away from the triangles",
-                     {{-0.8f, -0.8f, 0.15f}, {-0.3f, -0.8f, 0.15f}, {-0.55f, -0.3f, 0.15f},
-                      {0.6f, 0.6f, 0.15f}, {0.9f, 0.6f, 0.15f}, {0.75f, 0.9f, 0.15f}}};
+                     {{-0.8f, -0.8f, 0.15f},
+                      {-0.3f, -0.8f, 0.15f},
+                      {-0.55f, -0.3f, 0.15f},
+                      {0.6f, 0.6f, 0.15f},
+                      {0.9f, 0.6f, 0.15f},
+                      {0.75f, 0.9f, 0.15f}}};
   scissored.scissor = {{kSize / 2 - 4, kSize / 2 - 4}, {8, 8}};
   d.push_back(scissored);
   d.push_back({"degenerate",
-               {{-0.5f, 0.6f, 0.1f}, {0.0f, 0.6f, 0.1f}, {0.5f, 0.6f, 0.1f},                  // collinear
-                {0.101f, 0.101f, 0.1f}, {0.102f, 0.101f, 0.1f}, {0.101f, 0.102f, 0.1f}}});  // no pixel centre
+               {{-0.5f, 0.6f, 0.1f},
+                {0.0f, 0.6f, 0.1f},
+                {0.5f, 0.6f, 0.1f},  // collinear
+                {0.101f, 0.101f, 0.1f},
+                {0.102f, 0.101f, 0.1f},
+                {0.101f, 0.102f, 0.1f}}});  // no pixel centre
   return d;
 }
 
@@ -328,8 +383,8 @@ std::vector<DrawCounts> replay_counts(const tessera::capture::Capture& cap, floa
   std::vector<DrawCounts> out;
   for (const tessera::replay::DrawReport& d : r.draws) {
     const tessera::DrawWork& w = d.work;
-    out.push_back({w.primitives_in, w.after_clipping(), w.after_face_culling(), w.culled_facing, w.culled_scissor,
-                   w.setup});
+    out.push_back(
+        {w.primitives_in, w.after_clipping(), w.after_face_culling(), w.culled_facing, w.culled_scissor, w.setup});
   }
   char line[256];
   std::snprintf(line, sizeof line, "covered by both %llu, replay only %llu, capture only %llu, max D16 steps %llu",
@@ -345,10 +400,10 @@ int run_clipping(const std::string& tcap) {
   const std::vector<ClipDraw> draws = clip_draws();
   Target t;
   make_target(t, "tessera_layer_capture_app clipping", kSize, kSize, VK_FORMAT_D16_UNORM);
-  const VkPipeline plain = make_list_pipeline(t, VK_CULL_MODE_NONE, VK_FRONT_FACE_COUNTER_CLOCKWISE,
-                                              VK_COMPARE_OP_LESS_OR_EQUAL);
-  const VkPipeline cull_back = make_list_pipeline(t, VK_CULL_MODE_BACK_BIT, VK_FRONT_FACE_COUNTER_CLOCKWISE,
-                                                  VK_COMPARE_OP_LESS_OR_EQUAL);
+  const VkPipeline plain =
+      make_list_pipeline(t, VK_CULL_MODE_NONE, VK_FRONT_FACE_COUNTER_CLOCKWISE, VK_COMPARE_OP_LESS_OR_EQUAL);
+  const VkPipeline cull_back =
+      make_list_pipeline(t, VK_CULL_MODE_BACK_BIT, VK_FRONT_FACE_COUNTER_CLOCKWISE, VK_COMPARE_OP_LESS_OR_EQUAL);
   std::vector<glm::vec3> all;
   for (const ClipDraw& d : draws) all.insert(all.end(), d.triangles.begin(), d.triangles.end());
   const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
@@ -415,8 +470,8 @@ int run_clipping(const std::string& tcap) {
   // Columns: the GPU's clipping invocations and clipping primitives; Tessera's triangles in, and
   // after clipping and face culling with no guard band and with its default guard band, then
   // (no guard band) after clipping alone, faces culled, scissored, set up.
-  std::printf("%-38s %6s %6s | %6s %8s %8s | %8s %6s %6s %6s\n", "draw", "c.inv", "c.prim", "in", "cull(0)",
-              "cull(gb)", "clip(0)", "facing", "sciss.", "setup");
+  std::printf("%-38s %6s %6s | %6s %8s %8s | %8s %6s %6s %6s\n", "draw", "c.inv", "c.prim", "in", "cull(0)", "cull(gb)",
+              "clip(0)", "facing", "sciss.", "setup");
   for (uint32_t i = 0; i < n; ++i) {
     std::printf("%-38s %6llu %6llu | %6llu %8llu %8llu | %8llu %6llu %6llu %6llu\n", draws[i].name,
                 (unsigned long long)gpu[2 * i], (unsigned long long)gpu[2 * i + 1], (unsigned long long)exact[i].in,
@@ -476,8 +531,8 @@ int run_scene(const std::string& scene_path, uint32_t width, uint32_t height, ui
     if (b.vertices.buffer || mesh.indices.empty()) continue;
     std::vector<glm::vec3> positions;
     for (const tessera::Vertex& v : mesh.vertices) positions.push_back(v.position);
-    b.vertices = vkutil::create_buffer(t.g, positions.size() * sizeof(glm::vec3), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
-                                       host);
+    b.vertices =
+        vkutil::create_buffer(t.g, positions.size() * sizeof(glm::vec3), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, host);
     std::memcpy(b.vertices.mapped, positions.data(), positions.size() * sizeof(glm::vec3));
     b.indices = vkutil::create_buffer(t.g, mesh.indices.size() * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, host);
     std::memcpy(b.indices.mapped, mesh.indices.data(), mesh.indices.size() * 4);

@@ -111,9 +111,9 @@ int run_replay_bench(const BenchArgs& args, const std::vector<std::filesystem::p
                 (unsigned long long)render_fragments);
     std::printf("  replay  %10.2f ms  %llu triangles, %llu fragments (%s)\n", rb, (unsigned long long)replay_triangles,
                 (unsigned long long)replay_fragments,
-                args.capture.empty() ? "capture of the same view" : ("capture " + args.capture.string() + ", " +
-                                                                     cap.application + " on " + cap.device)
-                                                                        .c_str());
+                args.capture.empty()
+                    ? "capture of the same view"
+                    : ("capture " + args.capture.string() + ", " + cap.application + " on " + cap.device).c_str());
     std::printf("  replay / render: %.3f\n", rb / ra);
     std::fflush(stdout);
     results.push_back({{"name", name},

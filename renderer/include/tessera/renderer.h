@@ -46,9 +46,7 @@ struct DrawWork {
   uint64_t fs_invocations = 0;     // raster.fs.invocations (helpers included)
   // Triangles leaving clipping for setup (before face, degenerate and scissor culling): what
   // Vulkan's VK_QUERY_PIPELINE_STATISTIC_CLIPPING_PRIMITIVES_BIT counts (docs/replay.md).
-  uint64_t after_clipping() const {
-    return primitives_in - culled_nonfinite - culled_frustum - clipped + clip_output;
-  }
+  uint64_t after_clipping() const { return primitives_in - culled_nonfinite - culled_frustum - clipped + clip_output; }
   // ... less those culled by facing: what lavapipe counts as clipping primitives (it culls faces
   // before counting; degenerate and scissored triangles are still counted).
   uint64_t after_face_culling() const { return after_clipping() - culled_facing; }
