@@ -17,6 +17,7 @@
 
 #include "capture_frames.h"
 #include "commands.h"
+#include "msaa_readback.h"
 #include "tessera/capture.h"
 
 namespace tessera::layer {
@@ -56,8 +57,11 @@ struct CapturePipeline {
   bool tessellation = false, geometry = false, mesh = false;
   std::vector<capture::ShaderInfo> shaders;
   capture::DrawState state;
-  // Dynamic state the pipeline takes from the command buffer.
+  // Dynamic state the pipeline takes from the command buffer (VK_EXT_extended_dynamic_state,
+  // core in Vulkan 1.3): each draw then records the value last set in the recording.
   bool dynamic_viewport = false, dynamic_scissor = false;
+  bool dynamic_cull = false, dynamic_front_face = false, dynamic_topology = false;
+  bool dynamic_depth_test = false, dynamic_depth_write = false, dynamic_depth_compare = false;
 };
 
 struct CaptureImage {
@@ -77,10 +81,12 @@ const VkRenderPassCreateInfo* capture_render_pass(const VkRenderPassCreateInfo* 
                                                   std::vector<VkAttachmentDescription>& attachments);
 const VkRenderPassCreateInfo2* capture_render_pass(const VkRenderPassCreateInfo2* ci, VkRenderPassCreateInfo2& copy,
                                                    std::vector<VkAttachmentDescription2>& attachments);
-// vkCreateImage: a copy of `ci` with TRANSFER_SRC usage for attachments (so the capture frame
-// can copy them), or `ci` itself.
-const VkImageCreateInfo* capture_image_info(const VkImageCreateInfo* ci, VkImageCreateInfo& copy);
-void capture_image_created(DeviceData* d, VkImage image, const VkImageCreateInfo& ci, bool readable);
+// vkCreateImage: a copy of `ci` with TRANSFER_SRC usage for single-sample attachments (so the
+// capture frame can copy them), SAMPLED usage for multisampled ones (read sample by sample by
+// the compute read-back), or `ci` itself.
+const VkImageCreateInfo* capture_image_info(DeviceData* d, const VkImageCreateInfo* ci, VkImageCreateInfo& copy);
+// `usage`: the usage the image was created with (the copy's, or the application's).
+void capture_image_created(DeviceData* d, VkImage image, const VkImageCreateInfo& ci, VkImageUsageFlags usage);
 void capture_forget_image(DeviceData* d, VkImage image);
 // Swapchains (called by the intercepts in objects.cpp): the presented images are attachments too.
 VkResult capture_create_swapchain(DeviceData* d, VkDevice device, const VkSwapchainCreateInfoKHR* ci,
@@ -139,6 +145,8 @@ struct CaptureRecording {
   VkPipeline pipeline = VK_NULL_HANDLE;
   std::vector<ViewportState> viewports;
   std::vector<ScissorRect> scissors;
+  // Dynamic rasterization and depth state last set (-1: not set in this recording).
+  int cull = -1, front_face = -1, depth_test = -1, depth_write = -1, depth_compare = -1;
 };
 
 // vkBeginCommandBuffer: whether this recording is noted (capture frames, or a command buffer
@@ -193,6 +201,10 @@ struct CaptureDevice {
   std::unordered_map<VkImage, CaptureImage> images;
   std::unordered_map<VkSwapchainKHR, CaptureImage> swapchains;
   std::unordered_map<VkPipeline, uint32_t> budgets;  // vertices for draws of unknown size (grown on overflow)
+
+  // The compute read-back of multisampled attachments (msaa_readback.cpp), the capture's own
+  // (used under `mutex`): colour and depth shaders.
+  MsaaResources colour_samples, depth_samples;
 
   capture::Frame frame;  // being captured
   bool frame_open = false;

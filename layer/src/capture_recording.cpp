@@ -92,8 +92,8 @@ CaptureAttachmentNote attachment_note(DeviceData* d, VkImage image, VkFormat for
     a.info.skip_reason = "store_op_dont_care";
   else if (image == VK_NULL_HANDLE || img.format == VK_FORMAT_UNDEFINED)
     a.info.skip_reason = "unknown_image";
-  else if (img.samples > 1)
-    a.info.skip_reason = "multisampled";
+  else if (img.samples > 1 && !is_depth(format) && !msaa_format(format))
+    a.info.skip_reason = "format";  // the per-sample read-back packs 8-bit UNORM RGBA only
   else if (!img.readable)
     a.info.skip_reason = "not_readable";
   else if (a.info.texel_bytes == 0)
@@ -234,8 +234,11 @@ void capture_begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBuf
   std::vector<CaptureAttachmentNote> colour, depth;
   for (size_t i = 0; i < info.attachments.size(); ++i) {
     const AttachmentDesc& a = info.attachments[i];
+    // Noted recordings begin the layer's store copy where there is one (recording.cpp): it
+    // stores every multisampled attachment.
+    const VkAttachmentStoreOp store = a.samples > 1 && info.store_copy ? VK_ATTACHMENT_STORE_OP_STORE : a.store;
     CaptureAttachmentNote n =
-        attachment_note(d, i < images.size() ? images[i] : VK_NULL_HANDLE, a.format, a.final_layout, a.store);
+        attachment_note(d, i < images.size() ? images[i] : VK_NULL_HANDLE, a.format, a.final_layout, store);
     const bool clears = a.load == VK_ATTACHMENT_LOAD_OP_CLEAR && begin->pClearValues && i < begin->clearValueCount;
     if (n.info.kind == capture::AttachmentKind::depth) {
       if (clears) {
@@ -334,13 +337,23 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
     if (pipe->dynamic_scissor) draw.state.scissors = rec.scissors;
     if (!draw.state.viewports.empty()) draw.state.raster.viewport = draw.state.viewports[0];
     if (!draw.state.scissors.empty()) draw.state.raster.scissor = draw.state.scissors[0];
+    // Dynamic state, where the pipeline declares it (a value set before the pipeline was bound
+    // still applies: Vulkan keeps dynamic state across binds of pipelines that declare it).
+    ClipSpaceState& r = draw.state.raster;
+    if (pipe->dynamic_cull && rec.cull >= 0) r.cull = CullMode(rec.cull & 3);
+    if (pipe->dynamic_front_face && rec.front_face >= 0)
+      r.front_face = rec.front_face == VK_FRONT_FACE_CLOCKWISE ? FrontFace::clockwise : FrontFace::counter_clockwise;
+    if (pipe->dynamic_depth_test && rec.depth_test >= 0) r.depth.test = rec.depth_test != 0;
+    if (pipe->dynamic_depth_write && rec.depth_write >= 0) r.depth.write = rec.depth_write != 0;
+    if (pipe->dynamic_depth_compare && rec.depth_compare >= 0) r.depth.compare = CompareOp(std::min(rec.depth_compare, 7));
+    if (pipe->dynamic_topology && cb->dyn_topology != kNoTopology) draw.state.application_topology = cb->dyn_topology;
   }
   // Whether transform feedback can bracket this draw, else why not.
   const bool multiview = rec.open_pass >= 0 && size_t(rec.open_pass) < rec.passes.size() &&
                          rec.passes[size_t(rec.open_pass)].multiview;
   const bool known_size = call.direct && pipe && !pipe->tessellation && !pipe->geometry;
   uint64_t vertices =
-      known_size ? triangles(pipe->state.application_topology, call.vertex_count) * 3 * uint64_t(call.instance_count)
+      known_size ? triangles(draw.state.application_topology, call.vertex_count) * 3 * uint64_t(call.instance_count)
                  : budget;
   std::string& why = draw.skip_reason;
   if (!c.xfb)
@@ -353,7 +366,7 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
     why = "outside_render_pass";
   else if (multiview)
     why = "multiview";
-  else if (known_size && triangles(pipe->state.application_topology, 3) == 0)
+  else if (known_size && triangles(draw.state.application_topology, 3) == 0)
     why = "not_triangles";
   else if (cb->primary && rec.pass_queries_used >= kQueriesPerPass)
     why = "query_limit";
@@ -437,6 +450,71 @@ VKAPI_ATTR void VKAPI_CALL CmdSetScissor(VkCommandBuffer commandBuffer, uint32_t
       v[first + i] = {scissors[i].offset.x, scissors[i].offset.y, scissors[i].extent.width, scissors[i].extent.height};
   }
   d->table.CmdSetScissor(commandBuffer, first, count, scissors);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Dynamic rasterization and depth state (Vulkan 1.3 core and VK_EXT_extended_dynamic_state)
+
+namespace {
+
+// Notes the value in a noted recording; returns the device for the call down.
+DeviceData* note_state(VkCommandBuffer commandBuffer, int CaptureRecording::*field, int value) {
+  auto [cb, d] = recording(commandBuffer);
+  if (cb && cb->capture) cb->capture.get()->*field = value;
+  return d;
+}
+
+}  // namespace
+
+void cmd_set_cull_mode(PFN_vkCmdSetCullMode DeviceTable::*next, VkCommandBuffer commandBuffer,
+                       VkCullModeFlags mode) {
+  (note_state(commandBuffer, &CaptureRecording::cull, int(mode & 3))->table.*next)(commandBuffer, mode);
+}
+
+void cmd_set_front_face(PFN_vkCmdSetFrontFace DeviceTable::*next, VkCommandBuffer commandBuffer, VkFrontFace face) {
+  (note_state(commandBuffer, &CaptureRecording::front_face, int(face))->table.*next)(commandBuffer, face);
+}
+
+void cmd_set_depth_test_enable(PFN_vkCmdSetDepthTestEnable DeviceTable::*next, VkCommandBuffer commandBuffer,
+                               VkBool32 enable) {
+  (note_state(commandBuffer, &CaptureRecording::depth_test, enable ? 1 : 0)->table.*next)(commandBuffer, enable);
+}
+
+void cmd_set_depth_write_enable(PFN_vkCmdSetDepthWriteEnable DeviceTable::*next, VkCommandBuffer commandBuffer,
+                                VkBool32 enable) {
+  (note_state(commandBuffer, &CaptureRecording::depth_write, enable ? 1 : 0)->table.*next)(commandBuffer, enable);
+}
+
+void cmd_set_depth_compare_op(PFN_vkCmdSetDepthCompareOp DeviceTable::*next, VkCommandBuffer commandBuffer,
+                              VkCompareOp op) {
+  (note_state(commandBuffer, &CaptureRecording::depth_compare, int(op))->table.*next)(commandBuffer, op);
+}
+
+void cmd_set_viewport_with_count(PFN_vkCmdSetViewportWithCount DeviceTable::*next, VkCommandBuffer commandBuffer,
+                                 uint32_t count, const VkViewport* viewports) {
+  auto [cb, d] = recording(commandBuffer);
+  if (cb && cb->capture) {
+    auto& v = cb->capture->viewports;
+    v.clear();  // the count is part of the state
+    for (uint32_t i = 0; i < count; ++i) {
+      const VkViewport& s = viewports[i];
+      v.push_back({s.x, s.y, s.width, s.height, s.minDepth, s.maxDepth});
+    }
+  }
+  (d->table.*next)(commandBuffer, count, viewports);
+}
+
+void cmd_set_scissor_with_count(PFN_vkCmdSetScissorWithCount DeviceTable::*next, VkCommandBuffer commandBuffer,
+                                uint32_t count, const VkRect2D* scissors) {
+  auto [cb, d] = recording(commandBuffer);
+  if (cb && cb->capture) {
+    auto& v = cb->capture->scissors;
+    v.clear();
+    for (uint32_t i = 0; i < count; ++i)
+      v.push_back({scissors[i].offset.x, scissors[i].offset.y, scissors[i].extent.width, scissors[i].extent.height});
+  }
+  (d->table.*next)(commandBuffer, count, scissors);
 }
 
 }  // namespace tessera::layer

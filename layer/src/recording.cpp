@@ -104,8 +104,8 @@ void begin_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, u
   cb->where = inner;
 }
 
-// Returns the render pass to begin: the application's, or in read-back frames the layer's copy
-// storing the multisampled attachments.
+// Returns the render pass to begin: the application's, or in read-back frames (and recordings
+// noted for capture) the layer's copy storing the multisampled attachments.
 VkRenderPass begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb,
                                const VkRenderPassBeginInfo* begin, VkSubpassContents contents) {
   RenderPassInfo info = render_pass_info(d, begin->renderPass);
@@ -113,8 +113,9 @@ VkRenderPass begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBuf
   if (cb->capture) capture_begin_render_pass(d, handle, cb, begin);
   begin_pass(d, handle, cb, info.max_samples, begin->renderArea.extent,
              pass_where(info.multiview, contents != VK_SUBPASS_CONTENTS_INLINE), true, info.subpasses);
-  if (!msaa_on()) return begin->renderPass;
-  const bool stored_copy = info.store_copy && readback_frame(d);
+  // A recording noted for capture runs the copy too: the capture reads its multisampled attachments.
+  if (!msaa_on()) return info.store_copy && cb->capture ? info.store_copy : begin->renderPass;
+  const bool stored_copy = info.store_copy && (readback_frame(d) || cb->capture);
   add_pass_targets(d, cb, begin, info, stored_copy);
   return stored_copy ? info.store_copy : begin->renderPass;
 }
