@@ -9,6 +9,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -169,9 +170,15 @@ struct CaptureDrawCall {
   capture::DrawCall call = capture::DrawCall::draw;
   uint32_t vertex_count = 0, instance_count = 0;  // direct draws
   bool direct = true;
+  // vkCmdDrawMulti(Indexed)EXT: each draw's vertex (index) count; the whole call is bracketed as
+  // one captured draw whose vertex_count is their sum.
+  std::span<const uint32_t> multi;
 };
 bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, const CaptureDrawCall& call);
 void capture_after_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb);
+// vkCmdDrawMulti(Indexed)EXT: `infos` the application's VkMultiDraw(Indexed)InfoEXT array.
+bool capture_before_multi_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, bool indexed,
+                               uint32_t count, const unsigned char* infos, uint32_t stride, uint32_t instances);
 
 // ---------------------------------------------------------------------------------------------
 // Submission and frames

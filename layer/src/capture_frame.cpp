@@ -299,6 +299,13 @@ capture::Draw read_draw(DeviceData* d, CaptureDevice& c, const CaptureRecording&
   }
   draw.primitives_written = written;
   draw.primitives_needed = needed;
+  if (!n.counter && needed > written && needed * 3 <= n.capacity) {
+    // Room for every primitive, yet fewer written: the driver's transform feedback did not
+    // carry on through the whole call (e.g. between the draws of one vkCmdDrawMultiEXT). A
+    // bigger buffer would not help: recorded with its own reason, nothing grown.
+    draw.skip_reason = "transform_feedback_incomplete";
+    return draw;
+  }
   if (needed > written || written * 3 > n.capacity) {
     draw.skip_reason = "overflow";
     // Later recordings get room for it (the next eligible frame captures it).

@@ -5,6 +5,8 @@
 // reset or freed; they are read only when it is submitted in a capture frame.
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <mutex>
 #include <shared_mutex>
 
@@ -352,9 +354,13 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
   const bool multiview = rec.open_pass >= 0 && size_t(rec.open_pass) < rec.passes.size() &&
                          rec.passes[size_t(rec.open_pass)].multiview;
   const bool known_size = call.direct && pipe && !pipe->tessellation && !pipe->geometry;
-  uint64_t vertices =
-      known_size ? triangles(draw.state.application_topology, call.vertex_count) * 3 * uint64_t(call.instance_count)
-                 : budget;
+  uint64_t vertices = budget;
+  if (known_size) {
+    const uint32_t topology = draw.state.application_topology;
+    uint64_t tris = call.multi.empty() ? triangles(topology, call.vertex_count) : 0;
+    for (uint32_t part : call.multi) tris += triangles(topology, part);  // each draw restarts the strip or fan
+    vertices = tris * 3 * uint64_t(call.instance_count);
+  }
   std::string& why = draw.skip_reason;
   if (!c.xfb)
     why = "no_transform_feedback";
@@ -410,6 +416,23 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
   c.begin_xfb(handle, 0, 0, nullptr, nullptr);
   rec.draws.push_back(std::move(n));
   return true;
+}
+
+bool capture_before_multi_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, bool indexed,
+                               uint32_t count, const unsigned char* infos, uint32_t stride, uint32_t instances) {
+  // Both info structs hold the draw's vertex (index) count second, after its first vertex (index).
+  static_assert(offsetof(VkMultiDrawInfoEXT, vertexCount) == offsetof(VkMultiDrawIndexedInfoEXT, indexCount));
+  std::vector<uint32_t> counts;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < count && infos; ++i) {
+    uint32_t n = 0;
+    std::memcpy(&n, infos + size_t(i) * stride + offsetof(VkMultiDrawInfoEXT, vertexCount), sizeof n);
+    counts.push_back(n);
+    total += n;
+  }
+  CaptureDrawCall call{indexed ? capture::DrawCall::draw_indexed : capture::DrawCall::draw,
+                       uint32_t(std::min<uint64_t>(total, UINT32_MAX)), instances, true, counts};
+  return capture_before_draw(d, handle, cb, call);
 }
 
 void capture_after_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb) {

@@ -199,6 +199,7 @@ VKAPI_ATTR void VKAPI_CALL CmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32
                                            const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount,
                                            uint32_t firstInstance, uint32_t stride) {
   auto [cb, d] = recording(commandBuffer);
+  bool xfb = false;
   if (cb) {
     begin_segment(d, commandBuffer, cb);
     count_draw(cb, CpuCounters::kDrawMulti);
@@ -206,8 +207,10 @@ VKAPI_ATTR void VKAPI_CALL CmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32
     for (uint32_t i = 0; i < drawCount && p; ++i)
       count_geometry(cb, reinterpret_cast<const VkMultiDrawInfoEXT*>(p + size_t(i) * stride)->vertexCount,
                      instanceCount, false);
+    if (cb->capture) xfb = capture_before_multi_draw(d, commandBuffer, cb, false, drawCount, p, stride, instanceCount);
   }
   d->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
+  if (xfb) capture_after_draw(d, commandBuffer, cb);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdDrawMultiIndexedEXT(VkCommandBuffer commandBuffer, uint32_t drawCount,
@@ -215,6 +218,7 @@ VKAPI_ATTR void VKAPI_CALL CmdDrawMultiIndexedEXT(VkCommandBuffer commandBuffer,
                                                   uint32_t firstInstance, uint32_t stride,
                                                   const int32_t* pVertexOffset) {
   auto [cb, d] = recording(commandBuffer);
+  bool xfb = false;
   if (cb) {
     begin_segment(d, commandBuffer, cb);
     count_draw(cb, CpuCounters::kDrawMultiIndexed);
@@ -222,9 +226,11 @@ VKAPI_ATTR void VKAPI_CALL CmdDrawMultiIndexedEXT(VkCommandBuffer commandBuffer,
     for (uint32_t i = 0; i < drawCount && p; ++i)
       count_geometry(cb, reinterpret_cast<const VkMultiDrawIndexedInfoEXT*>(p + size_t(i) * stride)->indexCount,
                      instanceCount, true);
+    if (cb->capture) xfb = capture_before_multi_draw(d, commandBuffer, cb, true, drawCount, p, stride, instanceCount);
   }
   d->table.CmdDrawMultiIndexedEXT(commandBuffer, drawCount, pIndexInfo, instanceCount, firstInstance, stride,
                                   pVertexOffset);
+  if (xfb) capture_after_draw(d, commandBuffer, cb);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdDispatch(VkCommandBuffer commandBuffer, uint32_t x, uint32_t y, uint32_t z) {

@@ -90,8 +90,10 @@ struct App {
   // The msaa mode: the render pass draws into 4x colour and depth (TRANSIENT, not stored) and
   // resolves the colour into `colour`; the list pipeline takes its cull mode from the command
   // buffer (VK_DYNAMIC_STATE_CULL_MODE), set to back faces while the pipeline says none.
+  // It also draws with vkCmdDrawMultiEXT (VK_EXT_multi_draw) when the device offers it.
   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
   Image msaa_colour, msaa_depth;
+  PFN_vkCmdDrawMultiEXT draw_multi = nullptr;
   VkRenderPass pass = VK_NULL_HANDLE;
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
@@ -175,6 +177,16 @@ VkPipeline make_pipeline(App& a, VkPrimitiveTopology topology, bool tessellation
   return p;
 }
 
+bool has_device_extension(VkPhysicalDevice physical, const char* name) {
+  uint32_t n = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, nullptr);
+  std::vector<VkExtensionProperties> props(n);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, props.data());
+  for (const VkExtensionProperties& p : props)
+    if (std::strcmp(p.extensionName, name) == 0) return true;
+  return false;
+}
+
 void setup(App& a, bool validation, VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT) {
   a.samples = samples;
   vkutil::InstanceOptions options;
@@ -192,8 +204,16 @@ void setup(App& a, bool validation, VkSampleCountFlagBits samples = VK_SAMPLE_CO
   f2.features.pipelineStatisticsQuery = VK_TRUE;
   vkutil::DeviceRequest request;
   request.next = &f2;
+  VkPhysicalDeviceMultiDrawFeaturesEXT multi{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTI_DRAW_FEATURES_EXT};
+  if (samples != VK_SAMPLE_COUNT_1_BIT && has_device_extension(a.g.physical, VK_EXT_MULTI_DRAW_EXTENSION_NAME)) {
+    multi.multiDraw = VK_TRUE;
+    f13.pNext = &multi;
+    request.extensions.push_back(VK_EXT_MULTI_DRAW_EXTENSION_NAME);
+  }
   vkutil::create_device(a.g, request);
   const VkDevice dev = a.g.device;
+  if (multi.multiDraw)
+    a.draw_multi = reinterpret_cast<PFN_vkCmdDrawMultiEXT>(vkGetDeviceProcAddr(dev, "vkCmdDrawMultiEXT"));
 
   // Colour readable by the application itself; depth only an attachment (the layer makes it
   // copyable for the capture).
@@ -367,6 +387,12 @@ void record(App& a, VkCommandBuffer cb, VkCommandBuffer sec) {
   vkCmdBeginQuery(cb, a.stats, 2, 0);
   vkCmdDrawIndirect(cb, a.indirect.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
   vkCmdEndQuery(cb, a.stats, 2);
+  if (a.draw_multi) {
+    // One call of one list draw (vertices 3-5), one of two (vertices 0-2 and 3-5).
+    const VkMultiDrawInfoEXT parts[2] = {{0, 3}, {3, 3}};
+    a.draw_multi(cb, 1, parts + 1, 1, 0, sizeof(VkMultiDrawInfoEXT));
+    a.draw_multi(cb, 2, parts, 1, 0, sizeof(VkMultiDrawInfoEXT));
+  }
   vkCmdEndRenderPass(cb);
   if (msaa) {
     CHECK_VK(vkEndCommandBuffer(cb));
@@ -589,6 +615,7 @@ int run_draws(const std::string& tcap, const std::string& image_out, bool valida
 int run_msaa(const std::string& tcap, bool validation) {
   App a;
   setup(a, validation, VK_SAMPLE_COUNT_4_BIT);
+  const bool multi_draw = a.draw_multi != nullptr;
   VkCommandBuffer cb = vkutil::allocate_command_buffer(a.g.device, a.pool);
   VkFence fence = vkutil::create_fence(a.g.device);
   for (int frame = 0; frame < 3; ++frame) {
@@ -611,9 +638,30 @@ int run_msaa(const std::string& tcap, bool validation) {
   expect_eq("frames in the capture", cap.frames.size(), 1);
   if (cap.frames.size() != 1) return 1;
   const tessera::capture::Frame& f = cap.frames[0];
+  const size_t draws = multi_draw ? 5 : 3;
   expect_eq("passes", f.passes.size(), 1);
-  expect_eq("draws", f.draws.size(), 3);
-  if (f.passes.size() != 1 || f.draws.size() != 3) return 1;
+  expect_eq("draws", f.draws.size(), draws);
+  if (f.passes.size() != 1 || f.draws.size() != draws) return 1;
+  if (multi_draw) {
+    // vkCmdDrawMultiEXT: each call one captured draw holding its parts' triangles, in order.
+    const auto& one = f.draws[3];
+    expect(one.captured && one.call == tessera::capture::DrawCall::draw && one.vertex_count == 3,
+           "one-part multi draw captured (" + one.skip_reason + ")");
+    expect_eq("one-part multi draw triangles", one.positions.size() / 3, 1);
+    for (size_t i = 0; i < one.positions.size() && i < 3; ++i)
+      expect(close(one.positions[i], cpu_vertex(uint32_t(3 + i), 0)), "multi draw position " + std::to_string(i));
+    expect(one.state.raster.cull == tessera::CullMode::back, "multi draw: the dynamic cull mode (back)");
+    // Two parts: transform feedback carries on from the first into the second.
+    const auto& two = f.draws[4];
+    expect(two.captured && two.vertex_count == 6 && two.primitives_needed == 2,
+           "two-part multi draw captured: 6 vertices, 2 primitives (" + two.skip_reason + ")");
+    expect_eq("two-part multi draw triangles", two.positions.size() / 3, 2);
+    for (size_t i = 0; i < two.positions.size() && i < 6; ++i)
+      expect(close(two.positions[i], cpu_vertex(uint32_t(i), 0)), "multi draw position " + std::to_string(i));
+    std::printf("two-part multi draw: %s (written %llu of %llu)\n", two.captured ? "captured" : two.skip_reason.c_str(),
+                (unsigned long long)two.primitives_written, (unsigned long long)two.primitives_needed);
+  }
+  std::printf("multi draw: %s\n", multi_draw ? "VK_EXT_multi_draw used" : "VK_EXT_multi_draw not offered");
   const auto& p = f.passes[0];
   expect_eq("pass samples", p.samples, 4);
   expect_eq("attachments (4x colour, resolve, 4x depth)", p.attachments.size(), 3);
