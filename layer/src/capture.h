@@ -4,6 +4,7 @@
 // (tessera::capture, docs/capture.md) are written by the renderer library.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -139,7 +140,7 @@ struct CaptureRecording {
   std::vector<CaptureChunk> chunks;
   std::vector<VkQueryPool> pools;
   VkQueryPool pass_pool = VK_NULL_HANDLE;  // queries reset for the open pass instance
-  uint32_t pass_queries_used = 0;
+  uint32_t pass_queries_used = 0, pass_query_capacity = 0;
   std::vector<CapturePassNote> passes;
   std::vector<CaptureDrawNote> draws;
   int32_t open_pass = -1;
@@ -218,6 +219,10 @@ struct CaptureDevice {
   uint64_t frame_number = 0;
   capture::Capture header;  // application and device, copied into every file
   uint64_t patched = 0, patch_failed = 0, written = 0, write_failed = 0;
+  // Stream queries per render pass instance: 256 at first, doubled (up to 65536) whenever a pass
+  // instance runs out, so a later capture frame captures its draws; draws left out so, counted.
+  std::atomic<uint32_t> queries_per_pass{256};
+  std::atomic<uint64_t> query_limit_draws{0};
   bool warned = false;
 
   // The writer thread: one file per captured frame.

@@ -432,9 +432,10 @@ void destroy_capture_device(DeviceData* d) {
   if (settings().summary)
     std::fprintf(stderr,
                  "VK_LAYER_TESSERA_stats: device %u capture: %llu pipelines patched, %llu not, %llu frames written, "
-                 "%llu failed%s%s\n",
+                 "%llu failed, %llu draws past a pass's queries (now %u per pass)%s%s\n",
                  d->index, static_cast<unsigned long long>(c.patched), static_cast<unsigned long long>(c.patch_failed),
                  static_cast<unsigned long long>(c.written), static_cast<unsigned long long>(c.write_failed),
+                 static_cast<unsigned long long>(c.query_limit_draws.load()), c.queries_per_pass.load(),
                  c.xfb ? "" : "; no geometry: ", c.xfb ? "" : c.note.c_str());
   d->capture.reset();
 }

@@ -16,7 +16,7 @@
 namespace tessera::layer {
 namespace {
 
-constexpr uint32_t kQueriesPerPass = 256;       // draws captured per render pass instance
+constexpr uint32_t kMaxQueriesPerPass = 1u << 16;  // the most the per-pass pool grows to
 constexpr VkDeviceSize kChunkBytes = 4u << 20;  // transform-feedback memory per allocation
 constexpr uint32_t kDefaultBudget = 1u << 16;   // vertices for draws of unknown size
 
@@ -111,12 +111,15 @@ void open_pass_queries(DeviceData* d, VkCommandBuffer handle, CommandBufferState
   if (!d->capture->xfb || !cb->primary) return;
   VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
   qi.queryType = VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT;
-  qi.queryCount = kQueriesPerPass;
+  // Sized by the device's current allowance (grown when a pass instance ran out of queries).
+  const uint32_t queries = d->capture->queries_per_pass.load(std::memory_order_relaxed);
+  qi.queryCount = queries;
   VkQueryPool pool = VK_NULL_HANDLE;
   if (d->table.CreateQueryPool(d->device, &qi, d->alloc(), &pool) != VK_SUCCESS) return;
   rec.pools.push_back(pool);
-  d->table.CmdResetQueryPool(handle, pool, 0, kQueriesPerPass);
+  d->table.CmdResetQueryPool(handle, pool, 0, queries);
   rec.pass_pool = pool;
+  rec.pass_query_capacity = queries;
 }
 
 // Transform-feedback memory for `bytes`: a region of the recording's chunks (16-byte aligned).
@@ -374,8 +377,16 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
     why = "multiview";
   else if (known_size && triangles(draw.state.application_topology, 3) == 0)
     why = "not_triangles";
-  else if (cb->primary && rec.pass_queries_used >= kQueriesPerPass)
+  else if (cb->primary && rec.pass_queries_used >= rec.pass_query_capacity) {
     why = "query_limit";
+    // Later pass instances get twice the queries (the next eligible frame captures these
+    // draws); counted in the device's summary.
+    uint32_t q = c.queries_per_pass.load(std::memory_order_relaxed);
+    while (q <= rec.pass_query_capacity && q < kMaxQueriesPerPass &&
+           !c.queries_per_pass.compare_exchange_weak(q, std::min(rec.pass_query_capacity * 2, kMaxQueriesPerPass))) {
+    }
+    c.query_limit_draws.fetch_add(1, std::memory_order_relaxed);
+  }
   if (why.empty() && known_size && vertices == 0) draw.captured = true;  // nothing to rasterize
   if (!why.empty() || draw.captured) {
     rec.draws.push_back(std::move(n));
@@ -430,7 +441,7 @@ bool capture_before_multi_draw(DeviceData* d, VkCommandBuffer handle, CommandBuf
     counts.push_back(n);
     total += n;
   }
-  CaptureDrawCall call{indexed ? capture::DrawCall::draw_indexed : capture::DrawCall::draw,
+  CaptureDrawCall call{indexed ? capture::DrawCall::draw_multi_indexed : capture::DrawCall::draw_multi,
                        uint32_t(std::min<uint64_t>(total, UINT32_MAX)), instances, true, counts};
   return capture_before_draw(d, handle, cb, call);
 }
@@ -538,6 +549,53 @@ void cmd_set_scissor_with_count(PFN_vkCmdSetScissorWithCount DeviceTable::*next,
       v.push_back({scissors[i].offset.x, scissors[i].offset.y, scissors[i].extent.width, scissors[i].extent.height});
   }
   (d->table.*next)(commandBuffer, count, scissors);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mesh shading: recorded in noted recordings as not captured (transform feedback does not see
+// mesh shader output), so the capture says what it left out.
+
+namespace {
+
+DeviceData* note_mesh_draw(VkCommandBuffer commandBuffer, capture::DrawCall call) {
+  auto [cb, d] = recording(commandBuffer);
+  if (cb && cb->capture) {
+    CaptureRecording& rec = *cb->capture;
+    CaptureDrawNote n;
+    n.pipeline = rec.pipeline;
+    n.draw.pass = rec.open_pass < 0 ? 0 : uint32_t(rec.open_pass);
+    n.draw.pipeline = uint64_t(reinterpret_cast<uintptr_t>(rec.pipeline));
+    n.draw.call = call;
+    n.draw.skip_reason = "mesh_shader";
+    {
+      std::lock_guard lock(d->capture->mutex);
+      auto it = d->capture->pipelines.find(rec.pipeline);
+      if (it != d->capture->pipelines.end()) n.draw.shaders = it->second->shaders;
+    }
+    rec.draws.push_back(std::move(n));
+  }
+  return d;
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL CmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t x, uint32_t y, uint32_t z) {
+  note_mesh_draw(commandBuffer, capture::DrawCall::draw_mesh_tasks)->table.CmdDrawMeshTasksEXT(commandBuffer, x, y, z);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdDrawMeshTasksIndirectEXT(VkCommandBuffer commandBuffer, VkBuffer buffer,
+                                                       VkDeviceSize offset, uint32_t count, uint32_t stride) {
+  note_mesh_draw(commandBuffer, capture::DrawCall::draw_mesh_tasks_indirect)
+      ->table.CmdDrawMeshTasksIndirectEXT(commandBuffer, buffer, offset, count, stride);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdDrawMeshTasksIndirectCountEXT(VkCommandBuffer commandBuffer, VkBuffer buffer,
+                                                            VkDeviceSize offset, VkBuffer count_buffer,
+                                                            VkDeviceSize count_offset, uint32_t max_count,
+                                                            uint32_t stride) {
+  note_mesh_draw(commandBuffer, capture::DrawCall::draw_mesh_tasks_indirect_count)
+      ->table.CmdDrawMeshTasksIndirectCountEXT(commandBuffer, buffer, offset, count_buffer, count_offset, max_count,
+                                               stride);
 }
 
 }  // namespace tessera::layer

@@ -85,6 +85,7 @@ namespace tessera::layer {
   SHARED(CmdSetViewportWithCountEXT, cmd_set_viewport_with_count)                                                      \
   SHARED(CmdSetScissorWithCount, cmd_set_scissor_with_count)                                                           \
   SHARED(CmdSetScissorWithCountEXT, cmd_set_scissor_with_count)                                                        \
+  INTERCEPT(CmdDrawMeshTasksEXT) INTERCEPT(CmdDrawMeshTasksIndirectEXT) INTERCEPT(CmdDrawMeshTasksIndirectCountEXT)    \
   CALL(CreateDescriptorSetLayout) CALL(DestroyDescriptorSetLayout) CALL(CreatePipelineLayout)                          \
   CALL(DestroyPipelineLayout) CALL(CreateDescriptorPool) CALL(DestroyDescriptorPool)                                   \
   CALL(AllocateDescriptorSets) CALL(FreeDescriptorSets) CALL(UpdateDescriptorSets) CALL(CreateSampler)                 \

@@ -18,6 +18,9 @@
 //       the same render pass drawn 4x, resolve-style (colour and depth transient, not stored),
 //       the list draws with a dynamic cull mode: the capture holds both 4x attachments per sample
 //       (see run_msaa); `tessera replay` then compares coverage with them (layer.capture_msaa_replay).
+//   layer_capture_app many TCAP1 TCAP2
+//       300 draws in one pass instance, frames 0 and 1 captured: the first runs out of the
+//       pass's 256 queries (44 draws query_limit), the second captures all (queries doubled).
 //   layer_capture_app vkcube TCAP
 //       vkcube's frame: 1 draw, 12 triangles, back faces culled, depth test, colour and depth.
 //   layer_capture_app list TCAP
@@ -645,7 +648,7 @@ int run_msaa(const std::string& tcap, bool validation) {
   if (multi_draw) {
     // vkCmdDrawMultiEXT: each call one captured draw holding its parts' triangles, in order.
     const auto& one = f.draws[3];
-    expect(one.captured && one.call == tessera::capture::DrawCall::draw && one.vertex_count == 3,
+    expect(one.captured && one.call == tessera::capture::DrawCall::draw_multi && one.vertex_count == 3,
            "one-part multi draw captured (" + one.skip_reason + ")");
     expect_eq("one-part multi draw triangles", one.positions.size() / 3, 1);
     for (size_t i = 0; i < one.positions.size() && i < 3; ++i)
@@ -726,6 +729,70 @@ int run_msaa(const std::string& tcap, bool validation) {
   return g_failures ? 1 : 0;
 }
 
+// The many mode: 300 draws in one render pass instance, frames 0-2; TESSERA_LAYER_CAPTURE=0-1
+// captures frames 0 and 1 (TCAP1, TCAP2). Frame 0 runs out of the pass's 256 stream queries
+// (44 draws recorded as query_limit), the layer doubles them, and frame 1 captures all 300
+// (the first capture frame: later ones are recorded while an earlier one is noted already).
+int run_many(const std::string& tcap1, const std::string& tcap2) {
+  constexpr uint32_t kDraws = 300;
+  App a;
+  setup(a, false);
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(a.g.device, a.pool);
+  VkFence fence = vkutil::create_fence(a.g.device);
+  for (int frame = 0; frame < 3; ++frame) {
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    CHECK_VK(vkBeginCommandBuffer(cb, &bi));
+    VkClearValue clears[2];
+    clears[0].color = {{0.1f, 0.2f, 0.3f, 1.0f}};
+    clears[1].depthStencil = {1.0f, 0};
+    VkRenderPassBeginInfo rbi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    rbi.renderPass = a.pass;
+    rbi.framebuffer = a.framebuffer;
+    rbi.renderArea = {{0, 0}, {kSize, kSize}};
+    rbi.clearValueCount = 2;
+    rbi.pClearValues = clears;
+    vkCmdBeginRenderPass(cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
+    const VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
+    const VkRect2D scissor{{0, 0}, {kSize, kSize}};
+    vkCmdSetViewport(cb, 0, 1, &viewport);
+    vkCmdSetScissor(cb, 0, 1, &scissor);
+    const glm::mat4 m = transform();
+    const VkDeviceSize zero = 0;
+    vkCmdBindVertexBuffers(cb, 0, 1, &a.vertices.buffer, &zero);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a.list);
+    vkCmdPushConstants(cb, a.layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof m, &m);
+    for (uint32_t i = 0; i < kDraws; ++i) vkCmdDraw(cb, 3, 1, i % 6, 0);
+    vkCmdEndRenderPass(cb);
+    CHECK_VK(vkEndCommandBuffer(cb));
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
+    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
+    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+  }
+  vkDestroyFence(a.g.device, fence, nullptr);
+  teardown(a);
+  for (int k = 0; k < 2; ++k) {
+    const tessera::capture::Capture cap = tessera::capture::read_capture(k == 0 ? tcap1 : tcap2);
+    expect_eq("frames", cap.frames.size(), 1);
+    if (cap.frames.size() != 1) return 1;
+    const auto& f = cap.frames[0];
+    expect_eq("draws", f.draws.size(), kDraws);
+    size_t captured = 0, limit = 0;
+    for (const auto& d : f.draws) {
+      captured += d.captured && d.positions.size() == 3;
+      limit += d.skip_reason == "query_limit";
+    }
+    std::printf("frame %llu: %zu draws captured, %zu past the pass's queries\n", (unsigned long long)f.number, captured,
+                limit);
+    expect_eq("frame " + std::to_string(f.number) + " draws captured", captured, k == 0 ? 256 : kDraws);
+    expect_eq("frame " + std::to_string(f.number) + " draws past the queries", limit, k == 0 ? kDraws - 256 : 0);
+  }
+  return g_failures ? 1 : 0;
+}
+
 int run_vkcube(const std::string& tcap) {
   const tessera::capture::Capture cap = tessera::capture::read_capture(tcap);
   expect_eq("frames", cap.frames.size(), 1);
@@ -787,9 +854,11 @@ int run(int argc, char** argv) {
   }
   if (mode == "draws" && argc > 3) return run_draws(argv[2], argv[3], validation, no_xfb);
   if (mode == "vkcube" && argc > 2) return run_vkcube(argv[2]);
+  if (mode == "many" && argc > 3) return run_many(argv[2], argv[3]);
   if (mode == "msaa" && argc > 2) return run_msaa(argv[2], argc > 3 && std::string(argv[3]) == "--validation");
   if (mode == "list" && argc > 2) return run_list(argv[2]);
   std::fprintf(stderr, "usage: layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb] | msaa TCAP [--validation] | "
+               "many TCAP1 TCAP2 | "
                "vkcube TCAP | list TCAP\n");
   return 2;
 }
