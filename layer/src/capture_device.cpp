@@ -475,8 +475,7 @@ const VkImageCreateInfo* capture_image_info(DeviceData* d, const VkImageCreateIn
     return &copy;
   }
   // Transient attachments may carry no other usage.
-  if ((ci->usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) || (ci->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT))
-    return ci;
+  if ((ci->usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) || (ci->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT)) return ci;
   copy = *ci;
   copy.usage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
   return &copy;
@@ -484,9 +483,9 @@ const VkImageCreateInfo* capture_image_info(DeviceData* d, const VkImageCreateIn
 
 void capture_image_created(DeviceData* d, VkImage image, const VkImageCreateInfo& ci, VkImageUsageFlags usage) {
   // Single-sample images are copied out, multisampled ones sampled by the compute read-back.
-  const bool readable = ci.samples == VK_SAMPLE_COUNT_1_BIT ? (usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) != 0
-                                                            : (usage & VK_IMAGE_USAGE_SAMPLED_BIT) != 0 &&
-                                                                  sample_readable_format(ci.format);
+  const bool readable = ci.samples == VK_SAMPLE_COUNT_1_BIT
+                            ? (usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) != 0
+                            : (usage & VK_IMAGE_USAGE_SAMPLED_BIT) != 0 && sample_readable_format(ci.format);
   std::lock_guard lock(d->capture->mutex);
   d->capture->images[image] = {ci.format, ci.extent, uint32_t(ci.samples), readable};
 }

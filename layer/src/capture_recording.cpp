@@ -17,8 +17,8 @@ namespace tessera::layer {
 namespace {
 
 constexpr uint32_t kMaxQueriesPerPass = 1u << 16;  // the most the per-pass pool grows to
-constexpr VkDeviceSize kChunkBytes = 4u << 20;  // transform-feedback memory per allocation
-constexpr uint32_t kDefaultBudget = 1u << 16;   // vertices for draws of unknown size
+constexpr VkDeviceSize kChunkBytes = 4u << 20;     // transform-feedback memory per allocation
+constexpr uint32_t kDefaultBudget = 1u << 16;      // vertices for draws of unknown size
 
 bool is_depth(VkFormat f) {
   switch (f) {
@@ -130,7 +130,8 @@ bool allocate(DeviceData* d, CaptureRecording& rec, VkDeviceSize bytes, uint32_t
     c.size = std::max(kChunkBytes, bytes);
     VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bi.size = c.size;
-    bi.usage = VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT | VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_COUNTER_BUFFER_BIT_EXT;
+    bi.usage =
+        VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT | VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_COUNTER_BUFFER_BIT_EXT;
     const DeviceTable& t = d->table;
     if (t.CreateBuffer(d->device, &bi, d->alloc(), &c.buffer) != VK_SUCCESS) return false;
     VkMemoryRequirements req{};
@@ -350,12 +351,13 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
       r.front_face = rec.front_face == VK_FRONT_FACE_CLOCKWISE ? FrontFace::clockwise : FrontFace::counter_clockwise;
     if (pipe->dynamic_depth_test && rec.depth_test >= 0) r.depth.test = rec.depth_test != 0;
     if (pipe->dynamic_depth_write && rec.depth_write >= 0) r.depth.write = rec.depth_write != 0;
-    if (pipe->dynamic_depth_compare && rec.depth_compare >= 0) r.depth.compare = CompareOp(std::min(rec.depth_compare, 7));
+    if (pipe->dynamic_depth_compare && rec.depth_compare >= 0)
+      r.depth.compare = CompareOp(std::min(rec.depth_compare, 7));
     if (pipe->dynamic_topology && cb->dyn_topology != kNoTopology) draw.state.application_topology = cb->dyn_topology;
   }
   // Whether transform feedback can bracket this draw, else why not.
-  const bool multiview = rec.open_pass >= 0 && size_t(rec.open_pass) < rec.passes.size() &&
-                         rec.passes[size_t(rec.open_pass)].multiview;
+  const bool multiview =
+      rec.open_pass >= 0 && size_t(rec.open_pass) < rec.passes.size() && rec.passes[size_t(rec.open_pass)].multiview;
   const bool known_size = call.direct && pipe && !pipe->tessellation && !pipe->geometry;
   uint64_t vertices = budget;
   if (known_size) {
@@ -486,7 +488,6 @@ VKAPI_ATTR void VKAPI_CALL CmdSetScissor(VkCommandBuffer commandBuffer, uint32_t
   d->table.CmdSetScissor(commandBuffer, first, count, scissors);
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Dynamic rasterization and depth state (Vulkan 1.3 core and VK_EXT_extended_dynamic_state)
 
@@ -501,8 +502,7 @@ DeviceData* note_state(VkCommandBuffer commandBuffer, int CaptureRecording::*fie
 
 }  // namespace
 
-void cmd_set_cull_mode(PFN_vkCmdSetCullMode DeviceTable::*next, VkCommandBuffer commandBuffer,
-                       VkCullModeFlags mode) {
+void cmd_set_cull_mode(PFN_vkCmdSetCullMode DeviceTable::*next, VkCommandBuffer commandBuffer, VkCullModeFlags mode) {
   (note_state(commandBuffer, &CaptureRecording::cull, int(mode & 3))->table.*next)(commandBuffer, mode);
 }
 

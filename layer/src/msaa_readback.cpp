@@ -478,8 +478,9 @@ bool record_sample_readback(DeviceData* d, MsaaResources& m, VkCommandBuffer cb,
                  : VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
   const DeviceTable& t = d->table;
   t.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, m.pipeline);
-  image_barrier(d, cb, e.image, what.layout, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, aspect);
+  image_barrier(d, cb, e.image, what.layout, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT, aspect);
   t.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, m.layout, 0, 1, &e.set, 0, nullptr);
   const uint32_t push[3] = {e.width, e.height, e.samples};
   t.CmdPushConstants(cb, m.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);

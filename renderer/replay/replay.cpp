@@ -362,8 +362,7 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
     s.set("capture.coverage_agreement.pixels_partial", c.pixels_partial);
     s.set("capture.coverage_agreement.samples_replay", c.samples_replay);
     s.set("capture.coverage_agreement.samples_capture", c.samples_capture);
-    s.set("capture.coverage_agreement.mismatch_fraction",
-          c.pixels ? double(c.pixels_differ) / double(c.pixels) : 0.0);
+    s.set("capture.coverage_agreement.mismatch_fraction", c.pixels ? double(c.pixels_differ) / double(c.pixels) : 0.0);
   }
   s.set("capture.color.source", main.captured_color_samples.empty() ? std::string("draw_id")
                                 : main.captured_samples == main.samples

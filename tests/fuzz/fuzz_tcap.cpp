@@ -110,7 +110,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto& ta = read.frames[0].passes.empty() || read.frames[0].passes[0].attachments.empty()
                            ? std::vector<uint8_t>{}
                            : read.frames[0].passes[0].attachments[0].texels;
-      if (ta != written.frames[0].passes[0].attachments[0].texels) finding("attachment samples differ after the round trip");
+      if (ta != written.frames[0].passes[0].attachments[0].texels)
+        finding("attachment samples differ after the round trip");
       for (size_t d = 0; d < read.frames[0].draws.size(); ++d) {
         const auto& a = read.frames[0].draws[d].positions;
         const auto& b = written.frames[0].draws[d].positions;

@@ -250,11 +250,12 @@ void setup(App& a, bool validation, VkSampleCountFlagBits samples = VK_SAMPLE_CO
     // Resolve-style, as engines write it: 4x colour and depth transient and not stored, the
     // colour resolved into the single-sample image.
     const VkImageUsageFlags transient = VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT;
-    a.msaa_colour = vkutil::create_image(a.g, {kSize, kSize, 1, kFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | transient,
-                                               VK_IMAGE_ASPECT_COLOR_BIT, samples});
-    a.msaa_depth = vkutil::create_image(
-        a.g, {kSize, kSize, 1, kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | transient,
-              VK_IMAGE_ASPECT_DEPTH_BIT, samples});
+    a.msaa_colour =
+        vkutil::create_image(a.g, {kSize, kSize, 1, kFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | transient,
+                                   VK_IMAGE_ASPECT_COLOR_BIT, samples});
+    a.msaa_depth =
+        vkutil::create_image(a.g, {kSize, kSize, 1, kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | transient,
+                                   VK_IMAGE_ASPECT_DEPTH_BIT, samples});
     att[2] = att[0];  // the resolve target: the single-sample colour, stored
     att[2].loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
     for (int i = 0; i < 2; ++i) {
@@ -857,7 +858,8 @@ int run(int argc, char** argv) {
   if (mode == "many" && argc > 3) return run_many(argv[2], argv[3]);
   if (mode == "msaa" && argc > 2) return run_msaa(argv[2], argc > 3 && std::string(argv[3]) == "--validation");
   if (mode == "list" && argc > 2) return run_list(argv[2]);
-  std::fprintf(stderr, "usage: layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb] | msaa TCAP [--validation] | "
+  std::fprintf(stderr,
+               "usage: layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb] | msaa TCAP [--validation] | "
                "many TCAP1 TCAP2 | "
                "vkcube TCAP | list TCAP\n");
   return 2;
