@@ -2,7 +2,8 @@
 # replayed by `tessera replay`; the replayed depth buffer's coverage must equal the captured
 # depth attachment's except on at most MAX_MISMATCH of the pixels (edge pixels, where the two
 # rasterizers' rules may differ), and depths covered by both must agree within the captured
-# format's tolerance (1e-6 for float depth, one step for D16: capture.depth_agreement.tolerance).
+# tolerance (capture.depth_agreement.tolerance: 1e-6 for float depth, one step for D16, plus the
+# depth slope / 512 for 4x and 8x captures, docs/replay.md).
 #   cmake -DTESSERA=... -DTCAP=file -DSTATS=out.json -DMAX_MISMATCH=0.01 -P gpu_agreement.cmake
 if(NOT EXISTS ${TCAP})
   message(FATAL_ERROR "no capture ${TCAP} (the layer's capture test writes it)")
