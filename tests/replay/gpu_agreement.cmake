@@ -2,8 +2,9 @@
 # replayed by `tessera replay`; the replayed depth buffer's coverage must equal the captured
 # depth attachment's except on at most MAX_MISMATCH of the pixels (edge pixels, where the two
 # rasterizers' rules may differ), and depths covered by both must agree within the captured
-# format's tolerance (1e-6 for float depth; for D16 one step in the format's units:
-# capture.depth_agreement.tolerance) on all but MAX_BEYOND pixels (default 0).
+# tolerance (capture.depth_agreement.tolerance: 1e-6 for float depth, one step in the format's
+# units for D16, plus the depth slope / 512 for 4x and 8x captures, docs/replay.md) on all but
+# MAX_BEYOND pixels (default 0).
 #   cmake -DTESSERA=... -DTCAP=file -DSTATS=out.json -DMAX_MISMATCH=0.01 [-DMAX_BEYOND=N] -P gpu_agreement.cmake
 if(NOT EXISTS ${TCAP})
   message(FATAL_ERROR "no capture ${TCAP} (the layer's capture test writes it)")
