@@ -17,6 +17,8 @@ CommandBufferIndex g_command_buffers;
 
 void CommandBufferState::reset_recording() {
   queries_ok = false;
+  gpu_reset = false;
+  reusable = false;
   simultaneous = false;
   incomplete = false;
   counters = CpuCounters{};
@@ -171,6 +173,8 @@ VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer commandBuffer,
     cb->queries_ok =
         d->queries && cb->mask != 0 && d->open_frame.load(std::memory_order_relaxed) % settings().query_interval == 0;
     cb->simultaneous = info->flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
+    cb->reusable = cb->primary && !(info->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
+    cb->gpu_reset = cb->queries_ok && (!d->reset_query_pool || cb->reusable);
     if (!cb->primary) {
       const VkCommandBufferInheritanceInfo* inh = info->pInheritanceInfo;
       // Executed inside an application's own pipeline-statistics query: leave it alone.

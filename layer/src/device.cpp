@@ -455,8 +455,8 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
     const uint64_t frames = d->frames.back().index;
     d->frames.pop_back();
     write_ready_frames(d);
-    output().write_summary(d->totals, frames, d->frames_written, d->query_lost, d->query_note,
-                           FrameTimes{d->cpu_times, d->gpu_times});
+    output().write_summary(d->totals, frames, d->frames_written, d->query_lost, d->query_note, d->cpu_times.summary(),
+                           d->gpu_times.summary());
     destroy_query_pools(d);
     destroy_timers(d);
     hud_destroy_device(d);

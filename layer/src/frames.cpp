@@ -22,8 +22,8 @@ void write_ready_frames(DeviceData* d) {
     r.cpu_frame_time_ms = f.cpu_ms;
     if (f.gpu_timed) r.gpu_ms = f.gpu_ms;
     r.gpu_complete = f.gpu_timed && !f.gpu_incomplete;
-    d->cpu_times.push_back(f.cpu_ms);
-    if (f.gpu_timed) d->gpu_times.push_back(f.gpu_ms);
+    d->cpu_times.add(f.cpu_ms);
+    if (f.gpu_timed) d->gpu_times.add(f.gpu_ms);
     r.submits = f.submits;
     r.command_buffers = f.command_buffers;
     r.cpu = f.cpu;
@@ -79,6 +79,7 @@ void poll(DeviceData* d) {
 
 void end_frame(DeviceData* d) {
   Frame& f = d->frames.back();
+  if (d->capture && settings().hud && settings().capture.contains(f.index)) hud_note_capture(d, f.index);
   if (d->capture) capture_end_frame(d, f.index);
   Clock::time_point now = Clock::now();
   f.cpu_ms = std::chrono::duration<double, std::milli>(now - f.start).count();
@@ -106,20 +107,30 @@ void account_submission(DeviceData* d, const std::vector<VkCommandBuffer>& handl
   std::lock_guard lock(d->state_mutex);
   const uint64_t serial = ++d->submit_serial;
   Frame& f = d->frames.back();
+  const bool sampled = f.index % settings().query_interval == 0;
   for (CommandBufferState* cb : states) {
     for (uint32_t slot : cb->all_slots) {
       SlotState& s = d->slots[slot];
       if (s.submit_serial == serial) continue;
+      if (s.reusable && s.gpu_reset && !sampled) {
+        // A reusable recording that resets its own queries, submitted outside the sampling: its
+        // statistics are not read this time, so there is no host work. A sampled use not read
+        // yet is read now (this execution resets it), or lost if a SIMULTANEOUS_USE command
+        // buffer's earlier execution has not finished.
+        if (s.pending_frame >= 0) harvest(d, slot, true);
+        s.submit_serial = serial;
+        continue;
+      }
       // The previous use has finished (the command buffer is not pending): read it before the
       // reset below overwrites it. A SIMULTANEOUS_USE command buffer may still be pending: its
       // query is reused only once its previous result is available, else this use goes unmeasured.
-      if (!harvest(d, slot, !cb->simultaneous)) {
+      if (!harvest(d, slot, !cb->simultaneous || s.gpu_reset)) {
         f.query_incomplete = true;
         frame_at(d, static_cast<uint64_t>(s.pending_frame)).query_incomplete = true;
         continue;
       }
-      // Without host reset the recording resets its slots itself (vkCmdResetQueryPool).
-      if (d->reset_query_pool) d->reset_query_pool(d->device, slot_pool(d, slot), slot % kPoolSize, 1);
+      // Else the recording resets its slots itself (vkCmdResetQueryPool).
+      if (!s.gpu_reset) d->reset_query_pool(d->device, slot_pool(d, slot), slot % kPoolSize, 1);
       s.pending_frame = static_cast<int64_t>(f.index);
       s.submit_serial = serial;
       const VkQueryPipelineStatisticFlags tess_bits =

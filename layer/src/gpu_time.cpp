@@ -1,7 +1,8 @@
-// GPU time per frame: each application submission is bracketed by two timestamps, written by two
-// layer-owned command buffers placed first and last in the submission (after its semaphore
-// waits, before its signals), so a frame's gpu_ms is the sum over its submissions of the time
-// the GPU spent on them, converted with timestampPeriod (docs/layer.md, "GPU time"). The
+// GPU time per frame: in every gpu_time_interval-th frame, each application submission is
+// bracketed by two timestamps, written by two layer-owned command buffers placed first and last
+// in the submission (after its semaphore waits, before its signals), so a frame's gpu_ms is the
+// sum over its submissions of the time the GPU spent on them, converted with timestampPeriod
+// (docs/layer.md, "GPU time"). The other frames' submissions pass unchanged. The
 // command buffers are recorded once per timer and resubmitted; the timer (its query pair) is
 // reused once both results were read. Results are read without waiting, like the statistics.
 
@@ -100,6 +101,9 @@ bool read_timer(DeviceData* d, GpuTimer* timer, bool wait) {
 
 GpuTimer* acquire_timer(DeviceData* d, VkQueue queue) {
   if (!settings().gpu_time || d->timestamp_period <= 0.0f || !d->table.CmdWriteTimestamp) return nullptr;
+  // Only every gpu_time_interval-th frame is timed: the others' submissions pass unchanged, with
+  // no lock taken here (the open frame is checked again under the lock below).
+  if (d->open_frame.load(std::memory_order_relaxed) % settings().gpu_time_interval != 0) return nullptr;
   uint32_t family = UINT32_MAX;
   {
     std::shared_lock lock(d->objects_mutex);
@@ -108,6 +112,7 @@ GpuTimer* acquire_timer(DeviceData* d, VkQueue queue) {
   }
   if (family >= d->families.size() || d->families[family].timestampValidBits == 0) return nullptr;
   std::lock_guard lock(d->state_mutex);
+  if (d->frames.back().index % settings().gpu_time_interval != 0) return nullptr;  // it ended meanwhile
   auto& free = d->free_timers[family];
   GpuTimer* timer = nullptr;
   if (!free.empty()) {

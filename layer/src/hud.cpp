@@ -32,7 +32,9 @@ namespace tessera::layer {
 void HudStats::add(const FrameRecord& r) {
   Point p;
   p.cpu_ms = r.cpu_frame_time_ms;
-  p.gpu_ms = r.gpu_ms;
+  // GPU time is sampled (gpu_time_interval): the graph holds the last timed frame's value.
+  if (r.gpu_ms >= 0) last_gpu_ms = r.gpu_ms;
+  p.gpu_ms = last_gpu_ms;
   p.draws = r.cpu.draws();
   for (uint32_t t = 0; t < kTopologyCount; ++t) p.primitives += r.cpu[CpuCounters::topology(t)];
   history.push_back(p);
@@ -141,8 +143,49 @@ ImGuiContext* make_context(bool linear_colours) {
   return c;
 }
 
+// The next frame, from `frame` on, that the capture setting names; UINT64_MAX when none.
+uint64_t next_capture_frame(const CaptureFrames& c, uint64_t frame) {
+  if (!c.on) return UINT64_MAX;
+  if (c.every) return std::max<uint64_t>(c.every, (frame + c.every - 1) / c.every * c.every);
+  return frame <= c.last ? std::max(frame, c.first) : UINT64_MAX;
+}
+
+// A path that fits the panel: its last characters.
+std::string panel_path(const std::string& path) {
+  constexpr size_t kMax = 44;
+  return path.size() <= kMax ? path : "..." + path.substr(path.size() - (kMax - 3));
+}
+
+// Under g_hud_mutex, ImGui's current context set: the capture panel.
+void capture_panel(const HudStats::Capture& c, const Settings& set, uint32_t device, uint64_t open_frame) {
+  if (!set.capture.on) {
+    ImGui::TextUnformatted("capture off");
+    return;
+  }
+  ImGui::Text("capture: %llu written, %llu writing, %llu failed", (unsigned long long)c.written,
+              (unsigned long long)c.pending.size(), (unsigned long long)c.failed);
+  const uint64_t next = next_capture_frame(set.capture, open_frame);
+  if (next == open_frame)
+    ImGui::Text("capturing frame %llu", (unsigned long long)next);
+  else if (next != UINT64_MAX)
+    ImGui::Text("next capture: frame %llu", (unsigned long long)next);
+  else
+    ImGui::TextUnformatted("no capture frame ahead");
+  if (c.last_frame >= 0)
+    ImGui::Text("last file: %s%s", panel_path(expand_path(set.capture_path, device, uint64_t(c.last_frame))).c_str(),
+                c.last_failed ? " (write failed)" : "");
+  if (c.frame >= 0) {
+    ImGui::Text("frame %lld: %llu of %llu draws, %llu triangles", (long long)c.frame,
+                (unsigned long long)c.draws_captured, (unsigned long long)c.draws, (unsigned long long)c.triangles);
+    std::string why;
+    for (const auto& [reason, n] : c.not_captured) why += (why.empty() ? "" : ", ") + reason + " " + std::to_string(n);
+    if (!why.empty()) ImGui::Text("not captured: %s", why.c_str());
+  }
+}
+
 // Under g_hud_mutex, ImGui's current context set: the panel.
-void build_panel(const HudSwapchain& s, const HudStats& h, const Settings& set, double gpp_count) {
+void build_panel(const HudSwapchain& s, const HudStats& h, const Settings& set, double gpp_count, uint32_t device,
+                 uint64_t open_frame) {
   ImGuiIO& io = ImGui::GetIO();
   io.DisplaySize = ImVec2(float(s.extent.width), float(s.extent.height));
   io.DeltaTime = 1.0f / 60.0f;
@@ -173,7 +216,10 @@ void build_panel(const HudSwapchain& s, const HudStats& h, const Settings& set, 
     char label[64];
     std::snprintf(label, sizeof label, "CPU %.2f ms", last.cpu_ms);
     ImGui::PlotLines("##cpu", cpu.data(), int(cpu.size()), 0, label, 0.0f, top, size);
-    if (last.gpu_ms >= 0)
+    if (last.gpu_ms >= 0 && set.gpu_time_interval > 1)
+      std::snprintf(label, sizeof label, "GPU %.2f ms (1 frame in %llu)", last.gpu_ms,
+                    (unsigned long long)set.gpu_time_interval);
+    else if (last.gpu_ms >= 0)
       std::snprintf(label, sizeof label, "GPU %.2f ms", last.gpu_ms);
     else
       std::snprintf(label, sizeof label, "GPU not measured");
@@ -193,6 +239,7 @@ void build_panel(const HudSwapchain& s, const HudStats& h, const Settings& set, 
     else
       ImGui::TextUnformatted(set.msaa_interval ? "MSAA read-back: nothing read yet" : "MSAA read-back off");
   }
+  if (shown(4)) capture_panel(h.capture, set, device, open_frame);
   ImGui::Text("frame %llu", (unsigned long long)h.frames);
   ImGui::End();
   ImGui::Render();
@@ -274,7 +321,58 @@ bool prepare_slot(DeviceData* d, HudSwapchain& s, HudSlot& slot, int index, uint
   return true;
 }
 
+// Under state_mutex: what the capture writer finished since the last look. It writes the
+// frames in the order they were handed over, one at a time.
+void update_capture_status(DeviceData* d) {
+  CaptureDevice& c = *d->capture;
+  uint64_t written = 0, failed = 0;
+  {
+    std::lock_guard lock(c.mutex);
+    written = c.written;
+    failed = c.write_failed;
+  }
+  HudStats::Capture& h = d->hud.capture;
+  const uint64_t before = h.written + h.failed;
+  for (uint64_t i = before; i < written + failed && !h.pending.empty(); ++i) {
+    h.last_frame = int64_t(h.pending.front());
+    h.pending.pop_front();
+  }
+  // The last file failed when everything finished since the last look failed.
+  if (written + failed > before) h.last_failed = written == h.written;
+  h.written = written;
+  h.failed = failed;
+}
+
 }  // namespace
+
+void hud_note_capture(DeviceData* d, uint64_t frame) {
+  HudStats::Capture& h = d->hud.capture;
+  h.frame = int64_t(frame);
+  h.draws = h.draws_captured = h.triangles = 0;
+  h.not_captured.clear();
+  CaptureDevice& c = *d->capture;
+  {
+    std::lock_guard lock(c.mutex);
+    if (c.frame_open) {  // else the frame had no submission: an empty capture
+      for (const capture::Draw& draw : c.frame.draws) {
+        ++h.draws;
+        if (draw.captured) {
+          ++h.draws_captured;
+          h.triangles += draw.positions.size() / 3;
+          continue;
+        }
+        auto it = std::find_if(h.not_captured.begin(), h.not_captured.end(),
+                               [&](const auto& p) { return p.first == draw.skip_reason; });
+        if (it == h.not_captured.end())
+          h.not_captured.emplace_back(draw.skip_reason, 1);
+        else
+          ++it->second;
+      }
+    }
+  }
+  ++h.queued;
+  h.pending.push_back(frame);
+}
 
 VkResult hud_create_swapchain(DeviceData* d, const VkSwapchainCreateInfoKHR* ci, VkSwapchainKHR swapchain) {
   // Drawing needs the images as colour attachments; a swapchain without that usage has no HUD.
@@ -386,9 +484,12 @@ const VkPresentInfoKHR* hud_present(DeviceData* d, VkQueue queue, const VkPresen
   // Drawing needs a graphics queue; a present-only family gets no HUD (docs/layer.md).
   if (family >= d->families.size() || !(d->families[family].queueFlags & VK_QUEUE_GRAPHICS_BIT)) return info;
   HudStats stats;
+  uint64_t open_frame = 0;
   {
     std::lock_guard lock(d->state_mutex);
+    if (d->capture) update_capture_status(d);
     stats = d->hud;
+    open_frame = d->frames.back().index;
   }
   const Settings& set = settings();
   const DeviceTable& t = d->table;
@@ -413,7 +514,7 @@ const VkPresentInfoKHR* hud_present(DeviceData* d, VkQueue queue, const VkPresen
       s.fonts_recorded = ImGui_ImplVulkan_CreateFontsTexture(slot.cb);
       if (s.fonts_recorded) s.fonts_slot = index;
     }
-    build_panel(s, stats, set, set.gpps);
+    build_panel(s, stats, set, set.gpps, d->index, open_frame);
     VkRenderPassBeginInfo rb{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
     rb.renderPass = s.render_pass;
     rb.framebuffer = s.framebuffers[image];

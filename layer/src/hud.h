@@ -6,6 +6,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "commands.h"
 #include "units.h"
@@ -28,6 +31,19 @@ struct HudStats {
   GppFrameModel gpp;       // the last frame the GPP model ran on
   double msaa_ratio = -1;  // the last read-back's stored / uncompressed bytes, < 0: none yet
   uint64_t msaa_images = 0;
+  double last_gpu_ms = -1;  // the last timed frame's (GPU time is sampled every Nth frame)
+
+  // Frame capture's status (the capture panel), when the capture setting is on.
+  struct Capture {
+    uint64_t queued = 0;               // capture frames handed to the writer thread
+    std::deque<uint64_t> pending;      // their frame numbers, oldest first, until written or failed
+    uint64_t written = 0, failed = 0;  // files, as the writer thread last reported
+    int64_t last_frame = -1;           // the last frame whose file the writer finished
+    bool last_failed = false;          // ... and its write failed (known when it finished alone)
+    int64_t frame = -1;                // the last captured frame; what it held:
+    uint64_t draws = 0, draws_captured = 0, triangles = 0;
+    std::vector<std::pair<std::string, uint64_t>> not_captured;  // draws not captured, by reason
+  } capture;
 
   void add(const FrameRecord& r);
 };
@@ -43,5 +59,8 @@ struct HudPresent {
 };
 const VkPresentInfoKHR* hud_present(DeviceData* d, VkQueue queue, const VkPresentInfoKHR* info, HudPresent& storage);
 void hud_destroy_device(DeviceData* d);
+// A capture frame ends (frames.cpp, under state_mutex, before capture_end_frame hands it to
+// the writer): what it captured, for the capture panel.
+void hud_note_capture(DeviceData* d, uint64_t frame);
 
 }  // namespace tessera::layer

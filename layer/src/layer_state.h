@@ -125,6 +125,11 @@ struct CommandBufferState {
 
   // Per recording.
   bool queries_ok = false;          // this recording may use layer queries
+  // Its slots are reset by vkCmdResetQueryPool in the recording, not on the host at submission:
+  // without host query reset, and in primaries that may be submitted again (no ONE_TIME_SUBMIT),
+  // so that their submissions in frames outside the query_interval sampling cost no host work.
+  bool gpu_reset = false;
+  bool reusable = false;            // a primary recorded without ONE_TIME_SUBMIT
   bool simultaneous = false;        // recorded with SIMULTANEOUS_USE: may be pending more than once
   bool incomplete = false;          // some work of this recording is not covered by a query
   CpuCounters counters;             // this recording, including executed secondaries
@@ -187,6 +192,8 @@ struct SlotState {
   uint64_t submit_serial = 0;  // serial of the submission that last reset it
   bool listed = false;         // present in DeviceData::pending
   int64_t segment = -1;        // its entry in the pending frame's `tess`, -1 for compute slots
+  bool gpu_reset = false;      // reset in the recording that uses it (CommandBufferState::gpu_reset)
+  bool reusable = false;       // ... a reusable primary: read only in sampled frames
 };
 
 // Two timestamps around one submission (gpu_time.cpp): a query pool of 2 and the layer's two
@@ -251,7 +258,7 @@ struct DeviceData {
   std::vector<std::unique_ptr<GpuTimer>> timers;
   std::unordered_map<uint32_t, std::vector<GpuTimer*>> free_timers;
   std::vector<GpuTimer*> pending_timers;
-  std::vector<double> cpu_times, gpu_times;  // per frame, for the summary's percentiles
+  FrameTimes cpu_times, gpu_times;  // per frame, for the summary's mean and percentiles (bounded)
 
   // The HUD: what it shows (state_mutex) and its swapchains (hud.cpp's lock).
   HudStats hud;

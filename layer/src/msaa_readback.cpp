@@ -33,15 +33,6 @@ uint32_t pack_clear(const VkClearColorValue& c) {
   return v;
 }
 
-std::string expand_pattern(std::string pattern, uint32_t device, uint64_t frame, uint32_t image) {
-  const std::pair<const char*, std::string> keys[] = {
-      {"{device}", std::to_string(device)}, {"{frame}", std::to_string(frame)}, {"{image}", std::to_string(image)}};
-  for (const auto& [key, value] : keys)
-    for (size_t at = pattern.find(key); at != std::string::npos; at = pattern.find(key, at + value.size()))
-      pattern.replace(at, std::strlen(key), value);
-  return pattern;
-}
-
 // Created on first use; false when anything is missing (no read-back then). Under state_mutex
 // for the MSAA read-back's resources, under the capture mutex for frame capture's (each has its
 // own: a descriptor pool needs one owner at a time). `depth`: the depth shader instead of the
@@ -324,9 +315,9 @@ void consume_batch(DeviceData* d, ReadbackBatch& b) {
       count_skip(f.msaa, MsaaSkips::kResources);
       continue;
     }
-    if (!s.msaa_dump.empty()) write_dump(expand_pattern(s.msaa_dump, d->index, b.frame, e.index), e);
+    if (!s.msaa_dump.empty()) write_dump(expand_path(s.msaa_dump, d->index, b.frame, e.index), e);
     if (want_states) {
-      const std::string path = expand_pattern(s.msaa_state_image, d->index, b.frame, e.index);
+      const std::string path = expand_path(s.msaa_state_image, d->index, b.frame, e.index);
       if (!write_state_image(path, states, e.width, e.height))
         std::fprintf(stderr, "VK_LAYER_TESSERA_stats: cannot write MSAA state image '%s'\n", path.c_str());
     }

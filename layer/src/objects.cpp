@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "layer_state.h"
+#include "msaa_image_plan.h"
 
 namespace tessera::layer {
 
@@ -73,18 +74,6 @@ VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
 // ---------------------------------------------------------------------------------------------
 // Images and views
 
-namespace {
-
-bool has_lazy_memory(DeviceData* d) {
-  VkPhysicalDeviceMemoryProperties mp{};
-  d->instance->table.GetPhysicalDeviceMemoryProperties(d->physical, &mp);
-  for (uint32_t i = 0; i < mp.memoryTypeCount; ++i)
-    if (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT) return true;
-  return false;
-}
-
-}  // namespace
-
 VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateInfo* ci,
                                            const VkAllocationCallbacks* pAllocator, VkImage* image) {
   DeviceData* d = get_device(device);
@@ -97,24 +86,17 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
   // Frame capture reads attachments: TRANSFER_SRC (single-sample) or SAMPLED (multisampled)
   // usage on a copy of the info.
   const VkImageCreateInfo* use = d->capture ? capture_image_info(d, ci, capture_copy) : ci;
-  if (msaa_colour && !msaa_format(ci->format)) {
-    reason = MsaaSkips::kFormat;
-  } else if (msaa_colour && ci->samples <= VK_SAMPLE_COUNT_8_BIT && ci->imageType == VK_IMAGE_TYPE_2D &&
-             ci->tiling == VK_IMAGE_TILING_OPTIMAL && d->instance->table.GetPhysicalDeviceFormatProperties &&
-             d->instance->table.GetPhysicalDeviceMemoryProperties) {
+  if (msaa_colour && d->instance->table.GetPhysicalDeviceFormatProperties &&
+      d->instance->table.GetPhysicalDeviceMemoryProperties) {
     VkFormatProperties fp{};
     d->instance->table.GetPhysicalDeviceFormatProperties(d->physical, ci->format, &fp);
-    if (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT) reason = kMsaaRead;
-    // A TRANSIENT attachment may carry attachment usages only, so sampling means dropping
-    // TRANSIENT. Only where that leaves the application's memory choice valid: on a device
-    // without lazily allocated memory a transient image lives in the same memory types anyway;
-    // with it, the application would pick lazy memory a sampled image cannot use.
-    if (reason == kMsaaRead && (ci->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT) && has_lazy_memory(d))
-      reason = MsaaSkips::kTransient;
-    if (reason == kMsaaRead && !(ci->usage & VK_IMAGE_USAGE_SAMPLED_BIT)) {
+    VkPhysicalDeviceMemoryProperties mp{};
+    d->instance->table.GetPhysicalDeviceMemoryProperties(d->physical, &mp);
+    const MsaaImagePlan plan = plan_msaa_image(*ci, fp.optimalTilingFeatures, mp);
+    reason = plan.reason;
+    if (plan.usage != ci->usage) {
       copy = *ci;
-      copy.usage =
-          (ci->usage & ~VkImageUsageFlags(VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT)) | VK_IMAGE_USAGE_SAMPLED_BIT;
+      copy.usage = plan.usage;
       use = &copy;
     }
   }

@@ -127,7 +127,7 @@ void begin_segment(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb
     return;
   }
   uint32_t slot = 0;
-  if (!d->reset_query_pool && cb->where != Where::kOutside) {
+  if (cb->gpu_reset && cb->where != Where::kOutside) {
     // Inside a render pass instance a slot cannot be reset: one reset before it began, if any.
     if (cb->reserved.empty()) {
       cb->incomplete = true;
@@ -142,9 +142,11 @@ void begin_segment(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb
         cb->incomplete = true;
         return;
       }
+      d->slots[slot].gpu_reset = cb->gpu_reset;
+      d->slots[slot].reusable = cb->reusable;
     }
     cb->own_slots.push_back(slot);
-    if (!d->reset_query_pool) d->table.CmdResetQueryPool(handle, slot_pool(d, slot), slot % kPoolSize, 1);
+    if (cb->gpu_reset) d->table.CmdResetQueryPool(handle, slot_pool(d, slot), slot % kPoolSize, 1);
   }
   d->table.CmdBeginQuery(handle, slot_pool(d, slot), slot % kPoolSize, 0);
   cb->all_slots.push_back(slot);
@@ -153,12 +155,14 @@ void begin_segment(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb
 }
 
 void reserve_slots(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, uint32_t count) {
-  if (d->reset_query_pool || !cb->queries_ok || cb->app_stats_active || cb->reserved.size() >= count) return;
+  if (!cb->gpu_reset || !cb->queries_ok || cb->app_stats_active || cb->reserved.size() >= count) return;
   count -= static_cast<uint32_t>(cb->reserved.size());
   std::lock_guard lock(d->state_mutex);
   for (uint32_t i = 0; i < count; ++i) {
     uint32_t slot = 0;
     if (!allocate_slot(d, cb->mask, slot)) return;
+    d->slots[slot].gpu_reset = true;
+    d->slots[slot].reusable = cb->reusable;
     cb->own_slots.push_back(slot);
     cb->reserved.push_back(slot);
     d->table.CmdResetQueryPool(handle, slot_pool(d, slot), slot % kPoolSize, 1);

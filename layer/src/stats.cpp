@@ -30,6 +30,17 @@ uint64_t CpuCounters::dispatches() const {
   return n;
 }
 
+std::string expand_path(std::string pattern, uint32_t device, uint64_t frame, int64_t image) {
+  const std::pair<const char*, std::string> keys[] = {
+      {"{device}", std::to_string(device)}, {"{frame}", std::to_string(frame)}, {"{image}", std::to_string(image)}};
+  for (size_t k = 0; k < (image < 0 ? 2u : 3u); ++k) {  // no image number: "{image}" stays
+    const auto& [key, value] = keys[k];
+    for (size_t at = pattern.find(key); at != std::string::npos; at = pattern.find(key, at + value.size()))
+      pattern.replace(at, std::strlen(key), value);
+  }
+  return pattern;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Settings
 
@@ -112,10 +123,10 @@ void apply(Settings& s, const std::string& key, const std::string& value, const 
     s.msaa_dump = value;
   } else if (key == "msaa_state_image") {
     s.msaa_state_image = value;
-  } else if (key == "query_interval") {
+  } else if (key == "query_interval" || key == "gpu_time_interval") {
     uint64_t n = 0;
     if (!parse_u64(value, n) || n == 0) return bad();
-    s.query_interval = n;
+    (key == "query_interval" ? s.query_interval : s.gpu_time_interval) = n;
   } else if (key == "query_granularity") {
     if (value == "render_pass")
       s.query_granularity = QueryGranularity::kRenderPass;
@@ -177,6 +188,7 @@ const char* const kKeys[][2] = {
     {"query_interval", "TESSERA_LAYER_QUERY_INTERVAL"},
     {"query_granularity", "TESSERA_LAYER_QUERY_GRANULARITY"},
     {"gpu_time", "TESSERA_LAYER_GPU_TIME"},
+    {"gpu_time_interval", "TESSERA_LAYER_GPU_TIME_INTERVAL"},
     {"hud", "TESSERA_LAYER_HUD"},
     {"hud_position", "TESSERA_LAYER_HUD_POSITION"},
     {"hud_scale", "TESSERA_LAYER_HUD_SCALE"},
@@ -412,36 +424,18 @@ std::string csv_frame(const FrameRecord& r, int gpp_columns) {
   return s + csv_gpp(r.gpp, gpp_columns) + csv_msaa(r.msaa);
 }
 
-// Mean and nearest-rank percentiles of per-frame times.
-struct TimeStats {
-  size_t n = 0;
-  double mean = 0, p50 = 0, p95 = 0, p99 = 0;
-};
-
-TimeStats time_stats(std::vector<double> v) {
-  TimeStats t;
-  t.n = v.size();
-  if (v.empty()) return t;
-  std::sort(v.begin(), v.end());
-  double sum = 0;
-  for (double x : v) sum += x;
-  t.mean = sum / double(v.size());
-  auto rank = [&](double p) { return v[std::min(v.size() - 1, size_t(std::ceil(p * double(v.size()))) - 1)]; };
-  t.p50 = rank(0.50), t.p95 = rank(0.95), t.p99 = rank(0.99);
-  return t;
-}
-
-std::string json_times(const TimeStats& t) {
+std::string json_times(const TimeSummary& t) {
   if (t.n == 0) return "null";
   return "{\"frames\":" + u(t.n) + ",\"mean\":" + d(t.mean) + ",\"p50\":" + d(t.p50) + ",\"p95\":" + d(t.p95) +
-         ",\"p99\":" + d(t.p99) + "}";
+         ",\"p99\":" + d(t.p99) + ",\"exact\":" + (t.exact ? "true" : "false") + "}";
 }
 
-std::string text_times(const char* what, const TimeStats& t) {
+std::string text_times(const char* what, const TimeSummary& t) {
   if (t.n == 0) return std::string("; ") + what + " frame time not measured";
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "; %s frame time ms mean %.3f p50 %.3f p95 %.3f p99 %.3f", what, t.mean, t.p50, t.p95,
-                t.p99);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "; %s frame time ms mean %.3f p50 %.3f p95 %.3f p99 %.3f (%llu frames%s)", what,
+                t.mean, t.p50, t.p95, t.p99, static_cast<unsigned long long>(t.n),
+                t.exact ? "" : ", percentiles within 0.5%");
   return buf;
 }
 
@@ -457,10 +451,9 @@ bool Output::write_frame(const FrameRecord& r) {
 }
 
 void Output::write_summary(const FrameRecord& t, uint64_t frames, uint64_t frames_written, uint64_t query_lost,
-                           const std::string& query_note, const FrameTimes& times) {
+                           const std::string& query_note, const TimeSummary& cpu_times, const TimeSummary& gpu_times) {
   std::lock_guard lock(mutex_);
   const CpuCounters& c = t.cpu;
-  const TimeStats cpu_times = time_stats(times.cpu), gpu_times = time_stats(times.gpu);
   if (ensure_open() && !csv_) {
     std::string s =
         "{\"summary\":true,\"device\":" + u(t.device) + ",\"frames\":" + u(frames) +

@@ -15,6 +15,7 @@
 #include <vulkan/vulkan.h>
 
 #include "capture_frames.h"
+#include "frame_times.h"
 #include "tessera/counter_set.h"
 #include "units.h"
 
@@ -132,8 +133,8 @@ enum class FrameDelimiter { kPresent, kSubmit, kLabel };
 enum class QueryGranularity { kRenderPass, kDraw };
 enum class HudPosition { kTopLeft, kTopRight, kBottomLeft, kBottomRight };
 // The HUD's panels, in display order (hud_panels setting: a comma list of these names).
-inline constexpr int kHudPanelCount = 4;
-inline constexpr const char* kHudPanelNames[kHudPanelCount] = {"frame_time", "draws", "gpp", "msaa"};
+inline constexpr int kHudPanelCount = 5;
+inline constexpr const char* kHudPanelNames[kHudPanelCount] = {"frame_time", "draws", "gpp", "msaa", "capture"};
 
 struct Settings {
   std::string output;  // empty: no per-frame file, summary on stderr only
@@ -147,7 +148,8 @@ struct Settings {
   bool queries = true;           // pipeline-statistics queries (GPU counts); off leaves the CPU-side counts
   uint64_t query_interval = 10;  // pipeline statistics in every Nth frame's recordings (cost, docs/layer.md)
   QueryGranularity query_granularity = QueryGranularity::kRenderPass;
-  bool gpu_time = true;  // timestamps around each submission (gpu_ms)
+  bool gpu_time = true;             // timestamps around the submissions of sampled frames (gpu_ms)
+  uint64_t gpu_time_interval = 10;  // frames 0, N, 2N, ... are timed; the others cost nothing (gpu_ms null)
   bool hud = false;      // the in-game HUD, drawn into presented images (hud.cpp)
   HudPosition hud_position = HudPosition::kTopLeft;
   float hud_scale = 1.0f;                            // 0.25 .. 4
@@ -172,12 +174,6 @@ struct Settings {
 // stderr and the default kept.
 Settings load_settings();
 
-// Per-frame CPU and GPU times of a device, for the summary's mean and percentiles.
-struct FrameTimes {
-  const std::vector<double>& cpu;
-  const std::vector<double>& gpu;
-};
-
 // Process-wide record writer: one file for every device of the process, opened on first use.
 class Output {
  public:
@@ -186,7 +182,7 @@ class Output {
   // False when the record could not be written (no output, or it failed to open).
   bool write_frame(const FrameRecord& r);
   void write_summary(const FrameRecord& totals, uint64_t frames, uint64_t frames_written, uint64_t query_lost,
-                     const std::string& query_note, const FrameTimes& times);
+                     const std::string& query_note, const TimeSummary& cpu_times, const TimeSummary& gpu_times);
 
  private:
   bool ensure_open();
@@ -196,6 +192,10 @@ class Output {
   bool failed_ = false;
   bool csv_ = false;
 };
+
+// A path setting with "{device}", "{frame}" and "{image}" replaced (image < 0: "{image}" kept, as
+// for capture_path, which has no image number).
+std::string expand_path(std::string pattern, uint32_t device, uint64_t frame, int64_t image = -1);
 
 // The process's settings (read once, at the first vkCreateInstance) and its record writer
 // (defined in device.cpp).

@@ -13,4 +13,5 @@ endif()
 set(ENV{XDG_DATA_HOME} ${PREFIX}/share)
 set(FRAMES 3)
 set(EXPECT_FRAMES 0-2)
+set(QUERY_INTERVAL 10)  # default settings
 include(${CMAKE_CURRENT_LIST_DIR}/vkcube_check.cmake)
