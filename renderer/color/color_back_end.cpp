@@ -5,6 +5,39 @@
 
 namespace tessera::color {
 
+namespace {
+
+// Distinct colours among one pixel's samples: the planes the pixel uses. Unrolled per sample
+// count (it runs for every pixel of every quad written).
+template <int kN>
+int distinct_of(const Rgba8* s) {
+  int distinct = 0;
+  for (int k = 0; k < kN; ++k) {
+    bool seen = false;
+    for (int j = 0; j < k; ++j) seen |= s[j] == s[k];
+    distinct += !seen;
+  }
+  return distinct;
+}
+
+int distinct_colours(const Rgba8* s, int samples) {
+  switch (samples) {
+    case 2: return distinct_of<2>(s);
+    case 4: return distinct_of<4>(s);
+    case 8: return distinct_of<8>(s);
+    default: break;
+  }
+  int distinct = 0;
+  for (int k = 0; k < samples; ++k) {
+    bool seen = false;
+    for (int j = 0; j < k && !seen; ++j) seen = s[j] == s[k];
+    distinct += !seen;
+  }
+  return distinct;
+}
+
+}  // namespace
+
 void ColorTraffic::merge(const ColorTraffic& o) {
   plane_bits_read += o.plane_bits_read;
   plane_bits_written += o.plane_bits_written;
@@ -33,7 +66,8 @@ ColorBackEnd::ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 c
       blocks_y_((height + kTileHeight - 1) / kTileHeight),
       halves_(cache.line_bytes < kPlaneBits / 8 ? 2 : 1),
       memory_(size_t(blocks_x_) * size_t(blocks_y_)),
-      final_(memory_.size()),
+      final_(payloads ? memory_.size() : 0),
+      sizes_(payloads ? 0 : memory_.size()),
       analysis_(memory_.size()),
       payloads_(payloads) {}
 
@@ -106,13 +140,7 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
     const int x = qx + (p & 1), y = qy + (p >> 1);
     if (x >= width_ || y >= height_) continue;
     const Rgba8* s = buffer_ + (size_t(y) * size_t(width_) + size_t(x)) * size_t(samples_);
-    int distinct = 0;
-    for (int k = 0; k < samples_; ++k) {
-      bool seen = false;
-      for (int j = 0; j < k && !seen; ++j) seen = s[j] == s[k];
-      distinct += !seen;
-    }
-    planes = std::max(planes, distinct);
+    planes = std::max(planes, distinct_colours(s, samples_));
   }
   const int block = (qy / kTileHeight) * blocks_x_ + qx / kTileWidth;
   analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
@@ -162,13 +190,7 @@ bool ColorBackEnd::all_used_planes_resident(int block, BlockView& v, Analysis& a
       int planes = 1;
       for (int p = 0; p < kTilePixels; ++p) {
         if (halves_ == 2 && (p % kTileWidth) / (kTileWidth / 2) != half) continue;
-        int distinct = 0;
-        for (int k = 0; k < tile.samples; ++k) {
-          bool seen = false;
-          for (int j = 0; j < k && !seen; ++j) seen = tile.at(p, j) == tile.at(p, k);
-          distinct += !seen;
-        }
-        planes = std::max(planes, distinct);
+        planes = std::max(planes, distinct_colours(&tile.color[size_t(p * tile.samples)], tile.samples));
       }
       a.half_planes[size_t(half)] = int8_t(planes);
     }
@@ -225,10 +247,22 @@ void ColorBackEnd::evict(uint64_t line) {
   }
 }
 
-StoredTile ColorBackEnd::final_sizes(int block, BlockView& v, Analysis& a, bool try_index_palette) {
+const StoredTile& ColorBackEnd::final_tile(int block) const {
+  if (payloads_) return final_[size_t(block)];
+  const FinalSizes& f = sizes_[size_t(block)];
+  view_.samples = samples_;
+  view_.state = f.state;
+  view_.planes_used = f.planes_used;
+  view_.plane_bits = f.plane_bits;
+  view_.index_bits = f.index_bits;
+  view_.baseline_uncompressed_bits = f.baseline_uncompressed_bits;
+  view_.baseline_planes_only_bits = f.baseline_planes_only_bits;
+  return view_;
+}
+
+ColorBackEnd::FinalSizes ColorBackEnd::final_sizes(int block, BlockView& v, Analysis& a, bool try_index_palette) {
   // store_tile's states and sizes (what the counters read) without packing planes or indices.
-  StoredTile out;
-  out.samples = samples_;
+  FinalSizes out;
   const int index_total = tile_index_bits(samples_);
   if (a.all_clear < 0) {
     // A block still cleared in memory was never written (every write leaves a line that the
@@ -270,13 +304,13 @@ void ColorBackEnd::flush() {
   // The stored form each block ends in, from its final samples and its final control state.
   for (size_t b = 0; b < memory_.size(); ++b) {
     const BlockMemory& m = memory_[b];
-    StoredTile& out = final_[b];
     if (!payloads_) {
       BlockView v{this, int(b)};
-      out = final_sizes(int(b), v, analysis(int(b)),
-                        m.state != TileState::planes_compressed && m.state != TileState::planes_uncompressed);
+      sizes_[b] = final_sizes(int(b), v, analysis(int(b)),
+                              m.state != TileState::planes_compressed && m.state != TileState::planes_uncompressed);
       continue;
     }
+    StoredTile& out = final_[b];
     const ColorTile tile = current(int(b));
     if (m.state == TileState::cleared) {
       out = store_tile(tile, clear_);  // an untouched block is all clear colour

@@ -50,7 +50,9 @@ class ColorBackEnd {
 
   int blocks_x() const { return blocks_x_; }
   int blocks_y() const { return blocks_y_; }
-  const StoredTile& final_tile(int block) const { return final_[size_t(block)]; }
+  // With payloads, the block's final stored form. Without, its state and sizes (planes and
+  // index bits unpacked) in a view that the next call reuses: copy it to keep it.
+  const StoredTile& final_tile(int block) const;
   const ColorTraffic& traffic() const { return traffic_; }
 
  private:
@@ -65,10 +67,10 @@ class ColorBackEnd {
   // rather than analysing the same samples again.
   struct Analysis {
     bool valid = false;
-    int8_t all_clear = -1;                 // -1: not known yet
-    int8_t planes_used = -1;               // distinct colours of the busiest pixel
-    std::array<int8_t, 2> half_planes{};   // per half, planes its pixels use (0: not known)
-    int8_t palette = -1;                   // -1 not tried, 0 did not fit, 1 fitted
+    int8_t all_clear = -1;                // -1: not known yet
+    int8_t planes_used = -1;              // distinct colours of the busiest pixel
+    std::array<int8_t, 2> half_planes{};  // per half, planes its pixels use (0: not known)
+    int8_t palette = -1;                  // -1 not tried, 0 did not fit, 1 fitted
     TileState palette_state = TileState::cleared;
     std::array<int16_t, kMaxSamples> plane_bits{};  // compressed_plane_bits + 1 (0: not known)
   };
@@ -86,7 +88,14 @@ class ColorBackEnd {
   int plane_bits(BlockView& v, Analysis& a, int plane);
   bool palette_fits(BlockView& v, Analysis& a);
   bool all_used_planes_resident(int block, BlockView& v, Analysis& a);
-  StoredTile final_sizes(int block, BlockView& v, Analysis& a, bool try_index_palette);
+  // A final stored form without payloads: what the counters read (ColorCounters::add).
+  struct FinalSizes {
+    TileState state = TileState::cleared;
+    int planes_used = 0;
+    int plane_bits = 0, index_bits = 0;
+    int baseline_uncompressed_bits = 0, baseline_planes_only_bits = 0;
+  };
+  FinalSizes final_sizes(int block, BlockView& v, Analysis& a, bool try_index_palette);
   ColorTile current(int block) const;
   uint64_t key(int block, int plane, int half) const {
     return uint64_t(block) << 8 | uint64_t(plane) << 1 | uint64_t(half);
@@ -105,7 +114,9 @@ class ColorBackEnd {
   int blocks_x_, blocks_y_;
   int halves_;  // 2 with 64-byte lines, 1 with 128-byte lines
   std::vector<BlockMemory> memory_;
-  std::vector<StoredTile> final_;
+  std::vector<StoredTile> final_;  // with payloads (1 KiB a block, so only then)
+  std::vector<FinalSizes> sizes_;  // without
+  mutable StoredTile view_;        // final_tile's view of sizes_
   std::vector<Analysis> analysis_;
   bool payloads_;
   ColorTraffic traffic_;

@@ -133,7 +133,8 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
       const uint32_t id = key_id(c);
       if (stt.owner[id] != kUnassigned) continue;
       const int x = int(id) % w, y = int(id) / w;
-      if (key_inside(c) != inside_neighbours(size_t(y + 1) * pw + size_t(x + 1))) continue;  // stale: a fresher entry is queued
+      if (key_inside(c) != inside_neighbours(size_t(y + 1) * pw + size_t(x + 1)))
+        continue;  // stale: a fresher entry is queued
       take(id);
     }
 
