@@ -2,7 +2,6 @@
 // the frame's pixels, depth and samples must not change, and no color.* counter may be left.
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <filesystem>
 #include <string>
 
@@ -59,10 +58,8 @@ TEST_P(ColorAccounting, OffChangesNoPixelAndLeavesNoCounter) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, ColorAccounting, ::testing::Values("default.json", "bench/objects.json"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                           return n;
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           return std::filesystem::path(p.param).stem().string();
                          });
 
 }  // namespace
