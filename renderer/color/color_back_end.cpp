@@ -1,8 +1,42 @@
 #include "color/color_back_end.h"
 
 #include <algorithm>
+#include <cstddef>
 
 namespace tessera::color {
+
+namespace {
+
+// Distinct colours among one pixel's samples: the planes the pixel uses. Unrolled per sample
+// count (it runs for every pixel of every quad written).
+template <int kN>
+int distinct_of(const Rgba8* s) {
+  int distinct = 0;
+  for (int k = 0; k < kN; ++k) {
+    bool seen = false;
+    for (int j = 0; j < k; ++j) seen |= s[j] == s[k];
+    distinct += !seen;
+  }
+  return distinct;
+}
+
+int distinct_colours(const Rgba8* s, int samples) {
+  switch (samples) {
+    case 2: return distinct_of<2>(s);
+    case 4: return distinct_of<4>(s);
+    case 8: return distinct_of<8>(s);
+    default: break;
+  }
+  int distinct = 0;
+  for (int k = 0; k < samples; ++k) {
+    bool seen = false;
+    for (int j = 0; j < k && !seen; ++j) seen = s[j] == s[k];
+    distinct += !seen;
+  }
+  return distinct;
+}
+
+}  // namespace
 
 void ColorTraffic::merge(const ColorTraffic& o) {
   plane_bits_read += o.plane_bits_read;
@@ -20,7 +54,7 @@ void ColorTraffic::merge(const ColorTraffic& o) {
 }
 
 ColorBackEnd::ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 clear, const Rgba8* buffer, int width,
-                           int height)
+                           int height, bool payloads)
     : geometry_(cache),
       cache_(cache),
       samples_(samples),
@@ -32,12 +66,61 @@ ColorBackEnd::ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 c
       blocks_y_((height + kTileHeight - 1) / kTileHeight),
       halves_(cache.line_bytes < kPlaneBits / 8 ? 2 : 1),
       memory_(size_t(blocks_x_) * size_t(blocks_y_)),
-      final_(memory_.size()) {}
+      final_(payloads ? memory_.size() : 0),
+      sizes_(payloads ? 0 : memory_.size()),
+      analysis_(memory_.size()),
+      payloads_(payloads) {}
+
+const ColorTile& ColorBackEnd::BlockView::samples() {
+  if (!tile) tile.emplace(unit->current(block));
+  return *tile;
+}
+
+const PlanedTile& ColorBackEnd::BlockView::planes() {
+  if (!planed) planed.emplace(to_planes(samples()));
+  return *planed;
+}
+
+ColorBackEnd::Analysis& ColorBackEnd::analysis(int block) {
+  Analysis& a = analysis_[size_t(block)];
+  if (!a.valid) a = Analysis{}, a.valid = true;
+  return a;
+}
+
+int ColorBackEnd::planes_used(BlockView& v, Analysis& a) {
+  if (a.planes_used < 0) a.planes_used = int8_t(v.planes().planes_used);
+  return a.planes_used;
+}
+
+int ColorBackEnd::plane_bits(BlockView& v, Analysis& a, int plane) {
+  int16_t& bits = a.plane_bits[size_t(plane)];
+  if (bits == 0) bits = int16_t(compressed_plane_bits(v.planes().planes[size_t(plane)]) + 1);
+  return bits - 1;
+}
+
+bool ColorBackEnd::palette_fits(BlockView& v, Analysis& a) {
+  if (a.palette < 0) {
+    IndexBits bits;
+    const auto enc = encode_index_palette(v.samples(), clear_, bits);
+    a.palette = enc ? 1 : 0;
+    if (enc) a.palette_state = tile_state_for(enc->mode);
+  }
+  return a.palette == 1;
+}
 
 ColorTile ColorBackEnd::current(int block) const {
   ColorTile t;
   t.samples = samples_;
   const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
+  if (bx + kTileWidth <= width_ && by + kTileHeight <= height_) {
+    // Inside the bin tile: each row of the block is one run of the pixel-major buffer.
+    const size_t row = size_t(kTileWidth) * size_t(samples_);
+    for (int y = 0; y < kTileHeight; ++y) {
+      std::copy_n(buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * size_t(samples_), row,
+                  t.color.begin() + std::ptrdiff_t(size_t(y) * row));
+    }
+    return t;
+  }
   for (int p = 0; p < kTilePixels; ++p) {
     const int x = bx + p % kTileWidth, y = by + p / kTileWidth;
     for (int k = 0; k < samples_; ++k) {
@@ -57,15 +140,10 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
     const int x = qx + (p & 1), y = qy + (p >> 1);
     if (x >= width_ || y >= height_) continue;
     const Rgba8* s = buffer_ + (size_t(y) * size_t(width_) + size_t(x)) * size_t(samples_);
-    int distinct = 0;
-    for (int k = 0; k < samples_; ++k) {
-      bool seen = false;
-      for (int j = 0; j < k && !seen; ++j) seen = s[j] == s[k];
-      distinct += !seen;
-    }
-    planes = std::max(planes, distinct);
+    planes = std::max(planes, distinct_colours(s, samples_));
   }
   const int block = (qy / kTileHeight) * blocks_x_ + qx / kTileWidth;
+  analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
   const int half = halves_ == 2 ? (qx % kTileWidth) / (kTileWidth / 2) : 0;
   for (int plane = 0; plane < planes; ++plane) access(block, plane, half);
 }
@@ -102,23 +180,21 @@ void ColorBackEnd::fill(int block, int plane) {
   }
 }
 
-bool ColorBackEnd::all_used_planes_resident(int block, const ColorTile& tile) const {
+bool ColorBackEnd::all_used_planes_resident(int block, BlockView& v, Analysis& a) {
   // A line is needed when its half of the tile uses that plane. A tile still cleared in
   // memory needs nothing from outside the cache: its untouched parts are the clear colour.
   if (memory_[size_t(block)].state == TileState::cleared) return true;
   for (int half = 0; half < halves_; ++half) {
-    int planes = 1;
-    for (int p = 0; p < kTilePixels; ++p) {
-      if (halves_ == 2 && (p % kTileWidth) / (kTileWidth / 2) != half) continue;
-      int distinct = 0;
-      for (int k = 0; k < tile.samples; ++k) {
-        bool seen = false;
-        for (int j = 0; j < k && !seen; ++j) seen = tile.at(p, j) == tile.at(p, k);
-        distinct += !seen;
+    if (a.half_planes[size_t(half)] == 0) {
+      const ColorTile& tile = v.samples();
+      int planes = 1;
+      for (int p = 0; p < kTilePixels; ++p) {
+        if (halves_ == 2 && (p % kTileWidth) / (kTileWidth / 2) != half) continue;
+        planes = std::max(planes, distinct_colours(&tile.color[size_t(p * tile.samples)], tile.samples));
       }
-      planes = std::max(planes, distinct);
+      a.half_planes[size_t(half)] = int8_t(planes);
     }
-    for (int plane = 0; plane < planes; ++plane) {
+    for (int plane = 0; plane < a.half_planes[size_t(half)]; ++plane) {
       if (!cache_.contains(key(block, plane, half))) return false;
     }
   }
@@ -129,18 +205,17 @@ void ColorBackEnd::evict(uint64_t line) {
   // Eviction flow: the tile holding the displaced line leaves with all its resident lines.
   const int block = int(line >> 8);
   BlockMemory& m = memory_[size_t(block)];
-  const ColorTile tile = current(block);
-  const PlanedTile planed = to_planes(tile);
+  Analysis& a = analysis(block);
+  BlockView v{this, block};
   // Step 3: the index-bit palette only when every used plane is in the cache.
-  if (all_used_planes_resident(block, tile)) {
+  if (all_used_planes_resident(block, v, a)) {
     ++traffic_.palette_attempts;
-    IndexBits bits;
-    if (const auto enc = encode_index_palette(tile, clear_, bits)) {
+    if (palette_fits(v, a)) {
       ++traffic_.palette_stores;
       for (int p = 0; p < kMaxSamples; ++p) {
         for (int h = 0; h < halves_; ++h) cache_.erase(key(block, p, h));
       }
-      m.state = tile_state_for(enc->mode);
+      m.state = a.palette_state;
       m.resident_lines = 0;
       m.index_on_chip = false;
       traffic_.index_bits_written += uint64_t(tile_index_bits(samples_));
@@ -157,13 +232,13 @@ void ColorBackEnd::evict(uint64_t line) {
       if (!cache_.contains(k)) continue;
       cache_.erase(k);
       --m.resident_lines;
-      const int stored_bits = p < planed.planes_used ? compressed_plane_bits(planed.planes[size_t(p)]) : 0;
+      const int stored_bits = p < planes_used(v, a) ? plane_bits(v, a, p) : 0;
       m.plane_bits[size_t(p)] = stored_bits;
       traffic_.plane_bits_written += uint64_t((stored_bits + halves_ - 1) / halves_);
     }
   }
   bool any_compressed = false;
-  for (int p = 0; p < planed.planes_used; ++p) any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
+  for (int p = 0; p < planes_used(v, a); ++p) any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
   m.state = any_compressed ? TileState::planes_compressed : TileState::planes_uncompressed;
   traffic_.control_bits_written += kControlBits;
   if (m.resident_lines == 0) {
@@ -172,15 +247,71 @@ void ColorBackEnd::evict(uint64_t line) {
   }
 }
 
+const StoredTile& ColorBackEnd::final_tile(int block) const {
+  if (payloads_) return final_[size_t(block)];
+  const FinalSizes& f = sizes_[size_t(block)];
+  view_.samples = samples_;
+  view_.state = f.state;
+  view_.planes_used = f.planes_used;
+  view_.plane_bits = f.plane_bits;
+  view_.index_bits = f.index_bits;
+  view_.baseline_uncompressed_bits = f.baseline_uncompressed_bits;
+  view_.baseline_planes_only_bits = f.baseline_planes_only_bits;
+  return view_;
+}
+
+ColorBackEnd::FinalSizes ColorBackEnd::final_sizes(int block, BlockView& v, Analysis& a, bool try_index_palette) {
+  // store_tile's states and sizes (what the counters read) without packing planes or indices.
+  FinalSizes out;
+  const int index_total = tile_index_bits(samples_);
+  if (a.all_clear < 0) {
+    // A block still cleared in memory was never written (every write leaves a line that the
+    // flush evicts into a stored state): all clear colour.
+    bool all_clear = true;
+    if (memory_[size_t(block)].state != TileState::cleared) {
+      const ColorTile& tile = v.samples();
+      for (int i = 0; i < kTilePixels * samples_ && all_clear; ++i) all_clear = tile.color[size_t(i)] == clear_;
+    }
+    a.all_clear = all_clear ? 1 : 0;
+  }
+  const int used = a.all_clear ? 1 : planes_used(v, a);
+  out.baseline_uncompressed_bits = samples_ * kPlaneBits;
+  out.baseline_planes_only_bits = used * kPlaneBits + index_total;
+  if (a.all_clear) return out;  // state cleared: the control code alone
+  if (try_index_palette && palette_fits(v, a)) {
+    out.state = a.palette_state;
+    out.index_bits = index_total;
+    return out;
+  }
+  out.planes_used = used;
+  int compressed_bits = 0;
+  for (int k = 0; k < used; ++k) compressed_bits += plane_bits(v, a, k) + kPlaneTagBits;
+  out.index_bits = index_total;
+  if (compressed_bits < used * kPlaneBits) {
+    out.state = TileState::planes_compressed;
+    out.plane_bits = compressed_bits;
+  } else {
+    out.state = TileState::planes_uncompressed;
+    out.plane_bits = used * kPlaneBits;
+  }
+  return out;
+}
+
 void ColorBackEnd::flush() {
   for (uint64_t line : cache_.resident_lru_order()) {
     if (cache_.contains(line)) evict(line);  // earlier tile evictions may have taken it
   }
   // The stored form each block ends in, from its final samples and its final control state.
   for (size_t b = 0; b < memory_.size(); ++b) {
-    const ColorTile tile = current(int(b));
     const BlockMemory& m = memory_[b];
+    if (!payloads_) {
+      BlockView v{this, int(b)};
+      sizes_[b] = final_sizes(int(b), v, analysis(int(b)),
+                              m.state != TileState::planes_compressed && m.state != TileState::planes_uncompressed);
+      continue;
+    }
     StoredTile& out = final_[b];
+    const ColorTile tile = current(int(b));
     if (m.state == TileState::cleared) {
       out = store_tile(tile, clear_);  // an untouched block is all clear colour
     } else {

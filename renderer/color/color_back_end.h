@@ -14,6 +14,7 @@
 // The functional result (what the resolve decodes) is the final stored form of each tile.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "color/color_cache.h"
@@ -36,7 +37,10 @@ struct ColorTraffic {
 class ColorBackEnd {
  public:
   // `buffer`: the bin tile's samples, pixel-major (`samples` per pixel), width x height.
-  ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 clear, const Rgba8* buffer, int width, int height);
+  // `payloads`: the final stored forms carry their packed planes and index bits (for a caller
+  // that decodes them); false gives the same states and sizes without packing any bits.
+  ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 clear, const Rgba8* buffer, int width, int height,
+               bool payloads = true);
 
   // The 2x2 quad at tile pixel (qx, qy) has written its samples into the buffer.
   void on_quad_written(int qx, int qy);
@@ -46,7 +50,9 @@ class ColorBackEnd {
 
   int blocks_x() const { return blocks_x_; }
   int blocks_y() const { return blocks_y_; }
-  const StoredTile& final_tile(int block) const { return final_[size_t(block)]; }
+  // With payloads, the block's final stored form. Without, its state and sizes (planes and
+  // index bits unpacked) in a view that the next call reuses: copy it to keep it.
+  const StoredTile& final_tile(int block) const;
   const ColorTraffic& traffic() const { return traffic_; }
 
  private:
@@ -56,6 +62,40 @@ class ColorBackEnd {
     int resident_lines = 0;
     bool index_on_chip = false;
   };
+  // What the eviction flow and the final store learn from a block's samples, kept until the
+  // block is written again: every eviction of an unchanged block, and its final store, reuse it
+  // rather than analysing the same samples again.
+  struct Analysis {
+    bool valid = false;
+    int8_t all_clear = -1;                // -1: not known yet
+    int8_t planes_used = -1;              // distinct colours of the busiest pixel
+    std::array<int8_t, 2> half_planes{};  // per half, planes its pixels use (0: not known)
+    int8_t palette = -1;                  // -1 not tried, 0 did not fit, 1 fitted
+    TileState palette_state = TileState::cleared;
+    std::array<int16_t, kMaxSamples> plane_bits{};  // compressed_plane_bits + 1 (0: not known)
+  };
+  // Lazily built views of one block's samples during one eviction or store.
+  struct BlockView {
+    const ColorBackEnd* unit;
+    int block;
+    std::optional<ColorTile> tile;  // built on first use: many evictions need neither
+    std::optional<PlanedTile> planed;
+    const ColorTile& samples();
+    const PlanedTile& planes();
+  };
+  Analysis& analysis(int block);
+  int planes_used(BlockView& v, Analysis& a);
+  int plane_bits(BlockView& v, Analysis& a, int plane);
+  bool palette_fits(BlockView& v, Analysis& a);
+  bool all_used_planes_resident(int block, BlockView& v, Analysis& a);
+  // A final stored form without payloads: what the counters read (ColorCounters::add).
+  struct FinalSizes {
+    TileState state = TileState::cleared;
+    int planes_used = 0;
+    int plane_bits = 0, index_bits = 0;
+    int baseline_uncompressed_bits = 0, baseline_planes_only_bits = 0;
+  };
+  FinalSizes final_sizes(int block, BlockView& v, Analysis& a, bool try_index_palette);
   ColorTile current(int block) const;
   uint64_t key(int block, int plane, int half) const {
     return uint64_t(block) << 8 | uint64_t(plane) << 1 | uint64_t(half);
@@ -64,7 +104,6 @@ class ColorBackEnd {
   void fill(int block, int plane);
   // Evicts the tile holding `line` (a resident line) with all its resident lines.
   void evict(uint64_t line);
-  bool all_used_planes_resident(int block, const ColorTile& tile) const;
 
   ColorCacheGeometry geometry_;
   ColorCache cache_;
@@ -75,7 +114,11 @@ class ColorBackEnd {
   int blocks_x_, blocks_y_;
   int halves_;  // 2 with 64-byte lines, 1 with 128-byte lines
   std::vector<BlockMemory> memory_;
-  std::vector<StoredTile> final_;
+  std::vector<StoredTile> final_;  // with payloads (1 KiB a block, so only then)
+  std::vector<FinalSizes> sizes_;  // without
+  mutable StoredTile view_;        // final_tile's view of sizes_
+  std::vector<Analysis> analysis_;
+  bool payloads_;
   ColorTraffic traffic_;
 };
 

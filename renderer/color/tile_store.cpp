@@ -36,7 +36,6 @@ IndexPaletteMode mode_of(TileState s) {
     default: return IndexPaletteMode::one_colour;
   }
 }
-constexpr int kPlaneTagBits = 2;  // per stored plane in the compressed state: its codec
 
 // Cold and out of line: building the message must not weigh on load_tile's inlining.
 [[noreturn, gnu::cold, gnu::noinline]] void corrupt_tile(const StoredTile& stored, const char* problem) {
@@ -50,13 +49,15 @@ StoredTile store_tile(const ColorTile& tile, Rgba8 clear, bool try_index_palette
   StoredTile out;
   out.samples = tile.samples;
   const int index_total = tile_index_bits(tile.samples);
-  const PlanedTile planed = to_planes(tile);
   out.baseline_uncompressed_bits = tile.samples * kPlaneBits;
-  out.baseline_planes_only_bits = planed.planes_used * kPlaneBits + index_total;
-
   bool all_clear = true;
   for (int i = 0; i < kTilePixels * tile.samples && all_clear; ++i) all_clear = tile.color[size_t(i)] == clear;
-  if (all_clear) return out;  // state cleared: the control code alone
+  if (all_clear) {  // state cleared: the control code alone; one plane (one colour) for the baseline
+    out.baseline_planes_only_bits = kPlaneBits + index_total;
+    return out;
+  }
+  const PlanedTile planed = to_planes(tile);
+  out.baseline_planes_only_bits = planed.planes_used * kPlaneBits + index_total;
 
   if (const auto enc = try_index_palette ? encode_index_palette(tile, clear, out.index) : std::nullopt) {
     out.state = tile_state_for(enc->mode);

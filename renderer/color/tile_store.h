@@ -25,6 +25,8 @@ const char* tile_state_name(TileState state);
 TileState tile_state_for(IndexPaletteMode mode);
 
 // A stored tile: its state and payload, and the bits each memory client carries.
+constexpr int kPlaneTagBits = 2;  // per stored plane in the compressed state: its codec
+
 struct StoredTile {
   TileState state = TileState::cleared;
   int samples = 1;

@@ -25,7 +25,8 @@ using json = nlohmann::json;
   X(frame, width) X(frame, height) X(frame, threads) X(frame, keep_samples) X(frame, diagnostics) X(frame, mode) \
   X(raster, tile_size) X(raster, cull_backface) X(raster, guard_band) X(raster, store_depth) \
   X(raster, msaa)                                                                         \
-  X(color, cache_bytes) X(color, line_bytes) X(color, ways) X(color, compression)                               \
+  X(color, cache_bytes) X(color, line_bytes) X(color, ways) X(color, compression)         \
+  X(color, accounting)                                                                    \
   X(tiling, mode) X(tiling, atomic_size) X(tiling, tile_buffer_bytes) X(tiling, alpha) \
   X(tiling, accounting) X(tiling, baselines)                                                                    \
   X(tessellation, gpps) X(tessellation, batch_size) X(tessellation, policy)               \

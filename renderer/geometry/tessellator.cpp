@@ -99,12 +99,13 @@ struct EdgeRule {
   }
 };
 
-// The placements of all points of one edge: segments + 1 values from 0 to 1.
-std::vector<Fixed> edge_points(Fixed level, int segments) {
+// The placements of all points of one edge: segments + 1 values from 0 to 1. A fixed buffer:
+// the tessellator allocates nothing per patch but the patch's own output.
+using EdgePoints = std::array<Fixed, kMaxTessLevel + 1>;
+void edge_points(Fixed level, int segments, EdgePoints& t) {
+  TS_CHECK(segments >= 1 && segments <= kMaxTessLevel, "edge segments out of [1, 64]");
   const EdgeRule rule(level, segments % 2 == 1);
-  std::vector<Fixed> t(size_t(segments) + 1);
   for (int i = 0; i <= segments; ++i) t[size_t(i)] = rule.place(i);
-  return t;
 }
 
 struct LevelRange {
@@ -156,29 +157,34 @@ Level bump_inner_level(TessSpacing spacing) {
 
 // A closed loop of point indices around one ring, in the ring's point order, split into sides
 // that run corner to corner. Side s is loop[offset[s]] .. loop[offset[s] + length[s]]
-// (wrapping), so consecutive sides share their corner. A ring collapsed to a line of points
+// (wrapping), so consecutive sides share their corner. A ring's points are consecutive indices
+// from `first`, so the loop is arithmetic rather than stored; one collapsed to a line of points
 // walks the line and back; one collapsed to a point has a loop of size 1 and sides of length 0.
 struct Ring {
-  std::vector<uint32_t> loop;
+  uint32_t first = 0;
+  int count = 1;        // loop size
+  int line_points = 0;  // > 0: the loop walks first .. first + line_points - 1 and back
   std::array<int, 4> offset{};
   std::array<int, 4> length{};
 
   uint32_t at(int side, int i) const {
     // offset + i never exceeds 2 x the loop size, so one conditional wrap replaces a division.
-    size_t k = size_t(offset[side] + i);
-    if (k >= loop.size()) k -= loop.size();
-    return loop[k];
+    int k = offset[size_t(side)] + i;
+    if (k >= count) k -= count;
+    if (line_points > 0 && k >= line_points) k = 2 * line_points - 2 - k;
+    return first + uint32_t(k);
   }
 };
 
-Ring make_ring(std::vector<uint32_t> loop, int sides, const std::array<int, 4>& lengths) {
+Ring make_ring(uint32_t first, int count, int sides, const std::array<int, 4>& lengths) {
   Ring r;
-  r.loop = std::move(loop);
+  r.first = first;
+  r.count = std::max(count, 1);
   int off = 0;
   for (int s = 0; s < sides; ++s) {
-    r.offset[s] = off;
-    r.length[s] = lengths[s];
-    off += lengths[s];
+    r.offset[size_t(s)] = off;
+    r.length[size_t(s)] = lengths[size_t(s)];
+    off += lengths[size_t(s)];
   }
   return r;
 }
@@ -186,35 +192,52 @@ Ring make_ring(std::vector<uint32_t> loop, int sides, const std::array<int, 4>& 
 // Consecutive point indices first .. first + count - 1 as a ring.
 Ring consecutive_ring(uint32_t first, int sides, const std::array<int, 4>& lengths) {
   int count = 0;
-  for (int s = 0; s < sides; ++s) count += lengths[s];
-  std::vector<uint32_t> loop(size_t(std::max(count, 1)));
-  for (size_t i = 0; i < loop.size(); ++i) loop[i] = first + uint32_t(i);
-  return make_ring(std::move(loop), sides, lengths);
+  for (int s = 0; s < sides; ++s) count += lengths[size_t(s)];
+  return make_ring(first, count, sides, lengths);
 }
 
 // A ring collapsed to the line of points first .. first + m - 1: the loop walks it and back.
 // `line_side` is the side (and the side opposite) that carries the line.
 Ring line_ring(uint32_t first, int m, int line_side) {
-  std::vector<uint32_t> loop;
-  for (int i = 0; i < m; ++i) loop.push_back(first + uint32_t(i));
-  for (int i = m - 2; i >= 1; --i) loop.push_back(first + uint32_t(i));
   std::array<int, 4> lengths{};
   lengths[size_t(line_side)] = lengths[size_t(line_side + 2)] = m - 1;
-  return make_ring(std::move(loop), 4, lengths);
+  Ring r = make_ring(first, m + std::max(m - 2, 0), 4, lengths);
+  r.line_points = m;
+  return r;
 }
 
-// One side of a ring as a chain of point indices (length + 1 points).
+// One side of a ring as a chain of point indices (length + 1 points), laid out once so that
+// stitching reads plain arrays: each point is read by up to six triangles.
 struct Chain {
-  const Ring* ring;
-  int side;
-  uint32_t operator[](int i) const { return ring->at(side, i); }
-  int points() const { return ring->length[side] + 1; }
+  std::array<uint32_t, kMaxTessLevel + 2> index;
+  int count = 0;
+  uint32_t operator[](int i) const { return index[size_t(i)]; }
+  int points() const { return count; }
 };
 
+void side_chain(const Ring& ring, int side, Chain& c) {
+  const int len = ring.length[size_t(side)];
+  c.count = len + 1;
+  if (ring.line_points == 0) {
+    // Within a side no index wraps (offset + i < count for i < length); only its end may.
+    const uint32_t base = ring.first + uint32_t(ring.offset[size_t(side)]);
+    for (int i = 0; i < len; ++i) c.index[size_t(i)] = base + uint32_t(i);
+    c.index[size_t(len)] = ring.at(side, len);
+  } else {
+    for (int i = 0; i <= len; ++i) c.index[size_t(i)] = ring.at(side, i);
+  }
+}
+
 // Emits triangles; each is counter-clockwise in (u, v) with v up.
+// Writes into storage sized up front from the closed-form counts (tess_counts).
 struct TriangleSink {
-  std::vector<uint32_t>& out;
-  void operator()(uint32_t a, uint32_t b, uint32_t c) { out.insert(out.end(), {a, b, c}); }
+  uint32_t* out;
+  void operator()(uint32_t a, uint32_t b, uint32_t c) {
+    out[0] = a;
+    out[1] = b;
+    out[2] = c;
+    out += 3;
+  }
 };
 
 // The strip between the outer ring (outer levels) and the first inner ring (inner level). Both
@@ -285,9 +308,8 @@ void stitch_mirrored(const Chain& outer, const Chain& inner, TriangleSink& tri) 
 
 // The quads between two parallel chains of equal length (the centre strip of a quad patch).
 // `flip_middle`: the middle quad takes the other diagonal (a strip along v at odd parity).
-void stitch_strip(const std::vector<uint32_t>& outer, const std::vector<uint32_t>& inner, bool flip_middle,
-                  TriangleSink& tri) {
-  const int n = int(inner.size());
+void stitch_strip(const Chain& outer, const Chain& inner, bool flip_middle, TriangleSink& tri) {
+  const int n = inner.points();
   if (!flip_middle) {
     for (int p = 0; p + 1 < n; ++p) {
       tri(inner[p], outer[p], outer[p + 1]);
@@ -307,29 +329,42 @@ void stitch_strip(const std::vector<uint32_t>& outer, const std::vector<uint32_t
   }
 }
 
+// Writes into storage sized up front from the closed-form counts (tess_counts).
 struct PointSink {
-  std::vector<glm::vec3>& points;
-  void quad(Fixed u, Fixed v) { points.emplace_back(to_float(u), to_float(v), 0.0f); }
+  glm::vec3* out;
+  void quad(Fixed u, Fixed v) { quad_f(to_float(u), to_float(v)); }
+  void quad_f(float u, float v) { *out++ = glm::vec3(u, v, 0.0f); }
   // Barycentric (u, v, 1 - u - v): exact, every value is a multiple of 2^-16 in [0, 1].
   void tri(Fixed u, Fixed v) {
     const float fu = to_float(u), fv = to_float(v);
-    points.emplace_back(fu, fv, 1.0f - fu - fv);
+    *out++ = glm::vec3(fu, fv, 1.0f - fu - fv);
   }
 };
 
-TessellatedPatch tessellate_quad(const ResolvedTessFactors& r) {
-  TessellatedPatch p;
-  p.kind = TessPrimitive::kTriangles;
-  const TessCounts counts = tess_counts(TessDomain::kQuad, r);
-  p.points.reserve(size_t(counts.points));
-  p.indices.reserve(size_t(counts.primitives) * 3);
-  PointSink pts{p.points};
-  TriangleSink tri{p.indices};
+// Sizes the patch's storage for these counts, keeping what it already holds (no allocation
+// when a reused patch is large enough).
+void size_patch(TessellatedPatch& p, const TessCounts& counts, TessPrimitive kind) {
+  p.kind = kind;
+  p.culled = false;
+  p.points.resize(size_t(counts.points));
+  p.indices.resize(size_t(counts.primitives) * (kind == TessPrimitive::kLines ? 2 : 3));
+}
+
+// Fixed-point placements as floats (exact), converted once per edge.
+using EdgeFloats = std::array<float, kMaxTessLevel + 1>;
+void to_floats(const EdgePoints& t, int segments, EdgeFloats& f) {
+  for (int i = 0; i <= segments; ++i) f[size_t(i)] = to_float(t[size_t(i)]);
+}
+
+void tessellate_quad(const ResolvedTessFactors& r, TessellatedPatch& p) {
+  size_patch(p, tess_counts(TessDomain::kQuad, r), TessPrimitive::kTriangles);
+  PointSink pts{p.points.data()};
+  TriangleSink tri{p.indices.data()};
   const auto& n = r.outer_segments;
   // Outer ring, counter-clockwise from the corner (0, 1): edge u=0 (outer[0]) down, v=0
   // (outer[1]) right, u=1 (outer[2]) up, v=1 (outer[3]) left.
-  std::array<std::vector<Fixed>, 4> t;
-  for (int e = 0; e < 4; ++e) t[size_t(e)] = edge_points(to_fixed(r.outer_level[size_t(e)]), n[size_t(e)]);
+  std::array<EdgePoints, 4> t;
+  for (int e = 0; e < 4; ++e) edge_points(to_fixed(r.outer_level[size_t(e)]), n[size_t(e)], t[size_t(e)]);
   for (int i = 0; i < n[0]; ++i) pts.quad(0, t[0][size_t(n[0] - i)]);
   for (int i = 0; i < n[1]; ++i) pts.quad(t[1][size_t(i)], 0);
   for (int i = 0; i < n[2]; ++i) pts.quad(kOne, t[2][size_t(i)]);
@@ -340,45 +375,51 @@ TessellatedPatch tessellate_quad(const ResolvedTessFactors& r) {
   if (iu == 1 && iv == 1) {  // only when every level is 1: one quad, two triangles
     TS_CHECK(n[0] + n[1] + n[2] + n[3] == 4, "inner level 1 with outer levels above 1 must have been bumped");
     p.indices = {1, 2, 0, 2, 3, 0};  // corners (0,1), (0,0), (1,0), (1,1): split along (0,1)-(1,0)
-    return p;
+    return;
   }
   // Inner placements: points 0 .. nu-1 along u and 0 .. nv-1 along v.
   const int nu = iu + 1, nv = iv + 1;
   const EdgeRule rule_u(to_fixed(r.inner_level[0]), iu % 2 == 1), rule_v(to_fixed(r.inner_level[1]), iv % 2 == 1);
-  const std::vector<Fixed> tu = edge_points(to_fixed(r.inner_level[0]), iu);
-  const std::vector<Fixed> tv = edge_points(to_fixed(r.inner_level[1]), iv);
+  EdgePoints tu_fixed, tv_fixed;
+  edge_points(to_fixed(r.inner_level[0]), iu, tu_fixed);
+  edge_points(to_fixed(r.inner_level[1]), iv, tv_fixed);
+  EdgeFloats tu, tv;
+  to_floats(tu_fixed, iu, tu);
+  to_floats(tv_fixed, iv, tv);
 
   // Ring k (k >= 1): the rectangle [tu[k], tu[nu-1-k]] x [tv[k], tv[nv-1-k]], in the outer
   // ring's order from its corner at (tu[k], tv[nv-1-k]).
   const int rings = std::min(nu, nv) / 2;
-  std::vector<uint32_t> ring_start(size_t(rings) + 1);
+  std::array<uint32_t, kMaxTessLevel + 1> ring_start{};
   for (int k = 1; k < rings; ++k) {
-    ring_start[size_t(k)] = uint32_t(p.points.size());
+    ring_start[size_t(k)] = uint32_t(pts.out - p.points.data());
     const int eu = nu - 1 - k, ev = nv - 1 - k;
-    for (int j = ev; j > k; --j) pts.quad(tu[size_t(k)], tv[size_t(j)]);
-    for (int i = k; i < eu; ++i) pts.quad(tu[size_t(i)], tv[size_t(k)]);
-    for (int j = k; j < ev; ++j) pts.quad(tu[size_t(eu)], tv[size_t(j)]);
-    for (int i = eu; i > k; --i) pts.quad(tu[size_t(i)], tv[size_t(ev)]);
+    for (int j = ev; j > k; --j) pts.quad_f(tu[size_t(k)], tv[size_t(j)]);
+    for (int i = k; i < eu; ++i) pts.quad_f(tu[size_t(i)], tv[size_t(k)]);
+    for (int j = k; j < ev; ++j) pts.quad_f(tu[size_t(eu)], tv[size_t(j)]);
+    for (int i = eu; i > k; --i) pts.quad_f(tu[size_t(i)], tv[size_t(ev)]);
   }
   // An even inner level along the shorter axis leaves a line of points at its middle.
   const bool row = nu > nv && iv % 2 == 0;              // along u at v = 1/2
   const bool column = !row && nv >= nu && iu % 2 == 0;  // along v at u = 1/2, top to bottom
-  const uint32_t line_start = uint32_t(p.points.size());
+  const uint32_t line_start = uint32_t(pts.out - p.points.data());
   int line_points = 0;
   if (row) {
-    for (int i = rings; i <= nu - 1 - rings; ++i, ++line_points) pts.quad(tu[size_t(i)], kHalf);
+    for (int i = rings; i <= nu - 1 - rings; ++i, ++line_points) pts.quad_f(tu[size_t(i)], 0.5f);
   } else if (column) {
-    for (int j = nv - 1 - rings; j >= rings; --j, ++line_points) pts.quad(kHalf, tv[size_t(j)]);
+    for (int j = nv - 1 - rings; j >= rings; --j, ++line_points) pts.quad_f(0.5f, tv[size_t(j)]);
   }
 
   // Rings joined outside in: the first strip by the transition rule, the others mirrored.
   const int stitched_rings = std::min((nu + 1) / 2, (nv + 1) / 2);
+  Chain o, in;
   for (int k = 1; k < stitched_rings; ++k) {
     const int su = nu - 1 - 2 * k, sv = nv - 1 - 2 * k;  // segments of ring k's sides
-    Ring inner = k < rings ? consecutive_ring(ring_start[size_t(k)], 4, {sv, su, sv, su})
-                           : line_ring(line_start, line_points, row ? 1 : 0);
+    const Ring inner = k < rings ? consecutive_ring(ring_start[size_t(k)], 4, {sv, su, sv, su})
+                                 : line_ring(line_start, line_points, row ? 1 : 0);
     for (int e = 0; e < 4; ++e) {
-      const Chain o{&outer, e}, in{&inner, e};
+      side_chain(outer, e, o);
+      side_chain(inner, e, in);
       if (k == 1) {
         const bool along_v = e % 2 == 0;
         const EdgeRule outer_rule(to_fixed(r.outer_level[size_t(e)]), n[size_t(e)] % 2 == 1);
@@ -388,43 +429,40 @@ TessellatedPatch tessellate_quad(const ResolvedTessFactors& r) {
         stitch_mirrored(o, in, tri);
       }
     }
-    outer = std::move(inner);
+    outer = inner;
   }
   // An odd inner level along the shorter axis leaves the innermost ring one cell thick: a
   // strip of quads between its two long sides (bottom and top rows, or left and right columns).
   if (nu > nv && iv % 2 == 1) {
     const int cells = outer.length[1];
-    std::vector<uint32_t> bottom(size_t(cells) + 1), top(size_t(cells) + 1);
+    o.count = in.count = cells + 1;
     for (int i = 0; i <= cells; ++i) {
-      bottom[size_t(i)] = outer.at(1, i);
-      top[size_t(i)] = outer.at(3, cells - i);
+      o.index[size_t(i)] = outer.at(1, i);
+      in.index[size_t(i)] = outer.at(3, cells - i);
     }
-    stitch_strip(bottom, top, false, tri);
+    stitch_strip(o, in, false, tri);
   } else if (nv >= nu && iu % 2 == 1) {
     const int cells = outer.length[0];
-    std::vector<uint32_t> left(size_t(cells) + 1), right(size_t(cells) + 1);
+    o.count = in.count = cells + 1;
     for (int j = 0; j <= cells; ++j) {
-      left[size_t(j)] = outer.at(0, j);
-      right[size_t(j)] = outer.at(2, cells - j);
+      o.index[size_t(j)] = outer.at(0, j);
+      in.index[size_t(j)] = outer.at(2, cells - j);
     }
-    stitch_strip(left, right, iv % 2 == 1, tri);
+    stitch_strip(o, in, iv % 2 == 1, tri);
   }
-  return p;
+  TS_CHECK(pts.out == p.points.data() + p.points.size() && tri.out == p.indices.data() + p.indices.size(),
+           "quad patch counts differ from the closed form");
 }
 
-TessellatedPatch tessellate_triangle(const ResolvedTessFactors& r) {
-  TessellatedPatch p;
-  p.kind = TessPrimitive::kTriangles;
-  const TessCounts counts = tess_counts(TessDomain::kTriangle, r);
-  p.points.reserve(size_t(counts.points));
-  p.indices.reserve(size_t(counts.primitives) * 3);
-  PointSink pts{p.points};
-  TriangleSink tri{p.indices};
+void tessellate_triangle(const ResolvedTessFactors& r, TessellatedPatch& p) {
+  size_patch(p, tess_counts(TessDomain::kTriangle, r), TessPrimitive::kTriangles);
+  PointSink pts{p.points.data()};
+  TriangleSink tri{p.indices.data()};
   // Corners V = (0,1,0), W = (0,0,1), U = (1,0,0). Outer ring counter-clockwise from V: edge
   // u=0 (outer[0]) from V to W, v=0 (outer[1]) from W to U, w=0 (outer[2]) from U to V.
   const auto& n = r.outer_segments;
-  std::array<std::vector<Fixed>, 3> t;
-  for (int e = 0; e < 3; ++e) t[size_t(e)] = edge_points(to_fixed(r.outer_level[size_t(e)]), n[size_t(e)]);
+  std::array<EdgePoints, 3> t;
+  for (int e = 0; e < 3; ++e) edge_points(to_fixed(r.outer_level[size_t(e)]), n[size_t(e)], t[size_t(e)]);
   for (int i = 0; i < n[0]; ++i) pts.tri(0, t[0][size_t(n[0] - i)]);
   for (int i = 0; i < n[1]; ++i) pts.tri(t[1][size_t(i)], 0);
   for (int i = 0; i < n[2]; ++i) pts.tri(t[2][size_t(n[2] - i)], kOne - t[2][size_t(n[2] - i)]);
@@ -434,18 +472,19 @@ TessellatedPatch tessellate_triangle(const ResolvedTessFactors& r) {
   if (ni == 1) {  // only when every level is 1: the single triangle
     TS_CHECK(n[0] + n[1] + n[2] == 3, "inner level 1 with outer levels above 1 must have been bumped");
     p.indices = {0, 1, 2};
-    return p;
+    return;
   }
   const int np = ni + 1;
   const bool inner_odd = ni % 2 == 1;
   const EdgeRule rule(to_fixed(r.inner_level[0]), inner_odd);
-  const std::vector<Fixed> ti = edge_points(to_fixed(r.inner_level[0]), ni);
+  EdgePoints ti;
+  edge_points(to_fixed(r.inner_level[0]), ni, ti);
   // Ring k: each side carries the inner placements k .. np-1-k of its own edge, pushed inwards
   // by 2/3 of placement k (the perpendicular coordinate), less half of that along the side.
   const int rings = np / 2;
-  std::vector<uint32_t> ring_start(size_t(rings) + 1);
+  std::array<uint32_t, kMaxTessLevel + 1> ring_start{};
   for (int k = 1; k < rings; ++k) {
-    ring_start[size_t(k)] = uint32_t(p.points.size());
+    ring_start[size_t(k)] = uint32_t(pts.out - p.points.data());
     const int end = np - 1 - k;
     const Fixed perp = (ti[size_t(k)] * kTwoThirds + kHalf) >> kFractionBits;
     const Fixed shift = (perp + 1) / 2;
@@ -456,16 +495,18 @@ TessellatedPatch tessellate_triangle(const ResolvedTessFactors& r) {
       pts.tri(u, kOne - u - perp);
     }
   }
-  const uint32_t centre = uint32_t(p.points.size());
+  const uint32_t centre = uint32_t(pts.out - p.points.data());
   if (!inner_odd) pts.tri(kOneThird, kOneThird);
 
   const int stitched_rings = (np + 1) / 2;
+  Chain o, in;
   for (int k = 1; k < stitched_rings; ++k) {
     const int s = np - 1 - 2 * k;
-    Ring inner =
-        k < rings ? consecutive_ring(ring_start[size_t(k)], 3, {s, s, s, 0}) : make_ring({centre}, 3, {0, 0, 0, 0});
+    const Ring inner =
+        k < rings ? consecutive_ring(ring_start[size_t(k)], 3, {s, s, s, 0}) : make_ring(centre, 1, 3, {0, 0, 0, 0});
     for (int e = 0; e < 3; ++e) {
-      const Chain o{&outer, e}, in{&inner, e};
+      side_chain(outer, e, o);
+      side_chain(inner, e, in);
       if (k == 1) {
         const EdgeRule outer_rule(to_fixed(r.outer_level[size_t(e)]), n[size_t(e)] % 2 == 1);
         stitch_transition(o, outer_rule.half_points, outer_rule.odd, in, rule.half_points, rule.odd, tri);
@@ -473,31 +514,35 @@ TessellatedPatch tessellate_triangle(const ResolvedTessFactors& r) {
         stitch_mirrored(o, in, tri);
       }
     }
-    outer = std::move(inner);
+    outer = inner;
   }
   if (inner_odd) tri(outer.at(0, 0), outer.at(1, 0), outer.at(2, 0));  // the innermost ring is one triangle
-  return p;
+  TS_CHECK(pts.out == p.points.data() + p.points.size() && tri.out == p.indices.data() + p.indices.size(),
+           "triangle patch counts differ from the closed form");
 }
 
-TessellatedPatch tessellate_isolines(const ResolvedTessFactors& r) {
-  TessellatedPatch p;
-  p.kind = TessPrimitive::kLines;
+void tessellate_isolines(const ResolvedTessFactors& r, TessellatedPatch& p) {
+  size_patch(p, tess_counts(TessDomain::kIsoline, r), TessPrimitive::kLines);
   // Lines at the placements 0 .. D-1 of the (integer) line count D, none at v = 1, each from
   // u = 0 to u = 1 with the segment level's placements.
   const int lines = r.outer_segments[0], segs = r.outer_segments[1];
-  const std::vector<Fixed> v = edge_points(to_fixed(r.outer_level[0]), lines);
-  const std::vector<Fixed> u_fixed = edge_points(to_fixed(r.outer_level[1]), segs);
-  std::vector<float> u(u_fixed.size());  // converted once, reused by every line
-  for (size_t i = 0; i < u.size(); ++i) u[i] = to_float(u_fixed[i]);
-  p.points.reserve(size_t(lines) * size_t(segs + 1));
-  p.indices.reserve(size_t(2) * size_t(lines) * size_t(segs));
+  EdgePoints v, u_fixed;
+  edge_points(to_fixed(r.outer_level[0]), lines, v);
+  edge_points(to_fixed(r.outer_level[1]), segs, u_fixed);
+  EdgeFloats u;  // converted once, reused by every line
+  to_floats(u_fixed, segs, u);
+  glm::vec3* point = p.points.data();
+  uint32_t* index = p.indices.data();
   for (int l = 0; l < lines; ++l) {
-    const uint32_t first = uint32_t(p.points.size());
+    const uint32_t first = uint32_t(point - p.points.data());
     const float fv = to_float(v[size_t(l)]);
-    for (int i = 0; i <= segs; ++i) p.points.emplace_back(u[size_t(i)], fv, 0.0f);
-    for (int i = 0; i < segs; ++i) p.indices.insert(p.indices.end(), {first + uint32_t(i), first + uint32_t(i) + 1});
+    for (int i = 0; i <= segs; ++i) *point++ = glm::vec3(u[size_t(i)], fv, 0.0f);
+    for (int i = 0; i < segs; ++i) {
+      index[0] = first + uint32_t(i);
+      index[1] = first + uint32_t(i) + 1;
+      index += 2;
+    }
   }
-  return p;
 }
 
 int used_outer_count(TessDomain domain) {
@@ -556,26 +601,34 @@ std::vector<float> tess_edge_parameters(float level, int segments) {
   TS_CHECK(level >= 1.0f && level <= float(kMaxTessLevel), "edge level out of [1, 64]");
   const Fixed fixed = to_fixed(level);
   TS_CHECK(fixed_point_count(fixed, segments % 2 == 1) - 1 == segments, "level does not round to segments");
-  const std::vector<Fixed> t = edge_points(fixed, segments);
-  std::vector<float> out(t.size());
-  for (size_t i = 0; i < t.size(); ++i) out[i] = to_float(t[i]);
+  EdgePoints t;
+  edge_points(fixed, segments, t);
+  std::vector<float> out(size_t(segments) + 1);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = to_float(t[i]);
   return out;
 }
 
-TessellatedPatch tessellate(TessDomain domain, TessSpacing spacing, const TessFactors& factors) {
+void tessellate(TessDomain domain, TessSpacing spacing, const TessFactors& factors, TessellatedPatch& out) {
   const ResolvedTessFactors r = resolve_tess_factors(domain, spacing, factors);
   if (r.culled) {
-    TessellatedPatch p;
-    p.kind = domain == TessDomain::kIsoline ? TessPrimitive::kLines : TessPrimitive::kTriangles;
-    p.culled = true;
-    return p;
+    out.points.clear();
+    out.indices.clear();
+    out.kind = domain == TessDomain::kIsoline ? TessPrimitive::kLines : TessPrimitive::kTriangles;
+    out.culled = true;
+    return;
   }
   switch (domain) {
-    case TessDomain::kTriangle: return tessellate_triangle(r);
-    case TessDomain::kQuad: return tessellate_quad(r);
-    case TessDomain::kIsoline: return tessellate_isolines(r);
+    case TessDomain::kTriangle: return tessellate_triangle(r, out);
+    case TessDomain::kQuad: return tessellate_quad(r, out);
+    case TessDomain::kIsoline: return tessellate_isolines(r, out);
   }
   TS_CHECK(false, "unknown tessellation domain");
+}
+
+TessellatedPatch tessellate(TessDomain domain, TessSpacing spacing, const TessFactors& factors) {
+  TessellatedPatch p;
+  tessellate(domain, spacing, factors, p);
+  return p;
 }
 
 TessCounts tess_counts(TessDomain domain, const ResolvedTessFactors& r) {

@@ -488,6 +488,37 @@ TEST(Tessellator, InnerLevelOneRule) {
             2);
 }
 
+// The streaming form reuses the caller's patch: whatever it held before (a larger patch, another
+// domain, a culled one), the result is exactly what a fresh tessellate() returns.
+TEST(Tessellator, ReusedPatchGivesTheFreshResult) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> level(0.5f, 66.0f);
+  TessellatedPatch reused;
+  int culled = 0;
+  for (int i = 0; i < 600; ++i) {
+    const TessDomain domain = TessDomain(i % 3);
+    const TessSpacing spacing = TessSpacing((i / 3) % 3);
+    TessFactors f;
+    for (float& o : f.outer) o = i % 17 == 0 ? -1.0f : level(rng);
+    for (float& in : f.inner) in = i % 5 == 0 ? 1.0f : level(rng);
+    const TessellatedPatch fresh = tessellate(domain, spacing, f);
+    tessellate(domain, spacing, f, reused);
+    culled += fresh.culled;
+    ASSERT_EQ(reused.culled, fresh.culled) << i;
+    ASSERT_EQ(reused.kind, fresh.kind) << i;
+    ASSERT_EQ(reused.indices, fresh.indices) << i;
+    ASSERT_EQ(reused.points.size(), fresh.points.size()) << i;
+    if (!fresh.points.empty()) {  // memcmp takes no null pointer, even for 0 bytes
+      ASSERT_EQ(std::memcmp(reused.points.data(), fresh.points.data(), fresh.points.size() * sizeof(glm::vec3)), 0)
+          << i;
+    }
+    const TessCounts counts = tess_counts(domain, resolve_tess_factors(domain, spacing, f));
+    EXPECT_EQ(reused.points.size(), counts.points) << i;
+    EXPECT_EQ(reused.primitive_count(), counts.primitives) << i;
+  }
+  EXPECT_GT(culled, 0);
+}
+
 TEST(Tessellator, NamesRoundTrip) {
   for (TessDomain d : {TessDomain::kTriangle, TessDomain::kQuad, TessDomain::kIsoline}) {
     TessDomain out{};

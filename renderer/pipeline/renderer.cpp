@@ -239,7 +239,8 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
     }
 
     t0 = Clock::now();
-    if (samples > 1 && diagnostics) {
+    const bool color_unit = samples > 1 && cfg.color.accounting;
+    if (color_unit && diagnostics) {
       FrameDiagnostics& d = frame.diagnostics;
       d.color_blocks_x = (pf.width + color::kTileWidth - 1) / color::kTileWidth;
       d.color_blocks_y = (pf.height + color::kTileHeight - 1) / color::kTileHeight;
@@ -263,7 +264,8 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
     tin.clear_depth = pf.clear_depth;
     tin.color_cache = color::ColorCacheGeometry{cfg.color.cache_bytes, cfg.color.line_bytes, cfg.color.ways};
     tin.compression = cfg.color.compression;
-    tin.color_states = samples > 1 && diagnostics;
+    tin.color_accounting = cfg.color.accounting;
+    tin.color_states = color_unit && diagnostics;
     tin.keep_samples = samples > 1 && cfg.frame.keep_samples;
     if (pf.per_draw) {
       FrameDiagnostics& d = frame.diagnostics;
@@ -328,7 +330,7 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
   fc[FrameCounters::threads] = uint64_t(arena.max_concurrency());
   fc.publish(frame.stats);
   if (have_picb) publish_tiling(cfg.tiling, tiling, frame, diagnostics);
-  if (samples > 1) {
+  if (samples > 1 && cfg.color.accounting) {
     color::ColorCounters cc;
     for (const color::ColorCounters& c : tiles.color) cc.merge(c);
     color::ColorTraffic traffic;

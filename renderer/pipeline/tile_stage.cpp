@@ -54,10 +54,12 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
   std::fill_n(tile.depth, pixels * kSamples, job.clear_depth);
   // With MSAA the colour writes go through the colour unit's cache as they happen.
   if constexpr (kSamples > 1)
-    p.back_end.emplace(job.color_cache, kSamples, job.clear_color, tile.color, tile.width, tile.height);
+    if (job.color_accounting)
+      p.back_end.emplace(job.color_cache, kSamples, job.clear_color, tile.color, tile.width, tile.height, false);
   uint32_t current_draw = 0;
   auto on_quad = [&](int x, int y, const unsigned* live) {
-    if constexpr (kSamples > 1) p.back_end->on_quad_written(x, y);
+    if constexpr (kSamples > 1)
+      if (p.back_end) p.back_end->on_quad_written(x, y);
     if (!job.sample_draw) return;
     // Per-draw diagnostics: the pixels of the quad whose samples this draw wrote.
     for (int q = 0; q < 4; ++q) {
@@ -133,15 +135,18 @@ void store_tile(const TileStageInput<FragmentShader>& job, TilePass<FragmentShad
   ledger.add_read(MemoryClient::texture, sampler.texel_fetches * sizeof(Rgba8));
   // Tile store. Depth: every sample when configured. Colour at 1x: the pixels. A multisampled
   // target goes through the colour unit in 8x4 blocks: each is compressed on store (control
-  // code, index bits, planes) and the resolve reads it back through the decompressor, so the
-  // frame is built from exactly what the colour unit stored.
+  // code, index bits, planes; states and sizes only, nothing packed) and the resolve reads the
+  // samples, which is what decoding the stored form gives (lossless: color_roundtrip_test, and
+  // tessera bench color decodes every block of every frame it measures).
   if (job.store_depth) ledger.add_write(MemoryClient::depth, pixels * kSamples * sizeof(float));
   if constexpr (kSamples == 1) {
     ledger.add_write(MemoryClient::color, pixels * sizeof(Rgba8));
+  } else if (!pass.back_end) {
+    ledger.add_write(MemoryClient::color, pixels * sizeof(Rgba8));  // color.accounting off: the resolved image only
   } else {
     color::ColorBackEnd& back_end = *pass.back_end;
     // End of the bin tile: the cache is flushed through the eviction flow; the resolve then
-    // reads every block in its final stored form through the decompressor.
+    // reads every block's final stored form (its bytes are charged below).
     back_end.flush();
     const color::ColorCounters before = *job_color;
     for (int b = 0; b < back_end.blocks_x() * back_end.blocks_y(); ++b) {
@@ -151,14 +156,6 @@ void store_tile(const TileStageInput<FragmentShader>& job, TilePass<FragmentShad
       if (job.color_states) {
         diag.color_states[size_t((tile.y0 + by) / color::kTileHeight) * size_t(diag.color_blocks_x) +
                           size_t((tile.x0 + bx) / color::kTileWidth)] = uint8_t(stored.state);
-      }
-      const color::ColorTile loaded = color::load_tile(stored, job.clear_color);
-      for (int p = 0; p < color::kTilePixels; ++p) {
-        const int x = bx + p % color::kTileWidth, y = by + p / color::kTileWidth;
-        if (x >= tile.width || y >= tile.height) continue;
-        for (int k = 0; k < kSamples; ++k) {
-          tile.color[(size_t(y) * size_t(tile.width) + size_t(x)) * kSamples + size_t(k)] = loaded.at(p, k);
-        }
       }
     }
     const color::ColorTraffic& traffic = back_end.traffic();

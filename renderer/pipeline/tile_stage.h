@@ -39,6 +39,7 @@ struct TileStageInput {
   float clear_depth = 1.0f;
   color::ColorCacheGeometry color_cache;
   bool compression = true;    // false: charge an uncompressed MSAA target's traffic
+  bool color_accounting = true;  // false: no colour unit (MSAA resolves the samples directly)
   bool color_states = false;  // fill Frame::diagnostics.color_states (MSAA)
   bool keep_samples = false;  // fill Frame::diagnostics.samples (MSAA)
   // Per-draw diagnostics: per tile the draws' counters (TileStageOutput::draw_runs), and per

@@ -1,7 +1,9 @@
 #include "tiling/supertiles.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <numeric>
 
@@ -54,9 +56,18 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
   capacity = std::max(1, capacity);
 
   // Seeds in order of cost (highest first), ties by id.
-  std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return picb.cost[a] > picb.cost[b]; });
+  // Two stable 8-bit radix passes on the inverted cost: the order of a stable sort by cost,
+  // highest first, without its comparisons.
+  std::vector<uint32_t> order(n), scratch(n);
+  std::iota(scratch.begin(), scratch.end(), 0u);
+  for (int shift = 0; shift < 16; shift += 8) {
+    std::array<uint32_t, 257> start{};
+    auto digit = [&](uint32_t id) { return size_t(((0xffffu - picb.cost[id]) >> shift) & 0xffu); };
+    for (uint32_t id : scratch) ++start[digit(id) + 1];
+    for (size_t d = 0; d < 256; ++d) start[d + 1] += start[d];
+    for (uint32_t id : scratch) order[start[digit(id)]++] = id;
+    if (shift == 0) std::swap(order, scratch);
+  }
 
   // Candidate key packed into one integer so the heap compares a single word: cost (16 bits),
   // then tiles already inside that it touches (3 bits), then nearness to the seed (16 bits,
@@ -69,6 +80,13 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
   auto key_inside = [](uint64_t k) { return int((k >> 40) & 7u); };
   std::vector<uint64_t> heap;
   heap.reserve(size_t(capacity) * 8);
+  // Owners also on a grid with a one-tile border that belongs to no supertile and is never
+  // free, so neighbours are read without bounds checks.
+  constexpr uint32_t kBorder = ~0u - 1;
+  const size_t pw = size_t(w) + 2;
+  std::vector<uint32_t> po(pw * (size_t(h) + 2), kBorder);
+  for (int y = 0; y < h; ++y) std::fill_n(po.begin() + std::ptrdiff_t(size_t(y + 1) * pw + 1), w, kUnassigned);
+  const std::ptrdiff_t step[4] = {-1, 1, -std::ptrdiff_t(pw), std::ptrdiff_t(pw)};  // left, right, up, down
   size_t seed_cursor = 0;
   for (uint32_t s = 0;; ++s) {
     while (seed_cursor < n && stt.owner[order[seed_cursor]] != kUnassigned) ++seed_cursor;
@@ -76,29 +94,25 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
     const uint32_t seed = order[seed_cursor];
     const int sx = int(seed) % w, sy = int(seed) / w;
     int size = 0;
-    auto inside_neighbours = [&](int x, int y) {
-      int c = 0;
-      if (x > 0 && stt.owner[size_t(y) * size_t(w) + size_t(x - 1)] == s) ++c;
-      if (x + 1 < w && stt.owner[size_t(y) * size_t(w) + size_t(x + 1)] == s) ++c;
-      if (y > 0 && stt.owner[size_t(y - 1) * size_t(w) + size_t(x)] == s) ++c;
-      if (y + 1 < h && stt.owner[size_t(y + 1) * size_t(w) + size_t(x)] == s) ++c;
-      return c;
+    auto inside_neighbours = [&](size_t pid) {
+      return int(po[pid - 1] == s) + int(po[pid + 1] == s) + int(po[pid - pw] == s) + int(po[pid + pw] == s);
     };
     heap.clear();  // the frontier: a max-heap of candidate keys, storage reused
     auto take = [&](uint32_t id) {
+      const int x = int(id) % w, y = int(id) / w;
+      const size_t pid = size_t(y + 1) * pw + size_t(x + 1);
       stt.owner[id] = s;
+      po[pid] = s;
       stt.entries.push_back(id);
       ++size;
-      const int x = int(id) % w, y = int(id) / w;
       const int nx[4] = {x - 1, x + 1, x, x};
       const int ny[4] = {y, y, y - 1, y + 1};
       for (int k = 0; k < 4; ++k) {
-        if (nx[k] < 0 || ny[k] < 0 || nx[k] >= w || ny[k] >= h) continue;
+        const size_t npid = size_t(std::ptrdiff_t(pid) + step[k]);
+        if (po[npid] != kUnassigned) continue;  // taken, or outside the screen
         const uint32_t nid = uint32_t(ny[k] * w + nx[k]);
-        if (stt.owner[nid] != kUnassigned) continue;
         // Re-queue with the current count of inside neighbours; stale entries are skipped.
-        heap.push_back(
-            key(picb.cost[nid], inside_neighbours(nx[k], ny[k]), std::abs(nx[k] - sx) + std::abs(ny[k] - sy), nid));
+        heap.push_back(key(picb.cost[nid], inside_neighbours(npid), std::abs(nx[k] - sx) + std::abs(ny[k] - sy), nid));
         std::push_heap(heap.begin(), heap.end());
       }
     };
@@ -119,7 +133,8 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
       const uint32_t id = key_id(c);
       if (stt.owner[id] != kUnassigned) continue;
       const int x = int(id) % w, y = int(id) / w;
-      if (key_inside(c) != inside_neighbours(x, y)) continue;  // stale: a fresher entry is queued
+      if (key_inside(c) != inside_neighbours(size_t(y + 1) * pw + size_t(x + 1)))
+        continue;  // stale: a fresher entry is queued
       take(id);
     }
 
@@ -149,30 +164,45 @@ void refine(const Picb& picb, int capacity, std::vector<uint32_t>& owner) {
   for (uint32_t o : owner) count = std::max(count, o + 1);
   std::vector<int> size(count, 0);
   for (uint32_t o : owner) ++size[o];
+  // Owners and costs on a grid with a one-tile border of no supertile, so the sweep reads the
+  // four neighbours without bounds checks (it runs up to 8 times over every tile, twice a frame).
+  constexpr uint32_t kOutside = ~0u;  // never a supertile: never `from`, never a target
+  const size_t pw = size_t(w) + 2;
+  std::vector<uint32_t> po(pw * (size_t(h) + 2), kOutside);
+  std::vector<uint32_t> pc(po.size(), 0);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      po[size_t(y + 1) * pw + size_t(x + 1)] = owner[size_t(y * w + x)];
+      pc[size_t(y + 1) * pw + size_t(x + 1)] = picb.cost[size_t(y * w + x)];
+    }
+  }
+  // Neighbours in the order left, right, up, down.
+  const std::ptrdiff_t step[4] = {-1, 1, -std::ptrdiff_t(pw), std::ptrdiff_t(pw)};
   for (int pass = 0; pass < 8; ++pass) {
     bool moved = false;
     for (int y = 0; y < h; ++y) {
-      for (int x = 0; x < w; ++x) {
-        const size_t id = size_t(y * w + x);
-        const uint32_t from = owner[id];
+      for (size_t pid = size_t(y + 1) * pw + 1, row_end = pid + size_t(w); pid < row_end; ++pid) {
+        const uint32_t from = po[pid];
+        const uint32_t c = pc[pid];
+        // A tile of cost 0 changes no cut edge (every edge costs min(0, .) = 0), and one whose
+        // neighbours all share its supertile has nowhere to go: neither can move.
+        if (c == 0) continue;
+        uint32_t nb[4];
+        for (int d = 0; d < 4; ++d) nb[d] = po[size_t(std::ptrdiff_t(pid) + step[d])];
+        if (nb[0] == from && nb[1] == from && nb[2] == from && nb[3] == from) continue;
         if (size[from] <= 1) continue;
-        const uint32_t c = picb.cost[id];
-        const int nx[4] = {x - 1, x + 1, x, x};
-        const int ny[4] = {y, y, y - 1, y + 1};
+        int64_t edge[4];
+        for (int e = 0; e < 4; ++e) edge[e] = std::min(c, pc[size_t(std::ptrdiff_t(pid) + step[e])]);
         int64_t best_delta = 0;
         uint32_t best_to = from;
         for (int d = 0; d < 4; ++d) {
-          if (nx[d] < 0 || ny[d] < 0 || nx[d] >= w || ny[d] >= h) continue;
-          const uint32_t to = owner[size_t(ny[d] * w + nx[d])];
-          if (to == from || size[to] >= capacity) continue;
+          const uint32_t to = nb[d];
+          if (to == from || to == kOutside || size[to] >= capacity) continue;
           // Moving: edges to `from` become cut, edges to `to` stop being cut.
           int64_t delta = 0;
           for (int e = 0; e < 4; ++e) {
-            if (nx[e] < 0 || ny[e] < 0 || nx[e] >= w || ny[e] >= h) continue;
-            const size_t nid = size_t(ny[e] * w + nx[e]);
-            const int64_t edge = std::min(c, uint32_t(picb.cost[nid]));
-            if (owner[nid] == from) delta += edge;
-            if (owner[nid] == to) delta -= edge;
+            if (nb[e] == from) delta += edge[e];
+            if (nb[e] == to) delta -= edge[e];
           }
           if (delta < best_delta) {
             best_delta = delta;
@@ -180,7 +210,7 @@ void refine(const Picb& picb, int capacity, std::vector<uint32_t>& owner) {
           }
         }
         if (best_to != from) {
-          owner[id] = best_to;
+          po[pid] = best_to;
           --size[from];
           ++size[best_to];
           moved = true;
@@ -188,6 +218,9 @@ void refine(const Picb& picb, int capacity, std::vector<uint32_t>& owner) {
       }
     }
     if (!moved) break;
+  }
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) owner[size_t(y * w + x)] = po[size_t(y + 1) * pw + size_t(x + 1)];
   }
 }
 

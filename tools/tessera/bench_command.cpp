@@ -128,6 +128,29 @@ int run_color_bench(const BenchArgs& args, const std::vector<std::filesystem::pa
       add("color_bytes", double(run.stored_bytes), "planes_only", double(run.planes_only_bytes));
       add("compress_tiles_per_s", run.compress_tiles_per_s, "raw_copy", run.copy_tiles_per_s);
       add("decompress_tiles_per_s", run.decompress_tiles_per_s, "raw_copy", run.copy_tiles_per_s);
+      // What the colour unit costs the frame: wall time with it against the same frame with its
+      // accounting off (color.accounting=false: same pixels, no colour unit), interleaved so
+      // both see the same machine load; medians of --repetitions after --warmup.
+      {
+        Config timed = config;
+        timed.frame.keep_samples = false;
+        Config off = timed;
+        off.color.accounting = false;
+        Renderer with_unit(timed), without_unit(off);
+        std::vector<double> on_ms, off_ms;
+        auto time_frame = [&](Renderer& r) {
+          const auto t0 = std::chrono::steady_clock::now();
+          r.render(scene, scene.camera);
+          return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        };
+        for (int i = 0; i < args.warmup + std::max(1, args.repetitions); ++i) {
+          const double a = time_frame(with_unit), b = time_frame(without_unit);
+          if (i >= args.warmup) on_ms.push_back(a), off_ms.push_back(b);
+        }
+        add("frame_ms", median(on_ms), "color_accounting_off", median(off_ms));
+        std::printf("%-24s frame %.1f ms, %.1f ms with color.accounting off: %.3f\n", name.c_str(), median(on_ms),
+                    median(off_ms), median(on_ms) / median(off_ms));
+      }
       std::printf("%-24s %8llu %10.3f %10.3f %12.3g %12.3g %12.3g\n", name.c_str(), (unsigned long long)run.tiles,
                   double(run.stored_bytes) / double(run.uncompressed_bytes),
                   double(run.stored_bytes) / double(run.planes_only_bytes), run.compress_tiles_per_s,

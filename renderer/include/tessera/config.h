@@ -128,6 +128,8 @@ struct ColorConfig {
   int line_bytes = 64;      // 64 (a 4x4 half of a tile's plane) or 128 (a whole plane)
   int ways = 4;             // associativity, LRU replacement
   bool compression = true;  // false: memory traffic of an uncompressed MSAA target (pixels unchanged)
+  bool accounting = true;   // false: the colour unit is not modelled (no cache, no stored forms, no
+                            // colour.* counters); the resolve reads the samples. Pixels unchanged.
 };
 
 // Tiling (adaptive-tiling spec). The PICB over atomic tiles and the supertiles grown from it

@@ -73,6 +73,9 @@ std::vector<float> tess_edge_parameters(float level, int segments);
 
 // Tessellates one patch.
 TessellatedPatch tessellate(TessDomain domain, TessSpacing spacing, const TessFactors& factors);
+// The same into `out`, reusing its storage: a caller tessellating patch after patch allocates
+// nothing once its buffers have grown to the largest patch.
+void tessellate(TessDomain domain, TessSpacing spacing, const TessFactors& factors, TessellatedPatch& out);
 
 // Number of points and primitives tessellate() produces for these factors, without building
 // them (the closed forms of docs/tessellator.md).
