@@ -158,7 +158,7 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
   // Shades the pending quads and writes their surviving samples, in quad order.
   auto flush = [&]() {
     if (pending_count == 0) return;
-    unsigned lives[kBatch];
+    unsigned lives[kBatch] = {};
     for (int i = 0; i < pending_count; ++i) lives[i] = pending[i].live;
     float alpha[4] = {1.0f, 1.0f, 1.0f, 1.0f};
     if constexpr (kBatched) {
