@@ -122,6 +122,8 @@ TEST(ShaderEu, FrameCountersAreTheSumOfTheStages) {
 // are the pixels that called the library. A second quad behind the first makes masked lanes.
 TEST(ShaderEu, LaneCountersAccountForEveryLane) {
   Scene scene = quad_scene(glm::vec3(0.0f), 0.0f, ToneMapping::clamp, true);
+  // The front quad turned about the view axis: its edges cut the back quad's 2x2 quads.
+  scene.instances[0].transform = glm::rotate(glm::mat4(1.0f), 0.4f, glm::vec3(0.0f, 0.0f, 1.0f));
   scene.instances.push_back(Instance{0, 0, glm::translate(glm::mat4(1.0f), glm::vec3(0.3f, 0.2f, -0.5f))});
   const Stats s = render(scene);
   const uint64_t invocations = s.get_u64("raster.fs.invocations");
