@@ -137,8 +137,8 @@ HWY_BEFORE_NAMESPACE();
 namespace tessera::eu_lanes {
 namespace HWY_NAMESPACE {
 
-// Runs `algo` on n lanes a vector at a time (the tail padded with 1), then re-evaluates the
-// lanes that left the fast path with the scalar function.
+// Runs `algo` on n lanes a vector at a time (a partial last vector padded with 1), then
+// re-evaluates the lanes that left the fast path with the scalar function.
 template <class Algo, class Scalar>
 void run_lanes(const float* x, const float* y, float* out, int n, Algo algo, Scalar scalar) {
   const DF d;
@@ -147,16 +147,32 @@ void run_lanes(const float* x, const float* y, float* out, int n, Algo algo, Sca
   HWY_ALIGN int32_t redo[hn::MaxLanes(d)];
   for (int i = 0; i < n; i += step) {
     const int m = n - i < step ? n - i : step;
-    for (int j = 0; j < step; ++j) {
-      xs[j] = j < m ? x[i + j] : 1.0f;
-      ys[j] = j < m && y ? y[i + j] : 1.0f;
+    VF vx, vy;
+    if (m == step) {
+      vx = hn::LoadU(d, x + i);
+      vy = y ? hn::LoadU(d, y + i) : hn::Set(d, 1.0f);
+    } else {
+      for (int j = 0; j < step; ++j) {
+        xs[j] = j < m ? x[i + j] : 1.0f;
+        ys[j] = j < m && y ? y[i + j] : 1.0f;
+      }
+      vx = hn::Load(d, xs);
+      vy = hn::Load(d, ys);
     }
     eu::LaneIsa<Lanes> k;
-    const Lanes r = algo(Lanes(hn::Load(d, xs)), Lanes(hn::Load(d, ys)), k);
-    hn::Store(r.v, d, rs);
+    const Lanes r = algo(Lanes(vx), Lanes(vy), k);
+    if (m == step) {
+      hn::StoreU(r.v, d, out + i);
+    } else {
+      hn::Store(r.v, d, rs);
+      for (int j = 0; j < m; ++j) out[i + j] = rs[j];
+    }
     const auto again = hn::Or(k.slow, hn::IsNaN(r.v));
+    if (hn::AllFalse(d, again)) continue;
     hn::Store(hn::VecFromMask(DI(), hn::RebindMask(DI(), again)), DI(), redo);
-    for (int j = 0; j < m; ++j) out[i + j] = redo[j] ? scalar(xs[j], ys[j]) : rs[j];
+    for (int j = 0; j < m; ++j) {
+      if (redo[j]) out[i + j] = scalar(x[i + j], y ? y[i + j] : 1.0f);
+    }
   }
 }
 
