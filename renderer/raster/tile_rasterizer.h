@@ -2,7 +2,8 @@
 // whole at their corners) and 2x2 quads, tests the pixel centres against the edge functions
 // (top-left rule) where a block is only partly covered, runs the early LESS depth test on D32F, and
 // shades each quad with at least one surviving pixel once, helpers included (the fragment
-// program needs its neighbours for texture derivatives).
+// program needs its neighbours for texture derivatives). Programs with a batch entry (run_quads)
+// shade up to four of a triangle's quads together, the 16 lanes of the modelled EU.
 #pragma once
 
 #include <algorithm>
