@@ -4,11 +4,13 @@
 // (tessera::capture, docs/capture.md) are written by the renderer library.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -17,6 +19,7 @@
 
 #include "capture_frames.h"
 #include "commands.h"
+#include "msaa_readback.h"
 #include "tessera/capture.h"
 
 namespace tessera::layer {
@@ -56,8 +59,11 @@ struct CapturePipeline {
   bool tessellation = false, geometry = false, mesh = false;
   std::vector<capture::ShaderInfo> shaders;
   capture::DrawState state;
-  // Dynamic state the pipeline takes from the command buffer.
+  // Dynamic state the pipeline takes from the command buffer (VK_EXT_extended_dynamic_state,
+  // core in Vulkan 1.3): each draw then records the value last set in the recording.
   bool dynamic_viewport = false, dynamic_scissor = false;
+  bool dynamic_cull = false, dynamic_front_face = false, dynamic_topology = false;
+  bool dynamic_depth_test = false, dynamic_depth_write = false, dynamic_depth_compare = false;
 };
 
 struct CaptureImage {
@@ -77,10 +83,12 @@ const VkRenderPassCreateInfo* capture_render_pass(const VkRenderPassCreateInfo* 
                                                   std::vector<VkAttachmentDescription>& attachments);
 const VkRenderPassCreateInfo2* capture_render_pass(const VkRenderPassCreateInfo2* ci, VkRenderPassCreateInfo2& copy,
                                                    std::vector<VkAttachmentDescription2>& attachments);
-// vkCreateImage: a copy of `ci` with TRANSFER_SRC usage for attachments (so the capture frame
-// can copy them), or `ci` itself.
-const VkImageCreateInfo* capture_image_info(const VkImageCreateInfo* ci, VkImageCreateInfo& copy);
-void capture_image_created(DeviceData* d, VkImage image, const VkImageCreateInfo& ci, bool readable);
+// vkCreateImage: a copy of `ci` with TRANSFER_SRC usage for single-sample attachments (so the
+// capture frame can copy them), SAMPLED usage for multisampled ones (read sample by sample by
+// the compute read-back), or `ci` itself.
+const VkImageCreateInfo* capture_image_info(DeviceData* d, const VkImageCreateInfo* ci, VkImageCreateInfo& copy);
+// `usage`: the usage the image was created with (the copy's, or the application's).
+void capture_image_created(DeviceData* d, VkImage image, const VkImageCreateInfo& ci, VkImageUsageFlags usage);
 void capture_forget_image(DeviceData* d, VkImage image);
 // Swapchains (called by the intercepts in objects.cpp): the presented images are attachments too.
 VkResult capture_create_swapchain(DeviceData* d, VkDevice device, const VkSwapchainCreateInfoKHR* ci,
@@ -132,13 +140,15 @@ struct CaptureRecording {
   std::vector<CaptureChunk> chunks;
   std::vector<VkQueryPool> pools;
   VkQueryPool pass_pool = VK_NULL_HANDLE;  // queries reset for the open pass instance
-  uint32_t pass_queries_used = 0;
+  uint32_t pass_queries_used = 0, pass_query_capacity = 0;
   std::vector<CapturePassNote> passes;
   std::vector<CaptureDrawNote> draws;
   int32_t open_pass = -1;
   VkPipeline pipeline = VK_NULL_HANDLE;
   std::vector<ViewportState> viewports;
   std::vector<ScissorRect> scissors;
+  // Dynamic rasterization and depth state last set (-1: not set in this recording).
+  int cull = -1, front_face = -1, depth_test = -1, depth_write = -1, depth_compare = -1;
 };
 
 // vkBeginCommandBuffer: whether this recording is noted (capture frames, or a command buffer
@@ -161,9 +171,15 @@ struct CaptureDrawCall {
   capture::DrawCall call = capture::DrawCall::draw;
   uint32_t vertex_count = 0, instance_count = 0;  // direct draws
   bool direct = true;
+  // vkCmdDrawMulti(Indexed)EXT: each draw's vertex (index) count; the whole call is bracketed as
+  // one captured draw whose vertex_count is their sum.
+  std::span<const uint32_t> multi;
 };
 bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, const CaptureDrawCall& call);
 void capture_after_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb);
+// vkCmdDrawMulti(Indexed)EXT: `infos` the application's VkMultiDraw(Indexed)InfoEXT array.
+bool capture_before_multi_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, bool indexed,
+                               uint32_t count, const unsigned char* infos, uint32_t stride, uint32_t instances);
 
 // ---------------------------------------------------------------------------------------------
 // Submission and frames
@@ -194,11 +210,19 @@ struct CaptureDevice {
   std::unordered_map<VkSwapchainKHR, CaptureImage> swapchains;
   std::unordered_map<VkPipeline, uint32_t> budgets;  // vertices for draws of unknown size (grown on overflow)
 
+  // The compute read-back of multisampled attachments (msaa_readback.cpp), the capture's own
+  // (used under `mutex`): colour and depth shaders.
+  MsaaResources colour_samples, depth_samples;
+
   capture::Frame frame;  // being captured
   bool frame_open = false;
   uint64_t frame_number = 0;
   capture::Capture header;  // application and device, copied into every file
   uint64_t patched = 0, patch_failed = 0, written = 0, write_failed = 0;
+  // Stream queries per render pass instance: 256 at first, doubled (up to 65536) whenever a pass
+  // instance runs out, so a later capture frame captures its draws; draws left out so, counted.
+  std::atomic<uint32_t> queries_per_pass{256};
+  std::atomic<uint64_t> query_limit_draws{0};
   bool warned = false;
 
   // The writer thread: one file per captured frame.

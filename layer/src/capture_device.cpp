@@ -217,9 +217,16 @@ void read_state(const VkGraphicsPipelineCreateInfo& ci, CapturePipeline& p) {
   bool dyn_vp = false, dyn_sc = false;
   if (ci.pDynamicState)
     for (uint32_t i = 0; i < ci.pDynamicState->dynamicStateCount; ++i) {
+      // The EXT enumerants of extended dynamic state have the core values.
       const VkDynamicState ds = ci.pDynamicState->pDynamicStates[i];
       dyn_vp |= ds == VK_DYNAMIC_STATE_VIEWPORT || ds == VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT;
       dyn_sc |= ds == VK_DYNAMIC_STATE_SCISSOR || ds == VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT;
+      p.dynamic_cull |= ds == VK_DYNAMIC_STATE_CULL_MODE;
+      p.dynamic_front_face |= ds == VK_DYNAMIC_STATE_FRONT_FACE;
+      p.dynamic_topology |= ds == VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY;
+      p.dynamic_depth_test |= ds == VK_DYNAMIC_STATE_DEPTH_TEST_ENABLE;
+      p.dynamic_depth_write |= ds == VK_DYNAMIC_STATE_DEPTH_WRITE_ENABLE;
+      p.dynamic_depth_compare |= ds == VK_DYNAMIC_STATE_DEPTH_COMPARE_OP;
     }
   p.dynamic_viewport = dyn_vp;
   p.dynamic_scissor = dyn_sc;
@@ -432,20 +439,53 @@ const VkRenderPassCreateInfo2* capture_render_pass(const VkRenderPassCreateInfo2
 // ---------------------------------------------------------------------------------------------
 // Images
 
-const VkImageCreateInfo* capture_image_info(const VkImageCreateInfo* ci, VkImageCreateInfo& copy) {
+namespace {
+
+// Multisampled attachments the capture reads sample by sample with the compute read-back:
+// 8-bit UNORM RGBA colour (what its shader packs exactly) and depth.
+bool sample_readable_format(VkFormat f) { return msaa_format(f) || depth_stencil_format(f); }
+
+bool has_lazy_memory(const VkPhysicalDeviceMemoryProperties& mp) {
+  for (uint32_t i = 0; i < mp.memoryTypeCount; ++i)
+    if (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT) return true;
+  return false;
+}
+
+}  // namespace
+
+const VkImageCreateInfo* capture_image_info(DeviceData* d, const VkImageCreateInfo* ci, VkImageCreateInfo& copy) {
   const VkImageUsageFlags attachment =
       VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
-  // Transient attachments may carry no other usage; multisampled ones are not copied.
-  if (!(ci->usage & attachment) || (ci->usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) ||
-      (ci->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT) || ci->samples != VK_SAMPLE_COUNT_1_BIT ||
-      ci->imageType != VK_IMAGE_TYPE_2D)
-    return ci;
+  if (!(ci->usage & attachment) || ci->imageType != VK_IMAGE_TYPE_2D) return ci;
+  if (ci->samples != VK_SAMPLE_COUNT_1_BIT) {
+    // Read by a compute shader (copies take single-sample images only): SAMPLED usage. A
+    // TRANSIENT attachment may carry attachment usages only, so it is dropped, as the MSAA
+    // read-back does, where that leaves the application's memory choice valid (no lazily
+    // allocated memory on the device).
+    if ((ci->usage & VK_IMAGE_USAGE_SAMPLED_BIT) || ci->samples > VK_SAMPLE_COUNT_8_BIT ||
+        ci->tiling != VK_IMAGE_TILING_OPTIMAL || !sample_readable_format(ci->format) ||
+        !d->instance->table.GetPhysicalDeviceFormatProperties)
+      return ci;
+    if ((ci->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT) && has_lazy_memory(d->capture->memory)) return ci;
+    VkFormatProperties fp{};
+    d->instance->table.GetPhysicalDeviceFormatProperties(d->physical, ci->format, &fp);
+    if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) return ci;
+    copy = *ci;
+    copy.usage = (ci->usage & ~VkImageUsageFlags(VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT)) | VK_IMAGE_USAGE_SAMPLED_BIT;
+    return &copy;
+  }
+  // Transient attachments may carry no other usage.
+  if ((ci->usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) || (ci->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT)) return ci;
   copy = *ci;
   copy.usage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
   return &copy;
 }
 
-void capture_image_created(DeviceData* d, VkImage image, const VkImageCreateInfo& ci, bool readable) {
+void capture_image_created(DeviceData* d, VkImage image, const VkImageCreateInfo& ci, VkImageUsageFlags usage) {
+  // Single-sample images are copied out, multisampled ones sampled by the compute read-back.
+  const bool readable = ci.samples == VK_SAMPLE_COUNT_1_BIT
+                            ? (usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) != 0
+                            : (usage & VK_IMAGE_USAGE_SAMPLED_BIT) != 0 && sample_readable_format(ci.format);
   std::lock_guard lock(d->capture->mutex);
   d->capture->images[image] = {ci.format, ci.extent, uint32_t(ci.samples), readable};
 }

@@ -5,6 +5,7 @@
 // goes to the device's writer thread, which writes one .tcap file per frame
 // (tessera::capture::write_capture) so that presentation does not wait for compression and I/O.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -69,6 +70,9 @@ struct Copy {
   VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
   VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT;
   uint32_t copy_bytes = 0;  // per texel as copied
+  // Multisampled: every sample read by the compute read-back (msaa_readback.cpp) into `entry`.
+  uint32_t samples = 1;
+  ReadbackEntry entry;
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
   void* mapped = nullptr;
@@ -92,6 +96,38 @@ void barrier(DeviceData* d, VkCommandBuffer cb, VkImage image, VkImageAspectFlag
   b.subresourceRange = {aspect, 0, 1, 0, 1};
   d->table.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, nullptr,
                               0, nullptr, 1, &b);
+}
+
+// The words the per-sample read-back wrote (width * height * samples, pixel-major) as the
+// capture stores the attachment's texels: colour in the format's byte order (the shader packs
+// R in the low byte, whatever the format), D16 as 16 bits, other depth as float32.
+void store_samples(capture::Attachment& a, const uint32_t* words) {
+  const size_t n = size_t(a.width) * a.height * a.samples;
+  const VkFormat f = VkFormat(a.vk_format);
+  a.texels.resize(n * a.texel_bytes);
+  uint8_t* out = a.texels.data();
+  if (a.kind == capture::AttachmentKind::depth) {
+    for (size_t i = 0; i < n; ++i) {
+      float v = 0;
+      std::memcpy(&v, &words[i], 4);
+      if (a.texel_bytes == 2) {
+        const auto w = uint16_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 65535.0f));
+        std::memcpy(out + 2 * i, &w, 2);
+      } else {
+        std::memcpy(out + 4 * i, &v, 4);
+      }
+    }
+    return;
+  }
+  const bool bgra = f == VK_FORMAT_B8G8R8A8_UNORM;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t w = words[i];
+    const uint8_t r = uint8_t(w), g = uint8_t(w >> 8), b = uint8_t(w >> 16), al = uint8_t(w >> 24);
+    out[4 * i + 0] = bgra ? b : r;
+    out[4 * i + 1] = g;
+    out[4 * i + 2] = bgra ? r : b;
+    out[4 * i + 3] = al;
+  }
 }
 
 // Copies the attachments out on `queue` and waits; fills the frame's texels (c.mutex held).
@@ -134,6 +170,19 @@ void read_attachments(DeviceData* d, VkQueue queue, std::vector<Copy>& copies, c
   for (Copy& cp : copies) {
     if (!ok) break;
     capture::Attachment& a = frame.passes[cp.pass].attachments[cp.attachment];
+    if (cp.samples > 1) {
+      SampleReadback what;
+      what.image = cp.image;
+      what.format = VkFormat(a.vk_format);
+      what.width = a.width;
+      what.height = a.height;
+      what.samples = cp.samples;
+      what.layout = cp.layout;
+      what.depth = a.kind == capture::AttachmentKind::depth;
+      if (!record_sample_readback(d, what.depth ? c.depth_samples : c.colour_samples, cb, what, cp.entry))
+        a.skip_reason = "out_of_memory";
+      continue;
+    }
     VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bci.size = VkDeviceSize(a.width) * a.height * cp.copy_bytes;
     bci.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -177,6 +226,16 @@ void read_attachments(DeviceData* d, VkQueue queue, std::vector<Copy>& copies, c
   }
   for (Copy& cp : copies) {
     capture::Attachment& a = frame.passes[cp.pass].attachments[cp.attachment];
+    if (cp.samples > 1) {
+      if (ok && cp.entry.mapped)
+        store_samples(a, static_cast<const uint32_t*>(cp.entry.mapped));
+      else if (a.skip_reason.empty())
+        a.skip_reason = "copy_failed";
+      if (cp.entry.set)
+        release_sample_readback(d, a.kind == capture::AttachmentKind::depth ? c.depth_samples : c.colour_samples,
+                                cp.entry);
+      continue;
+    }
     if (ok && cp.mapped) {
       const size_t texels = size_t(a.width) * a.height;
       const auto* src = static_cast<const uint8_t*>(cp.mapped);
@@ -240,6 +299,13 @@ capture::Draw read_draw(DeviceData* d, CaptureDevice& c, const CaptureRecording&
   }
   draw.primitives_written = written;
   draw.primitives_needed = needed;
+  if (!n.counter && needed > written && needed * 3 <= n.capacity) {
+    // Room for every primitive, yet fewer written: the driver's transform feedback did not
+    // carry on through the whole call (e.g. between the draws of one vkCmdDrawMultiEXT). A
+    // bigger buffer would not help: recorded with its own reason, nothing grown.
+    draw.skip_reason = "transform_feedback_incomplete";
+    return draw;
+  }
   if (needed > written || written * 3 > n.capacity) {
     draw.skip_reason = "overflow";
     // Later recordings get room for it (the next eligible frame captures it).
@@ -307,6 +373,7 @@ void capture_after_submit(DeviceData* d, VkQueue queue, const std::vector<VkComm
         cp.image = a.image;
         cp.layout = a.layout;
         const VkFormat f = VkFormat(att.vk_format);
+        cp.samples = att.samples;
         if (att.kind == capture::AttachmentKind::depth) {
           cp.aspect = VK_IMAGE_ASPECT_DEPTH_BIT;
           cp.copy_bytes = f == VK_FORMAT_D16_UNORM || f == VK_FORMAT_D16_UNORM_S8_UINT ? 2 : 4;
@@ -358,14 +425,17 @@ void destroy_capture_device(DeviceData* d) {
     c.queue_cv.notify_one();
   }
   if (c.writer.joinable()) c.writer.join();
+  destroy_readback_resources(d, c.colour_samples);
+  destroy_readback_resources(d, c.depth_samples);
   // Recordings still allocated go with the device: their objects first.
   for (auto& [handle, state] : d->command_buffers) capture_release_recording(d, state.get());
   if (settings().summary)
     std::fprintf(stderr,
                  "VK_LAYER_TESSERA_stats: device %u capture: %llu pipelines patched, %llu not, %llu frames written, "
-                 "%llu failed%s%s\n",
+                 "%llu failed, %llu draws past a pass's queries (now %u per pass)%s%s\n",
                  d->index, static_cast<unsigned long long>(c.patched), static_cast<unsigned long long>(c.patch_failed),
                  static_cast<unsigned long long>(c.written), static_cast<unsigned long long>(c.write_failed),
+                 static_cast<unsigned long long>(c.query_limit_draws.load()), c.queries_per_pass.load(),
                  c.xfb ? "" : "; no geometry: ", c.xfb ? "" : c.note.c_str());
   d->capture.reset();
 }

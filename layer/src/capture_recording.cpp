@@ -5,6 +5,8 @@
 // reset or freed; they are read only when it is submitted in a capture frame.
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <mutex>
 #include <shared_mutex>
 
@@ -14,9 +16,9 @@
 namespace tessera::layer {
 namespace {
 
-constexpr uint32_t kQueriesPerPass = 256;       // draws captured per render pass instance
-constexpr VkDeviceSize kChunkBytes = 4u << 20;  // transform-feedback memory per allocation
-constexpr uint32_t kDefaultBudget = 1u << 16;   // vertices for draws of unknown size
+constexpr uint32_t kMaxQueriesPerPass = 1u << 16;  // the most the per-pass pool grows to
+constexpr VkDeviceSize kChunkBytes = 4u << 20;     // transform-feedback memory per allocation
+constexpr uint32_t kDefaultBudget = 1u << 16;      // vertices for draws of unknown size
 
 bool is_depth(VkFormat f) {
   switch (f) {
@@ -92,8 +94,8 @@ CaptureAttachmentNote attachment_note(DeviceData* d, VkImage image, VkFormat for
     a.info.skip_reason = "store_op_dont_care";
   else if (image == VK_NULL_HANDLE || img.format == VK_FORMAT_UNDEFINED)
     a.info.skip_reason = "unknown_image";
-  else if (img.samples > 1)
-    a.info.skip_reason = "multisampled";
+  else if (img.samples > 1 && !is_depth(format) && !msaa_format(format))
+    a.info.skip_reason = "format";  // the per-sample read-back packs 8-bit UNORM RGBA only
   else if (!img.readable)
     a.info.skip_reason = "not_readable";
   else if (a.info.texel_bytes == 0)
@@ -109,12 +111,15 @@ void open_pass_queries(DeviceData* d, VkCommandBuffer handle, CommandBufferState
   if (!d->capture->xfb || !cb->primary) return;
   VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
   qi.queryType = VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT;
-  qi.queryCount = kQueriesPerPass;
+  // Sized by the device's current allowance (grown when a pass instance ran out of queries).
+  const uint32_t queries = d->capture->queries_per_pass.load(std::memory_order_relaxed);
+  qi.queryCount = queries;
   VkQueryPool pool = VK_NULL_HANDLE;
   if (d->table.CreateQueryPool(d->device, &qi, d->alloc(), &pool) != VK_SUCCESS) return;
   rec.pools.push_back(pool);
-  d->table.CmdResetQueryPool(handle, pool, 0, kQueriesPerPass);
+  d->table.CmdResetQueryPool(handle, pool, 0, queries);
   rec.pass_pool = pool;
+  rec.pass_query_capacity = queries;
 }
 
 // Transform-feedback memory for `bytes`: a region of the recording's chunks (16-byte aligned).
@@ -125,7 +130,8 @@ bool allocate(DeviceData* d, CaptureRecording& rec, VkDeviceSize bytes, uint32_t
     c.size = std::max(kChunkBytes, bytes);
     VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bi.size = c.size;
-    bi.usage = VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT | VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_COUNTER_BUFFER_BIT_EXT;
+    bi.usage =
+        VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT | VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_COUNTER_BUFFER_BIT_EXT;
     const DeviceTable& t = d->table;
     if (t.CreateBuffer(d->device, &bi, d->alloc(), &c.buffer) != VK_SUCCESS) return false;
     VkMemoryRequirements req{};
@@ -234,8 +240,11 @@ void capture_begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBuf
   std::vector<CaptureAttachmentNote> colour, depth;
   for (size_t i = 0; i < info.attachments.size(); ++i) {
     const AttachmentDesc& a = info.attachments[i];
+    // Noted recordings begin the layer's store copy where there is one (recording.cpp): it
+    // stores every multisampled attachment.
+    const VkAttachmentStoreOp store = a.samples > 1 && info.store_copy ? VK_ATTACHMENT_STORE_OP_STORE : a.store;
     CaptureAttachmentNote n =
-        attachment_note(d, i < images.size() ? images[i] : VK_NULL_HANDLE, a.format, a.final_layout, a.store);
+        attachment_note(d, i < images.size() ? images[i] : VK_NULL_HANDLE, a.format, a.final_layout, store);
     const bool clears = a.load == VK_ATTACHMENT_LOAD_OP_CLEAR && begin->pClearValues && i < begin->clearValueCount;
     if (n.info.kind == capture::AttachmentKind::depth) {
       if (clears) {
@@ -334,14 +343,29 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
     if (pipe->dynamic_scissor) draw.state.scissors = rec.scissors;
     if (!draw.state.viewports.empty()) draw.state.raster.viewport = draw.state.viewports[0];
     if (!draw.state.scissors.empty()) draw.state.raster.scissor = draw.state.scissors[0];
+    // Dynamic state, where the pipeline declares it (a value set before the pipeline was bound
+    // still applies: Vulkan keeps dynamic state across binds of pipelines that declare it).
+    ClipSpaceState& r = draw.state.raster;
+    if (pipe->dynamic_cull && rec.cull >= 0) r.cull = CullMode(rec.cull & 3);
+    if (pipe->dynamic_front_face && rec.front_face >= 0)
+      r.front_face = rec.front_face == VK_FRONT_FACE_CLOCKWISE ? FrontFace::clockwise : FrontFace::counter_clockwise;
+    if (pipe->dynamic_depth_test && rec.depth_test >= 0) r.depth.test = rec.depth_test != 0;
+    if (pipe->dynamic_depth_write && rec.depth_write >= 0) r.depth.write = rec.depth_write != 0;
+    if (pipe->dynamic_depth_compare && rec.depth_compare >= 0)
+      r.depth.compare = CompareOp(std::min(rec.depth_compare, 7));
+    if (pipe->dynamic_topology && cb->dyn_topology != kNoTopology) draw.state.application_topology = cb->dyn_topology;
   }
   // Whether transform feedback can bracket this draw, else why not.
-  const bool multiview = rec.open_pass >= 0 && size_t(rec.open_pass) < rec.passes.size() &&
-                         rec.passes[size_t(rec.open_pass)].multiview;
+  const bool multiview =
+      rec.open_pass >= 0 && size_t(rec.open_pass) < rec.passes.size() && rec.passes[size_t(rec.open_pass)].multiview;
   const bool known_size = call.direct && pipe && !pipe->tessellation && !pipe->geometry;
-  uint64_t vertices =
-      known_size ? triangles(pipe->state.application_topology, call.vertex_count) * 3 * uint64_t(call.instance_count)
-                 : budget;
+  uint64_t vertices = budget;
+  if (known_size) {
+    const uint32_t topology = draw.state.application_topology;
+    uint64_t tris = call.multi.empty() ? triangles(topology, call.vertex_count) : 0;
+    for (uint32_t part : call.multi) tris += triangles(topology, part);  // each draw restarts the strip or fan
+    vertices = tris * 3 * uint64_t(call.instance_count);
+  }
   std::string& why = draw.skip_reason;
   if (!c.xfb)
     why = "no_transform_feedback";
@@ -353,10 +377,18 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
     why = "outside_render_pass";
   else if (multiview)
     why = "multiview";
-  else if (known_size && triangles(pipe->state.application_topology, 3) == 0)
+  else if (known_size && triangles(draw.state.application_topology, 3) == 0)
     why = "not_triangles";
-  else if (cb->primary && rec.pass_queries_used >= kQueriesPerPass)
+  else if (cb->primary && rec.pass_queries_used >= rec.pass_query_capacity) {
     why = "query_limit";
+    // Later pass instances get twice the queries (the next eligible frame captures these
+    // draws); counted in the device's summary.
+    uint32_t q = c.queries_per_pass.load(std::memory_order_relaxed);
+    while (q <= rec.pass_query_capacity && q < kMaxQueriesPerPass &&
+           !c.queries_per_pass.compare_exchange_weak(q, std::min(rec.pass_query_capacity * 2, kMaxQueriesPerPass))) {
+    }
+    c.query_limit_draws.fetch_add(1, std::memory_order_relaxed);
+  }
   if (why.empty() && known_size && vertices == 0) draw.captured = true;  // nothing to rasterize
   if (!why.empty() || draw.captured) {
     rec.draws.push_back(std::move(n));
@@ -399,6 +431,23 @@ bool capture_before_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferSta
   return true;
 }
 
+bool capture_before_multi_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, bool indexed,
+                               uint32_t count, const unsigned char* infos, uint32_t stride, uint32_t instances) {
+  // Both info structs hold the draw's vertex (index) count second, after its first vertex (index).
+  static_assert(offsetof(VkMultiDrawInfoEXT, vertexCount) == offsetof(VkMultiDrawIndexedInfoEXT, indexCount));
+  std::vector<uint32_t> counts;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < count && infos; ++i) {
+    uint32_t n = 0;
+    std::memcpy(&n, infos + size_t(i) * stride + offsetof(VkMultiDrawInfoEXT, vertexCount), sizeof n);
+    counts.push_back(n);
+    total += n;
+  }
+  CaptureDrawCall call{indexed ? capture::DrawCall::draw_multi_indexed : capture::DrawCall::draw_multi,
+                       uint32_t(std::min<uint64_t>(total, UINT32_MAX)), instances, true, counts};
+  return capture_before_draw(d, handle, cb, call);
+}
+
 void capture_after_draw(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb) {
   const CaptureDrawNote& n = cb->capture->draws.back();
   if (n.counter) {
@@ -437,6 +486,116 @@ VKAPI_ATTR void VKAPI_CALL CmdSetScissor(VkCommandBuffer commandBuffer, uint32_t
       v[first + i] = {scissors[i].offset.x, scissors[i].offset.y, scissors[i].extent.width, scissors[i].extent.height};
   }
   d->table.CmdSetScissor(commandBuffer, first, count, scissors);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dynamic rasterization and depth state (Vulkan 1.3 core and VK_EXT_extended_dynamic_state)
+
+namespace {
+
+// Notes the value in a noted recording; returns the device for the call down.
+DeviceData* note_state(VkCommandBuffer commandBuffer, int CaptureRecording::*field, int value) {
+  auto [cb, d] = recording(commandBuffer);
+  if (cb && cb->capture) cb->capture.get()->*field = value;
+  return d;
+}
+
+}  // namespace
+
+void cmd_set_cull_mode(PFN_vkCmdSetCullMode DeviceTable::*next, VkCommandBuffer commandBuffer, VkCullModeFlags mode) {
+  (note_state(commandBuffer, &CaptureRecording::cull, int(mode & 3))->table.*next)(commandBuffer, mode);
+}
+
+void cmd_set_front_face(PFN_vkCmdSetFrontFace DeviceTable::*next, VkCommandBuffer commandBuffer, VkFrontFace face) {
+  (note_state(commandBuffer, &CaptureRecording::front_face, int(face))->table.*next)(commandBuffer, face);
+}
+
+void cmd_set_depth_test_enable(PFN_vkCmdSetDepthTestEnable DeviceTable::*next, VkCommandBuffer commandBuffer,
+                               VkBool32 enable) {
+  (note_state(commandBuffer, &CaptureRecording::depth_test, enable ? 1 : 0)->table.*next)(commandBuffer, enable);
+}
+
+void cmd_set_depth_write_enable(PFN_vkCmdSetDepthWriteEnable DeviceTable::*next, VkCommandBuffer commandBuffer,
+                                VkBool32 enable) {
+  (note_state(commandBuffer, &CaptureRecording::depth_write, enable ? 1 : 0)->table.*next)(commandBuffer, enable);
+}
+
+void cmd_set_depth_compare_op(PFN_vkCmdSetDepthCompareOp DeviceTable::*next, VkCommandBuffer commandBuffer,
+                              VkCompareOp op) {
+  (note_state(commandBuffer, &CaptureRecording::depth_compare, int(op))->table.*next)(commandBuffer, op);
+}
+
+void cmd_set_viewport_with_count(PFN_vkCmdSetViewportWithCount DeviceTable::*next, VkCommandBuffer commandBuffer,
+                                 uint32_t count, const VkViewport* viewports) {
+  auto [cb, d] = recording(commandBuffer);
+  if (cb && cb->capture) {
+    auto& v = cb->capture->viewports;
+    v.clear();  // the count is part of the state
+    for (uint32_t i = 0; i < count; ++i) {
+      const VkViewport& s = viewports[i];
+      v.push_back({s.x, s.y, s.width, s.height, s.minDepth, s.maxDepth});
+    }
+  }
+  (d->table.*next)(commandBuffer, count, viewports);
+}
+
+void cmd_set_scissor_with_count(PFN_vkCmdSetScissorWithCount DeviceTable::*next, VkCommandBuffer commandBuffer,
+                                uint32_t count, const VkRect2D* scissors) {
+  auto [cb, d] = recording(commandBuffer);
+  if (cb && cb->capture) {
+    auto& v = cb->capture->scissors;
+    v.clear();
+    for (uint32_t i = 0; i < count; ++i)
+      v.push_back({scissors[i].offset.x, scissors[i].offset.y, scissors[i].extent.width, scissors[i].extent.height});
+  }
+  (d->table.*next)(commandBuffer, count, scissors);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mesh shading: recorded in noted recordings as not captured (transform feedback does not see
+// mesh shader output), so the capture says what it left out.
+
+namespace {
+
+DeviceData* note_mesh_draw(VkCommandBuffer commandBuffer, capture::DrawCall call) {
+  auto [cb, d] = recording(commandBuffer);
+  if (cb && cb->capture) {
+    CaptureRecording& rec = *cb->capture;
+    CaptureDrawNote n;
+    n.pipeline = rec.pipeline;
+    n.draw.pass = rec.open_pass < 0 ? 0 : uint32_t(rec.open_pass);
+    n.draw.pipeline = uint64_t(reinterpret_cast<uintptr_t>(rec.pipeline));
+    n.draw.call = call;
+    n.draw.skip_reason = "mesh_shader";
+    {
+      std::lock_guard lock(d->capture->mutex);
+      auto it = d->capture->pipelines.find(rec.pipeline);
+      if (it != d->capture->pipelines.end()) n.draw.shaders = it->second->shaders;
+    }
+    rec.draws.push_back(std::move(n));
+  }
+  return d;
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL CmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t x, uint32_t y, uint32_t z) {
+  note_mesh_draw(commandBuffer, capture::DrawCall::draw_mesh_tasks)->table.CmdDrawMeshTasksEXT(commandBuffer, x, y, z);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdDrawMeshTasksIndirectEXT(VkCommandBuffer commandBuffer, VkBuffer buffer,
+                                                       VkDeviceSize offset, uint32_t count, uint32_t stride) {
+  note_mesh_draw(commandBuffer, capture::DrawCall::draw_mesh_tasks_indirect)
+      ->table.CmdDrawMeshTasksIndirectEXT(commandBuffer, buffer, offset, count, stride);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdDrawMeshTasksIndirectCountEXT(VkCommandBuffer commandBuffer, VkBuffer buffer,
+                                                            VkDeviceSize offset, VkBuffer count_buffer,
+                                                            VkDeviceSize count_offset, uint32_t max_count,
+                                                            uint32_t stride) {
+  note_mesh_draw(commandBuffer, capture::DrawCall::draw_mesh_tasks_indirect_count)
+      ->table.CmdDrawMeshTasksIndirectCountEXT(commandBuffer, buffer, offset, count_buffer, count_offset, max_count,
+                                               stride);
 }
 
 }  // namespace tessera::layer

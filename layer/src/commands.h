@@ -74,6 +74,18 @@ namespace tessera::layer {
   /* frame capture (capture*.cpp; the HUD calls the swapchain and shader module ones too) */                           \
   INTERCEPT(CreateShaderModule) INTERCEPT(DestroyShaderModule) INTERCEPT(GetSwapchainImagesKHR)                        \
   INTERCEPT(CmdSetViewport) INTERCEPT(CmdSetScissor) CALL(CmdCopyImageToBuffer) CALL(QueueWaitIdle)                    \
+  SHARED(CmdSetCullMode, cmd_set_cull_mode) SHARED(CmdSetCullModeEXT, cmd_set_cull_mode)                               \
+  SHARED(CmdSetFrontFace, cmd_set_front_face) SHARED(CmdSetFrontFaceEXT, cmd_set_front_face)                           \
+  SHARED(CmdSetDepthTestEnable, cmd_set_depth_test_enable)                                                             \
+  SHARED(CmdSetDepthTestEnableEXT, cmd_set_depth_test_enable)                                                          \
+  SHARED(CmdSetDepthWriteEnable, cmd_set_depth_write_enable)                                                           \
+  SHARED(CmdSetDepthWriteEnableEXT, cmd_set_depth_write_enable)                                                        \
+  SHARED(CmdSetDepthCompareOp, cmd_set_depth_compare_op) SHARED(CmdSetDepthCompareOpEXT, cmd_set_depth_compare_op)     \
+  SHARED(CmdSetViewportWithCount, cmd_set_viewport_with_count)                                                         \
+  SHARED(CmdSetViewportWithCountEXT, cmd_set_viewport_with_count)                                                      \
+  SHARED(CmdSetScissorWithCount, cmd_set_scissor_with_count)                                                           \
+  SHARED(CmdSetScissorWithCountEXT, cmd_set_scissor_with_count)                                                        \
+  INTERCEPT(CmdDrawMeshTasksEXT) INTERCEPT(CmdDrawMeshTasksIndirectEXT) INTERCEPT(CmdDrawMeshTasksIndirectCountEXT)    \
   CALL(CreateDescriptorSetLayout) CALL(DestroyDescriptorSetLayout) CALL(CreatePipelineLayout)                          \
   CALL(DestroyPipelineLayout) CALL(CreateDescriptorPool) CALL(DestroyDescriptorPool)                                   \
   CALL(AllocateDescriptorSets) CALL(FreeDescriptorSets) CALL(UpdateDescriptorSets) CALL(CreateSampler)                 \

@@ -23,6 +23,9 @@ namespace {
 const uint32_t kReadbackShader[] =
 #include "msaa_readback.comp.inc"
     ;
+const uint32_t kDepthReadbackShader[] =
+#include "msaa_readback_depth.comp.inc"
+    ;
 
 uint32_t pack_clear(const VkClearColorValue& c) {
   uint32_t v = 0;
@@ -39,9 +42,11 @@ std::string expand_pattern(std::string pattern, uint32_t device, uint64_t frame,
   return pattern;
 }
 
-// Under state_mutex. Created on first use; false when anything is missing (no read-back then).
-bool ensure_msaa_resources(DeviceData* d) {
-  MsaaResources& m = d->msaa;
+// Created on first use; false when anything is missing (no read-back then). Under state_mutex
+// for the MSAA read-back's resources, under the capture mutex for frame capture's (each has its
+// own: a descriptor pool needs one owner at a time). `depth`: the depth shader instead of the
+// colour one (one set of resources reads one kind).
+bool ensure_resources(DeviceData* d, MsaaResources& m, bool depth) {
   if (m.tried) return m.ok;
   m.tried = true;
   const DeviceTable& t = d->table;
@@ -50,8 +55,8 @@ bool ensure_msaa_resources(DeviceData* d) {
     return false;
   d->instance->table.GetPhysicalDeviceMemoryProperties(d->physical, &m.memory);
   VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = sizeof kReadbackShader;
-  smci.pCode = kReadbackShader;
+  smci.codeSize = depth ? sizeof kDepthReadbackShader : sizeof kReadbackShader;
+  smci.pCode = depth ? kDepthReadbackShader : kReadbackShader;
   if (t.CreateShaderModule(d->device, &smci, d->alloc(), &m.module) != VK_SUCCESS) return false;
   VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
   if (t.CreateSampler(d->device, &sci, d->alloc(), &m.sampler) != VK_SUCCESS) return false;
@@ -89,9 +94,11 @@ bool ensure_msaa_resources(DeviceData* d) {
   return true;
 }
 
-void destroy_entry(DeviceData* d, ReadbackEntry& e) {
+bool ensure_msaa_resources(DeviceData* d) { return ensure_resources(d, d->msaa, false); }
+
+void destroy_entry(DeviceData* d, const MsaaResources& m, ReadbackEntry& e) {
   const DeviceTable& t = d->table;
-  if (e.set) t.FreeDescriptorSets(d->device, d->msaa.descriptor_pool, 1, &e.set);
+  if (e.set) t.FreeDescriptorSets(d->device, m.descriptor_pool, 1, &e.set);
   if (e.mapped) t.UnmapMemory(d->device, e.memory);
   if (e.buffer) t.DestroyBuffer(d->device, e.buffer, d->alloc());
   if (e.memory) t.FreeMemory(d->device, e.memory, d->alloc());
@@ -100,14 +107,15 @@ void destroy_entry(DeviceData* d, ReadbackEntry& e) {
 }
 
 void destroy_batch(DeviceData* d, ReadbackBatch& b) {
-  for (ReadbackEntry& e : b.entries) destroy_entry(d, e);
+  for (ReadbackEntry& e : b.entries) destroy_entry(d, d->msaa, e);
   if (b.fence) d->table.DestroyFence(d->device, b.fence, d->alloc());
   if (b.cb) d->table.FreeCommandBuffers(d->device, b.pool, 1, &b.cb);
   b = ReadbackBatch{};
 }
 
 // Buffer, view and descriptor set for reading one image. False (and nothing left) on failure.
-bool make_entry(DeviceData* d, const MsaaImage& info, ReadbackEntry& e) {
+bool make_entry(DeviceData* d, const MsaaResources& m, const MsaaImage& info, VkImageAspectFlags aspect,
+                ReadbackEntry& e) {
   const DeviceTable& t = d->table;
   e.width = info.extent.width;
   e.height = info.extent.height;
@@ -116,7 +124,7 @@ bool make_entry(DeviceData* d, const MsaaImage& info, ReadbackEntry& e) {
   vi.image = e.image;
   vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
   vi.format = info.format;
-  vi.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vi.subresourceRange = {aspect, 0, 1, 0, 1};
   VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bi.size = VkDeviceSize(e.width) * e.height * e.samples * sizeof(uint32_t);
   bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
@@ -127,8 +135,8 @@ bool make_entry(DeviceData* d, const MsaaImage& info, ReadbackEntry& e) {
     t.GetBufferMemoryRequirements(d->device, e.buffer, &req);
     const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     uint32_t type = UINT32_MAX;
-    for (uint32_t i = 0; i < d->msaa.memory.memoryTypeCount && type == UINT32_MAX; ++i)
-      if ((req.memoryTypeBits & (1u << i)) && (d->msaa.memory.memoryTypes[i].propertyFlags & want) == want) type = i;
+    for (uint32_t i = 0; i < m.memory.memoryTypeCount && type == UINT32_MAX; ++i)
+      if ((req.memoryTypeBits & (1u << i)) && (m.memory.memoryTypes[i].propertyFlags & want) == want) type = i;
     VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     ai.allocationSize = req.size;
     ai.memoryTypeIndex = type;
@@ -138,13 +146,13 @@ bool make_entry(DeviceData* d, const MsaaImage& info, ReadbackEntry& e) {
   }
   if (ok) {
     VkDescriptorSetAllocateInfo dsa{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    dsa.descriptorPool = d->msaa.descriptor_pool;
+    dsa.descriptorPool = m.descriptor_pool;
     dsa.descriptorSetCount = 1;
-    dsa.pSetLayouts = &d->msaa.set_layout;
+    dsa.pSetLayouts = &m.set_layout;
     ok = t.AllocateDescriptorSets(d->device, &dsa, &e.set) == VK_SUCCESS;
   }
   if (!ok) {
-    destroy_entry(d, e);
+    destroy_entry(d, m, e);
     return false;
   }
   VkDescriptorImageInfo ii{VK_NULL_HANDLE, e.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
@@ -165,7 +173,7 @@ bool make_entry(DeviceData* d, const MsaaImage& info, ReadbackEntry& e) {
 
 void image_barrier(DeviceData* d, VkCommandBuffer cb, VkImage image, VkImageLayout from, VkImageLayout to,
                    VkPipelineStageFlags src_stage, VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
-                   VkAccessFlags dst_access) {
+                   VkAccessFlags dst_access, VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT) {
   VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
   b.srcAccessMask = src_access;
   b.dstAccessMask = dst_access;
@@ -173,7 +181,7 @@ void image_barrier(DeviceData* d, VkCommandBuffer cb, VkImage image, VkImageLayo
   b.newLayout = to;
   b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
   b.image = image;
-  b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  b.subresourceRange = {aspect, 0, 1, 0, 1};
   d->table.CmdPipelineBarrier(cb, src_stage, dst_stage, 0, 0, nullptr, 0, nullptr, 1, &b);
 }
 
@@ -246,7 +254,7 @@ void submit_readback(DeviceData* d, VkQueue queue, const std::vector<MsaaTarget>
       ReadbackEntry e;
       e.image = target.image;
       e.clear = target.clear;
-      if (!make_entry(d, info, e)) {
+      if (!make_entry(d, d->msaa, info, VK_IMAGE_ASPECT_COLOR_BIT, e)) {
         count_skip(f.msaa, MsaaSkips::kResources);
         continue;
       }
@@ -447,8 +455,47 @@ void poll_readbacks(DeviceData* d, bool wait) {
   }
 }
 
-void destroy_msaa_resources(DeviceData* d) {
-  MsaaResources& m = d->msaa;
+// ---------------------------------------------------------------------------------------------
+// Frame capture: every sample of a multisampled attachment, recorded in the capture's own
+// command buffer (which waits for it)
+
+bool record_sample_readback(DeviceData* d, MsaaResources& m, VkCommandBuffer cb, const SampleReadback& what,
+                            ReadbackEntry& e) {
+  if (!ensure_resources(d, m, what.depth)) return false;
+  MsaaImage info;
+  info.format = what.format;
+  info.extent = {what.width, what.height, 1};
+  info.samples = what.samples;
+  e.image = what.image;
+  if (!make_entry(d, m, info, what.depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT, e)) return false;
+  // Layout transitions name every aspect of a combined depth/stencil image; the view samples
+  // only its depth.
+  VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT;
+  if (what.depth)
+    aspect = what.format == VK_FORMAT_D16_UNORM || what.format == VK_FORMAT_X8_D24_UNORM_PACK32 ||
+                     what.format == VK_FORMAT_D32_SFLOAT
+                 ? VK_IMAGE_ASPECT_DEPTH_BIT
+                 : VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
+  const DeviceTable& t = d->table;
+  t.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, m.pipeline);
+  image_barrier(d, cb, e.image, what.layout, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT, aspect);
+  t.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, m.layout, 0, 1, &e.set, 0, nullptr);
+  const uint32_t push[3] = {e.width, e.height, e.samples};
+  t.CmdPushConstants(cb, m.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
+  t.CmdDispatch(cb, (e.width + 7) / 8, (e.height + 7) / 8, 1);
+  image_barrier(d, cb, e.image, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, what.layout,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT, aspect);
+  return true;
+}
+
+void release_sample_readback(DeviceData* d, MsaaResources& m, ReadbackEntry& e) { destroy_entry(d, m, e); }
+
+void destroy_msaa_resources(DeviceData* d) { destroy_readback_resources(d, d->msaa); }
+
+void destroy_readback_resources(DeviceData* d, MsaaResources& m) {
   const DeviceTable& t = d->table;
   for (auto& [family, pool] : m.command_pools) t.DestroyCommandPool(d->device, pool, d->alloc());
   if (m.descriptor_pool) t.DestroyDescriptorPool(d->device, m.descriptor_pool, d->alloc());

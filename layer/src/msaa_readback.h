@@ -90,4 +90,20 @@ void poll_readbacks(DeviceData* d, bool wait);             // under state_mutex
 void wait_for_readbacks_of(DeviceData* d, VkImage image);  // takes state_mutex
 void destroy_msaa_resources(DeviceData* d);                // under state_mutex
 
+// Frame capture (capture_frame.cpp): the same compute read-back of every sample, colour
+// (RGBA8 words, R in the low byte) or depth (float32 bits), recorded into the capture's command
+// buffer with the capture's own resources `m`. After the caller's wait, e.mapped holds
+// width * height * samples words, pixel-major.
+struct SampleReadback {
+  VkImage image = VK_NULL_HANDLE;
+  VkFormat format = VK_FORMAT_UNDEFINED;
+  uint32_t width = 0, height = 0, samples = 1;
+  VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;  // where the application left it (and gets it back)
+  bool depth = false;
+};
+bool record_sample_readback(DeviceData* d, MsaaResources& m, VkCommandBuffer cb, const SampleReadback& what,
+                            ReadbackEntry& e);
+void release_sample_readback(DeviceData* d, MsaaResources& m, ReadbackEntry& e);
+void destroy_readback_resources(DeviceData* d, MsaaResources& m);
+
 }  // namespace tessera::layer

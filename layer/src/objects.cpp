@@ -94,9 +94,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
                            (ci->usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) && !depth_stencil_format(ci->format);
   int reason = MsaaSkips::kNotReadable;
   VkImageCreateInfo copy, capture_copy;
-  // Frame capture copies single-sample attachments out: TRANSFER_SRC usage on a copy of the info
-  // (never the multisampled images the MSAA read-back handles).
-  const VkImageCreateInfo* use = d->capture ? capture_image_info(ci, capture_copy) : ci;
+  // Frame capture reads attachments: TRANSFER_SRC (single-sample) or SAMPLED (multisampled)
+  // usage on a copy of the info.
+  const VkImageCreateInfo* use = d->capture ? capture_image_info(d, ci, capture_copy) : ci;
   if (msaa_colour && !msaa_format(ci->format)) {
     reason = MsaaSkips::kFormat;
   } else if (msaa_colour && ci->samples <= VK_SAMPLE_COUNT_8_BIT && ci->imageType == VK_IMAGE_TYPE_2D &&
@@ -130,7 +130,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
     if (msaa_colour) d->msaa_images[*image] = {ci->format, ci->extent, uint32_t(ci->samples), reason};
   }
   if (r == VK_SUCCESS && d->capture)
-    capture_image_created(d, *image, *ci, (use->usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) != 0);
+    capture_image_created(d, *image, *ci, use->usage);
   return r;
 }
 
@@ -167,15 +167,19 @@ VKAPI_ATTR void VKAPI_CALL DestroyImageView(VkDevice device, VkImageView view,
 
 namespace {
 
-// Whether a pass needs a store copy for the MSAA read-back: a multisampled colour attachment of
-// a readable format not stored.
+// Which multisampled attachments a store copy stores: those of a format the MSAA read-back
+// reads, and with frame capture on every one (capture reads colour and depth per sample).
+template <typename Attachment>
+bool stored_by_copy(const Attachment& a) {
+  return a.samples > VK_SAMPLE_COUNT_1_BIT && ((msaa_on() && msaa_format(a.format)) || capture_on());
+}
+
+// Whether a pass needs a store copy for the MSAA read-back or frame capture: such an attachment
+// not stored.
 template <typename Attachment>
 bool wants_store_copy(const Attachment* atts, uint32_t n) {
-  if (!msaa_on()) return false;
   for (uint32_t i = 0; i < n; ++i)
-    if (atts[i].samples > VK_SAMPLE_COUNT_1_BIT && msaa_format(atts[i].format) &&
-        atts[i].storeOp != VK_ATTACHMENT_STORE_OP_STORE)
-      return true;
+    if (stored_by_copy(atts[i]) && atts[i].storeOp != VK_ATTACHMENT_STORE_OP_STORE) return true;
   return false;
 }
 
@@ -185,7 +189,7 @@ template <typename Info, typename Attachment, typename Create>
 VkRenderPass make_store_copy(DeviceData* d, const Info* ci, Create create) {
   std::vector<Attachment> atts(ci->pAttachments, ci->pAttachments + ci->attachmentCount);
   for (Attachment& a : atts)
-    if (a.samples > VK_SAMPLE_COUNT_1_BIT && msaa_format(a.format)) a.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    if (stored_by_copy(a)) a.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
   Info copy = *ci;
   copy.pAttachments = atts.data();
   VkRenderPass rp = VK_NULL_HANDLE;

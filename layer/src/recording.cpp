@@ -104,8 +104,8 @@ void begin_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb, u
   cb->where = inner;
 }
 
-// Returns the render pass to begin: the application's, or in read-back frames the layer's copy
-// storing the multisampled attachments.
+// Returns the render pass to begin: the application's, or in read-back frames (and recordings
+// noted for capture) the layer's copy storing the multisampled attachments.
 VkRenderPass begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb,
                                const VkRenderPassBeginInfo* begin, VkSubpassContents contents) {
   RenderPassInfo info = render_pass_info(d, begin->renderPass);
@@ -113,8 +113,9 @@ VkRenderPass begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBuf
   if (cb->capture) capture_begin_render_pass(d, handle, cb, begin);
   begin_pass(d, handle, cb, info.max_samples, begin->renderArea.extent,
              pass_where(info.multiview, contents != VK_SUBPASS_CONTENTS_INLINE), true, info.subpasses);
-  if (!msaa_on()) return begin->renderPass;
-  const bool stored_copy = info.store_copy && readback_frame(d);
+  // A recording noted for capture runs the copy too: the capture reads its multisampled attachments.
+  if (!msaa_on()) return info.store_copy && cb->capture ? info.store_copy : begin->renderPass;
+  const bool stored_copy = info.store_copy && (readback_frame(d) || cb->capture);
   add_pass_targets(d, cb, begin, info, stored_copy);
   return stored_copy ? info.store_copy : begin->renderPass;
 }
@@ -198,6 +199,7 @@ VKAPI_ATTR void VKAPI_CALL CmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32
                                            const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount,
                                            uint32_t firstInstance, uint32_t stride) {
   auto [cb, d] = recording(commandBuffer);
+  bool xfb = false;
   if (cb) {
     begin_segment(d, commandBuffer, cb);
     count_draw(cb, CpuCounters::kDrawMulti);
@@ -205,8 +207,10 @@ VKAPI_ATTR void VKAPI_CALL CmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32
     for (uint32_t i = 0; i < drawCount && p; ++i)
       count_geometry(cb, reinterpret_cast<const VkMultiDrawInfoEXT*>(p + size_t(i) * stride)->vertexCount,
                      instanceCount, false);
+    if (cb->capture) xfb = capture_before_multi_draw(d, commandBuffer, cb, false, drawCount, p, stride, instanceCount);
   }
   d->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
+  if (xfb) capture_after_draw(d, commandBuffer, cb);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdDrawMultiIndexedEXT(VkCommandBuffer commandBuffer, uint32_t drawCount,
@@ -214,6 +218,7 @@ VKAPI_ATTR void VKAPI_CALL CmdDrawMultiIndexedEXT(VkCommandBuffer commandBuffer,
                                                   uint32_t firstInstance, uint32_t stride,
                                                   const int32_t* pVertexOffset) {
   auto [cb, d] = recording(commandBuffer);
+  bool xfb = false;
   if (cb) {
     begin_segment(d, commandBuffer, cb);
     count_draw(cb, CpuCounters::kDrawMultiIndexed);
@@ -221,9 +226,11 @@ VKAPI_ATTR void VKAPI_CALL CmdDrawMultiIndexedEXT(VkCommandBuffer commandBuffer,
     for (uint32_t i = 0; i < drawCount && p; ++i)
       count_geometry(cb, reinterpret_cast<const VkMultiDrawIndexedInfoEXT*>(p + size_t(i) * stride)->indexCount,
                      instanceCount, true);
+    if (cb->capture) xfb = capture_before_multi_draw(d, commandBuffer, cb, true, drawCount, p, stride, instanceCount);
   }
   d->table.CmdDrawMultiIndexedEXT(commandBuffer, drawCount, pIndexInfo, instanceCount, firstInstance, stride,
                                   pVertexOffset);
+  if (xfb) capture_after_draw(d, commandBuffer, cb);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdDispatch(VkCommandBuffer commandBuffer, uint32_t x, uint32_t y, uint32_t z) {

@@ -90,9 +90,10 @@ inline constexpr std::array<std::string_view, 4> kChunkKindNames{"positions", "v
 inline constexpr std::array<std::string_view, 5> kShaderStageNames{
     "vertex", "tessellation_control", "tessellation_evaluation", "geometry", "fragment"};
 inline constexpr std::array<std::string_view, 2> kAttachmentKindNames{"color", "depth"};
-inline constexpr std::array<std::string_view, 6> kDrawCallNames{
+inline constexpr std::array<std::string_view, 11> kDrawCallNames{
     "draw", "draw_indexed", "draw_indirect", "draw_indexed_indirect", "draw_indirect_count",
-    "draw_indexed_indirect_count"};
+    "draw_indexed_indirect_count", "draw_multi", "draw_multi_indexed", "draw_mesh_tasks", "draw_mesh_tasks_indirect",
+    "draw_mesh_tasks_indirect_count"};
 inline constexpr std::array<std::string_view, 3> kTopologyNames{"triangle_list", "triangle_strip", "triangle_fan"};
 inline constexpr std::array<std::string_view, 4> kCullModeNames{"none", "front", "back", "front_and_back"};
 inline constexpr std::array<std::string_view, 2> kFrontFaceNames{"counter_clockwise", "clockwise"};

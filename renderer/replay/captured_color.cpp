@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -106,6 +107,40 @@ void decode_attachments(const capture::RenderPass& pass, PassReplay& pr) {
     }
   }
   if (!have_color) pr.color_note = "the pass has no colour attachment";
+}
+
+void compare_coverage(const capture::RenderPass& pass, PassReplay& pr) {
+  const int n = pr.samples;
+  const std::vector<uint32_t>& mine = pr.frame.diagnostics.sample_draw;
+  if (n < 2 || pr.captured_samples != n || pass.clear_colors.empty() || mine.size() != pr.captured_color_samples.size())
+    return;
+  // The clear colour as the GPU stored it: drivers convert a float clear value to UNORM their
+  // own way (lavapipe's 0.1 is not round-to-nearest's 26), so it is taken from the capture: the
+  // most frequent captured value among the samples Tessera left uncovered.
+  std::unordered_map<Rgba8, uint64_t> uncovered;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    if (mine[i] == 0) ++uncovered[pr.captured_color_samples[i]];
+  }
+  if (uncovered.empty()) return;  // Tessera covered every sample: nothing says what the clear colour is
+  Rgba8 clear = uncovered.begin()->first;
+  uint64_t most = 0;
+  for (const auto& [value, count] : uncovered) {
+    if (count > most || (count == most && value < clear)) clear = value, most = count;
+  }
+  PassReplay::CoverageAgreement& c = pr.coverage;
+  c.compared = true;
+  c.pixels = mine.size() / size_t(n);
+  for (size_t p = 0; p < c.pixels; ++p) {
+    int replay = 0, gpu = 0;
+    for (int k = 0; k < n; ++k) {
+      replay += mine[p * size_t(n) + size_t(k)] != 0;
+      gpu += pr.captured_color_samples[p * size_t(n) + size_t(k)] != clear;
+    }
+    c.samples_replay += uint64_t(replay);
+    c.samples_capture += uint64_t(gpu);
+    c.pixels_differ += replay != gpu;
+    c.pixels_partial += gpu > 0 && gpu < n;
+  }
 }
 
 void run_color_unit_on_capture(const Config& cfg, const capture::RenderPass& pass, PassReplay& pr) {

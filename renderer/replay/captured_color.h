@@ -19,6 +19,11 @@ void decode_attachments(const capture::RenderPass& pass, PassReplay& pr);
 // its own samples; a single-sample capture gives each pixel's captured colour to the samples
 // Tessera's coverage wrote (the clear colour, or the captured pixel when the pass loads, to the
 // rest). The cache sees each written quad once, in raster order within each bin tile.
+// With a multisampled capture decoded at the replayed sample count and a pass that clears its
+// colour: pr.coverage, per pixel Tessera's covered samples against the GPU's (samples no longer
+// the clear colour). Needs the frame's per-sample draw ids (FrameDiagnostics::sample_draw).
+void compare_coverage(const capture::RenderPass& pass, PassReplay& pr);
+
 void run_color_unit_on_capture(const Config& config, const capture::RenderPass& pass, PassReplay& pr);
 
 }  // namespace tessera::replay

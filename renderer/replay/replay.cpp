@@ -249,6 +249,7 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
     // composed colours of a single-sample capture Tessera's per-sample coverage).
     pr.frame = renderer.render_clip_space(in, true);
     decode_attachments(pass, pr);
+    compare_coverage(pass, pr);
     run_color_unit_on_capture(cfg, pass, pr);
     if (!options.draw_diagnostics) {
       pr.frame.diagnostics.sample_draw = {};
@@ -352,6 +353,16 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
     s.set("capture.depth_agreement.max_abs_difference", max_diff);
     s.set("capture.depth_agreement.beyond_tolerance", beyond);
     s.set("capture.depth_agreement.tolerance", main.captured_depth_tolerance);
+  }
+  // Agreement with the GPU's multisampled coverage: covered samples per pixel.
+  if (main.coverage.compared) {
+    const PassReplay::CoverageAgreement& c = main.coverage;
+    s.set("capture.coverage_agreement.pixels", c.pixels);
+    s.set("capture.coverage_agreement.pixels_differ", c.pixels_differ);
+    s.set("capture.coverage_agreement.pixels_partial", c.pixels_partial);
+    s.set("capture.coverage_agreement.samples_replay", c.samples_replay);
+    s.set("capture.coverage_agreement.samples_capture", c.samples_capture);
+    s.set("capture.coverage_agreement.mismatch_fraction", c.pixels ? double(c.pixels_differ) / double(c.pixels) : 0.0);
   }
   s.set("capture.color.source", main.captured_color_samples.empty() ? std::string("draw_id")
                                 : main.captured_samples == main.samples

@@ -377,6 +377,49 @@ TEST(Replay, ColourUnitSeesTheCapturedSamples) {
   EXPECT_EQ(std::get<std::string>(r.stats.get("capture.color.source")), "captured_samples");
 }
 
+TEST(Replay, CoverageAgreementComparesSamplesPerPixel) {
+  // A 4x triangle (slanted edges: partly covered pixels), and a captured 4x colour attachment
+  // made from Tessera's own coverage: every pixel agrees. One sample changed: one pixel differs.
+  capture::Draw tri = rect_draw(4, 4, 60, 44, 0.5f, 4);
+  tri.positions.resize(3);  // one triangle of the rectangle: a diagonal edge
+  tri.vertex_ids.resize(3);
+  tri.instance_ids.resize(3);
+  capture::Capture cap = one_pass({tri}, 4);
+  capture::RenderPass& pass = cap.frames[0].passes[0];
+  pass.clear_colors = {glm::vec4(0.1f, 0.2f, 0.3f, 1.0f)};
+  Renderer renderer(config());
+  const FrameReplay first = replay_frame(renderer, cap, 0);
+  const std::vector<uint32_t>& covered = first.passes[0].frame.diagnostics.sample_draw;
+  ASSERT_EQ(covered.size(), size_t(kW) * kH * 4);
+  capture::Attachment a;
+  a.vk_format = 37;  // R8G8B8A8_UNORM
+  a.width = kW;
+  a.height = kH;
+  a.samples = 4;
+  a.texel_bytes = 4;
+  for (uint32_t id : covered) {
+    // The clear colour as a driver might store it (25, not round-to-nearest's 26), the draw red.
+    const uint8_t texel[4] = {uint8_t(id ? 255 : 25), uint8_t(id ? 0 : 51), uint8_t(id ? 0 : 77), 255};
+    a.texels.insert(a.texels.end(), texel, texel + 4);
+  }
+  pass.attachments.push_back(a);
+  const FrameReplay same = replay_frame(renderer, cap, 0);
+  EXPECT_EQ(same.stats.get_u64("capture.coverage_agreement.pixels"), uint64_t(kW) * kH);
+  EXPECT_EQ(same.stats.get_u64("capture.coverage_agreement.pixels_differ"), 0u);
+  EXPECT_GT(same.stats.get_u64("capture.coverage_agreement.pixels_partial"), 0u);
+  EXPECT_EQ(same.stats.get_u64("capture.coverage_agreement.samples_replay"),
+            same.stats.get_u64("capture.coverage_agreement.samples_capture"));
+  // A covered sample shown as clear on the GPU side: exactly that pixel differs.
+  size_t at = 0;
+  while (covered[at] == 0) ++at;
+  uint8_t* t = &pass.attachments[0].texels[at * 4];
+  t[0] = 25, t[1] = 51, t[2] = 77;
+  const FrameReplay changed = replay_frame(renderer, cap, 0);
+  EXPECT_EQ(changed.stats.get_u64("capture.coverage_agreement.pixels_differ"), 1u);
+  EXPECT_EQ(changed.stats.get_u64("capture.coverage_agreement.samples_capture") + 1,
+            changed.stats.get_u64("capture.coverage_agreement.samples_replay"));
+}
+
 TEST(Replay, DrawDiagnosticsChangeNothing) {
   const capture::Capture cap = random_capture(4);
   Renderer renderer(config(2));

@@ -33,6 +33,17 @@ Capture capture_from(ByteReader& in) {
   RenderPass& pass = frame.passes.emplace_back();
   pass.area_width = 1 + in.get<uint8_t>();
   pass.area_height = 1 + in.get<uint8_t>();
+  // A colour attachment, multisampled or not (the layer captures 4x attachments per sample):
+  // pixel-major samples, bytes from the input.
+  pass.samples = 1u << (in.get<uint8_t>() % 4);
+  Attachment& att = pass.attachments.emplace_back();
+  att.vk_format = 37;  // VK_FORMAT_R8G8B8A8_UNORM
+  att.width = 1 + in.get<uint8_t>() % 8;
+  att.height = 1 + in.get<uint8_t>() % 8;
+  att.samples = pass.samples;
+  att.texel_bytes = 4;
+  att.texels.resize(size_t(att.width) * att.height * att.samples * att.texel_bytes);
+  for (uint8_t& b : att.texels) b = in.get<uint8_t>();
   const int draws = 1 + in.get<uint8_t>() % 4;
   for (int d = 0; d < draws; ++d) {
     Draw& draw = frame.draws.emplace_back();
@@ -51,6 +62,12 @@ Capture capture_from(ByteReader& in) {
 
 void check_read(const Capture& c) {
   for (const Frame& frame : c.frames) {
+    for (const RenderPass& pass : frame.passes) {
+      for (const Attachment& a : pass.attachments) {
+        if (!a.texels.empty() && a.texels.size() != size_t(a.width) * a.height * a.samples * a.texel_bytes)
+          finding("attachment texels do not fill width * height * samples * texel_bytes");
+      }
+    }
     for (const Draw& draw : frame.draws) {
       if (draw.positions.size() % 3 != 0) finding("captured draw positions are not whole triangles");
     }
@@ -90,6 +107,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           read.frames[0].draws.size() != written.frames[0].draws.size()) {
         finding("capture round trip differs");
       }
+      const auto& ta = read.frames[0].passes.empty() || read.frames[0].passes[0].attachments.empty()
+                           ? std::vector<uint8_t>{}
+                           : read.frames[0].passes[0].attachments[0].texels;
+      if (ta != written.frames[0].passes[0].attachments[0].texels)
+        finding("attachment samples differ after the round trip");
       for (size_t d = 0; d < read.frames[0].draws.size(); ++d) {
         const auto& a = read.frames[0].draws[d].positions;
         const auto& b = written.frames[0].draws[d].positions;

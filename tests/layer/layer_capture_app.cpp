@@ -14,6 +14,13 @@
 //       TCAP "-": no capture to check (the run without capture, for its image).
 //       --no-xfb: the layer was told to do without transform feedback: every draw recorded as
 //       not captured ("no_transform_feedback"), attachments still there.
+//   layer_capture_app msaa TCAP [--validation]
+//       the same render pass drawn 4x, resolve-style (colour and depth transient, not stored),
+//       the list draws with a dynamic cull mode: the capture holds both 4x attachments per sample
+//       (see run_msaa); `tessera replay` then compares coverage with them (layer.capture_msaa_replay).
+//   layer_capture_app many TCAP1 TCAP2
+//       300 draws in one pass instance, frames 0 and 1 captured: the first runs out of the
+//       pass's 256 queries (44 draws query_limit), the second captures all (queries doubled).
 //   layer_capture_app vkcube TCAP
 //       vkcube's frame: 1 draw, 12 triangles, back faces culled, depth test, colour and depth.
 //   layer_capture_app list TCAP
@@ -83,6 +90,13 @@ struct App {
   vkutil::Instance instance;
   vkutil::Device g;
   Image colour, depth;
+  // The msaa mode: the render pass draws into 4x colour and depth (TRANSIENT, not stored) and
+  // resolves the colour into `colour`; the list pipeline takes its cull mode from the command
+  // buffer (VK_DYNAMIC_STATE_CULL_MODE), set to back faces while the pipeline says none.
+  // It also draws with vkCmdDrawMultiEXT (VK_EXT_multi_draw) when the device offers it.
+  VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
+  Image msaa_colour, msaa_depth;
+  PFN_vkCmdDrawMultiEXT draw_multi = nullptr;
   VkRenderPass pass = VK_NULL_HANDLE;
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
@@ -93,7 +107,8 @@ struct App {
   VkCommandPool pool = VK_NULL_HANDLE;
 };
 
-VkPipeline make_pipeline(App& a, VkPrimitiveTopology topology, bool tessellation, bool dynamic_rendering) {
+VkPipeline make_pipeline(App& a, VkPrimitiveTopology topology, bool tessellation, bool dynamic_rendering,
+                         bool dynamic_cull = false) {
   std::vector<VkPipelineShaderStageCreateInfo> stages;
   auto stage = [&](VkShaderStageFlagBits s, VkShaderModule m) {
     VkPipelineShaderStageCreateInfo i{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -122,9 +137,9 @@ VkPipeline make_pipeline(App& a, VkPrimitiveTopology topology, bool tessellation
   VkPipelineViewportStateCreateInfo vp{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
   vp.viewportCount = 1;
   vp.scissorCount = 1;
-  const VkDynamicState dynamic[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  const VkDynamicState dynamic[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_CULL_MODE};
   VkPipelineDynamicStateCreateInfo ds{VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
-  ds.dynamicStateCount = 2;
+  ds.dynamicStateCount = dynamic_cull ? 3 : 2;
   ds.pDynamicStates = dynamic;
   VkPipelineRasterizationStateCreateInfo rs{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
   rs.polygonMode = VK_POLYGON_MODE_FILL;
@@ -132,7 +147,7 @@ VkPipeline make_pipeline(App& a, VkPrimitiveTopology topology, bool tessellation
   rs.frontFace = VK_FRONT_FACE_CLOCKWISE;
   rs.lineWidth = 1.0f;
   VkPipelineMultisampleStateCreateInfo ms{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
-  ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  ms.rasterizationSamples = dynamic_rendering ? VK_SAMPLE_COUNT_1_BIT : a.samples;
   VkPipelineDepthStencilStateCreateInfo dss{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
   dss.depthTestEnable = !dynamic_rendering;
   dss.depthWriteEnable = !dynamic_rendering;
@@ -165,7 +180,18 @@ VkPipeline make_pipeline(App& a, VkPrimitiveTopology topology, bool tessellation
   return p;
 }
 
-void setup(App& a, bool validation) {
+bool has_device_extension(VkPhysicalDevice physical, const char* name) {
+  uint32_t n = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, nullptr);
+  std::vector<VkExtensionProperties> props(n);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, props.data());
+  for (const VkExtensionProperties& p : props)
+    if (std::strcmp(p.extensionName, name) == 0) return true;
+  return false;
+}
+
+void setup(App& a, bool validation, VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT) {
+  a.samples = samples;
   vkutil::InstanceOptions options;
   options.application_name = "tessera_layer_capture_app";
   options.api_version = VK_API_VERSION_1_3;
@@ -181,8 +207,16 @@ void setup(App& a, bool validation) {
   f2.features.pipelineStatisticsQuery = VK_TRUE;
   vkutil::DeviceRequest request;
   request.next = &f2;
+  VkPhysicalDeviceMultiDrawFeaturesEXT multi{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTI_DRAW_FEATURES_EXT};
+  if (samples != VK_SAMPLE_COUNT_1_BIT && has_device_extension(a.g.physical, VK_EXT_MULTI_DRAW_EXTENSION_NAME)) {
+    multi.multiDraw = VK_TRUE;
+    f13.pNext = &multi;
+    request.extensions.push_back(VK_EXT_MULTI_DRAW_EXTENSION_NAME);
+  }
   vkutil::create_device(a.g, request);
   const VkDevice dev = a.g.device;
+  if (multi.multiDraw)
+    a.draw_multi = reinterpret_cast<PFN_vkCmdDrawMultiEXT>(vkGetDeviceProcAddr(dev, "vkCmdDrawMultiEXT"));
 
   // Colour readable by the application itself; depth only an attachment (the layer makes it
   // copyable for the capture).
@@ -191,7 +225,7 @@ void setup(App& a, bool validation) {
             VK_IMAGE_ASPECT_COLOR_BIT, VK_SAMPLE_COUNT_1_BIT});
   a.depth = vkutil::create_image(a.g, {kSize, kSize, 1, kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
                                        VK_IMAGE_ASPECT_DEPTH_BIT, VK_SAMPLE_COUNT_1_BIT});
-  VkAttachmentDescription att[2] = {};
+  VkAttachmentDescription att[3] = {};
   att[0].format = kFormat;
   att[0].samples = VK_SAMPLE_COUNT_1_BIT;
   att[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
@@ -205,11 +239,31 @@ void setup(App& a, bool validation) {
   att[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
   VkAttachmentReference colour_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
   VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  VkAttachmentReference resolve_ref{2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
   VkSubpassDescription sub{};
   sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
   sub.colorAttachmentCount = 1;
   sub.pColorAttachments = &colour_ref;
   sub.pDepthStencilAttachment = &depth_ref;
+  const bool msaa = samples != VK_SAMPLE_COUNT_1_BIT;
+  if (msaa) {
+    // Resolve-style, as engines write it: 4x colour and depth transient and not stored, the
+    // colour resolved into the single-sample image.
+    const VkImageUsageFlags transient = VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT;
+    a.msaa_colour =
+        vkutil::create_image(a.g, {kSize, kSize, 1, kFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | transient,
+                                   VK_IMAGE_ASPECT_COLOR_BIT, samples});
+    a.msaa_depth =
+        vkutil::create_image(a.g, {kSize, kSize, 1, kDepth, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | transient,
+                                   VK_IMAGE_ASPECT_DEPTH_BIT, samples});
+    att[2] = att[0];  // the resolve target: the single-sample colour, stored
+    att[2].loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    for (int i = 0; i < 2; ++i) {
+      att[i].samples = samples;
+      att[i].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    }
+    sub.pResolveAttachments = &resolve_ref;
+  }
   VkSubpassDependency dep{
       VK_SUBPASS_EXTERNAL,
       0,
@@ -222,17 +276,18 @@ void setup(App& a, bool validation) {
           VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
       0};
   VkRenderPassCreateInfo rpci{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
-  rpci.attachmentCount = 2;
+  rpci.attachmentCount = msaa ? 3 : 2;
   rpci.pAttachments = att;
   rpci.subpassCount = 1;
   rpci.pSubpasses = &sub;
   rpci.dependencyCount = 1;
   rpci.pDependencies = &dep;
   CHECK_VK(vkCreateRenderPass(dev, &rpci, nullptr, &a.pass));
-  const VkImageView views[2] = {a.colour.view, a.depth.view};
+  const VkImageView views[3] = {msaa ? a.msaa_colour.view : a.colour.view, msaa ? a.msaa_depth.view : a.depth.view,
+                                a.colour.view};
   VkFramebufferCreateInfo fci{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
   fci.renderPass = a.pass;
-  fci.attachmentCount = 2;
+  fci.attachmentCount = msaa ? 3 : 2;
   fci.pAttachments = views;
   fci.width = fci.height = kSize;
   fci.layers = 1;
@@ -245,7 +300,7 @@ void setup(App& a, bool validation) {
   CHECK_VK(vkCreatePipelineLayout(dev, &plci, nullptr, &a.layout));
   a.modules = {make_shader(a.g, kMvpVert), make_shader(a.g, kColorFrag), make_shader(a.g, kLevelsTesc),
                make_shader(a.g, kTriTese)};
-  a.list = make_pipeline(a, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, false);
+  a.list = make_pipeline(a, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, false, msaa);
   a.tess = make_pipeline(a, VK_PRIMITIVE_TOPOLOGY_PATCH_LIST, true, false);
   a.strip = make_pipeline(a, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP, false, true);
 
@@ -296,19 +351,21 @@ void record_secondary(App& a, VkCommandBuffer sec) {
 
 // One frame's commands (recorded anew each frame, ONE_TIME_SUBMIT, as most engines do).
 void record(App& a, VkCommandBuffer cb, VkCommandBuffer sec) {
-  record_secondary(a, sec);
+  const bool msaa = a.samples != VK_SAMPLE_COUNT_1_BIT;
+  if (!msaa) record_secondary(a, sec);
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   CHECK_VK(vkBeginCommandBuffer(cb, &bi));
   vkCmdResetQueryPool(cb, a.stats, 0, 4);
-  VkClearValue clears[2];
+  VkClearValue clears[3];
   clears[0].color = {{0.1f, 0.2f, 0.3f, 1.0f}};
   clears[1].depthStencil = {1.0f, 0};
+  clears[2] = clears[0];
   VkRenderPassBeginInfo rbi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
   rbi.renderPass = a.pass;
   rbi.framebuffer = a.framebuffer;
   rbi.renderArea = {{0, 0}, {kSize, kSize}};
-  rbi.clearValueCount = 2;
+  rbi.clearValueCount = msaa ? 3 : 2;
   rbi.pClearValues = clears;
   vkCmdBeginRenderPass(cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
   const VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
@@ -320,6 +377,7 @@ void record(App& a, VkCommandBuffer cb, VkCommandBuffer sec) {
   vkCmdBindVertexBuffers(cb, 0, 1, &a.vertices.buffer, &zero);
   vkCmdBindIndexBuffer(cb, a.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a.list);
+  if (msaa) vkCmdSetCullMode(cb, VK_CULL_MODE_BACK_BIT);
   vkCmdPushConstants(cb, a.layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof m, &m);
   vkCmdBeginQuery(cb, a.stats, 0, 0);
   vkCmdDrawIndexed(cb, uint32_t(kIndices.size()), kInstances, 0, kVertexOffset, 0);
@@ -329,10 +387,21 @@ void record(App& a, VkCommandBuffer cb, VkCommandBuffer sec) {
   vkCmdDraw(cb, kPatchVertices, 1, 0, 0);
   vkCmdEndQuery(cb, a.stats, 1);
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a.list);
+  if (msaa) vkCmdSetCullMode(cb, VK_CULL_MODE_BACK_BIT);  // a static pipeline bound since: set again
   vkCmdBeginQuery(cb, a.stats, 2, 0);
   vkCmdDrawIndirect(cb, a.indirect.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
   vkCmdEndQuery(cb, a.stats, 2);
+  if (a.draw_multi) {
+    // One call of one list draw (vertices 3-5), one of two (vertices 0-2 and 3-5).
+    const VkMultiDrawInfoEXT parts[2] = {{0, 3}, {3, 3}};
+    a.draw_multi(cb, 1, parts + 1, 1, 0, sizeof(VkMultiDrawInfoEXT));
+    a.draw_multi(cb, 2, parts, 1, 0, sizeof(VkMultiDrawInfoEXT));
+  }
   vkCmdEndRenderPass(cb);
+  if (msaa) {
+    CHECK_VK(vkEndCommandBuffer(cb));
+    return;
+  }
 
   VkRenderingAttachmentInfo colour{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
   colour.imageView = a.colour.view;
@@ -384,6 +453,10 @@ void teardown(App& a) {
   vkDestroyRenderPass(dev, a.pass, nullptr);
   destroy_image(a.g, a.colour);
   destroy_image(a.g, a.depth);
+  if (a.samples != VK_SAMPLE_COUNT_1_BIT) {
+    destroy_image(a.g, a.msaa_colour);
+    destroy_image(a.g, a.msaa_depth);
+  }
   vkDestroyDevice(dev, nullptr);
   a.instance.destroy();
 }
@@ -538,6 +611,189 @@ int run_draws(const std::string& tcap, const std::string& image_out, bool valida
   return g_failures ? 1 : 0;
 }
 
+// The msaa mode: three frames of the 4x resolve-style pass (one submission each); TCAP is the
+// capture of frame 1. Its multisampled colour and depth are read back per sample and agree with
+// each other sample by sample (a sample is drawn exactly where its depth left the clear value),
+// with drawn and partly covered pixels; the resolved colour equals the samples where a pixel's
+// samples agree; the list draws record the dynamic cull mode (back) over the pipeline's none.
+int run_msaa(const std::string& tcap, bool validation) {
+  App a;
+  setup(a, validation, VK_SAMPLE_COUNT_4_BIT);
+  const bool multi_draw = a.draw_multi != nullptr;
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(a.g.device, a.pool);
+  VkFence fence = vkutil::create_fence(a.g.device);
+  for (int frame = 0; frame < 3; ++frame) {
+    record(a, cb, VK_NULL_HANDLE);
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
+    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
+    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+  }
+  vkDestroyFence(a.g.device, fence, nullptr);
+  teardown(a);
+  if (validation) {
+    std::printf("validation messages: %d errors, %d warnings\n", g_validation.errors.load(),
+                g_validation.warnings.load());
+    expect(g_validation.errors.load() == 0 && g_validation.warnings.load() == 0, "no validation messages");
+  }
+  const tessera::capture::Capture cap = tessera::capture::read_capture(tcap);
+  expect_eq("frames in the capture", cap.frames.size(), 1);
+  if (cap.frames.size() != 1) return 1;
+  const tessera::capture::Frame& f = cap.frames[0];
+  const size_t draws = multi_draw ? 5 : 3;
+  expect_eq("passes", f.passes.size(), 1);
+  expect_eq("draws", f.draws.size(), draws);
+  if (f.passes.size() != 1 || f.draws.size() != draws) return 1;
+  if (multi_draw) {
+    // vkCmdDrawMultiEXT: each call one captured draw holding its parts' triangles, in order.
+    const auto& one = f.draws[3];
+    expect(one.captured && one.call == tessera::capture::DrawCall::draw_multi && one.vertex_count == 3,
+           "one-part multi draw captured (" + one.skip_reason + ")");
+    expect_eq("one-part multi draw triangles", one.positions.size() / 3, 1);
+    for (size_t i = 0; i < one.positions.size() && i < 3; ++i)
+      expect(close(one.positions[i], cpu_vertex(uint32_t(3 + i), 0)), "multi draw position " + std::to_string(i));
+    expect(one.state.raster.cull == tessera::CullMode::back, "multi draw: the dynamic cull mode (back)");
+    // Two parts: transform feedback carries on from the first into the second.
+    const auto& two = f.draws[4];
+    expect(two.captured && two.vertex_count == 6 && two.primitives_needed == 2,
+           "two-part multi draw captured: 6 vertices, 2 primitives (" + two.skip_reason + ")");
+    expect_eq("two-part multi draw triangles", two.positions.size() / 3, 2);
+    for (size_t i = 0; i < two.positions.size() && i < 6; ++i)
+      expect(close(two.positions[i], cpu_vertex(uint32_t(i), 0)), "multi draw position " + std::to_string(i));
+    std::printf("two-part multi draw: %s (written %llu of %llu)\n", two.captured ? "captured" : two.skip_reason.c_str(),
+                (unsigned long long)two.primitives_written, (unsigned long long)two.primitives_needed);
+  }
+  std::printf("multi draw: %s\n", multi_draw ? "VK_EXT_multi_draw used" : "VK_EXT_multi_draw not offered");
+  const auto& p = f.passes[0];
+  expect_eq("pass samples", p.samples, 4);
+  expect_eq("attachments (4x colour, resolve, 4x depth)", p.attachments.size(), 3);
+  if (p.attachments.size() != 3) return 1;
+  const auto& ms = p.attachments[0];
+  const auto& resolve = p.attachments[1];
+  const auto& depth = p.attachments[2];
+  const size_t pixels = size_t(kSize) * kSize, n = 4;
+  expect(ms.skip_reason.empty() && ms.samples == 4 && ms.texels.size() == pixels * n * 4,
+         "4x colour read back per sample (" + ms.skip_reason + ")");
+  expect(resolve.skip_reason.empty() && resolve.samples == 1 && resolve.texels.size() == pixels * 4,
+         "resolved colour read back (" + resolve.skip_reason + ")");
+  expect(depth.kind == tessera::capture::AttachmentKind::depth && depth.skip_reason.empty() && depth.samples == 4 &&
+             depth.texels.size() == pixels * n * 4,
+         "4x depth read back per sample (" + depth.skip_reason + ")");
+  for (size_t i = 0; i < 2; ++i)
+    expect(f.draws[i == 0 ? 0 : 2].state.raster.cull == tessera::CullMode::back,
+           "list draw " + std::to_string(i == 0 ? 0 : 2) + ": the dynamic cull mode (back)");
+  expect(f.draws[1].state.raster.cull == tessera::CullMode::none, "tessellation draw: the pipeline's cull mode (none)");
+  if (!g_failures) {
+    auto word = [](const std::vector<uint8_t>& t, size_t i) {
+      uint32_t w = 0;
+      std::memcpy(&w, t.data() + 4 * i, 4);
+      return w;
+    };
+    auto z = [&](size_t i) {
+      float v = 0;
+      std::memcpy(&v, depth.texels.data() + 4 * i, 4);
+      return v;
+    };
+    // The clear colour as stored: a sample whose depth is the clear depth.
+    uint32_t clear = 0;
+    bool have_clear = false;
+    for (size_t i = 0; i < pixels * n && !have_clear; ++i)
+      if (z(i) == 1.0f) clear = word(ms.texels, i), have_clear = true;
+    expect(have_clear, "some samples keep the clear depth");
+    size_t drawn = 0, partial = 0, disagree = 0, resolved_checked = 0, resolved_wrong = 0;
+    for (size_t px = 0; px < pixels; ++px) {
+      size_t covered = 0;
+      bool same = true;
+      for (size_t k = 0; k < n; ++k) {
+        const size_t i = px * n + k;
+        const bool colour_drawn = word(ms.texels, i) != clear, depth_drawn = z(i) != 1.0f;
+        disagree += colour_drawn != depth_drawn;
+        covered += depth_drawn;
+        same &= word(ms.texels, i) == word(ms.texels, px * n);
+      }
+      drawn += covered > 0;
+      partial += covered > 0 && covered < n;
+      if (same) {
+        ++resolved_checked;
+        resolved_wrong += word(resolve.texels, px) != word(ms.texels, px * n);
+      }
+    }
+    expect_eq("samples whose colour and depth disagree on being drawn", disagree, 0);
+    expect(drawn > 0 && partial > 0, "drawn pixels and partly covered edge pixels");
+    expect(resolved_checked > 0, "pixels whose samples agree");
+    expect_eq("resolved pixels differing from their (equal) samples", resolved_wrong, 0);
+    std::printf("msaa capture: %zu pixels drawn, %zu partly covered, %zu resolved pixels checked\n", drawn, partial,
+                resolved_checked);
+  }
+  return g_failures ? 1 : 0;
+}
+
+// The many mode: 300 draws in one render pass instance, frames 0-2; TESSERA_LAYER_CAPTURE=0-1
+// captures frames 0 and 1 (TCAP1, TCAP2). Frame 0 runs out of the pass's 256 stream queries
+// (44 draws recorded as query_limit), the layer doubles them, and frame 1 captures all 300
+// (the first capture frame: later ones are recorded while an earlier one is noted already).
+int run_many(const std::string& tcap1, const std::string& tcap2) {
+  constexpr uint32_t kDraws = 300;
+  App a;
+  setup(a, false);
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(a.g.device, a.pool);
+  VkFence fence = vkutil::create_fence(a.g.device);
+  for (int frame = 0; frame < 3; ++frame) {
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    CHECK_VK(vkBeginCommandBuffer(cb, &bi));
+    VkClearValue clears[2];
+    clears[0].color = {{0.1f, 0.2f, 0.3f, 1.0f}};
+    clears[1].depthStencil = {1.0f, 0};
+    VkRenderPassBeginInfo rbi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    rbi.renderPass = a.pass;
+    rbi.framebuffer = a.framebuffer;
+    rbi.renderArea = {{0, 0}, {kSize, kSize}};
+    rbi.clearValueCount = 2;
+    rbi.pClearValues = clears;
+    vkCmdBeginRenderPass(cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
+    const VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
+    const VkRect2D scissor{{0, 0}, {kSize, kSize}};
+    vkCmdSetViewport(cb, 0, 1, &viewport);
+    vkCmdSetScissor(cb, 0, 1, &scissor);
+    const glm::mat4 m = transform();
+    const VkDeviceSize zero = 0;
+    vkCmdBindVertexBuffers(cb, 0, 1, &a.vertices.buffer, &zero);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a.list);
+    vkCmdPushConstants(cb, a.layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof m, &m);
+    for (uint32_t i = 0; i < kDraws; ++i) vkCmdDraw(cb, 3, 1, i % 6, 0);
+    vkCmdEndRenderPass(cb);
+    CHECK_VK(vkEndCommandBuffer(cb));
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
+    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
+    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+  }
+  vkDestroyFence(a.g.device, fence, nullptr);
+  teardown(a);
+  for (int k = 0; k < 2; ++k) {
+    const tessera::capture::Capture cap = tessera::capture::read_capture(k == 0 ? tcap1 : tcap2);
+    expect_eq("frames", cap.frames.size(), 1);
+    if (cap.frames.size() != 1) return 1;
+    const auto& f = cap.frames[0];
+    expect_eq("draws", f.draws.size(), kDraws);
+    size_t captured = 0, limit = 0;
+    for (const auto& d : f.draws) {
+      captured += d.captured && d.positions.size() == 3;
+      limit += d.skip_reason == "query_limit";
+    }
+    std::printf("frame %llu: %zu draws captured, %zu past the pass's queries\n", (unsigned long long)f.number, captured,
+                limit);
+    expect_eq("frame " + std::to_string(f.number) + " draws captured", captured, k == 0 ? 256 : kDraws);
+    expect_eq("frame " + std::to_string(f.number) + " draws past the queries", limit, k == 0 ? kDraws - 256 : 0);
+  }
+  return g_failures ? 1 : 0;
+}
+
 int run_vkcube(const std::string& tcap) {
   const tessera::capture::Capture cap = tessera::capture::read_capture(tcap);
   expect_eq("frames", cap.frames.size(), 1);
@@ -599,8 +855,13 @@ int run(int argc, char** argv) {
   }
   if (mode == "draws" && argc > 3) return run_draws(argv[2], argv[3], validation, no_xfb);
   if (mode == "vkcube" && argc > 2) return run_vkcube(argv[2]);
+  if (mode == "many" && argc > 3) return run_many(argv[2], argv[3]);
+  if (mode == "msaa" && argc > 2) return run_msaa(argv[2], argc > 3 && std::string(argv[3]) == "--validation");
   if (mode == "list" && argc > 2) return run_list(argv[2]);
-  std::fprintf(stderr, "usage: layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb] | vkcube TCAP | list TCAP\n");
+  std::fprintf(stderr,
+               "usage: layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb] | msaa TCAP [--validation] | "
+               "many TCAP1 TCAP2 | "
+               "vkcube TCAP | list TCAP\n");
   return 2;
 }
 

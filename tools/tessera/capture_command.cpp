@@ -90,7 +90,7 @@ std::string plural(uint64_t n, const std::string& word) {
 // vertex_count counts indices for indexed draws.
 bool indexed(DrawCall call) {
   return call == DrawCall::draw_indexed || call == DrawCall::draw_indexed_indirect ||
-         call == DrawCall::draw_indexed_indirect_count;
+         call == DrawCall::draw_indexed_indirect_count || call == DrawCall::draw_multi_indexed;
 }
 
 template <size_t N>
@@ -99,8 +99,10 @@ std::string name(size_t i, const std::array<const char*, N>& names) {
 }
 
 // clang-format off
-constexpr std::array<const char*, 6> kCallNames{"draw", "draw_indexed", "draw_indirect", "draw_indexed_indirect",
-                                                "draw_indirect_count", "draw_indexed_indirect_count"};
+constexpr std::array<const char*, 11> kCallNames{"draw", "draw_indexed", "draw_indirect", "draw_indexed_indirect",
+                                                 "draw_indirect_count", "draw_indexed_indirect_count", "draw_multi",
+                                                 "draw_multi_indexed", "draw_mesh_tasks", "draw_mesh_tasks_indirect",
+                                                 "draw_mesh_tasks_indirect_count"};
 constexpr std::array<const char*, 4> kCullNames{"none", "front", "back", "front_and_back"};
 constexpr std::array<const char*, 2> kFrontNames{"counter_clockwise", "clockwise"};
 constexpr std::array<const char*, 8> kCompareNames{"never", "less", "equal", "less_or_equal", "greater", "not_equal",

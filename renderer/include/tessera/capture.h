@@ -71,8 +71,11 @@ struct BlendAttachment {
 };
 
 // How the application issued the draw.
+// draw_multi*: one vkCmdDrawMulti(Indexed)EXT call (its draws together); draw_mesh_tasks*: mesh
+// shading, recorded but never captured (reason "mesh_shader").
 enum class DrawCall : uint8_t { draw, draw_indexed, draw_indirect, draw_indexed_indirect, draw_indirect_count,
-                                draw_indexed_indirect_count };
+                                draw_indexed_indirect_count, draw_multi, draw_multi_indexed, draw_mesh_tasks,
+                                draw_mesh_tasks_indirect, draw_mesh_tasks_indirect_count };
 
 struct DrawState {
   // Topology as rasterized (transform feedback emits every primitive as a separate triangle:

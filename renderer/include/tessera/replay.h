@@ -50,6 +50,14 @@ struct PassReplay {
   // whose stored values differ from the exact depth by up to half a step.
   double captured_depth_tolerance = 1e-6;
   std::string color_note;  // why the colour attachment is not decoded, if so
+  // Coverage against the GPU's (multisampled captures of a pass that clears its colour): per
+  // pixel, the samples Tessera covered (any draw wrote them) against the captured samples that
+  // differ from the clear colour. `compared` false when the capture cannot say.
+  struct CoverageAgreement {
+    bool compared = false;
+    uint64_t pixels = 0, pixels_differ = 0, pixels_partial = 0;  // partial: the GPU covered 1..n-1 samples
+    uint64_t samples_replay = 0, samples_capture = 0;
+  } coverage;
 };
 
 struct FrameReplay {
