@@ -307,7 +307,8 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
             const float inv = 1.0f / (w0 + w1 + w2);
             const float p0 = w0 * inv, p1 = w1 * inv, p2 = w2 * inv;
             for (int k = 0; k < kVaryingCount; ++k) {
-              varyings[4 * pending_count + p][k] = p0 * t.varyings[0][k] + p1 * t.varyings[1][k] + p2 * t.varyings[2][k];
+              varyings[4 * pending_count + p][k] =
+                  p0 * t.varyings[0][k] + p1 * t.varyings[1][k] + p2 * t.varyings[2][k];
             }
           }
           q.qx = qx;

@@ -139,7 +139,8 @@ TEST(ShaderEu, LaneCountersAccountForEveryLane) {
   EXPECT_EQ(live, s.get_u64("raster.depth.passed"));        // 1x: a live pixel is a passed sample
   EXPECT_EQ(calls(s, "fragment", "rsqrt"), 2 * live);       // the library runs on live lanes only
   const Stats one = render(scene, 1);
-  for (const char* k : {"raster.fs.lanes.live", "raster.fs.lanes.masked", "raster.fs.lane_groups", "raster.fs.lanes.empty"})
+  for (const char* k :
+       {"raster.fs.lanes.live", "raster.fs.lanes.masked", "raster.fs.lane_groups", "raster.fs.lanes.empty"})
     EXPECT_EQ(one.get_u64(k), s.get_u64(k)) << k;
 }
 
