@@ -100,7 +100,12 @@ void collect_draw_work(const PrimitiveStageOutput& prims, const TileStageOutput&
       w.culled += c[RasterCounters::culled_frustum] + c[RasterCounters::culled_backface] +
                   c[RasterCounters::culled_frontface] + c[RasterCounters::culled_degenerate] +
                   c[RasterCounters::culled_scissor] + c[RasterCounters::culled_nonfinite];
+      w.culled_nonfinite += c[RasterCounters::culled_nonfinite];
+      w.culled_frustum += c[RasterCounters::culled_frustum];
+      w.culled_facing += c[RasterCounters::culled_backface] + c[RasterCounters::culled_frontface];
+      w.culled_scissor += c[RasterCounters::culled_scissor];
       w.clipped += c[RasterCounters::clipped];
+      w.clip_output += c[RasterCounters::clip_output];
     }
   }
   for (const BinChunk& chunk : prims.chunks) {

@@ -102,7 +102,8 @@ void decode_attachments(const capture::RenderPass& pass, PassReplay& pr) {
           pr.captured_depth[i] = float(uint16_t(a.texels[2 * i] | a.texels[2 * i + 1] << 8)) / 65535.0f;
         }
         pr.captured_depth_samples = int(a.samples);
-        pr.captured_depth_tolerance = 1.0 / 65535.0;
+        pr.captured_depth_unorm_bits = 16;
+        pr.captured_depth_tolerance = 1.0;  // in format steps (docs/replay.md, "Agreement with the GPU")
       }
     }
   }

@@ -7,8 +7,11 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <unordered_map>
 
+#include "raster/sample_pattern.h"
+#include "raster/triangle_setup.h"
 #include "replay/captured_color.h"
 #include "tessera/error.h"
 
@@ -70,6 +73,13 @@ std::string draw_problem(const capture::Draw& d, const capture::RenderPass& pass
   // Vulkan requires a non-zero viewport (Tessera's zero means "the whole framebuffer").
   if (v.width == 0.0f || v.height == 0.0f) return "zero_area_viewport";
   if (v.width < 0.0f) return "viewport_negative_width";
+  // Beyond any device's maxViewportDimensions and viewportBoundsRange (Vulkan guarantees 4096
+  // and [-8192, 8191]; devices report up to 32768 and [-65536, 65535]): not a real draw.
+  constexpr float kMaxViewport = 65536.0f, kMaxBound = 131072.0f;
+  if (v.width > kMaxViewport || std::abs(v.height) > kMaxViewport) return "viewport_out_of_range";
+  for (float x : {v.x, v.y, v.x + v.width, v.y + v.height}) {
+    if (std::abs(x) > kMaxBound) return "viewport_out_of_range";
+  }
   if (v.min_depth < 0.0f || v.min_depth > 1.0f || v.max_depth < 0.0f || v.max_depth > 1.0f) return "depth_range";
   return {};
 }
@@ -131,6 +141,45 @@ bool summed_key(const std::string& key) {
     if (key.rfind(prefix, 0) == 0) return true;
   }
   return false;
+}
+
+// " (skipped: reason N, ...)" for the error naming a frame with nothing to replay.
+std::string skipped_summary(const std::map<std::string, uint64_t>& skipped) {
+  std::string out;
+  for (const auto& [reason, n] : skipped)
+    out += (out.empty() ? " (skipped: " : ", ") + reason + " " + std::to_string(n);
+  return out.empty() ? out : out + ")";
+}
+
+// Depth slope per pixel (|dz/dx| + |dz/dy| per pixel) of a multisampled depth attachment (per
+// sample, pixel-major), for pixels whose samples all differ from `clear` and lie on one plane:
+// samples 0, 1 and 2 fix the plane, every other sample must lie on it to float precision (else
+// the pixel holds an edge between triangles). -1 for the other pixels; all -1 below 4 samples.
+std::vector<double> depth_slopes(const std::vector<float>& depth, int samples, float clear) {
+  const size_t n = size_t(std::max(samples, 1));
+  std::vector<double> slopes(depth.size() / n, -1.0);
+  std::span<const SampleOffset> offsets;
+  if (samples == 4) offsets = SamplePattern<4>::offsets;
+  if (samples == 8) offsets = SamplePattern<8>::offsets;
+  if (offsets.empty()) return slopes;
+  const double unit = 1.0 / double(kSubpixelOne);
+  auto delta = [&](int k, int axis) {
+    return double(axis == 0 ? offsets[k].x - offsets[0].x : offsets[k].y - offsets[0].y) * unit;
+  };
+  const double det = delta(1, 0) * delta(2, 1) - delta(1, 1) * delta(2, 0);
+  constexpr double kOnPlane = 1e-6;  // a few float steps of depth in [0, 1]
+  for (size_t p = 0; p < slopes.size(); ++p) {
+    const float* z = depth.data() + p * n;
+    if (std::any_of(z, z + n, [&](float v) { return v == clear || !std::isfinite(v); })) continue;
+    const double d1 = double(z[1]) - z[0], d2 = double(z[2]) - z[0];
+    const double gx = (d1 * delta(2, 1) - d2 * delta(1, 1)) / det;
+    const double gy = (delta(1, 0) * d2 - delta(2, 0) * d1) / det;
+    bool planar = true;
+    for (int k = 3; k < samples; ++k)
+      planar = planar && std::abs(double(z[0]) + gx * delta(k, 0) + gy * delta(k, 1) - double(z[k])) <= kOnPlane;
+    if (planar) slopes[p] = std::abs(gx) + std::abs(gy);
+  }
+  return slopes;
 }
 
 }  // namespace
@@ -269,7 +318,8 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
   if (out.passes.empty()) {
     throw Error(frame_name + " (frame number " + std::to_string(cf.number) + "): no replayable draw in " +
                 std::to_string(cf.draws.size()) + " draw" + (cf.draws.size() == 1 ? "" : "s") + " and " +
-                std::to_string(cf.passes.size()) + " render pass" + (cf.passes.size() == 1 ? "" : "es"));
+                std::to_string(cf.passes.size()) + " render pass" + (cf.passes.size() == 1 ? "" : "es") +
+                skipped_summary(skipped));
   }
   // The main pass: the largest, the last of equals (usually the one presented).
   for (size_t k = 0; k < out.passes.size(); ++k) {
@@ -330,15 +380,52 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
   if (!main.captured_depth.empty() && main.captured_depth_samples == main.samples) {
     const std::vector<float>& mine = main.frame.depth;
     const float clear = cf.passes[main.pass].clears_depth ? cf.passes[main.pass].clear_depth : 1.0f;
+    // Tessera interpolates depth from the vertices snapped to 1/256 pixel; lavapipe (llvmpipe's
+    // setup) from the unsnapped float vertices. Vulkan allows both, and they differ by up to the
+    // depth slope times the snapping error (half a subpixel step per axis, to first order). The
+    // slope is measured on the GPU's own samples (at the standard locations): per pixel where one
+    // plane holds them all, the frame's steepest elsewhere (single-sample captures: no allowance).
+    const std::vector<double> slopes = depth_slopes(main.captured_depth, main.captured_depth_samples, clear);
+    double slope = 0.0;
+    uint64_t planar = 0;
+    for (double v : slopes) {
+      slope = std::max(slope, v);
+      planar += v >= 0.0;
+    }
+    const double snap_error = 0.5 / double(kSubpixelOne);
+    double worst_ratio = 0.0;  // largest difference / the pixel's own tolerance
     uint64_t both = 0, only_replay = 0, only_capture = 0, beyond = 0;
     double max_diff = 0;
+    // UNORM depth is compared in the format's units: the replayed depth converted as Vulkan
+    // converts floats to UNORM (clamp to [0, 1], x (2^b - 1), round to nearest) against the
+    // stored code. The GPU converts its own float depth the same way, so the codes are equal
+    // unless the two float depths straddle a rounding boundary: then they differ by one step.
+    const int bits = main.captured_depth_unorm_bits;
+    const double steps = bits ? double((1u << bits) - 1u) : 0.0;
+    // The largest per-pixel tolerance, in the comparison's units.
+    const double tolerance = main.captured_depth_tolerance + slope * snap_error * (bits ? steps : 1.0);
+    auto code = [&](float d) { return std::llround(std::clamp(double(d), 0.0, 1.0) * steps); };
+    uint64_t max_steps = 0, equal = 0;
     for (size_t p = 0; p < mine.size(); ++p) {
       const float gpu = main.captured_depth[p * size_t(main.captured_depth_samples)];
       const bool a = mine[p] != clear, b = gpu != clear;
       if (a && b) {
         ++both;
         const double diff = std::abs(double(mine[p]) - double(gpu));
-        if (!(diff <= main.captured_depth_tolerance)) ++beyond;
+        // The snapping allowance, in the comparison's units (format steps for UNORM depth).
+        const double slope_here = p < slopes.size() && slopes[p] >= 0.0 ? slopes[p] : slope;
+        const double allowed = main.captured_depth_tolerance + slope_here * snap_error * (bits ? steps : 1.0);
+        if (bits) {
+          const uint64_t d = uint64_t(std::llabs(code(mine[p]) - code(gpu)));
+          max_steps = std::max(max_steps, d);
+          equal += d == 0;
+          if (double(d) > allowed) ++beyond;
+          worst_ratio = std::max(worst_ratio, double(d) / allowed);
+        } else {
+          equal += mine[p] == gpu;
+          if (!(diff <= allowed)) ++beyond;
+          if (std::isfinite(diff)) worst_ratio = std::max(worst_ratio, diff / allowed);
+        }
         if (std::isfinite(diff)) max_diff = std::max(max_diff, diff);
       }
       only_replay += a && !b;
@@ -351,8 +438,15 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
     s.set("capture.depth_agreement.mismatch_fraction",
           mine.empty() ? 0.0 : double(only_replay + only_capture) / double(mine.size()));
     s.set("capture.depth_agreement.max_abs_difference", max_diff);
+    s.set("capture.depth_agreement.equal_in_format", equal);
     s.set("capture.depth_agreement.beyond_tolerance", beyond);
-    s.set("capture.depth_agreement.tolerance", main.captured_depth_tolerance);
+    s.set("capture.depth_agreement.tolerance", tolerance);
+    s.set("capture.depth_agreement.format_tolerance", main.captured_depth_tolerance);
+    s.set("capture.depth_agreement.unorm_bits", uint64_t(bits));
+    s.set("capture.depth_agreement.max_format_steps", max_steps);
+    s.set("capture.depth_agreement.max_depth_slope", slope);
+    s.set("capture.depth_agreement.pixels_with_slope", planar);
+    s.set("capture.depth_agreement.max_difference_over_tolerance", worst_ratio);
   }
   // Agreement with the GPU's multisampled coverage: covered samples per pixel.
   if (main.coverage.compared) {

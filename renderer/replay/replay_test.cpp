@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <set>
@@ -206,6 +207,50 @@ TEST(Replay, SkipsBadDrawsAndCountsThem) {
   EXPECT_EQ(r.draws[11].work.fragments_covered, 100u);
   EXPECT_EQ(s.get_u64("raster.triangles.culled_nonfinite"), 2u);
   EXPECT_EQ(r.draws[0].work.fragments_covered, 32u * 32u);
+}
+
+// Per-draw clipping and culling counts (compared with the GPU's clipping statistics in
+// layer.capture_clipping): a rectangle with a corner behind the near plane (each of its two
+// triangles clipped into two), a rectangle culled as back faces, one wholly outside.
+TEST(Replay, PerDrawClippingAndCullingCounts) {
+  capture::Draw near = rect_draw(8, 8, 40, 40, 0.5f);
+  near.positions[0].z = near.positions[3].z = -0.5f;  // corner a, in both triangles
+  capture::Draw back = rect_draw(0, 0, 16, 16, 0.25f);
+  back.state.raster.cull = CullMode::back;
+  // Vulkan's signed area of the rectangle's triangles is positive (counter-clockwise): with
+  // clockwise front faces they are back faces.
+  back.state.raster.front_face = FrontFace::clockwise;
+  capture::Draw outside = rect_draw(0, 0, 16, 16, 0.25f);
+  for (glm::vec4& v : outside.positions) v.x += 5.0f;
+  Config c = config();
+  for (float guard_band : {8192.0f, 0.0f}) {
+    c.raster.guard_band = guard_band;
+    Renderer renderer(c);
+    const FrameReplay r = replay_frame(renderer, one_pass({near, back, outside}), 0);
+    const DrawWork& n = r.draws[0].work;
+    EXPECT_EQ(n.primitives_in, 2u);
+    EXPECT_EQ(n.clipped, 2u);
+    EXPECT_EQ(n.clip_output, 4u) << "one vertex behind the near plane: a quadrilateral, two triangles";
+    EXPECT_EQ(n.after_clipping(), 4u);
+    EXPECT_EQ(n.after_face_culling(), 4u);
+    EXPECT_EQ(n.setup, 4u);
+    const DrawWork& b = r.draws[1].work;
+    EXPECT_EQ(b.culled_facing, 2u);
+    EXPECT_EQ(b.after_clipping(), 2u);
+    EXPECT_EQ(b.after_face_culling(), 0u);
+    EXPECT_EQ(b.setup, 0u);
+    const DrawWork& o = r.draws[2].work;
+    EXPECT_EQ(o.culled_frustum, 2u);
+    EXPECT_EQ(o.after_clipping(), 0u);
+    // The identity every draw keeps: what leaves clipping is set up or culled by facing, scissor
+    // or degeneracy.
+    for (const DrawReport& d : r.draws) {
+      EXPECT_GE(d.work.after_face_culling(), d.work.setup + d.work.culled_scissor);
+      EXPECT_EQ(d.work.culled, d.work.culled_nonfinite + d.work.culled_frustum + d.work.culled_facing +
+                                   d.work.culled_scissor +
+                                   (d.work.after_face_culling() - d.work.culled_scissor - d.work.setup));
+    }
+  }
 }
 
 TEST(Replay, HostileFramesGiveClearErrors) {
@@ -418,6 +463,84 @@ TEST(Replay, CoverageAgreementComparesSamplesPerPixel) {
   EXPECT_EQ(changed.stats.get_u64("capture.coverage_agreement.pixels_differ"), 1u);
   EXPECT_EQ(changed.stats.get_u64("capture.coverage_agreement.samples_capture") + 1,
             changed.stats.get_u64("capture.coverage_agreement.samples_replay"));
+}
+
+TEST(Replay, DepthAgreementAllowsTheSnappedPlane) {
+  // A sloped 4x triangle off the 1/256 grid. The "GPU" depth is the plane through the unsnapped
+  // vertices at each standard sample position (lavapipe's way); Tessera's is the plane through
+  // the snapped vertices: they differ, within the slope times half a subpixel step. Depth taken
+  // at the pixel centre, or a sample moved off its plane, is beyond it.
+  const glm::vec3 v[3] = {{3.3f, 2.71f, 0.1f}, {60.17f, 9.43f, 0.9f}, {17.59f, 45.11f, 0.45f}};
+  capture::Draw tri = rect_draw(0, 0, 1, 1, 0.5f, 4);
+  for (int i = 0; i < 3; ++i) tri.positions[size_t(i)] = {clip_x(v[i].x), clip_y(v[i].y), v[i].z, 1.0f};
+  tri.positions.resize(3);
+  tri.vertex_ids.resize(3);
+  tri.instance_ids.resize(3);
+  capture::Capture cap = one_pass({tri}, 4);
+  Renderer renderer(config());
+  const std::vector<uint32_t> covered = replay_frame(renderer, cap, 0).passes[0].frame.diagnostics.sample_draw;
+  ASSERT_EQ(covered.size(), size_t(kW) * kH * 4);
+  // The plane through the unsnapped vertices, in double.
+  auto plane = [&](double x, double y) {
+    double e[3];
+    for (int i = 0; i < 3; ++i) {
+      const glm::vec3 &a = v[(i + 1) % 3], &b = v[(i + 2) % 3];
+      e[i] = (double(b.x) - a.x) * (y - a.y) - (double(b.y) - a.y) * (x - a.x);
+    }
+    return (e[0] * v[0].z + e[1] * v[1].z + e[2] * v[2].z) / (e[0] + e[1] + e[2]);
+  };
+  const double sx[4] = {0.375, 0.875, 0.125, 0.625}, sy[4] = {0.125, 0.375, 0.625, 0.875};
+  auto depth_attachment = [&](bool at_centre) {
+    capture::Attachment a;
+    a.kind = capture::AttachmentKind::depth;
+    a.vk_format = 126;  // D32_SFLOAT
+    a.width = kW;
+    a.height = kH;
+    a.samples = 4;
+    a.texel_bytes = 4;
+    for (size_t i = 0; i < covered.size(); ++i) {
+      const int k = int(i % 4), x = int(i / 4) % kW, y = int(i / 4) / kW;
+      const float z = covered[i] ? float(at_centre ? plane(x + 0.5, y + 0.5) : plane(x + sx[k], y + sy[k])) : 1.0f;
+      uint8_t bytes[4];
+      std::memcpy(bytes, &z, 4);
+      a.texels.insert(a.texels.end(), bytes, bytes + 4);
+    }
+    return a;
+  };
+  auto agreement = [&](const capture::Attachment& a) {
+    capture::Capture c = cap;
+    c.frames[0].passes[0].attachments = {a};
+    return replay_frame(renderer, c, 0).stats;
+  };
+  const Stats exact = agreement(depth_attachment(false));
+  ASSERT_TRUE(exact.has("capture.depth_agreement.covered_both"));
+  EXPECT_GT(exact.get_u64("capture.depth_agreement.covered_both"), 500u);
+  EXPECT_EQ(exact.get_u64("capture.depth_agreement.covered_replay_only"), 0u);
+  EXPECT_EQ(exact.get_u64("capture.depth_agreement.covered_capture_only"), 0u);
+  EXPECT_EQ(exact.get_u64("capture.depth_agreement.beyond_tolerance"), 0u);
+  // The snapping difference is real (beyond float precision) and within the allowance.
+  const double max_diff = std::get<double>(exact.get("capture.depth_agreement.max_abs_difference"));
+  const double slope = std::get<double>(exact.get("capture.depth_agreement.max_depth_slope"));
+  EXPECT_GT(max_diff, 1e-6);
+  EXPECT_LE(std::get<double>(exact.get("capture.depth_agreement.max_difference_over_tolerance")), 1.0);
+  // The triangle's own slope |dz/dx| + |dz/dy|, to float precision of the samples.
+  const double gx = plane(1, 0) - plane(0, 0), gy = plane(0, 1) - plane(0, 0);
+  EXPECT_NEAR(slope, std::abs(gx) + std::abs(gy), 1e-4);
+
+  const Stats centre = agreement(depth_attachment(true));
+  EXPECT_GT(centre.get_u64("capture.depth_agreement.beyond_tolerance"),
+            centre.get_u64("capture.depth_agreement.covered_both") / 2);
+
+  // One fully covered pixel's sample 0 moved by twice the frame's allowance: that pixel only.
+  capture::Attachment moved = depth_attachment(false);
+  size_t at = 0;
+  while (at + 4 < covered.size() && !(covered[at] && covered[at + 1] && covered[at + 2] && covered[at + 3])) at += 4;
+  ASSERT_TRUE(covered[at] && covered[at + 3]);
+  float z0 = 0;
+  std::memcpy(&z0, &moved.texels[at * 4], 4);
+  z0 -= float(2.0 * std::get<double>(exact.get("capture.depth_agreement.tolerance")));
+  std::memcpy(&moved.texels[at * 4], &z0, 4);
+  EXPECT_EQ(agreement(moved).get_u64("capture.depth_agreement.beyond_tolerance"), 1u);
 }
 
 TEST(Replay, DrawDiagnosticsChangeNothing) {

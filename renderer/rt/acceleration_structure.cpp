@@ -465,11 +465,6 @@ struct SpaceRay {
 // Lane i of a vector in memory.
 inline const float* lane(const __m128& v, int i) { return reinterpret_cast<const float*>(&v) + i; }
 
-// Lane i of v in all 8 lanes.
-inline __m256 lane8(__m128 v, int i) {
-  return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(v), _mm256_set1_epi32(i));
-}
-
 // Finite and not zero (NaN fails every comparison); bitwise & keeps it branch-free.
 bool valid_direction(const glm::vec3& d) {
   const float ax = std::fabs(d.x), ay = std::fabs(d.y), az = std::fabs(d.z);
@@ -538,10 +533,14 @@ struct BoxRay {
     const __m128 qn = _mm_mul_ps(o, rcp), qf = _mm_mul_ps(o, frcp);
     const __m128 near_off = _mm_add_ps(qn, _mm_add_ps(_mm_mul_ps(_mm_and_ps(qn, abs_mask), ulps), tiny));
     const __m128 far_off = _mm_sub_ps(qf, _mm_add_ps(_mm_mul_ps(_mm_and_ps(qf, abs_mask), ulps), tiny));
-    nox = lane8(near_off, 0), noy = lane8(near_off, 1), noz = lane8(near_off, 2);
-    fox = lane8(far_off, 0), foy = lane8(far_off, 1), foz = lane8(far_off, 2);
-    rx = lane8(rcp, 0), ry = lane8(rcp, 1), rz = lane8(rcp, 2);
-    fx = lane8(frcp, 0), fy = lane8(frcp, 1), fz = lane8(frcp, 2);
+    // Broadcast from memory: one load-port instruction per plane, where a lane permute needed
+    // its index vector too (entering an instance builds this again).
+    alignas(16) float v[4][4];
+    _mm_store_ps(v[0], near_off), _mm_store_ps(v[1], far_off), _mm_store_ps(v[2], rcp), _mm_store_ps(v[3], frcp);
+    nox = _mm256_broadcast_ss(&v[0][0]), noy = _mm256_broadcast_ss(&v[0][1]), noz = _mm256_broadcast_ss(&v[0][2]);
+    fox = _mm256_broadcast_ss(&v[1][0]), foy = _mm256_broadcast_ss(&v[1][1]), foz = _mm256_broadcast_ss(&v[1][2]);
+    rx = _mm256_broadcast_ss(&v[2][0]), ry = _mm256_broadcast_ss(&v[2][1]), rz = _mm256_broadcast_ss(&v[2][2]);
+    fx = _mm256_broadcast_ss(&v[3][0]), fy = _mm256_broadcast_ss(&v[3][1]), fz = _mm256_broadcast_ss(&v[3][2]);
     tmin = _mm256_set1_ps(r.tmin);
     nx = size_t(r.nx) * 4, ny = size_t(r.ny) * 4, nz = size_t(r.nz) * 4;
     fx_ = nx ^ 32, fy_ = ny ^ 32, fz_ = nz ^ 32;
@@ -657,17 +656,11 @@ template <bool kAnyHit>
   return true;
 }
 
-// Closest hit on a leaf's two blocks at once, 8 lanes (block 0 low, block 1 high): the same
-// per-lane arithmetic as intersect_block, and the same outcome and counts as testing block 0
-// and then block 1 with the distance block 0 left (block 1 wins ties).
-// Always inlined: all vector registers are caller-saved, so a call made the leaf save and
-// reload the box test's ray (9 of them) around every leaf.
-[[gnu::always_inline]] inline bool intersect_pair(const TriangleBlock& b0, const TriangleBlock& b1, const TriRay& r,
-                                                  float& tmax, BlockHit& best, LocalCounts& c) {
-  const __m256i prim = _mm256_set_m128i(_mm_load_si128(reinterpret_cast<const __m128i*>(b1.primitive)),
-                                        _mm_load_si128(reinterpret_cast<const __m128i*>(b0.primitive)));
-  const int valid = ~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(prim, _mm256_set1_epi32(-1)))) & 0xff;
-  c.tested += uint64_t(__builtin_popcount(unsigned(valid)));
+// The lanes of a leaf's two blocks (block 0 low, block 1 high) that a ray hits within
+// [tmin, tmax], with the per-lane arithmetic of intersect_block; with `t`, also the lanes'
+// distances, determinants and V, W edge functions (for the barycentrics).
+[[gnu::always_inline]] inline int pair_mask(const TriangleBlock& b0, const TriangleBlock& b1, const TriRay& r,
+                                            float tmax, int valid, __m256* t, __m256* det, __m256* V, __m256* W) {
   auto load = [&](const float* p0, const float* p1) { return _mm256_set_m128(_mm_load_ps(p1), _mm_load_ps(p0)); };
   const __m256 px = r.px, py = r.py, pz = r.pz, sx = r.sx, sy = r.sy;
   const __m256 az_ = _mm256_sub_ps(load(b0.v0[r.kz], b1.v0[r.kz]), pz);
@@ -680,42 +673,74 @@ template <bool kAnyHit>
   const __m256 cx = _mm256_sub_ps(_mm256_sub_ps(load(b0.v2[r.kx], b1.v2[r.kx]), px), _mm256_mul_ps(sx, cz_));
   const __m256 cy = _mm256_sub_ps(_mm256_sub_ps(load(b0.v2[r.ky], b1.v2[r.ky]), py), _mm256_mul_ps(sy, cz_));
   __m256 U = _mm256_sub_ps(_mm256_mul_ps(cx, by), _mm256_mul_ps(cy, bx));
-  __m256 V = _mm256_sub_ps(_mm256_mul_ps(ax, cy), _mm256_mul_ps(ay, cx));
-  __m256 W = _mm256_sub_ps(_mm256_mul_ps(bx, ay), _mm256_mul_ps(by, ax));
+  __m256 V_ = _mm256_sub_ps(_mm256_mul_ps(ax, cy), _mm256_mul_ps(ay, cx));
+  __m256 W_ = _mm256_sub_ps(_mm256_mul_ps(bx, ay), _mm256_mul_ps(by, ax));
   const __m256 zero = _mm256_setzero_ps();
   const int zeros = _mm256_movemask_ps(_mm256_or_ps(
-                        _mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_EQ_OQ), _mm256_cmp_ps(V, zero, _CMP_EQ_OQ)),
-                        _mm256_cmp_ps(W, zero, _CMP_EQ_OQ))) &
+                        _mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_EQ_OQ), _mm256_cmp_ps(V_, zero, _CMP_EQ_OQ)),
+                        _mm256_cmp_ps(W_, zero, _CMP_EQ_OQ))) &
                     valid;
   if (zeros) {  // as in intersect_block: exact signs from double products
     alignas(32) float fax[8], fay[8], fbx[8], fby[8], fcx[8], fcy[8], fu[8], fv[8], fw[8];
     _mm256_store_ps(fax, ax), _mm256_store_ps(fay, ay), _mm256_store_ps(fbx, bx), _mm256_store_ps(fby, by);
-    _mm256_store_ps(fcx, cx), _mm256_store_ps(fcy, cy), _mm256_store_ps(fu, U), _mm256_store_ps(fv, V);
-    _mm256_store_ps(fw, W);
+    _mm256_store_ps(fcx, cx), _mm256_store_ps(fcy, cy), _mm256_store_ps(fu, U), _mm256_store_ps(fv, V_);
+    _mm256_store_ps(fw, W_);
     for (int l = 0; l < 8; ++l) {
       if (!((zeros >> l) & 1)) continue;
       fu[l] = float(double(fcx[l]) * double(fby[l]) - double(fcy[l]) * double(fbx[l]));
       fv[l] = float(double(fax[l]) * double(fcy[l]) - double(fay[l]) * double(fcx[l]));
       fw[l] = float(double(fbx[l]) * double(fay[l]) - double(fby[l]) * double(fax[l]));
     }
-    U = _mm256_load_ps(fu), V = _mm256_load_ps(fv), W = _mm256_load_ps(fw);
+    U = _mm256_load_ps(fu), V_ = _mm256_load_ps(fv), W_ = _mm256_load_ps(fw);
   }
-  const __m256 neg = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_LT_OQ), _mm256_cmp_ps(V, zero, _CMP_LT_OQ)),
-                                  _mm256_cmp_ps(W, zero, _CMP_LT_OQ));
-  const __m256 pos = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_GT_OQ), _mm256_cmp_ps(V, zero, _CMP_GT_OQ)),
-                                  _mm256_cmp_ps(W, zero, _CMP_GT_OQ));
+  const __m256 neg = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_LT_OQ), _mm256_cmp_ps(V_, zero, _CMP_LT_OQ)),
+                                  _mm256_cmp_ps(W_, zero, _CMP_LT_OQ));
+  const __m256 pos = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_GT_OQ), _mm256_cmp_ps(V_, zero, _CMP_GT_OQ)),
+                                  _mm256_cmp_ps(W_, zero, _CMP_GT_OQ));
   int mask = valid & ~_mm256_movemask_ps(_mm256_and_ps(neg, pos));
-  if (!mask) return false;
-  const __m256 det = _mm256_add_ps(_mm256_add_ps(U, V), W);
-  mask &= ~_mm256_movemask_ps(_mm256_cmp_ps(det, zero, _CMP_EQ_OQ));
-  if (!mask) return false;
+  if (!mask) return 0;
+  const __m256 det_ = _mm256_add_ps(_mm256_add_ps(U, V_), W_);
+  mask &= ~_mm256_movemask_ps(_mm256_cmp_ps(det_, zero, _CMP_EQ_OQ));
+  if (!mask) return 0;
   const __m256 sz = r.sz;
   const __m256 T =
-      _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(U, _mm256_mul_ps(sz, az_)), _mm256_mul_ps(V, _mm256_mul_ps(sz, bz_))),
-                    _mm256_mul_ps(W, _mm256_mul_ps(sz, cz_)));
-  const __m256 t = _mm256_div_ps(T, det);
+      _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(U, _mm256_mul_ps(sz, az_)), _mm256_mul_ps(V_, _mm256_mul_ps(sz, bz_))),
+                    _mm256_mul_ps(W_, _mm256_mul_ps(sz, cz_)));
+  const __m256 t_ = _mm256_div_ps(T, det_);
   mask &= _mm256_movemask_ps(
-      _mm256_and_ps(_mm256_cmp_ps(t, r.tmin, _CMP_GE_OQ), _mm256_cmp_ps(t, _mm256_set1_ps(tmax), _CMP_LE_OQ)));
+      _mm256_and_ps(_mm256_cmp_ps(t_, r.tmin, _CMP_GE_OQ), _mm256_cmp_ps(t_, _mm256_set1_ps(tmax), _CMP_LE_OQ)));
+  if (t) *t = t_, *det = det_, *V = V_, *W = W_;
+  return mask;
+}
+
+// A leaf's two blocks at once, 8 lanes (block 0 low, block 1 high): the same per-lane
+// arithmetic as intersect_block, and the same outcome and counts as testing block 0 and then
+// block 1. Closest hit: block 1 with the distance block 0 left (block 1 wins ties). Any hit
+// (shadow rays): block 1's lanes are counted only when block 0 has none, as the block-by-block
+// test stops at block 0's hit; one 8-lane test costs about what one 4-lane test did, and most
+// leaves a shadow ray reaches are missed, so both blocks were tested anyway.
+// Always inlined: all vector registers are caller-saved, so a call made the leaf save and
+// reload the box test's ray (9 of them) around every leaf.
+template <bool kAnyHit>
+[[gnu::always_inline]] inline bool intersect_pair(const TriangleBlock& b0, const TriangleBlock& b1, const TriRay& r,
+                                                  float& tmax, BlockHit& best, LocalCounts& c) {
+  const __m256i prim = _mm256_set_m128i(_mm_load_si128(reinterpret_cast<const __m128i*>(b1.primitive)),
+                                        _mm_load_si128(reinterpret_cast<const __m128i*>(b0.primitive)));
+  const int valid = ~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(prim, _mm256_set1_epi32(-1)))) & 0xff;
+  // Any hit: block 1's lanes are counted below, once block 0 turns out to have no hit.
+  c.tested += uint64_t(__builtin_popcount(unsigned(kAnyHit ? valid & 0xf : valid)));
+  if constexpr (kAnyHit) {
+    const int mask = pair_mask(b0, b1, r, tmax, valid, nullptr, nullptr, nullptr, nullptr);
+    if (mask & 0xf) {
+      c.passed += uint64_t(__builtin_popcount(unsigned(mask & 0xf)));
+      return true;
+    }
+    c.tested += uint64_t(__builtin_popcount(unsigned(valid >> 4)));
+    c.passed += uint64_t(__builtin_popcount(unsigned(mask)));
+    return mask != 0;
+  }
+  __m256 t, det, V, W;
+  int mask = pair_mask(b0, b1, r, tmax, valid, &t, &det, &V, &W);
   if (!mask) return false;
   alignas(32) float ft[8], fdet[8], fv[8], fw[8];
   _mm256_store_ps(ft, t), _mm256_store_ps(fdet, det), _mm256_store_ps(fv, V), _mm256_store_ps(fw, W);
@@ -960,29 +985,28 @@ inline bool trace(const AccelerationStructure::Layout& layout, const Ray& ray, H
         }
         const WideBvh& bvh = meshes[inst.mesh];
         BlockHit best{};
-        const bool got = traverse<kAnyHit>(bvh.nodes.data(), bvh.blocks.data(), object, t_top, c, free_stack,
-                                           [&](uint32_t leaf, float& t_leaf, StackEntry*, float) {
-                                             // Broadcast here, not on entering the instance: fewer leaves are visited
-                                             // than instances entered, and values set up at the entry were spilled
-                                             // around the box tests anyway.
-                                             const TriRay tri(object);
-                                             ++c.leaf;
-                                             const uint32_t count = leaf_block_count(leaf);
-                                             const TriangleBlock* blocks = bvh.blocks.data() + ref_index(leaf);
-                                             c.blocks += count;
-                                             if constexpr (!kAnyHit) {
-                                               if (count == 2)
-                                                 return intersect_pair(blocks[0], blocks[1], tri, t_leaf, best, c);
-                                             }
-                                             bool any = false;
-                                             for (uint32_t b = 0; b < count; ++b) {
-                                               if (intersect_block<kAnyHit>(blocks[b], tri, t_leaf, best, c)) {
-                                                 any = true;
-                                                 if constexpr (kAnyHit) return true;
-                                               }
-                                             }
-                                             return any;
-                                           });
+        const bool got =
+            traverse<kAnyHit>(bvh.nodes.data(), bvh.blocks.data(), object, t_top, c, free_stack,
+                              [&](uint32_t leaf, float& t_leaf, StackEntry*, float) {
+                                // Broadcast here, not on entering the instance: fewer leaves are visited
+                                // than instances entered, and values set up at the entry were spilled
+                                // around the box tests anyway.
+                                const TriRay tri(object);
+                                ++c.leaf;
+                                const uint32_t count = leaf_block_count(leaf);
+                                const TriangleBlock* blocks = bvh.blocks.data() + ref_index(leaf);
+                                c.blocks += count;
+                                if (count == 2)
+                                  return intersect_pair<kAnyHit>(blocks[0], blocks[1], tri, t_leaf, best, c);
+                                bool any = false;
+                                for (uint32_t b = 0; b < count; ++b) {
+                                  if (intersect_block<kAnyHit>(blocks[b], tri, t_leaf, best, c)) {
+                                    any = true;
+                                    if constexpr (kAnyHit) return true;
+                                  }
+                                }
+                                return any;
+                              });
         if (got && !kAnyHit) {
           hit.t = best.t;
           hit.u = best.u;

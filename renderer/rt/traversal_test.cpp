@@ -160,5 +160,53 @@ TEST(RtTraversal, ClosedCubeHitFromInsideForEveryAxisAndSign) {
   EXPECT_EQ(wrong_distance, 0);
 }
 
+// A shadow ray tests a leaf's two blocks in one pass (docs/rt.md, Traversal) but counts as if it
+// tested block 0 and then, only when block 0 had no hit, block 1: the counters of a query do not
+// depend on how the test is vectorised.
+TEST(RtTraversal, ShadowRayCountsALeafBlockByBlock) {
+  // 8 large parallel triangles close together in z: one leaf of two blocks.
+  Mesh m;
+  m.name = "stack";
+  for (int k = 0; k < 8; ++k) {
+    const float z = 0.01f * float(k);
+    const uint32_t base = uint32_t(m.vertices.size());
+    for (const glm::vec2 p : {glm::vec2(-50, -50), glm::vec2(150, -50), glm::vec2(-50, 150)})
+      m.vertices.push_back(Vertex{glm::vec3(p, z), glm::vec3(0, 0, 1), glm::vec2(0)});
+    m.indices.insert(m.indices.end(), {base, base + 1, base + 2});
+  }
+  const AccelerationStructure as = AccelerationStructure::build(one_instance_scene(std::move(m)));
+  ASSERT_EQ(as.info().leaves, 1u);
+  ASSERT_EQ(as.info().blocks, 2u);
+  // Every triangle in range: block 0 has hits, block 1 is not counted.
+  {
+    Counters c;
+    EXPECT_TRUE(as.occluded(Ray{{1, 1, 10}, 0.0f, {0, 0, -1}, 100.0f}, RayType::shadow, c));
+    EXPECT_EQ(c[Counters::triangles_tested], 4u);
+    EXPECT_EQ(c[Counters::triangles_hit], 4u);
+  }
+  // One triangle in range at a time: 4 lie in block 0 (4 tested), 4 in block 1 (8 tested).
+  int in_block0 = 0, in_block1 = 0;
+  for (int k = 0; k < 8; ++k) {
+    const float t = 10.0f - 0.01f * float(k);
+    Counters c;
+    EXPECT_TRUE(as.occluded(Ray{{1, 1, 10}, t - 0.004f, {0, 0, -1}, t + 0.004f}, RayType::shadow, c)) << k;
+    EXPECT_EQ(c[Counters::triangles_hit], 1u) << k;
+    in_block0 += c[Counters::triangles_tested] == 4;
+    in_block1 += c[Counters::triangles_tested] == 8;
+    // The closest-hit query of the same ray tests both blocks and finds that triangle.
+    Counters ci;
+    const Hit hit = as.intersect(Ray{{1, 1, 10}, t - 0.004f, {0, 0, -1}, t + 0.004f}, RayType::primary, ci);
+    EXPECT_EQ(hit.primitive, uint32_t(k));
+    EXPECT_EQ(ci[Counters::triangles_tested], 8u);
+  }
+  EXPECT_EQ(in_block0, 4);
+  EXPECT_EQ(in_block1, 4);
+  // A range inside the leaf's box between two triangles: both blocks tested, nothing hit.
+  Counters c;
+  EXPECT_FALSE(as.occluded(Ray{{1, 1, 10}, 9.991f, {0, 0, -1}, 9.999f}, RayType::shadow, c));
+  EXPECT_EQ(c[Counters::triangles_tested], 8u);
+  EXPECT_EQ(c[Counters::triangles_hit], 0u);
+}
+
 }  // namespace
 }  // namespace tessera::rt

@@ -2,7 +2,10 @@
 # GPU"): `tessera replay TCAP --stats` and then
 #   - per pixel, the samples Tessera covers equal the captured 4x colour attachment's covered
 #     samples (capture.coverage_agreement.pixels_differ == 0, same sample totals);
-#   - where the capture has depth, the pixels Tessera covers equal those the GPU covered;
+#   - where the capture has depth, the pixels Tessera covers equal those the GPU covered, and
+#     their depths (sample 0) agree within capture.depth_agreement.tolerance: the format's
+#     resolution plus the depth slope times half a subpixel step (Tessera interpolates depth
+#     over the snapped vertices, lavapipe over the float ones; Vulkan allows both);
 #   - the colour unit on the replayed capture gives the layer's `msaa` record of the same frame
 #     (JSONL written by the same run, frame FRAME): tiles per state and stored bytes identical.
 #   cmake -DTESSERA=tessera -DTCAP=file -DJSONL=file -DFRAME=n -DOUT=stats.json [-DPARTIAL=1] -P capture_msaa_replay_check.cmake
@@ -46,9 +49,21 @@ if(NOT no_depth)
   stat(only_r capture depth_agreement covered_replay_only)
   stat(only_c capture depth_agreement covered_capture_only)
   stat(maxd capture depth_agreement max_abs_difference)
-  message("depth: max |replay - GPU| ${maxd}")
+  stat(both capture depth_agreement covered_both)
+  stat(beyond capture depth_agreement beyond_tolerance)
+  stat(tol capture depth_agreement tolerance)
+  stat(slope capture depth_agreement max_depth_slope)
+  stat(ratio capture depth_agreement max_difference_over_tolerance)
+  message("depth: max |replay - GPU| ${maxd}, tolerance ${tol} (steepest slope ${slope} per pixel), "
+          "worst difference / its pixel's tolerance ${ratio}")
   expect_equal("pixels covered in depth by the replay only" ${only_r} 0)
   expect_equal("pixels covered in depth by the GPU only" ${only_c} 0)
+  # Depth within the format's resolution plus the snapping allowance (docs/replay.md): Tessera's
+  # plane through the snapped vertices against lavapipe's through the float ones.
+  expect_equal("pixels whose depth differs beyond the tolerance" ${beyond} 0)
+  if(both EQUAL 0)
+    message(FATAL_ERROR "no pixel covered in depth by both: the depth check would see nothing")
+  endif()
 endif()
 
 # The layer's msaa record of the frame.

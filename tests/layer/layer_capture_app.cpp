@@ -25,6 +25,8 @@
 //       vkcube's frame: 1 draw, 12 triangles, back faces culled, depth test, colour and depth.
 //   layer_capture_app list TCAP
 //       one line per draw and attachment.
+//   layer_capture_app clipping TCAP | scene SCENE.json WIDTH HEIGHT DRAWS TCAP
+//       replay's checks against the GPU (layer_capture_replay.cpp).
 #include <vulkan/vulkan.h>
 
 #include <array>
@@ -42,6 +44,7 @@
 #include "test_app_support.h"
 
 namespace layer_test {
+int run_replay_modes(int argc, char** argv);  // layer_capture_replay.cpp; -1: not one of its modes
 namespace {
 
 const uint32_t kMvpVert[] =
@@ -858,10 +861,11 @@ int run(int argc, char** argv) {
   if (mode == "many" && argc > 3) return run_many(argv[2], argv[3]);
   if (mode == "msaa" && argc > 2) return run_msaa(argv[2], argc > 3 && std::string(argv[3]) == "--validation");
   if (mode == "list" && argc > 2) return run_list(argv[2]);
+  if (const int rc = run_replay_modes(argc, argv); rc >= 0) return rc;
   std::fprintf(stderr,
                "usage: layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb] | msaa TCAP [--validation] | "
                "many TCAP1 TCAP2 | "
-               "vkcube TCAP | list TCAP\n");
+               "vkcube TCAP | list TCAP | clipping TCAP | scene SCENE.json WIDTH HEIGHT DRAWS TCAP\n");
   return 2;
 }
 

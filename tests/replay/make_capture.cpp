@@ -5,9 +5,17 @@
 //            attachment and an RGBA8 colour attachment holding exactly what a GPU draws.
 //   frame 1: one 4x 64x48 pass, one triangle; its colour attachment's samples.
 //   make_capture OUT.tcap
+//   make_capture --hostile DIR
+//       captures that are valid files but hostile to replay, one per file (replay_cli.sh says
+//       what `tessera replay` must make of each): only skipped draws, a zero-area viewport, a
+//       scissor outside the attachment, NaN and infinite positions, absurd counts and extents.
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "tessera/capture.h"
 
@@ -48,11 +56,102 @@ capture::Attachment attachment(capture::AttachmentKind kind, int samples) {
   return a;
 }
 
+// A capture of one 64x48 single-sample pass (D32 depth read back) holding `draws`.
+capture::Capture one_pass(std::vector<capture::Draw> draws) {
+  capture::Capture cap;
+  cap.application = "replay-cli-hostile";
+  capture::Frame f;
+  f.number = 7;
+  capture::RenderPass p;
+  p.area_width = kW;
+  p.area_height = kH;
+  p.clears_depth = true;
+  capture::Attachment depth = attachment(capture::AttachmentKind::depth, 1);
+  const float one = 1.0f;
+  for (size_t i = 0; i < size_t(kW) * kH; ++i) std::memcpy(&depth.texels[i * 4], &one, 4);
+  p.attachments = {depth};
+  f.passes.push_back(p);
+  f.draws = std::move(draws);
+  cap.frames.push_back(f);
+  return cap;
+}
+
+int write_hostile(const std::string& dir) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<std::pair<std::string, capture::Capture>> files;
+  {  // every draw skipped by the layer: nothing to replay
+    capture::Draw a, b;
+    a.skip_reason = "no_transform_feedback";
+    b.skip_reason = "overflow";
+    b.call = capture::DrawCall::draw_indexed_indirect;
+    files.push_back({"only_skipped", one_pass({a, b})});
+  }
+  {  // a zero-area viewport beside a good draw
+    capture::Draw bad = rect(0, 0, 8, 8, 0.5f, 1);
+    bad.state.raster.viewport.width = 0;
+    bad.state.raster.viewport.height = 0;
+    files.push_back({"zero_viewport", one_pass({bad, rect(8, 8, 24, 24, 0.5f, 1)})});
+  }
+  {  // only zero-area viewports: nothing replayable
+    capture::Draw bad = rect(0, 0, 8, 8, 0.5f, 1);
+    bad.state.raster.viewport.height = 0;
+    files.push_back({"only_zero_viewport", one_pass({bad})});
+  }
+  {  // scissors wholly outside the attachment, and one reaching far past it
+    capture::Draw out = rect(0, 0, 64, 48, 0.25f, 1);
+    out.state.raster.scissor = ScissorRect{100000, 100000, 16, 16};
+    capture::Draw negative = rect(0, 0, 64, 48, 0.25f, 1);
+    negative.state.raster.scissor = ScissorRect{-5000, -5000, 100, 100};
+    capture::Draw past = rect(40, 30, 50, 40, 0.5f, 1);
+    past.state.raster.scissor = ScissorRect{-2000000000, -2000000000, 4000000000u, 4000000000u};
+    files.push_back({"scissor_outside", one_pass({out, negative, past})});
+  }
+  {  // NaN and infinite positions (one triangle each) beside finite ones
+    capture::Draw d = rect(0, 0, 32, 32, 0.5f, 1);
+    d.positions[0].x = nan;
+    d.positions[4].w = inf;
+    capture::Draw all = rect(0, 0, 64, 48, 0.1f, 1);
+    for (glm::vec4& v : all.positions) v = glm::vec4(-inf, nan, inf, nan);
+    files.push_back({"nonfinite", one_pass({d, all})});
+  }
+  {  // absurd counts and extents: counts the positions do not back, a viewport of 3e38
+     // pixels, huge w, a pass larger than replay accepts beside a normal one
+    capture::Draw counts = rect(0, 0, 16, 16, 0.5f, 1);
+    counts.vertex_count = 4000000000u;
+    counts.instance_count = 4000000000u;
+    counts.primitives_needed = ~uint64_t(0);
+    counts.primitives_written = ~uint64_t(0);
+    capture::Draw huge_viewport = rect(0, 0, 16, 16, 0.5f, 1);
+    huge_viewport.state.raster.viewport = ViewportState{-3e38f, -3e38f, 3e38f, 3e38f, 0, 1};
+    capture::Draw huge_w = rect(0, 0, 16, 16, 0.5f, 1);
+    for (glm::vec4& v : huge_w.positions) v *= 1e30f;
+    capture::Capture cap = one_pass({counts, huge_viewport, huge_w});
+    capture::RenderPass big;
+    big.area_width = 65536;
+    big.area_height = 65536;
+    cap.frames[0].passes.push_back(big);
+    capture::Draw in_big = rect(0, 0, 16, 16, 0.5f, 1);
+    in_big.pass = 1;
+    cap.frames[0].draws.push_back(in_big);
+    files.push_back({"absurd", cap});
+  }
+  for (const auto& [name, cap] : files) capture::write_capture(dir + "/" + name + ".tcap", cap);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--hostile") {
+    try {
+      return write_hostile(argv[2]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "make_capture: %s\n", e.what());
+      return 1;
+    }
+  }
   if (argc != 2) {
-    std::fprintf(stderr, "usage: make_capture OUT.tcap\n");
+    std::fprintf(stderr, "usage: make_capture OUT.tcap | --hostile DIR\n");
     return 2;
   }
   capture::Capture cap;

@@ -29,7 +29,11 @@ grep -q '"covered": 1792' "$j" || fail "raster.fragments.covered (32x32 + 32x24)
 # Per-draw CSV: header + 3 draws; draw 1 skipped with its reason; draw 0 covers 32x32 pixels.
 [ "$(wc -l < "$out/f0.draws.csv")" -eq 4 ] || fail "draws CSV should have 4 lines"
 grep -q '^1,0,0,no_transform_feedback,' "$out/f0.draws.csv" || fail "draws CSV: skipped draw"
-awk -F, 'NR==2 && $17 != 1024 { exit 1 }' "$out/f0.draws.csv" || fail "draws CSV: draw 0 fragments_covered != 1024"
+col() { awk -F, -v name="$1" 'NR==1{for(i=1;i<=NF;i++) if($i==name) c=i} NR==1+'"$2"'{if(c) print $c}' "$3"; }
+[ "$(col fragments_covered 1 "$out/f0.draws.csv")" = 1024 ] || fail "draws CSV: draw 0 fragments_covered != 1024"
+# Clipping and culling columns: nothing clipped or culled; every triangle leaves clipping for setup.
+[ "$(col after_clipping 1 "$out/f0.draws.csv")" = 2 ] && [ "$(col culled_facing 1 "$out/f0.draws.csv")" = 0 ] \
+  || fail "draws CSV: draw 0 after_clipping/culled_facing"
 
 # Frame 1 (4x): the colour unit on the captured samples.
 "$tessera" replay "$out/two.tcap" --frame 1 -o "$out/f1.png" --stats "$out/f1.json" --color-state "$out/f1.cs.png" -q \
@@ -71,4 +75,32 @@ msg=$("$tessera" replay "$out/cut.tcap" -o "$out/x.png" 2>&1); st=$?
 echo "not a capture" > "$out/text.tcap"
 msg=$("$tessera" replay "$out/text.tcap" -o "$out/x.png" 2>&1); st=$?
 [ $st -eq 1 ] && [[ "$msg" == *"text.tcap"* ]] || fail "text file: $st $msg"
+
+# Hostile captures (valid files, hostile to replay; make_capture --hostile): a clear message
+# naming the file and why when nothing can be replayed, otherwise the bad draws skipped or
+# culled and counted; never a crash (exit status 0 or 1 only).
+mkdir -p "$out/hostile" && "$make_capture" --hostile "$out/hostile" || fail "make_capture --hostile"
+h="$out/hostile"
+run() { "$tessera" replay "$h/$1.tcap" -o "$h/$1.png" --csv "$h/$1.csv" --draws "$h/$1.draws.csv" -q 2>&1; }
+msg=$(run only_skipped); st=$?
+[ $st -eq 1 ] && [[ "$msg" == *"only_skipped.tcap: capture frame 0 (frame number 7): no replayable draw in 2 draws"* ]] \
+  && [[ "$msg" == *"skipped: no_transform_feedback 1, overflow 1"* ]] || fail "only skipped draws: $st $msg"
+msg=$(run only_zero_viewport); st=$?
+[ $st -eq 1 ] && [[ "$msg" == *"only_zero_viewport.tcap"*"zero_area_viewport 1"* ]] || fail "zero viewports: $st $msg"
+stat() { local v; v=$(col "$2" 1 "$h/$1.csv"); echo "${v:-0}"; }  # a statistic of the --csv row; absent = 0
+run zero_viewport > /dev/null || fail "zero_viewport: status $?"
+[ "$(stat zero_viewport capture.draws.skipped.zero_area_viewport)" = 1 ] && \
+  [ "$(stat zero_viewport raster.fragments.covered)" = 256 ] || fail "zero_viewport: skipped draw or the good one's pixels"
+run scissor_outside > /dev/null || fail "scissor_outside: status $?"
+# Two scissors away from the attachment cull their rectangles; the one reaching far past it is
+# clamped to the attachment and draws its 10x10 pixels.
+[ "$(stat scissor_outside raster.triangles.culled_scissor)" = 4 ] && \
+  [ "$(stat scissor_outside raster.fragments.covered)" = 100 ] || fail "scissor_outside: culled or drawn pixels"
+run nonfinite > /dev/null || fail "nonfinite: status $?"
+[ "$(stat nonfinite raster.triangles.culled_nonfinite)" = 4 ] && [ "$(stat nonfinite raster.fragments.covered)" = 0 ] \
+  || fail "nonfinite: NaN/Inf triangles not dropped"
+run absurd > /dev/null || fail "absurd: status $?"
+[ "$(stat absurd capture.draws.skipped.viewport_out_of_range)" = 1 ] && \
+  [ "$(stat absurd capture.draws.skipped.pass_too_large)" = 1 ] && [ "$(stat absurd capture.draws.replayed)" = 2 ] \
+  || fail "absurd: viewport or pass not skipped"
 echo ok

@@ -68,6 +68,9 @@ void add_bench_command(CLI::App& app, BenchArgs& args) {
   cmd->add_option("--hardware", args.hardware, "timing: the hardware preset (small, medium, large)");
   cmd->add_option("--memory-limit", args.memory_limit,
                   "Memory a scene may be estimated to need, e.g. 8G (default: half of physical memory), as in render");
+  cmd->add_option("--capture", args.capture,
+                  "replay: a capture written by the layer (frame 0) replayed instead of a capture made from the "
+                  "scene; the scene (one) is the render peer, with the same triangle count");
   add_set_option(cmd, args.settings);
   add_layer_bench_options(cmd, args);
 }

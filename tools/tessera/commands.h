@@ -60,6 +60,7 @@ struct BenchArgs {
   int msaa = 1;
   std::string hardware = "medium";  // timing suite: the preset
   std::string memory_limit;         // --memory-limit, as in render
+  std::filesystem::path capture;    // replay suite: a layer capture replayed instead of a synthetic one
   // layer suite (bench_layer.cpp)
   int frames = 300;
   std::filesystem::path layer_app;     // the layer's test application

@@ -56,15 +56,17 @@ std::string draws_csv(const replay::FrameReplay& r) {
   std::ostringstream o;
   o << "draw,pass,replayed,skip_reason,triangles,vertices,vertex_instructions,"
        "fragment_instructions,"
-       "primitives_in,culled,clipped,setup,bin_entries,tiles_touched,atomic_"
-       "entries,picb,fragments_covered,"
+       "primitives_in,culled,culled_nonfinite,culled_frustum,culled_facing,culled_scissor,clipped,clip_output,"
+       "after_clipping,after_face_culling,setup,bin_entries,tiles_touched,atomic_entries,picb,fragments_covered,"
        "samples_covered,depth_passed,quads_shaded,fs_invocations\n";
   for (size_t i = 0; i < r.draws.size(); ++i) {
     const replay::DrawReport& d = r.draws[i];
     const DrawWork& w = d.work;
     o << i << ',' << d.pass << ',' << (d.replayed ? 1 : 0) << ',' << d.skip_reason << ',' << d.triangles << ','
       << d.vertices << ',' << d.vertex_instructions << ',' << d.fragment_instructions << ',' << w.primitives_in << ','
-      << w.culled << ',' << w.clipped << ',' << w.setup << ',' << w.bin_entries << ',' << w.tiles_touched << ','
+      << w.culled << ',' << w.culled_nonfinite << ',' << w.culled_frustum << ',' << w.culled_facing << ','
+      << w.culled_scissor << ',' << w.clipped << ',' << w.clip_output << ',' << w.after_clipping() << ','
+      << w.after_face_culling() << ',' << w.setup << ',' << w.bin_entries << ',' << w.tiles_touched << ','
       << w.atomic_entries << ',' << w.picb << ',' << w.fragments_covered << ',' << w.samples_covered << ','
       << w.depth_passed << ',' << w.quads_shaded << ',' << w.fs_invocations << '\n';
   }
@@ -163,7 +165,12 @@ int run_replay(const ReplayArgs& args) {
   ProgressBar progress("replay", items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     const capture::Capture& cap = captures[items[i].capture];
-    replay::FrameReplay r = replay::replay_frame(renderer, cap, items[i].frame);
+    replay::FrameReplay r;
+    try {
+      r = replay::replay_frame(renderer, cap, items[i].frame);
+    } catch (const Error& e) {
+      throw Error(args.captures[items[i].capture].string() + ": " + e.what());  // name the file in a batch
+    }
     r.stats.set("capture.file", args.captures[items[i].capture].string());
     r.stats.set("frame.index", uint64_t(i));
     const replay::PassReplay& main = r.passes[r.main_pass];

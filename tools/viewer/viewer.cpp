@@ -425,7 +425,11 @@ void Viewer::draw_capture_controls() {
     row("vertices (distinct)", d.vertices);
     row("primitives in", w.primitives_in);
     row("culled", w.culled);
+    row("  outside the view volume", w.culled_frustum);
+    row("  by facing", w.culled_facing);
+    row("  outside the scissor", w.culled_scissor);
     row("clipped", w.clipped);
+    row("after clipping", w.after_clipping());
     row("set up", w.setup);
     row("pixels covered", w.fragments_covered);
     row("samples passing depth", w.depth_passed);

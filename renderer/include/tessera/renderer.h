@@ -28,7 +28,12 @@ static_assert(sizeof(TileWork) == 12, "TileWork is three 32-bit counters");
 struct DrawWork {
   uint64_t primitives_in = 0;      // raster.triangles.in
   uint64_t culled = 0;             // every raster.triangles.culled_* reason
+  uint64_t culled_nonfinite = 0;   // ... of which raster.triangles.culled_nonfinite
+  uint64_t culled_frustum = 0;     // ... raster.triangles.culled_frustum (wholly outside one plane)
+  uint64_t culled_facing = 0;      // ... raster.triangles.culled_backface + culled_frontface
+  uint64_t culled_scissor = 0;     // ... raster.triangles.culled_scissor
   uint64_t clipped = 0;            // raster.triangles.clipped
+  uint64_t clip_output = 0;        // raster.triangles.clip_output (triangles the clipped ones became)
   uint64_t setup = 0;              // raster.triangles.setup
   uint64_t bin_entries = 0;        // raster.bins.entries
   uint64_t tiles_touched = 0;      // bin-grid tiles with at least one of its triangles
@@ -39,6 +44,12 @@ struct DrawWork {
   uint64_t depth_passed = 0;       // raster.depth.passed (samples)
   uint64_t quads_shaded = 0;       // raster.quads.shaded
   uint64_t fs_invocations = 0;     // raster.fs.invocations (helpers included)
+  // Triangles leaving clipping for setup (before face, degenerate and scissor culling): what
+  // Vulkan's VK_QUERY_PIPELINE_STATISTIC_CLIPPING_PRIMITIVES_BIT counts (docs/replay.md).
+  uint64_t after_clipping() const { return primitives_in - culled_nonfinite - culled_frustum - clipped + clip_output; }
+  // ... less those culled by facing: what lavapipe counts as clipping primitives (it culls faces
+  // before counting; degenerate and scissored triangles are still counted).
+  uint64_t after_face_culling() const { return after_clipping() - culled_facing; }
   bool operator==(const DrawWork&) const = default;
 };
 

@@ -46,8 +46,11 @@ struct PassReplay {
   Image captured_color;
   std::vector<float> captured_depth;
   int captured_depth_samples = 0;
-  // The captured depth format's resolution: 1e-6 for float depth, one step (1/65535) for D16,
-  // whose stored values differ from the exact depth by up to half a step.
+  // The captured depth format: 0 for float depth (tolerance 1e-6 in depth), else the bits of a
+  // UNORM format (16 for D16), compared in the format's own units: the replayed depth converted
+  // as Vulkan converts to UNORM (round to nearest) against the stored code, tolerance one step
+  // (the two float depths may straddle a rounding boundary; docs/replay.md).
+  int captured_depth_unorm_bits = 0;
   double captured_depth_tolerance = 1e-6;
   std::string color_note;  // why the colour attachment is not decoded, if so
   // Coverage against the GPU's (multisampled captures of a pass that clears its colour): per
