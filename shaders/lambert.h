@@ -202,6 +202,137 @@ inline glm::vec3 fog_and_tone_map(const LambertLighting& lit, glm::vec3 c, float
   return c;
 }
 
+// Lane batches of the fragment program: the same formulas as lit_surface and fog_and_tone_map
+// for n pixels at once (n <= kShadeLanes), with every EU library call issued once for all lanes
+// (EuShaderMath::*_lanes, one call counted per lane) as the modelled SIMD EU runs a program for
+// its lanes. Each lane's arithmetic is the scalar program's in the same order, so every lane is
+// bit for bit what the one-pixel functions give (the tile stage's identity check).
+inline constexpr int kShadeLanes = 16;
+
+struct ShadeLanes {
+  int n = 0;
+  glm::vec3 world[kShadeLanes];
+  glm::vec3 normal[kShadeLanes];  // unit normal
+  glm::vec3 albedo[kShadeLanes];
+  glm::vec3 to_eye[kShadeLanes];  // read with highlights only
+  float eye_distance[kShadeLanes];
+};
+
+inline void normalize_lanes(glm::vec3* v, int n, EuShaderMath& math) {
+  float s[kShadeLanes], r[kShadeLanes];
+  for (int i = 0; i < n; ++i) s[i] = std::max(glm::dot(v[i], v[i]), 1e-30f);
+  math.alu(2u * unsigned(n), 4u * unsigned(n), 0);
+  math.rsqrt_lanes(s, r, n);
+  for (int i = 0; i < n; ++i) v[i] = v[i] * r[i];
+}
+
+// lit_surface (all lights visible) for every lane into c.
+inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, const glm::vec3& specular,
+                              float shininess, glm::vec3* c, EuShaderMath& math) {
+  const int n = p.n;
+  const unsigned un = unsigned(n);
+  const bool highlights = specular != glm::vec3(0.0f);
+  glm::vec3 radiance[kShadeLanes], highlight[kShadeLanes], dir[kShadeLanes];
+  float attenuation[kShadeLanes], cosine[kShadeLanes], scale[kShadeLanes];
+  for (int i = 0; i < n; ++i) {
+    radiance[i] = lit.ambient;
+    highlight[i] = glm::vec3(0.0f);
+  }
+  for (int l = 0; l < lit.light_count; ++l) {
+    const Light& light = lit.lights[l];
+    if (light.type == LightType::directional) {
+      for (int i = 0; i < n; ++i) {
+        dir[i] = lit.to_light[l];
+        attenuation[i] = 1.0f;
+      }
+    } else {
+      float clamped[kShadeLanes], floor4[kShadeLanes], ones[kShadeLanes], r[kShadeLanes];
+      for (int i = 0; i < n; ++i) {
+        dir[i] = light.position - p.world[i];
+        const float dist2 = glm::dot(dir[i], dir[i]);
+        clamped[i] = std::max(dist2, 1e-30f);
+        floor4[i] = std::max(dist2, 1e-4f);
+        ones[i] = 1.0f;
+      }
+      math.alu(2u * un, 4u * un, 3u * un);
+      math.rsqrt_lanes(clamped, r, n);
+      math.div_lanes(ones, floor4, attenuation, n);
+      for (int i = 0; i < n; ++i) dir[i] = dir[i] * r[i];
+    }
+    for (int i = 0; i < n; ++i) {
+      cosine[i] = glm::dot(p.normal[i], dir[i]);
+      const float ndotl = std::max(cosine[i], 0.0f);
+      scale[i] = light.intensity * attenuation[i];
+      radiance[i] += light.color * (scale[i] * ndotl);
+    }
+    math.alu(5u * un, 3u * un, 0);
+    if (highlights) {
+      glm::vec3 h[kShadeLanes];
+      float ndoth[kShadeLanes], power[kShadeLanes], sp[kShadeLanes];
+      for (int i = 0; i < n; ++i) h[i] = dir[i] + p.to_eye[i];
+      normalize_lanes(h, n, math);
+      for (int i = 0; i < n; ++i) {
+        ndoth[i] = std::max(glm::dot(p.normal[i], h[i]), 0.0f);
+        power[i] = shininess;
+      }
+      math.pow_lanes(ndoth, power, sp, n);
+      for (int i = 0; i < n; ++i) highlight[i] += light.color * (scale[i] * (cosine[i] > 0.0f ? sp[i] : 0.0f));
+      math.alu(5u * un, 2u * un, 3u * un);
+    }
+  }
+  for (int i = 0; i < n; ++i) c[i] = p.albedo[i] * radiance[i];
+  math.alu(0, 3u * un, 0);
+  if (highlights) {
+    for (int i = 0; i < n; ++i) c[i] += specular * highlight[i];
+    math.alu(3u * un, 0, 0);
+  }
+}
+
+// fog_and_tone_map for every lane, in place.
+inline void fog_and_tone_map_lanes(const LambertLighting& lit, const float* eye_distance, glm::vec3* c, int n,
+                                   EuShaderMath& math) {
+  const unsigned un = unsigned(n);
+  if (lit.fog.density > 0.0f) {
+    float x[kShadeLanes], f[kShadeLanes];
+    for (int i = 0; i < n; ++i) x[i] = -lit.fog.density * eye_distance[i];
+    math.exp_lanes(x, f, n);
+    for (int i = 0; i < n; ++i) c[i] = lit.fog.color + (c[i] - lit.fog.color) * f[i];
+    math.alu(3u * un, un, 3u * un);
+  }
+  for (int i = 0; i < n; ++i) c[i] *= lit.exposure;
+  math.alu(0, 3u * un, 0);
+  switch (lit.tone_mapping) {
+    case ToneMapping::clamp: break;
+    case ToneMapping::reinhard: {
+      float ones[3 * kShadeLanes], den[3 * kShadeLanes], q[3 * kShadeLanes];
+      for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < 3; ++k) {
+          ones[3 * i + k] = 1.0f;
+          den[3 * i + k] = 1.0f + c[i][k];
+        }
+      }
+      math.div_lanes(ones, den, q, 3 * n);
+      for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < 3; ++k) c[i][k] = c[i][k] * q[3 * i + k];
+      }
+      math.alu(0, 3u * un, 3u * un);
+      break;
+    }
+    case ToneMapping::exponential: {
+      float x[3 * kShadeLanes], e[3 * kShadeLanes];
+      for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < 3; ++k) x[3 * i + k] = -c[i][k];
+      }
+      math.exp_lanes(x, e, 3 * n);
+      for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < 3; ++k) c[i][k] = 1.0f - e[3 * i + k];
+      }
+      math.alu(0, 0, 3u * un);
+      break;
+    }
+  }
+}
+
 struct LambertFragmentShader {
   static constexpr int kVaryings = LambertVertexShader::kVaryings;
   using Counters = FragmentCounters;
@@ -242,6 +373,79 @@ struct LambertFragmentShader {
       if (!(live & (1u << i))) continue;
       out[i] = shade(u, varyings[i], lod, counters);
     }
+  }
+
+  // Shades `quads` quads of one triangle together (each as run_quad: 4 pixels of varyings in
+  // quad order, its own level of detail, `live[q]` its live pixels) with the live pixels of all
+  // of them as lanes of one batch; out has 4 entries per quad. quads <= kShadeLanes / 4.
+  static void run_quads(const Uniforms& u, const float (*varyings)[LambertVertexShader::kVaryings],
+                        const unsigned* live, int quads, glm::vec3* out, Counters& counters) {
+    ShadeLanes p;
+    int lane_of[kShadeLanes];
+    for (int q = 0; q < quads; ++q) {
+      const float(*v)[LambertVertexShader::kVaryings] = varyings + 4 * q;
+      float lod = 0.0f;
+      if (u.texture) {
+        const glm::vec2 uv0(v[0][6], v[0][7]);
+        const glm::vec2 duv_dx = glm::vec2(v[1][6], v[1][7]) - uv0;
+        const glm::vec2 duv_dy = glm::vec2(v[2][6], v[2][7]) - uv0;
+        lod = texture_lod(*u.texture, duv_dx, duv_dy);
+      }
+      for (int i = 0; i < 4; ++i) {
+        if (!(live[q] & (1u << i))) continue;
+        glm::vec3 albedo = u.base_color;
+        if (u.texture) {
+          const glm::vec4 t = sample_texture(*u.texture, glm::vec2(v[i][6], v[i][7]), lod, counters.sampler);
+          albedo *= glm::vec3(t);
+        }
+        lane_of[p.n] = 4 * q + i;
+        p.world[p.n] = glm::vec3(v[i][0], v[i][1], v[i][2]);
+        p.normal[p.n] = glm::vec3(v[i][3], v[i][4], v[i][5]);
+        p.albedo[p.n] = albedo;
+        ++p.n;
+      }
+    }
+    if (p.n == 0) return;
+    glm::vec3 c[kShadeLanes];
+    shade_lit_lanes(u, p, u.texture != nullptr, c, counters);
+    for (int i = 0; i < p.n; ++i) out[lane_of[i]] = c[i];
+  }
+
+  // shade_lit (normal sign +1) for every lane of p; p.normal holds the interpolated normals.
+  static void shade_lit_lanes(const Uniforms& u, ShadeLanes& p, bool textured, glm::vec3* c, Counters& counters) {
+    EuShaderMath& math = counters.math;
+    const LambertLighting& lit = *u.lighting;
+    const int n = p.n;
+    const unsigned un = unsigned(n);
+    if (textured) math.alu(0, 3u * un, 0);
+    normalize_lanes(p.normal, n, math);
+    const bool highlights = u.specular != glm::vec3(0.0f);
+    const bool fog = lit.fog.density > 0.0f;
+    for (int i = 0; i < n; ++i) {
+      p.to_eye[i] = glm::vec3(0.0f);
+      p.eye_distance[i] = 0.0f;
+    }
+    if (highlights || fog) {
+      glm::vec3 e[kShadeLanes];
+      float e2[kShadeLanes], r[kShadeLanes];
+      for (int i = 0; i < n; ++i) {
+        e[i] = lit.eye - p.world[i];
+        e2[i] = std::max(glm::dot(e[i], e[i]), 1e-30f);
+      }
+      math.alu(2u * un, un, 3u * un);
+      if (highlights) {
+        math.rsqrt_lanes(e2, r, n);
+        for (int i = 0; i < n; ++i) p.to_eye[i] = e[i] * r[i];
+        math.alu(0, 3u * un, 0);
+      }
+      if (fog) math.sqrt_lanes(e2, p.eye_distance, n);
+    }
+    lit_surface_lanes(lit, p, u.specular, u.shininess, c, math);
+    if (u.emissive != glm::vec3(0.0f)) {
+      for (int i = 0; i < n; ++i) c[i] += u.emissive;
+      math.alu(3u * un, 0, 0);
+    }
+    fog_and_tone_map_lanes(lit, p.eye_distance, c, n, math);
   }
 
   // The material program: alpha = base_alpha * texture alpha; mask discards alpha < cutoff

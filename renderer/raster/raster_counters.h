@@ -33,6 +33,10 @@ namespace tessera {
   X(depth_failed, "raster.depth.failed", "samples rejected by the depth test")                     \
   X(fs_invocations, "raster.fs.invocations", "fragment shader invocations including helpers")      \
   X(fs_helpers, "raster.fs.helper_invocations", "helper invocations (uncovered quad pixels)")      \
+  X(fs_lanes_live, "raster.fs.lanes.live", "EU lanes running a pixel whose result is written")     \
+  X(fs_lanes_masked, "raster.fs.lanes.masked", "EU lanes of covered pixels that failed the depth test (masked off)") \
+  X(fs_lane_groups, "raster.fs.lane_groups", "16-lane EU issues of the fragment program: a triangle's quads, four per group") \
+  X(fs_lanes_empty, "raster.fs.lanes.empty", "lane slots of those groups left without a quad (a triangle's last group)") \
   X(texture_samples, "texture.samples", "filtered texture lookups")                                \
   X(texel_fetches, "texture.texel_fetches", "RGBA8 texels read by the filters")
 // clang-format on

@@ -2,7 +2,8 @@
 // whole at their corners) and 2x2 quads, tests the pixel centres against the edge functions
 // (top-left rule) where a block is only partly covered, runs the early LESS depth test on D32F, and
 // shades each quad with at least one surviving pixel once, helpers included (the fragment
-// program needs its neighbours for texture derivatives).
+// program needs its neighbours for texture derivatives). Programs with a batch entry (run_quads)
+// shade up to four of a triangle's quads together, the 16 lanes of the modelled EU.
 #pragma once
 
 #include <algorithm>
@@ -138,8 +139,73 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
     return (size_t(py - tile.y0) * size_t(tile.width) + size_t(px - tile.x0)) * kSamples;
   };
 
-  float varyings[4][kVaryingCount];
-  glm::vec3 shaded[4];
+  // Quads waiting to be shaded: up to four (16 lanes) when the program shades batches (opaque
+  // output), else one. A triangle's quads cover distinct pixels, so deferring a quad's shading
+  // and writes past the next quads' depth tests changes nothing; writes and the hook still run
+  // in quad order.
+  constexpr bool kBatched = !Output::kMaterial && requires { &FragmentShader::run_quads; };
+  constexpr int kBatch = kBatched ? 4 : 1;
+  struct Pending {
+    int qx, qy;
+    unsigned live;
+    unsigned live_samples[4];
+    float z[4][kSamples];
+  };
+  Pending pending[kBatch];
+  int pending_count = 0;
+  uint64_t triangle_quads = 0;
+  float varyings[4 * kBatch][kVaryingCount];
+  glm::vec3 shaded[4 * kBatch];
+  // Shades the pending quads and writes their surviving samples, in quad order.
+  auto flush = [&]() {
+    if (pending_count == 0) return;
+    unsigned lives[kBatch] = {};
+    for (int i = 0; i < pending_count; ++i) lives[i] = pending[i].live;
+    float alpha[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+    if constexpr (kBatched) {
+      FragmentShader::run_quads(uniforms, varyings, lives, pending_count, shaded, shader_counters);
+    } else if constexpr (Output::kMaterial && requires { &FragmentShader::run_quad_material; }) {
+      // A discarded pixel writes neither depth nor colour in any sample.
+      const unsigned discarded = FragmentShader::run_quad_material(
+          uniforms, varyings, lives[0], (t.top_left & kBackFacingBit) != 0, shaded, alpha, shader_counters);
+      for (int p = 0; p < 4; ++p) {
+        if (discarded & (1u << p)) pending[0].live_samples[p] = 0;
+      }
+    } else {
+      FragmentShader::run_quad(uniforms, varyings, lives[0], shaded, shader_counters);
+    }
+    for (int i = 0; i < pending_count; ++i) {
+      Pending& q = pending[i];
+      bool written = false;
+      for (int p = 0; p < 4; ++p) {
+        if (!q.live_samples[p]) continue;
+        written = true;
+        const glm::vec3& colour = shaded[4 * i + p];
+        const Rgba8 c = encode_color(colour);
+        const size_t base = pixel_index(q.qx + (p & 1), q.qy + (p >> 1));
+        for (int k = 0; k < kSamples; ++k) {
+          if (!(q.live_samples[p] & (1u << k))) continue;
+          if (depth_test.writes()) tile.depth[base + size_t(k)] = q.z[p][k];
+          if constexpr (Output::kMaterial) {
+            // Blending reads each sample's stored colour: samples may differ at edges.
+            Rgba8& dst = tile.color[base + size_t(k)];
+            dst = output.blend == BlendMode::none ? c : blend_color(dst, colour, alpha[p], output.blend);
+          } else {
+            tile.color[base + size_t(k)] = c;
+          }
+        }
+      }
+      // A hook taking the quad's per-pixel written-sample masks gets them (per-draw diagnostics).
+      if (written) {
+        if constexpr (std::is_invocable_v<QuadHook, int, int, const unsigned*>) {
+          on_quad_written(q.qx - tile.x0, q.qy - tile.y0, q.live_samples);
+        } else {
+          on_quad_written(q.qx - tile.x0, q.qy - tile.y0);
+        }
+      }
+    }
+    pending_count = 0;
+  };
 
   // Blocks are aligned to multiples of 8 in the viewport (tiles are multiples of 8), quads to
   // multiples of 2, so a pixel belongs to the same block and quad whatever the tile size.
@@ -230,6 +296,7 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
           if (!live) continue;
 
           // Perspective-correct interpolation at the four pixel centres (helpers included).
+          Pending& q = pending[pending_count];
           for (int p = 0; p < 4; ++p) {
             const int64_t v[3] = {ec[0][p] + centre_delta[0], ec[1][p] + centre_delta[1], ec[2][p] + centre_delta[2]};
             float b[3];
@@ -240,53 +307,33 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
             const float inv = 1.0f / (w0 + w1 + w2);
             const float p0 = w0 * inv, p1 = w1 * inv, p2 = w2 * inv;
             for (int k = 0; k < kVaryingCount; ++k) {
-              varyings[p][k] = p0 * t.varyings[0][k] + p1 * t.varyings[1][k] + p2 * t.varyings[2][k];
+              varyings[4 * pending_count + p][k] =
+                  p0 * t.varyings[0][k] + p1 * t.varyings[1][k] + p2 * t.varyings[2][k];
             }
           }
-          float alpha[4] = {1.0f, 1.0f, 1.0f, 1.0f};
-          if constexpr (Output::kMaterial && requires { &FragmentShader::run_quad_material; }) {
-            // A discarded pixel writes neither depth nor colour in any sample.
-            const unsigned discarded = FragmentShader::run_quad_material(
-                uniforms, varyings, live, (t.top_left & kBackFacingBit) != 0, shaded, alpha, shader_counters);
-            for (int p = 0; p < 4; ++p) {
-              if (discarded & (1u << p)) live_samples[p] = 0;
-            }
-          } else {
-            FragmentShader::run_quad(uniforms, varyings, live, shaded, shader_counters);
+          q.qx = qx;
+          q.qy = qy;
+          q.live = live;
+          for (int p = 0; p < 4; ++p) {
+            q.live_samples[p] = live_samples[p];
+            for (int k = 0; k < kSamples; ++k) q.z[p][k] = z[p][k];
           }
           ++counters[RasterCounters::quads_shaded];
           counters[RasterCounters::fs_invocations] += 4;
           counters[RasterCounters::fs_helpers] += 4 - unsigned(std::popcount(inside));
-          bool written = false;
-          for (int p = 0; p < 4; ++p) {
-            if (!live_samples[p]) continue;
-            written = true;
-            const Rgba8 c = encode_color(shaded[p]);
-            const size_t base = pixel_index(qx + (p & 1), qy + (p >> 1));
-            for (int k = 0; k < kSamples; ++k) {
-              if (!(live_samples[p] & (1u << k))) continue;
-              if (depth_test.writes()) tile.depth[base + size_t(k)] = z[p][k];
-              if constexpr (Output::kMaterial) {
-                // Blending reads each sample's stored colour: samples may differ at edges.
-                Rgba8& dst = tile.color[base + size_t(k)];
-                dst = output.blend == BlendMode::none ? c : blend_color(dst, shaded[p], alpha[p], output.blend);
-              } else {
-                tile.color[base + size_t(k)] = c;
-              }
-            }
-          }
-          // A hook taking the quad's per-pixel written-sample masks gets them (per-draw diagnostics).
-          if (written) {
-            if constexpr (std::is_invocable_v<QuadHook, int, int, const unsigned*>) {
-              on_quad_written(qx - tile.x0, qy - tile.y0, live_samples);
-            } else {
-              on_quad_written(qx - tile.x0, qy - tile.y0);
-            }
-          }
+          counters[RasterCounters::fs_lanes_live] += unsigned(std::popcount(live));
+          counters[RasterCounters::fs_lanes_masked] += unsigned(std::popcount(inside & ~live));
+          ++triangle_quads;
+          if (++pending_count == kBatch) flush();
         }
       }
     }
   }
+  flush();
+  // The modelled EU packs the triangle's quads four to a 16-lane group.
+  const uint64_t groups = (triangle_quads + 3) / 4;
+  counters[RasterCounters::fs_lane_groups] += groups;
+  counters[RasterCounters::fs_lanes_empty] += 16 * groups - 4 * triangle_quads;
 }
 
 }  // namespace tessera

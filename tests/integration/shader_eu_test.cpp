@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include <glm/gtc/matrix_transform.hpp>
+
 #include "tessera/renderer.h"
 
 namespace tessera {
@@ -113,6 +115,33 @@ TEST(ShaderEu, FrameCountersAreTheSumOfTheStages) {
   EXPECT_GT(s.get_u64("eu.instructions.getmant"), 0u);
   EXPECT_GT(s.get_u64("eu.instructions.scalef"), 0u);
   EXPECT_GT(s.get_u64("eu.fma.multiplier"), s.get_u64("eu.instructions.fma"));
+}
+
+// The fragment program's lanes on the modelled 16-lane EU: every invocation is a live, masked
+// (covered, depth failed) or helper lane; a triangle's quads fill groups of four; live lanes
+// are the pixels that called the library. A second quad behind the first makes masked lanes.
+TEST(ShaderEu, LaneCountersAccountForEveryLane) {
+  Scene scene = quad_scene(glm::vec3(0.0f), 0.0f, ToneMapping::clamp, true);
+  // The front quad turned about the view axis: its edges cut the back quad's 2x2 quads.
+  scene.instances[0].transform = glm::rotate(glm::mat4(1.0f), 0.4f, glm::vec3(0.0f, 0.0f, 1.0f));
+  scene.instances.push_back(Instance{0, 0, glm::translate(glm::mat4(1.0f), glm::vec3(0.3f, 0.2f, -0.5f))});
+  const Stats s = render(scene);
+  const uint64_t invocations = s.get_u64("raster.fs.invocations");
+  const uint64_t live = s.get_u64("raster.fs.lanes.live");
+  const uint64_t masked = s.get_u64("raster.fs.lanes.masked");
+  const uint64_t groups = s.get_u64("raster.fs.lane_groups");
+  const uint64_t empty = s.get_u64("raster.fs.lanes.empty");
+  ASSERT_GT(live, 1000u);
+  EXPECT_GT(masked, 0u);
+  EXPECT_EQ(live + masked + s.get_u64("raster.fs.helper_invocations"), invocations);
+  EXPECT_EQ(16 * groups, invocations + empty);
+  EXPECT_LE(empty, 12 * s.get_u64("raster.bins.entries"));  // only a triangle's last group is partial
+  EXPECT_EQ(live, s.get_u64("raster.depth.passed"));        // 1x: a live pixel is a passed sample
+  EXPECT_EQ(calls(s, "fragment", "rsqrt"), 2 * live);       // the library runs on live lanes only
+  const Stats one = render(scene, 1);
+  for (const char* k :
+       {"raster.fs.lanes.live", "raster.fs.lanes.masked", "raster.fs.lane_groups", "raster.fs.lanes.empty"})
+    EXPECT_EQ(one.get_u64(k), s.get_u64(k)) << k;
 }
 
 TEST(ShaderEu, CountersDoNotDependOnThreads) {

@@ -76,6 +76,19 @@ double cbrt(double x);
 double sqrt(double x);
 double rsqrt(double x);
 double div(double x, double y);
+
+// The same binary32 functions on n lanes at once (x[i], y[i] -> out[i]), in the host's SIMD
+// lanes as the modelled EU issues one instruction for all of its lanes: each out[i] is bit for
+// bit the scalar function's result (lanes with special operands or results take the scalar
+// path). Uncounted; EuShaderMath's *_lanes members count one call per lane.
+void log2_lanes(const float* x, float* out, int n);
+void exp_lanes(const float* x, float* out, int n);
+void sqrt_lanes(const float* x, float* out, int n);
+void rsqrt_lanes(const float* x, float* out, int n);
+void pow_lanes(const float* x, const float* y, float* out, int n);
+void div_lanes(const float* x, const float* y, float* out, int n);
+// Binary32 lanes in one host vector (8 with AVX2, 4 with NEON).
+int host_lanes();
 }  // namespace eu_fast
 
 // Per-thread accumulator of binary32 shader math calls. Not thread-safe by design: one per
@@ -91,6 +104,18 @@ class EuShaderMath {
   float sqrt(float x) { return count(EuMathFunction::sqrt), eu_fast::sqrt(x); }
   float rsqrt(float x) { return count(EuMathFunction::rsqrt), eu_fast::rsqrt(x); }
   float div(float x, float y) { return count(EuMathFunction::div), eu_fast::div(x, y); }
+  // n lanes at once (eu_fast::*_lanes), counted as n calls.
+  void exp_lanes(const float* x, float* out, int n) { count(EuMathFunction::exp, n), eu_fast::exp_lanes(x, out, n); }
+  void sqrt_lanes(const float* x, float* out, int n) { count(EuMathFunction::sqrt, n), eu_fast::sqrt_lanes(x, out, n); }
+  void rsqrt_lanes(const float* x, float* out, int n) {
+    count(EuMathFunction::rsqrt, n), eu_fast::rsqrt_lanes(x, out, n);
+  }
+  void pow_lanes(const float* x, const float* y, float* out, int n) {
+    count(EuMathFunction::pow, n), eu_fast::pow_lanes(x, y, out, n);
+  }
+  void div_lanes(const float* x, const float* y, float* out, int n) {
+    count(EuMathFunction::div, n), eu_fast::div_lanes(x, y, out, n);
+  }
 
   // The shader's own arithmetic between library calls, as FMA-datapath instructions: a shader
   // states what each straight-line block of its program issues (a vec3 dot product is one mul
@@ -131,7 +156,7 @@ class EuShaderMath {
                             const EuShaderMath& hull, const EuShaderMath& domain, uint64_t vertex_length);
 
  private:
-  void count(EuMathFunction f) { ++calls_[std::size_t(f)]; }
+  void count(EuMathFunction f, int n = 1) { calls_[std::size_t(f)] += uint64_t(n); }
   std::array<uint64_t, kEuMathFunctionCount> calls_{};
   std::array<uint64_t, 3> alu_{};  // fma, mul, add
 };

@@ -1,0 +1,118 @@
+// The lane batches (eu_lanes.cpp) against the scalar fast path: every lane bit for bit what
+// eu_fast returns (and so the datapath model, native_isa_test.cpp), on ordinary operands (the
+// vector fast path), specials and subnormals (the scalar fallback) and mixtures of both in one
+// vector, for every batch length up to a few vectors.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "eu/eu_test_operands.h"
+#include "tessera/eu_shader_math.h"
+
+namespace tessera::eu {
+namespace {
+
+using testing::Rng;
+
+// Operands: mostly ordinary values over a wide exponent range (shading's inputs), with specials,
+// subnormals and raw bit patterns mixed in so that fast and fallback lanes share vectors.
+std::vector<float> operands(uint64_t seed, size_t count) {
+  Rng rng(seed);
+  const std::vector<uint32_t> specials = testing::special_operands<Binary32>();
+  std::vector<float> out;
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t b;
+    switch (rng.next() % 8) {
+      case 0: b = specials[rng.next() % specials.size()]; break;
+      case 1: b = testing::random_bits<Binary32>(rng); break;
+      case 2: b = testing::random_subnormal<Binary32>(rng); break;
+      default: b = testing::with_exponent<Binary32>(rng, rng.uniform(-40, 40)) & 0x7FFFFFFFu; break;
+    }
+    out.push_back(std::bit_cast<float>(b));
+  }
+  return out;
+}
+
+void expect_same(const std::vector<float>& want, const std::vector<float>& got, const char* what) {
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<uint32_t>(want[i]), std::bit_cast<uint32_t>(got[i]))
+        << what << " lane " << i << ": " << want[i] << " vs " << got[i];
+  }
+}
+
+using Unary = float (*)(float);
+using UnaryLanes = void (*)(const float*, float*, int);
+using Binary = float (*)(float, float);
+using BinaryLanes = void (*)(const float*, const float*, float*, int);
+
+void check_unary(const char* name, Unary scalar, UnaryLanes lanes) {
+  const std::vector<float> x = operands(0x51A7 + uint64_t(name[0]), 20000);
+  std::vector<float> want(x.size()), got(x.size(), 0.0f);
+  for (size_t i = 0; i < x.size(); ++i) want[i] = scalar(x[i]);
+  lanes(x.data(), got.data(), int(x.size()));
+  expect_same(want, got, name);
+  // Every batch length from 1 to three vectors and a bit: the tail lanes are padded.
+  for (int n = 1; n <= 3 * eu_fast::host_lanes() + 1; ++n) {
+    std::vector<float> part(size_t(n), 0.0f);
+    lanes(x.data() + 7, part.data(), n);
+    expect_same(std::vector<float>(want.begin() + 7, want.begin() + 7 + n), part, name);
+  }
+}
+
+void check_binary(const char* name, Binary scalar, BinaryLanes lanes) {
+  const std::vector<float> x = operands(0xB1 + uint64_t(name[0]), 20000);
+  const std::vector<float> y = operands(0xB2 + uint64_t(name[1]), 20000);
+  std::vector<float> want(x.size()), got(x.size(), 0.0f);
+  for (size_t i = 0; i < x.size(); ++i) want[i] = scalar(x[i], y[i]);
+  lanes(x.data(), y.data(), got.data(), int(x.size()));
+  expect_same(want, got, name);
+}
+
+TEST(EuLanes, UnaryFunctionsMatchScalarBitForBit) {
+  check_unary("rsqrt", eu_fast::rsqrt, eu_fast::rsqrt_lanes);
+  check_unary("sqrt", eu_fast::sqrt, eu_fast::sqrt_lanes);
+  check_unary("exp", eu_fast::exp, eu_fast::exp_lanes);
+  check_unary("log2", eu_fast::log2, eu_fast::log2_lanes);
+}
+
+TEST(EuLanes, BinaryFunctionsMatchScalarBitForBit) {
+  check_binary("div", eu_fast::div, eu_fast::div_lanes);
+  check_binary("pow", eu_fast::pow, eu_fast::pow_lanes);
+}
+
+// Shading's own operand ranges (normal vectors' squared lengths, attenuations, powers of
+// cosines): the vector fast path, not the fallback, gives these lanes.
+TEST(EuLanes, ShadingRangesMatchScalarBitForBit) {
+  Rng rng(77);
+  std::vector<float> x, y;
+  for (int i = 0; i < 4096; ++i) {
+    x.push_back(float(rng.next() % 1000000) * 1e-6f + 1e-7f);
+    y.push_back(1.0f + float(rng.next() % 128));
+  }
+  std::vector<float> want(x.size()), got(x.size());
+  for (size_t i = 0; i < x.size(); ++i) want[i] = eu_fast::pow(x[i], y[i]);
+  eu_fast::pow_lanes(x.data(), y.data(), got.data(), int(x.size()));
+  expect_same(want, got, "pow");
+  for (size_t i = 0; i < x.size(); ++i) want[i] = eu_fast::div(1.0f, y[i] * x[i]);
+  std::vector<float> ones(x.size(), 1.0f), yx(x.size());
+  for (size_t i = 0; i < x.size(); ++i) yx[i] = y[i] * x[i];
+  eu_fast::div_lanes(ones.data(), yx.data(), got.data(), int(x.size()));
+  expect_same(want, got, "div");
+}
+
+TEST(EuLanes, CountsOneCallPerLane) {
+  EuShaderMath math;
+  const float x[5] = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f};
+  float out[5];
+  math.rsqrt_lanes(x, out, 5);
+  math.div_lanes(x, x, out, 3);
+  EXPECT_EQ(math.calls(EuMathFunction::rsqrt), 5u);
+  EXPECT_EQ(math.calls(EuMathFunction::div), 3u);
+  EXPECT_EQ(math.total_calls(), 8u);
+}
+
+}  // namespace
+}  // namespace tessera::eu
