@@ -13,6 +13,21 @@ namespace tessera::cli {
 namespace {
 
 int legend_scale(int width) { return width >= 640 ? 2 : 1; }
+// Captures narrower than this are magnified by an integer factor (nearest neighbour), at most 8,
+// so that a small attachment (64x64 in the layer's test applications) is visible and its legend
+// fits under it.
+constexpr int kMinPanelWidth = 384;
+int zoom_for(int width) {
+  return width >= kMinPanelWidth ? 1 : std::min(8, (kMinPanelWidth + width - 1) / std::max(width, 1));
+}
+
+Image magnify(const Image& img, int k) {
+  if (k <= 1) return img;
+  Image out(img.width * k, img.height * k);
+  for (int y = 0; y < out.height; ++y)
+    for (int x = 0; x < out.width; ++x) out.at(x, y) = img.at(x / k, y / k);
+  return out;
+}
 const Rgba8 kBackdrop = pack_rgba8(24, 24, 28), kText = pack_rgba8(235, 235, 235);
 
 // `img` with a legend strip of `rows` text lines below it.
@@ -39,7 +54,7 @@ void paste(Image& dst, const Image& src, int x0, int y0) {
 }  // namespace
 
 Image replay_depth_image(const Frame& frame, float clear_depth) {
-  const int w = frame.color.width, h = frame.color.height, scale = legend_scale(w);
+  const int w = frame.color.width, h = frame.color.height, zoom = zoom_for(w), scale = legend_scale(w * zoom);
   float lo = 1.0f, hi = 0.0f;
   for (float d : frame.depth) {
     if (d != clear_depth) lo = std::min(lo, d), hi = std::max(hi, d);
@@ -55,7 +70,7 @@ Image replay_depth_image(const Frame& frame, float clear_depth) {
       base.pixels[p] = pack_rgba8(g, g, g);
     }
   }
-  Image img = with_legend(base, 1, scale);
+  Image img = with_legend(magnify(base, zoom), 1, scale);
   char text[160];
   if (hi >= lo) {
     std::snprintf(text, sizeof(text), "depth %.6f (white) .. %.6f (grey); clear %.3g dark blue", double(lo), double(hi),
@@ -63,13 +78,13 @@ Image replay_depth_image(const Frame& frame, float clear_depth) {
   } else {
     std::snprintf(text, sizeof(text), "depth: nothing drawn (clear %.3g)", double(clear_depth));
   }
-  draw_text(img, 8, h + 6, text, kText, scale);
+  draw_text(img, 8, h * zoom + 6, text, kText, scale);
   return img;
 }
 
 Image replay_draw_id_image(const Frame& frame, const replay::PassReplay& pass) {
-  const int w = frame.color.width, h = frame.color.height, scale = legend_scale(w);
-  Image img = with_legend(frame.color, 1, scale);
+  const int w = frame.color.width, h = frame.color.height, zoom = zoom_for(w), scale = legend_scale(w * zoom);
+  Image img = with_legend(magnify(frame.color, zoom), 1, scale);
   std::set<uint32_t> visible;
   for (uint32_t s : frame.diagnostics.sample_draw) {
     if (s) visible.insert(s - 1);
@@ -77,14 +92,14 @@ Image replay_draw_id_image(const Frame& frame, const replay::PassReplay& pass) {
   char text[200];
   std::snprintf(text, sizeof(text), "draw ID: %zu draws replayed in pass %u, %zu visible; black = clear",
                 pass.draws.size(), pass.pass, visible.size());
-  draw_text(img, 8, h + 6, text, kText, scale);
+  draw_text(img, 8, h * zoom + 6, text, kText, scale);
   return img;
 }
 
 Image replay_overdraw_image(const Frame& frame) {
   const std::vector<uint16_t>& od = frame.diagnostics.overdraw;
   if (od.empty()) throw Error("the replayed frame carries no overdraw counts (per-draw diagnostics off)");
-  const int w = frame.color.width, h = frame.color.height, scale = legend_scale(w);
+  const int w = frame.color.width, h = frame.color.height, zoom = zoom_for(w), scale = legend_scale(w * zoom);
   uint16_t max = 0;
   uint64_t sum = 0, covered = 0;
   for (uint16_t c : od) {
@@ -97,12 +112,12 @@ Image replay_overdraw_image(const Frame& frame) {
     base.pixels[p] =
         od[p] ? viewer::heat_ramp(max > 1 ? float(od[p] - 1) / float(max - 1) : 0.0f) : pack_rgba8(0, 0, 0);
   }
-  Image img = with_legend(base, 1, scale);
+  Image img = with_legend(magnify(base, zoom), 1, scale);
   char text[200];
   std::snprintf(text, sizeof(text),
                 "overdraw: 1 .. %u fragments/pixel passing depth, mean %.2f over %llu covered; black 0", unsigned(max),
                 covered ? double(sum) / double(covered) : 0.0, static_cast<unsigned long long>(covered));
-  ramp_legend(img, h + 6, scale, text);
+  ramp_legend(img, h * zoom + 6, scale, text);
   return img;
 }
 
@@ -132,11 +147,12 @@ Image replay_tile_map_image(const Frame& frame) {
 
 Image replay_sheet(const replay::PassReplay& pass, float clear_depth) {
   const Frame& frame = pass.frame;
-  const int w = frame.color.width, h = frame.color.height, scale = legend_scale(w);
+  const int zoom = zoom_for(frame.color.width);
+  const int w = frame.color.width * zoom, h = frame.color.height * zoom, scale = legend_scale(w);
   const int label = 10 * scale + 6;
   Image captured(w, h, pack_rgba8(48, 48, 52));
   if (!pass.captured_color.pixels.empty()) {
-    captured = pass.captured_color;
+    captured = magnify(pass.captured_color, zoom);
   } else {
     draw_text(captured, 8, 8, "colour attachment not captured: " + pass.color_note, kText, scale);
   }
