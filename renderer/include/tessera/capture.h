@@ -164,6 +164,10 @@ Capture read_capture(const std::filesystem::path& path);
 // read_capture on a file's bytes already in memory (the fuzz target, tests): `name` stands for
 // the file in messages. The same checks, the same errors.
 Capture read_capture_bytes(std::span<const uint8_t> bytes, const std::string& name);
+// The driver version as its vendor encodes VkPhysicalDeviceProperties::driverVersion:
+// NVIDIA (vendor 0x10DE) 10.8.8.6 bits ("580.159.04"), Intel's Windows driver (0x8086, a
+// driver name without "Mesa") 18.14 bits, everyone else Vulkan's major.minor.patch.
+std::string driver_version_text(uint32_t vendor_id, uint32_t driver_version, const std::string& driver);
 // Writes atomically (a temporary beside the target, then rename): tessera::Error on failure.
 void write_capture(const std::filesystem::path& path, const Capture& capture);
 
