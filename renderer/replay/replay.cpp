@@ -337,8 +337,8 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
     in.clear_color = glm::vec3(0.0f);  // the draw-ID image's background
     in.clear_depth = pass.clears_depth ? pass.clear_depth : 1.0f;
     // Loaded attachments start from what the frame's earlier passes left in their images: the
-    // draw-ID colour of the replayed pass that last wrote the colour image, the depth the GPU
-    // stored (else the replayed depth); from before the frame: unknown, the clear defaults.
+    // draw-ID colour of the replayed pass that last wrote the colour image, its replayed depth
+    // (else the depth the GPU stored); from before the frame: unknown, the clear defaults.
     const size_t values = size_t(shape.width) * size_t(shape.height) * size_t(shape.samples);
     std::vector<uint8_t> covered_before;
     std::vector<uint32_t> seed_ids;  // the colour image's draw ids at the start (loaded)
@@ -380,18 +380,20 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
     }
     if (options.load_attachments && depth && loads(*depth)) {
       auto it = depth->image ? images.find(image_key(*depth)) : images.end();
+      // Tessera's own depth at the end of that pass first: the layer reads attachments back at
+      // the end of a submission, so a read-back is the end of the pass only when no later pass
+      // of the submission wrote the image (this one, for instance).
       std::vector<float> seed;
-      if (it != images.end() && it->second.captured) seed = captured_depth(*it->second.captured, shape);
-      if (seed.empty() && it != images.end() && it->second.replayed &&
-          it->second.depth.size() * size_t(shape.samples) == values) {
+      if (it != images.end() && it->second.replayed && it->second.depth.size() * size_t(shape.samples) == values) {
         seed.resize(values);  // the replayed depth (sample 0 per pixel) for every sample
         for (size_t i = 0; i < values; ++i) seed[i] = it->second.depth[i / size_t(shape.samples)];
       }
+      if (seed.empty() && it != images.end() && it->second.captured) seed = captured_depth(*it->second.captured, shape);
       if (seed.empty()) {
         ++loads_unknown;
         note(it == images.end() ? "depth loads contents from before the frame: started from 1.0"
                                 : "depth loads pass " + std::to_string(it->second.pass) +
-                                      "'s contents, not read back at this shape: started from 1.0");
+                                      "'s contents, neither replayed nor read back at this shape: started from 1.0");
       } else {
         ++loads_seeded;
         depth_from = int32_t(it->second.pass);

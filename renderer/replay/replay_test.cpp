@@ -152,8 +152,29 @@ TEST(Replay, LoadedAttachmentsStartFromTheEarlierPass) {
   EXPECT_EQ(u.passes[0].depth_loaded_from, -1);
   EXPECT_EQ(u.passes[0].load_note, "depth loads contents from before the frame: started from 1.0");
   EXPECT_EQ(u.stats.get_u64("capture.loads.unknown"), 1u);
-  // Pass 1 still continues pass 0 (its captured depth).
+  // Pass 1 still continues pass 0 (its replayed depth).
   EXPECT_EQ(u.passes[1].depth_loaded_from, 0);
+
+  // Pass 0 not replayed (its draw was not captured): pass 1's depth starts from the depth the
+  // GPU stored, its colour from black (no replayed image to continue).
+  capture::Capture unreplayed = cap;
+  capture::Draw& d0 = unreplayed.frames[0].draws[0];
+  d0.captured = false;
+  d0.skip_reason = "overflow";
+  d0.positions.clear();
+  d0.vertex_ids.clear();
+  d0.instance_ids.clear();
+  const FrameReplay g = replay_frame(renderer, unreplayed, 0);
+  ASSERT_EQ(g.passes.size(), 1u);
+  EXPECT_EQ(g.passes[0].depth_loaded_from, 0);
+  EXPECT_EQ(g.passes[0].color_loaded_from, -1);
+  EXPECT_EQ(g.passes[0].load_note,
+            "colour loads pass 0's contents, not replayed at this shape: started from black; depth continues pass 0");
+  EXPECT_EQ(g.stats.get_u64("capture.loads.seeded"), 1u);
+  EXPECT_EQ(g.stats.get_u64("capture.loads.unknown"), 1u);
+  EXPECT_EQ(g.passes[0].frame.depth[size_t(20) * kW + 20], 0.25f);
+  EXPECT_EQ(g.passes[0].frame.depth[size_t(2) * kW + 2], 0.5f);
+  EXPECT_EQ(g.draws[1].work.depth_passed, uint64_t(kW * kH - 32 * 32));
 }
 
 TEST(Replay, RectangleCoverageAndDepthAreAnalytic) {
