@@ -114,7 +114,7 @@ void note_ops(DeviceData* d, CaptureAttachmentNote& n, VkImageView view, VkAttac
     case VK_ATTACHMENT_LOAD_OP_NONE_EXT: n.info.load_op = capture::LoadOp::none; break;
     default: n.info.load_op = capture::LoadOp::dont_care; break;
   }
-  n.info.store_op = store == VK_ATTACHMENT_STORE_OP_STORE       ? capture::StoreOp::store
+  n.info.store_op = store == VK_ATTACHMENT_STORE_OP_STORE      ? capture::StoreOp::store
                     : store == VK_ATTACHMENT_STORE_OP_NONE_EXT ? capture::StoreOp::none
                                                                : capture::StoreOp::dont_care;
   n.info.image = uint64_t(reinterpret_cast<uintptr_t>(n.image));
@@ -318,8 +318,7 @@ void capture_begin_rendering(DeviceData* d, VkCommandBuffer handle, CommandBuffe
   if (const VkRenderingAttachmentInfo* a = info->pDepthAttachment; a && a->imageView != VK_NULL_HANDLE) {
     note.attachments.push_back(
         attachment_note(d, image_of(a->imageView), VK_FORMAT_UNDEFINED, a->imageLayout, a->storeOp));
-    note_ops(d, note.attachments.back(), a->imageView, resuming ? VK_ATTACHMENT_LOAD_OP_LOAD : a->loadOp,
-             a->storeOp);
+    note_ops(d, note.attachments.back(), a->imageView, resuming ? VK_ATTACHMENT_LOAD_OP_LOAD : a->loadOp, a->storeOp);
     if (a->loadOp == VK_ATTACHMENT_LOAD_OP_CLEAR && !resuming) {
       p.clears_depth = true;
       p.clear_depth = a->clearValue.depthStencil.depth;

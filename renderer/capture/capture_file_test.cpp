@@ -475,8 +475,9 @@ TEST_F(CaptureFileTest, WrongMagicAndVersionAreNamed) {
   EXPECT_NE(read_error(with_header_u32(full, kOffVersion, 0)).find("format version 0 is not supported"),
             std::string::npos);
   // A version 2 manifest under a version 1 header: the new keys are unknown there.
-  EXPECT_NE(read_error(with_header_u32(full, kOffVersion, 1)).find("format_version: 2 disagrees with the header's version 1"),
-            std::string::npos);
+  EXPECT_NE(
+      read_error(with_header_u32(full, kOffVersion, 1)).find("format_version: 2 disagrees with the header's version 1"),
+      std::string::npos);
   EXPECT_NE(read_error(with_header_u32(full, kOffReserved, 1)).find("reserved word 1"), std::string::npos);
   EXPECT_NE(read_error(with_header_u32(full, kOffChunkCount, 99)).find("chunks: 7 chunks, the header declares 99"),
             std::string::npos);
@@ -597,7 +598,9 @@ TEST_F(CaptureFileTest, HostileManifestsGiveErrorsWithTheirJsonPath) {
        },
        "frames[0].passes[0].clear_depth: a clear depth for a pass that does not clear depth"},
       {"more clear colours than colour attachments",
-       [](json& j) { j["frames"][0]["passes"][0]["clear_colors"].push_back({0, 0, 0, 0}); },
+       [](json& j) {
+         j["frames"][0]["passes"][0]["clear_colors"].push_back({0, 0, 0, 0});
+       },
        "frames[0].passes[0].clear_colors: 2 clear colours for 1 colour attachments"},
       {"resumed pass that clears",
        [](json& j) { j["frames"][0]["passes"][1]["attachments"][0]["load_op"] = "dont_care"; },
@@ -683,7 +686,8 @@ TEST_F(CaptureFileTest, Version1FilesReadWithoutLoadOps) {
   EXPECT_EQ(up.format_version, 2u);
   EXPECT_EQ(up.frames[0].passes[1].attachments[0].load_op, LoadOp::dont_care);
   // Version 2's keys in a version 1 manifest are unknown keys.
-  const Bytes mixed = with_manifest(v1, [](json& j) { j["frames"][0]["passes"][0]["attachments"][0]["load_op"] = "load"; });
+  const Bytes mixed =
+      with_manifest(v1, [](json& j) { j["frames"][0]["passes"][0]["attachments"][0]["load_op"] = "load"; });
   EXPECT_NE(read_error(mixed).find("frames[0].passes[0].attachments[0].load_op: unknown key"), std::string::npos)
       << read_error(mixed);
   const Bytes resumed = with_manifest(v1, [](json& j) { j["frames"][0]["passes"][1]["resumes"] = true; });

@@ -82,8 +82,8 @@ void validate_load_ops(const Checker& c, const std::string& p, const RenderPass&
     c.enumerator(ap + ".load_op", a.load_op, kLoadOpNames);
     c.enumerator(ap + ".store_op", a.store_op, kStoreOpNames);
     if (pass.resumes && a.load_op != LoadOp::load) {
-      c.fail(ap + ".load_op", std::string(kLoadOpNames[size_t(a.load_op)]) +
-                                  " in a resumed pass (it continues the previous one: load)");
+      c.fail(ap + ".load_op",
+             std::string(kLoadOpNames[size_t(a.load_op)]) + " in a resumed pass (it continues the previous one: load)");
     }
     if (a.kind == AttachmentKind::depth) {
       has_depth = true;
@@ -104,8 +104,8 @@ void validate_load_ops(const Checker& c, const std::string& p, const RenderPass&
                                     std::to_string(colours) + " colour attachments");
   }
   if (has_depth && pass.clears_depth != depth_clears) {
-    c.fail(p + ".clears_depth", std::string(pass.clears_depth ? "true" : "false") +
-                                    " disagrees with the depth attachment's load_op");
+    c.fail(p + ".clears_depth",
+           std::string(pass.clears_depth ? "true" : "false") + " disagrees with the depth attachment's load_op");
   }
   if (!pass.clears_depth && pass.clear_depth != 1.0f) {
     c.fail(p + ".clear_depth", "a clear depth for a pass that does not clear depth (only clear has one; 1 otherwise)");

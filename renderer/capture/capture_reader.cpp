@@ -94,8 +94,7 @@ class ManifestReader {
     c.format_version = u32(r, "format_version");
     if (c.format_version != version_) {
       r.at("format_version")
-          .fail(std::to_string(c.format_version) + " disagrees with the header's version " +
-                std::to_string(version_));
+          .fail(std::to_string(c.format_version) + " disagrees with the header's version " + std::to_string(version_));
     }
     c.application = r.string("application");
     c.engine = r.string("engine");

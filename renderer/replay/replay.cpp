@@ -190,7 +190,7 @@ ImageKey image_key(const capture::Attachment& a) { return {a.image, a.mip_level,
 
 // What the frame's passes so far left in an image (docs/replay.md, "Loaded attachments").
 struct ImageContents {
-  uint32_t pass = 0;                             // the last pass that stored it
+  uint32_t pass = 0;                              // the last pass that stored it
   const capture::Attachment* captured = nullptr;  // what the GPU stored then (null: not read back)
   // Replayed (when that pass was replayed): per sample, the captured draw index + 1 that last
   // wrote it (0: none), at the replayed extent and sample count.
@@ -354,8 +354,8 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
         note("colour loads contents from before the frame: started from black");
       } else if (!it->second.replayed || it->second.draw_ids.size() != values) {
         ++loads_unknown;
-        note("colour loads pass " + std::to_string(it->second.pass) + "'s contents, not replayed at this shape: " +
-             "started from black");
+        note("colour loads pass " + std::to_string(it->second.pass) +
+             "'s contents, not replayed at this shape: " + "started from black");
       } else {
         ++loads_seeded;
         colour_from = int32_t(it->second.pass);

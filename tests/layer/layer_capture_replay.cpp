@@ -660,11 +660,12 @@ int run_load(const std::string& tcap) {
   }
   expect_eq("pixels pass 1 left as pass 0 drew them", kept_same, kept);
   expect(from_pass0 > 0, "pass 0's draws show through the loaded pass");
-  std::printf("load: pass 1 loads pass 0's colour image; %llu pixels; covered pixels differing from the GPU's: %llu "
-              "(replay from a clear, as format version 1: %llu); GPU covered %llu samples, replay %llu\n",
-              (unsigned long long)pixels, (unsigned long long)p1->coverage.pixels_differ,
-              (unsigned long long)old1->coverage.pixels_differ, (unsigned long long)p1->coverage.samples_capture,
-              (unsigned long long)p1->coverage.samples_replay);
+  std::printf(
+      "load: pass 1 loads pass 0's colour image; %llu pixels; covered pixels differing from the GPU's: %llu "
+      "(replay from a clear, as format version 1: %llu); GPU covered %llu samples, replay %llu\n",
+      (unsigned long long)pixels, (unsigned long long)p1->coverage.pixels_differ,
+      (unsigned long long)old1->coverage.pixels_differ, (unsigned long long)p1->coverage.samples_capture,
+      (unsigned long long)p1->coverage.samples_replay);
   return g_failures ? 1 : 0;
 }
 

@@ -217,7 +217,8 @@ void print_info_text(std::ostream& os, const std::filesystem::path& file, uint64
         if (a.kind == AttachmentKind::depth || colour >= p.clear_colors.size()) continue;
         const glm::vec4& cc = p.clear_colors[colour++];
         if (a.load_op != LoadOp::clear) continue;
-        os << (first_clear ? ", clears colour (" : ", (") << cc.r << ", " << cc.g << ", " << cc.b << ", " << cc.a << ")";
+        os << (first_clear ? ", clears colour (" : ", (") << cc.r << ", " << cc.g << ", " << cc.b << ", " << cc.a
+           << ")";
         first_clear = false;
       }
       if (p.clears_depth) os << ", clears depth to " << p.clear_depth;
