@@ -11,7 +11,7 @@
 #include <zstd.h>
 
 #include "capture/capture_format.h"
-#include "scene/strict_json.h"
+#include "core/strict_json.h"
 #include "tessera/capture.h"
 #include "tessera/error.h"
 #include "tessera/input_file.h"
