@@ -605,6 +605,8 @@ int run_scene(const std::string& scene_path, uint32_t width, uint32_t height, ui
 int run_load(const std::string& tcap) {
   namespace cap = tessera::capture;
   const cap::Capture c = cap::read_capture(tcap);
+  std::printf("load: %s, driver %s (driverVersion %u, decoded %s)\n", c.device.c_str(), c.driver.c_str(),
+              c.driver_version, cap::driver_version_text(c.vendor_id, c.driver_version, c.driver).c_str());
   expect_eq("format version", c.format_version, 2);
   expect_eq("frames", c.frames.size(), 1);
   if (c.frames.size() != 1 || c.frames[0].passes.size() != 2) return 1;
