@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 #include <shared_mutex>
+#include <tuple>
 
 #include "layer_state.h"
 #include "spirv_patch.h"
@@ -101,6 +102,25 @@ CaptureAttachmentNote attachment_note(DeviceData* d, VkImage image, VkFormat for
   else if (a.info.texel_bytes == 0)
     a.info.skip_reason = "format";
   return a;
+}
+
+// The attachment's load and store ops and identity (format version 2): the view's image and
+// first mip level and layer.
+void note_ops(DeviceData* d, CaptureAttachmentNote& n, VkImageView view, VkAttachmentLoadOp load,
+              VkAttachmentStoreOp store) {
+  switch (load) {
+    case VK_ATTACHMENT_LOAD_OP_LOAD: n.info.load_op = capture::LoadOp::load; break;
+    case VK_ATTACHMENT_LOAD_OP_CLEAR: n.info.load_op = capture::LoadOp::clear; break;
+    case VK_ATTACHMENT_LOAD_OP_NONE_EXT: n.info.load_op = capture::LoadOp::none; break;
+    default: n.info.load_op = capture::LoadOp::dont_care; break;
+  }
+  n.info.store_op = store == VK_ATTACHMENT_STORE_OP_STORE      ? capture::StoreOp::store
+                    : store == VK_ATTACHMENT_STORE_OP_NONE_EXT ? capture::StoreOp::none
+                                                               : capture::StoreOp::dont_care;
+  n.info.image = uint64_t(reinterpret_cast<uintptr_t>(n.image));
+  std::shared_lock lock(d->objects_mutex);
+  auto it = d->view_subresources.find(view);
+  if (it != d->view_subresources.end()) std::tie(n.info.mip_level, n.info.base_layer) = it->second;
 }
 
 // Queries for the pass instance about to begin: reset outside it, as Vulkan requires.
@@ -245,12 +265,12 @@ void capture_begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBuf
     const VkAttachmentStoreOp store = a.samples > 1 && info.store_copy ? VK_ATTACHMENT_STORE_OP_STORE : a.store;
     CaptureAttachmentNote n =
         attachment_note(d, i < images.size() ? images[i] : VK_NULL_HANDLE, a.format, a.final_layout, store);
+    // The pass instance holds every subpass: an attachment's load op acts at its first use.
+    note_ops(d, n, i < views.size() ? views[i] : VK_NULL_HANDLE, a.load, store);
     const bool clears = a.load == VK_ATTACHMENT_LOAD_OP_CLEAR && begin->pClearValues && i < begin->clearValueCount;
     if (n.info.kind == capture::AttachmentKind::depth) {
-      if (clears) {
-        p.clears_depth = true;
-        p.clear_depth = begin->pClearValues[i].depthStencil.depth;
-      }
+      p.clears_depth = a.load == VK_ATTACHMENT_LOAD_OP_CLEAR;
+      if (clears) p.clear_depth = begin->pClearValues[i].depthStencil.depth;
       depth.push_back(n);
     } else {
       const VkClearColorValue cv = clears ? begin->pClearValues[i].color : VkClearColorValue{};
@@ -282,11 +302,14 @@ void capture_begin_rendering(DeviceData* d, VkCommandBuffer handle, CommandBuffe
     return it == d->view_images.end() ? VK_NULL_HANDLE : it->second;
   };
   const bool resuming = info->flags & VK_RENDERING_RESUMING_BIT;
+  p.resumes = resuming;
   for (uint32_t i = 0; i < info->colorAttachmentCount; ++i) {
     const VkRenderingAttachmentInfo& a = info->pColorAttachments[i];
     if (a.imageView == VK_NULL_HANDLE) continue;
     note.attachments.push_back(
         attachment_note(d, image_of(a.imageView), VK_FORMAT_UNDEFINED, a.imageLayout, a.storeOp));
+    // A resumed pass continues the suspended one's contents: load.
+    note_ops(d, note.attachments.back(), a.imageView, resuming ? VK_ATTACHMENT_LOAD_OP_LOAD : a.loadOp, a.storeOp);
     p.samples = std::max(p.samples, note.attachments.back().info.samples);
     const bool clears = a.loadOp == VK_ATTACHMENT_LOAD_OP_CLEAR && !resuming;
     const VkClearColorValue cv = clears ? a.clearValue.color : VkClearColorValue{};
@@ -295,6 +318,7 @@ void capture_begin_rendering(DeviceData* d, VkCommandBuffer handle, CommandBuffe
   if (const VkRenderingAttachmentInfo* a = info->pDepthAttachment; a && a->imageView != VK_NULL_HANDLE) {
     note.attachments.push_back(
         attachment_note(d, image_of(a->imageView), VK_FORMAT_UNDEFINED, a->imageLayout, a->storeOp));
+    note_ops(d, note.attachments.back(), a->imageView, resuming ? VK_ATTACHMENT_LOAD_OP_LOAD : a->loadOp, a->storeOp);
     if (a->loadOp == VK_ATTACHMENT_LOAD_OP_CLEAR && !resuming) {
       p.clears_depth = true;
       p.clear_depth = a->clearValue.depthStencil.depth;

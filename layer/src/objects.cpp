@@ -133,6 +133,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImageView(VkDevice device, const VkImageVie
     auto it = d->image_samples.find(ci->image);
     d->view_samples[*view] = it == d->image_samples.end() ? 1 : it->second;  // swapchain images: 1
     if (msaa_on() || d->capture) d->view_images[*view] = ci->image;
+    if (d->capture)
+      d->view_subresources[*view] = {ci->subresourceRange.baseMipLevel, ci->subresourceRange.baseArrayLayer};
   }
   return r;
 }
@@ -140,7 +142,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImageView(VkDevice device, const VkImageVie
 VKAPI_ATTR void VKAPI_CALL DestroyImageView(VkDevice device, VkImageView view,
                                             const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
-  forget(d, view, d->view_samples, d->view_images);
+  forget(d, view, d->view_samples, d->view_images, d->view_subresources);
   d->table.DestroyImageView(device, view, pAllocator);
 }
 

@@ -23,6 +23,8 @@
 //       pass's 256 queries (44 draws query_limit), the second captures all (queries doubled).
 //   layer_capture_app vkcube TCAP
 //       vkcube's frame: 1 draw, 12 triangles, back faces culled, depth test, colour and depth.
+//   layer_capture_app resume TCAP
+//       the strip in a suspended and a resumed dynamic-rendering pass instance (see run_resume).
 //   layer_capture_app list TCAP
 //       one line per draw and attachment.
 //   layer_capture_app clipping TCAP | scene SCENE.json WIDTH HEIGHT DRAWS TCAP
@@ -40,6 +42,8 @@
 #include <glm/glm.hpp>
 
 #include "tessera/capture.h"
+#include "tessera/config.h"
+#include "tessera/replay.h"
 #include "tessera/tessellator.h"
 #include "test_app_support.h"
 
@@ -849,8 +853,119 @@ int run_list(const std::string& tcap) {
   return 0;
 }
 
+// The resume mode: the strip drawn in two dynamic-rendering pass instances, the first cleared
+// and suspended (VK_RENDERING_SUSPENDING_BIT), the second resuming it (VK_RENDERING_RESUMING_BIT:
+// its loadOp CLEAR is not applied, the instance continues the first), one triangle each.
+void record_resume(App& a, VkCommandBuffer cb) {
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  CHECK_VK(vkBeginCommandBuffer(cb, &bi));
+  VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  b.dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  b.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;  // cleared below
+  b.newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+  b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.image = a.colour.image;
+  b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0, 0,
+                       nullptr, 0, nullptr, 1, &b);
+  const VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
+  const VkRect2D scissor{{0, 0}, {kSize, kSize}};
+  const glm::mat4 m = transform();
+  const VkDeviceSize zero = 0;
+  for (int part = 0; part < 2; ++part) {
+    // Identical rendering infos but for the flags, as Vulkan requires of a resumed instance.
+    VkRenderingAttachmentInfo colour{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    colour.imageView = a.colour.view;
+    colour.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    colour.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    colour.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    colour.clearValue.color = {{0.1f, 0.2f, 0.3f, 1.0f}};
+    VkRenderingInfo ri{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    ri.renderArea = {{0, 0}, {kSize, kSize}};
+    ri.layerCount = 1;
+    ri.colorAttachmentCount = 1;
+    ri.pColorAttachments = &colour;
+    ri.flags = part == 0 ? VK_RENDERING_SUSPENDING_BIT : VK_RENDERING_RESUMING_BIT;
+    vkCmdBeginRendering(cb, &ri);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a.strip);
+    vkCmdSetViewport(cb, 0, 1, &viewport);
+    vkCmdSetScissor(cb, 0, 1, &scissor);
+    vkCmdBindVertexBuffers(cb, 0, 1, &a.vertices.buffer, &zero);
+    vkCmdPushConstants(cb, a.layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof m, &m);
+    vkCmdDraw(cb, 3, 1, part == 0 ? 3 : 5, 0);  // vertices 3-5, then 5-7
+    vkCmdEndRendering(cb);
+  }
+  CHECK_VK(vkEndCommandBuffer(cb));
+}
+
+// Frame 1 of three resume frames: two passes, the second resuming the first (every attachment
+// `load`, no clear colour) on the same image; replayed, the resumed pass continues the first and
+// its covered pixels equal the GPU's (docs/replay.md, "Loaded attachments").
+int run_resume(const std::string& tcap) {
+  App a;
+  setup(a, false);
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(a.g.device, a.pool);
+  VkFence fence = vkutil::create_fence(a.g.device);
+  for (int frame = 0; frame < 3; ++frame) {
+    record_resume(a, cb);
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
+    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
+    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+  }
+  vkDestroyFence(a.g.device, fence, nullptr);
+  teardown(a);
+  namespace cap = tessera::capture;
+  const cap::Capture c = cap::read_capture(tcap);
+  if (c.frames.size() != 1 || c.frames[0].passes.size() != 2 || c.frames[0].draws.size() != 2) {
+    expect(false, "one frame of two passes and two draws");
+    return 1;
+  }
+  const cap::Frame& f = c.frames[0];
+  const cap::RenderPass& p0 = f.passes[0];
+  const cap::RenderPass& p1 = f.passes[1];
+  expect(p0.dynamic_rendering && !p0.resumes && p1.dynamic_rendering && p1.resumes, "pass 1 resumes pass 0");
+  expect(p0.attachments.size() == 1 && p0.attachments[0].load_op == cap::LoadOp::clear &&
+             p0.clear_colors.size() == 1 && p0.clear_colors[0].x == 0.1f,
+         "pass 0 clears");
+  expect(p1.attachments.size() == 1 && p1.attachments[0].load_op == cap::LoadOp::load &&
+             p1.clear_colors.size() == 1 && p1.clear_colors[0] == glm::vec4(0.0f),
+         "the resumed pass loads (its CLEAR is not applied) and has no clear colour");
+  expect(p1.attachments.size() == 1 && p1.attachments[0].image != 0 &&
+             p1.attachments[0].image == p0.attachments[0].image,
+         "both on the same image");
+  expect(f.draws[0].pass == 0 && f.draws[1].pass == 1 && f.draws[0].captured && f.draws[1].captured,
+         "one captured draw in each pass");
+  tessera::Config config;
+  config.frame.threads = 1;
+  auto replay = [&](bool load) {
+    tessera::Renderer renderer(config);
+    tessera::replay::ReplayOptions options;
+    options.load_attachments = load;
+    return tessera::replay::replay_frame(renderer, c, 0, options);
+  };
+  const tessera::replay::FrameReplay now = replay(true), before = replay(false);
+  if (now.passes.size() != 2 || before.passes.size() != 2) {
+    expect(false, "both passes replayed");
+    return 1;
+  }
+  const tessera::replay::PassReplay& r1 = now.passes[1];
+  expect_eq("resumed pass continues pass", r1.color_loaded_from, 0);
+  expect(r1.coverage.compared && before.passes[1].coverage.compared, "coverage compared on the resumed pass");
+  expect_eq("pixels differing from the GPU's, resumed pass continued", r1.coverage.pixels_differ, 0);
+  expect(before.passes[1].coverage.pixels_differ > 0, "replayed from a clear, the resumed pass differs");
+  std::printf("resume: %llu pixels, covered pixels differing from the GPU's: %llu (from a clear: %llu)\n",
+              (unsigned long long)r1.coverage.pixels, (unsigned long long)r1.coverage.pixels_differ,
+              (unsigned long long)before.passes[1].coverage.pixels_differ);
+  return g_failures ? 1 : 0;
+}
+
 int run(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "resume" && argc > 2) return run_resume(argv[2]);
   bool validation = false, no_xfb = false;
   for (int i = 4; i < argc; ++i) {
     validation |= std::string(argv[i]) == "--validation";
