@@ -283,7 +283,8 @@ VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer commandBuffer, VkPipe
     cb->pipe_tessellation = info.tessellation;
     cb->pipe_geometry = info.geometry;
     cb->pipe_samples = info.samples;
-    if (cb->capture) capture_bind_pipeline(d, cb, pipeline);
+    // Noted recordings bind frame capture's patched twin of the pipeline (capture.h).
+    if (cb->capture) pipeline = capture_bind_pipeline(d, cb, pipeline);
   }
   d->table.CmdBindPipeline(commandBuffer, bindPoint, pipeline);
 }
@@ -363,10 +364,15 @@ void cmd_end_render_pass2(PFN_vkCmdEndRenderPass2 DeviceTable::*next, VkCommandB
 void cmd_begin_rendering(PFN_vkCmdBeginRendering DeviceTable::*next, VkCommandBuffer commandBuffer,
                          const VkRenderingInfo* info) {
   auto [cb, d] = recording(commandBuffer);
-  VkRenderingInfo rendering_copy;
-  std::vector<VkRenderingAttachmentInfo> colour_copy;
+  VkRenderingInfo rendering_copy, capture_copy;
+  std::vector<VkRenderingAttachmentInfo> colour_copy, capture_colours;
+  VkRenderingAttachmentInfo capture_depth;
   if (cb) {
-    if (cb->capture) capture_begin_rendering(d, commandBuffer, cb, info);
+    if (cb->capture) {
+      // Noted recordings store what the capture reads (resolve-style DONT_CARE attachments too).
+      info = capture_rendering_info(d, info, capture_copy, capture_colours, capture_depth);
+      capture_begin_rendering(d, commandBuffer, cb, info);
+    }
     uint32_t samples = 1;
     {
       std::shared_lock lock(d->objects_mutex);

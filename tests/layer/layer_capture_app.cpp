@@ -18,6 +18,12 @@
 //       the same render pass drawn 4x, resolve-style (colour and depth transient, not stored),
 //       the list draws with a dynamic cull mode: the capture holds both 4x attachments per sample
 //       (see run_msaa); `tessera replay` then compares coverage with them (layer.capture_msaa_replay).
+//   layer_capture_app dynamic TCAP RECORDS [--validation]
+//       five frames (0-4; the ctest captures frame 3) of a dynamic-rendering resolve-style 4x pass
+//       (colour and depth TRANSIENT, stored DONT_CARE, colour resolved into a single-sample image):
+//       the capture holds both 4x attachments per sample and the draw; RECORDS (the layer's
+//       JSON Lines output) says the patched pipeline was bound in frame 3 only
+//       (`capture_patched_binds`) and frame 3 has its `msaa` record.
 //   layer_capture_app many TCAP1 TCAP2
 //       300 draws in one pass instance, frames 0 and 1 captured: the first runs out of the
 //       pass's 256 queries (44 draws query_limit), the second captures all (queries doubled).
@@ -38,6 +44,7 @@
 #include <vector>
 
 #include <glm/glm.hpp>
+#include <nlohmann/json.hpp>
 
 #include "tessera/capture.h"
 #include "tessera/tessellator.h"
@@ -110,8 +117,9 @@ struct App {
   VkCommandPool pool = VK_NULL_HANDLE;
 };
 
+// `rendering_samples` > 1: a dynamic-rendering pipeline of that many samples with depth.
 VkPipeline make_pipeline(App& a, VkPrimitiveTopology topology, bool tessellation, bool dynamic_rendering,
-                         bool dynamic_cull = false) {
+                         bool dynamic_cull = false, VkSampleCountFlagBits rendering_samples = VK_SAMPLE_COUNT_1_BIT) {
   std::vector<VkPipelineShaderStageCreateInfo> stages;
   auto stage = [&](VkShaderStageFlagBits s, VkShaderModule m) {
     VkPipelineShaderStageCreateInfo i{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -150,10 +158,11 @@ VkPipeline make_pipeline(App& a, VkPrimitiveTopology topology, bool tessellation
   rs.frontFace = VK_FRONT_FACE_CLOCKWISE;
   rs.lineWidth = 1.0f;
   VkPipelineMultisampleStateCreateInfo ms{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
-  ms.rasterizationSamples = dynamic_rendering ? VK_SAMPLE_COUNT_1_BIT : a.samples;
+  const bool rendering_depth = dynamic_rendering && rendering_samples != VK_SAMPLE_COUNT_1_BIT;
+  ms.rasterizationSamples = dynamic_rendering ? rendering_samples : a.samples;
   VkPipelineDepthStencilStateCreateInfo dss{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
-  dss.depthTestEnable = !dynamic_rendering;
-  dss.depthWriteEnable = !dynamic_rendering;
+  dss.depthTestEnable = !dynamic_rendering || rendering_depth;
+  dss.depthWriteEnable = !dynamic_rendering || rendering_depth;
   dss.depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
   VkPipelineColorBlendAttachmentState blend{};
   blend.colorWriteMask = 0xF;
@@ -163,6 +172,7 @@ VkPipeline make_pipeline(App& a, VkPrimitiveTopology topology, bool tessellation
   VkPipelineRenderingCreateInfo rendering{VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
   rendering.colorAttachmentCount = 1;
   rendering.pColorAttachmentFormats = &kFormat;
+  if (rendering_depth) rendering.depthAttachmentFormat = kDepth;
   VkGraphicsPipelineCreateInfo ci{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
   ci.pNext = dynamic_rendering ? &rendering : nullptr;
   ci.stageCount = uint32_t(stages.size());
@@ -733,6 +743,163 @@ int run_msaa(const std::string& tcap, bool validation) {
   return g_failures ? 1 : 0;
 }
 
+// The dynamic mode (see the top): a dynamic-rendering pass drawn 4x resolve-style, one
+// submission per frame, recorded anew each frame (ONE_TIME_SUBMIT).
+int run_dynamic(const std::string& tcap, const std::string& records, bool validation) {
+  constexpr int kFrames = 5, kCaptured = 3;
+  App a;
+  setup(a, validation, VK_SAMPLE_COUNT_4_BIT);
+  const VkPipeline pipe = make_pipeline(a, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, false, true, false, a.samples);
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(a.g.device, a.pool);
+  VkFence fence = vkutil::create_fence(a.g.device);
+  for (int frame = 0; frame < kFrames; ++frame) {
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    CHECK_VK(vkBeginCommandBuffer(cb, &bi));
+    // Every attachment from UNDEFINED (cleared, or overwritten by the resolve).
+    VkImageMemoryBarrier b[3] = {};
+    const VkImage images[3] = {a.msaa_colour.image, a.colour.image, a.msaa_depth.image};
+    for (int i = 0; i < 3; ++i) {
+      b[i].sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+      b[i].oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+      b[i].srcQueueFamilyIndex = b[i].dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+      b[i].image = images[i];
+      const bool depth = i == 2;
+      b[i].srcAccessMask = depth ? VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT : VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+      b[i].dstAccessMask = depth ? VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT
+                                 : VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+      b[i].newLayout = depth ? VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+      b[i].subresourceRange = {depth ? VkImageAspectFlags(VK_IMAGE_ASPECT_DEPTH_BIT) : VK_IMAGE_ASPECT_COLOR_BIT, 0, 1,
+                               0, 1};
+    }
+    const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+                                        VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+                                        VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+    vkCmdPipelineBarrier(cb, stages, stages, 0, 0, nullptr, 0, nullptr, 3, b);
+    VkRenderingAttachmentInfo colour{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    colour.imageView = a.msaa_colour.view;
+    colour.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    colour.resolveMode = VK_RESOLVE_MODE_AVERAGE_BIT;
+    colour.resolveImageView = a.colour.view;
+    colour.resolveImageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    colour.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    colour.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    colour.clearValue.color = {{0.1f, 0.2f, 0.3f, 1.0f}};
+    VkRenderingAttachmentInfo depth{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    depth.imageView = a.msaa_depth.view;
+    depth.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+    depth.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    depth.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    depth.clearValue.depthStencil = {1.0f, 0};
+    VkRenderingInfo ri{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    ri.renderArea = {{0, 0}, {kSize, kSize}};
+    ri.layerCount = 1;
+    ri.colorAttachmentCount = 1;
+    ri.pColorAttachments = &colour;
+    ri.pDepthAttachment = &depth;
+    vkCmdBeginRendering(cb, &ri);
+    const VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
+    const VkRect2D scissor{{0, 0}, {kSize, kSize}};
+    const glm::mat4 m = transform();
+    const VkDeviceSize zero = 0;
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
+    vkCmdSetViewport(cb, 0, 1, &viewport);
+    vkCmdSetScissor(cb, 0, 1, &scissor);
+    vkCmdBindVertexBuffers(cb, 0, 1, &a.vertices.buffer, &zero);
+    vkCmdBindIndexBuffer(cb, a.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+    vkCmdPushConstants(cb, a.layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof m, &m);
+    vkCmdDrawIndexed(cb, uint32_t(kIndices.size()), kInstances, 0, kVertexOffset, 0);
+    vkCmdEndRendering(cb);
+    CHECK_VK(vkEndCommandBuffer(cb));
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
+    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
+    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+  }
+  vkDestroyFence(a.g.device, fence, nullptr);
+  vkDestroyPipeline(a.g.device, pipe, nullptr);
+  teardown(a);  // the layer's records and capture are written when vkDestroyDevice returns
+  if (validation) {
+    std::printf("validation messages: %d errors, %d warnings\n", g_validation.errors.load(),
+                g_validation.warnings.load());
+    expect(g_validation.errors.load() == 0 && g_validation.warnings.load() == 0, "no validation messages");
+  }
+
+  const tessera::capture::Capture cap = tessera::capture::read_capture(tcap);
+  expect_eq("frames in the capture", cap.frames.size(), 1);
+  if (cap.frames.size() != 1) return 1;
+  const tessera::capture::Frame& f = cap.frames[0];
+  expect_eq("frame number", f.number, kCaptured);
+  expect_eq("passes", f.passes.size(), 1);
+  expect_eq("draws", f.draws.size(), 1);
+  if (f.passes.size() != 1 || f.draws.size() != 1) return 1;
+  const auto& d = f.draws[0];
+  expect(d.captured && d.positions.size() == kIndices.size() * kInstances,
+         "the draw captured with every vertex (" + d.skip_reason + ")");
+  for (size_t i = 0; i < d.positions.size() && i < kIndices.size() * kInstances; ++i)
+    expect(close(d.positions[i], cpu_vertex(kIndices[i % kIndices.size()], uint32_t(i / kIndices.size()))),
+           "position " + std::to_string(i));
+  const auto& p = f.passes[0];
+  expect(p.dynamic_rendering && p.samples == 4, "a 4x dynamic-rendering pass");
+  expect_eq("attachments (4x colour, 4x depth)", p.attachments.size(), 2);
+  if (p.attachments.size() != 2) return 1;
+  const size_t pixels = size_t(kSize) * kSize;
+  const auto& ms = p.attachments[0];
+  const auto& dz = p.attachments[1];
+  expect(ms.skip_reason.empty() && ms.samples == 4 && ms.texels.size() == pixels * 4 * 4,
+         "4x colour stored DONT_CARE read back per sample (" + ms.skip_reason + ")");
+  expect(dz.kind == tessera::capture::AttachmentKind::depth && dz.skip_reason.empty() && dz.samples == 4 &&
+             dz.texels.size() == pixels * 4 * 4,
+         "4x depth stored DONT_CARE read back per sample (" + dz.skip_reason + ")");
+  // Sample by sample: the colour differs from the clear colour exactly where the depth was drawn.
+  if (ms.texels.size() == pixels * 16 && dz.texels.size() == pixels * 16) {
+    uint32_t clear = 0;
+    bool have_clear = false;
+    size_t drawn = 0, disagree = 0;
+    for (size_t i = 0; i < pixels * 4; ++i) {
+      float z = 0;
+      std::memcpy(&z, dz.texels.data() + 4 * i, 4);
+      uint32_t w = 0;
+      std::memcpy(&w, ms.texels.data() + 4 * i, 4);
+      if (z == 1.0f && !have_clear) clear = w, have_clear = true;
+    }
+    for (size_t i = 0; i < pixels * 4 && have_clear; ++i) {
+      float z = 0;
+      std::memcpy(&z, dz.texels.data() + 4 * i, 4);
+      uint32_t w = 0;
+      std::memcpy(&w, ms.texels.data() + 4 * i, 4);
+      drawn += z != 1.0f;
+      disagree += (z != 1.0f) != (w != clear);
+    }
+    expect(have_clear && drawn > 0, "drawn and cleared samples");
+    expect_eq("samples whose colour and depth disagree on being drawn", disagree, 0);
+  }
+
+  // The records: the patched twin bound in the capture frame's recording only.
+  std::ifstream in(records);
+  expect(bool(in), "read " + records);
+  std::string line;
+  int seen = 0;
+  while (std::getline(in, line)) {
+    const nlohmann::json r = nlohmann::json::parse(line);
+    if (r.contains("summary")) continue;
+    const int frame = r.at("frame").get<int>();
+    const uint64_t binds = r.at("capture_patched_binds").get<uint64_t>();
+    ++seen;
+    std::printf("frame %d: capture_patched_binds %llu, msaa %s\n", frame, (unsigned long long)binds,
+                r.at("msaa").is_null() ? "null" : "present");
+    expect_eq("frame " + std::to_string(frame) + " capture_patched_binds", binds, frame == kCaptured ? 1 : 0);
+    if (frame == kCaptured) {
+      expect(!r.at("msaa").is_null(), "frame " + std::to_string(frame) + ": msaa record");
+      if (!r.at("msaa").is_null()) expect_eq("msaa images skipped", r.at("msaa").at("skipped").get<int>(), 0);
+    }
+  }
+  expect_eq("frame records", seen, kFrames);
+  return g_failures ? 1 : 0;
+}
+
 // The many mode: 300 draws in one render pass instance, frames 0-2; TESSERA_LAYER_CAPTURE=0-1
 // captures frames 0 and 1 (TCAP1, TCAP2). Frame 0 runs out of the pass's 256 stream queries
 // (44 draws recorded as query_limit), the layer doubles them, and frame 1 captures all 300
@@ -859,12 +1026,13 @@ int run(int argc, char** argv) {
   if (mode == "draws" && argc > 3) return run_draws(argv[2], argv[3], validation, no_xfb);
   if (mode == "vkcube" && argc > 2) return run_vkcube(argv[2]);
   if (mode == "many" && argc > 3) return run_many(argv[2], argv[3]);
+  if (mode == "dynamic" && argc > 3) return run_dynamic(argv[2], argv[3], validation);
   if (mode == "msaa" && argc > 2) return run_msaa(argv[2], argc > 3 && std::string(argv[3]) == "--validation");
   if (mode == "list" && argc > 2) return run_list(argv[2]);
   if (const int rc = run_replay_modes(argc, argv); rc >= 0) return rc;
   std::fprintf(stderr,
                "usage: layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb] | msaa TCAP [--validation] | "
-               "many TCAP1 TCAP2 | "
+               "many TCAP1 TCAP2 | dynamic TCAP RECORDS [--validation] | "
                "vkcube TCAP | list TCAP | clipping TCAP | scene SCENE.json WIDTH HEIGHT DRAWS TCAP\n");
   return 2;
 }
