@@ -24,6 +24,13 @@
 //       the capture holds both 4x attachments per sample and the draw; RECORDS (the layer's
 //       JSON Lines output) says the patched pipeline was bound in frame 3 only
 //       (`capture_patched_binds`) and frame 3 has its `msaa` record.
+//   layer_capture_app library TCAP RECORDS [--validation]
+//       three frames (frame 1 captured) of the render pass with an indexed draw of a pipeline
+//       linked from four VK_EXT_graphics_pipeline_library libraries, then the same draw with an
+//       ordinary pipeline: the linked pipeline's draw is recorded `pipeline_library` (no patched
+//       twin), the other captured; the records count one patched bind in frame 1 and in frame 0
+//       (recorded in frame 0 or 1 before a capture frame: noted, as a recording ahead may be), none
+//       in frame 2.
 //   layer_capture_app many TCAP1 TCAP2
 //       300 draws in one pass instance, frames 0 and 1 captured: the first runs out of the
 //       pass's 256 queries (44 draws query_limit), the second captures all (queries doubled).
@@ -107,6 +114,8 @@ struct App {
   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
   Image msaa_colour, msaa_depth;
   PFN_vkCmdDrawMultiEXT draw_multi = nullptr;
+  bool want_library = false;  // the library mode: VK_EXT_graphics_pipeline_library enabled
+  bool library = false;       // and offered by the device
   VkRenderPass pass = VK_NULL_HANDLE;
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
@@ -225,6 +234,16 @@ void setup(App& a, bool validation, VkSampleCountFlagBits samples = VK_SAMPLE_CO
     multi.multiDraw = VK_TRUE;
     f13.pNext = &multi;
     request.extensions.push_back(VK_EXT_MULTI_DRAW_EXTENSION_NAME);
+  }
+  VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT gpl{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT};
+  if (a.want_library && has_device_extension(a.g.physical, VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME)) {
+    gpl.graphicsPipelineLibrary = VK_TRUE;
+    gpl.pNext = f13.pNext;
+    f13.pNext = &gpl;
+    request.extensions.push_back(VK_KHR_PIPELINE_LIBRARY_EXTENSION_NAME);
+    request.extensions.push_back(VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME);
+    a.library = true;
   }
   vkutil::create_device(a.g, request);
   const VkDevice dev = a.g.device;
@@ -900,6 +919,186 @@ int run_dynamic(const std::string& tcap, const std::string& records, bool valida
   return g_failures ? 1 : 0;
 }
 
+// A pipeline linked from four graphics pipeline libraries (vertex input, pre-rasterization
+// shaders, fragment shader, fragment output), the list pipeline's state.
+VkPipeline make_linked_pipeline(App& a, std::vector<VkPipeline>& libraries_out) {
+  VkGraphicsPipelineLibraryCreateInfoEXT parts[4];
+  const VkGraphicsPipelineLibraryFlagsEXT kinds[4] = {
+      VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT,
+      VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT,
+      VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_SHADER_BIT_EXT, VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_OUTPUT_INTERFACE_BIT_EXT};
+  VkPipelineShaderStageCreateInfo vs{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  vs.stage = VK_SHADER_STAGE_VERTEX_BIT;
+  vs.module = a.modules[0];
+  vs.pName = "main";
+  VkPipelineShaderStageCreateInfo fs = vs;
+  fs.stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+  fs.module = a.modules[1];
+  VkVertexInputBindingDescription binding{0, sizeof(glm::vec3), VK_VERTEX_INPUT_RATE_VERTEX};
+  VkVertexInputAttributeDescription attribute{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0};
+  VkPipelineVertexInputStateCreateInfo vi{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+  vi.vertexBindingDescriptionCount = 1;
+  vi.pVertexBindingDescriptions = &binding;
+  vi.vertexAttributeDescriptionCount = 1;
+  vi.pVertexAttributeDescriptions = &attribute;
+  VkPipelineInputAssemblyStateCreateInfo ia{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+  ia.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+  VkPipelineViewportStateCreateInfo vp{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+  vp.viewportCount = 1;
+  vp.scissorCount = 1;
+  const VkDynamicState dynamic[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  VkPipelineDynamicStateCreateInfo ds{VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
+  ds.dynamicStateCount = 2;
+  ds.pDynamicStates = dynamic;
+  VkPipelineRasterizationStateCreateInfo rs{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+  rs.polygonMode = VK_POLYGON_MODE_FILL;
+  rs.cullMode = VK_CULL_MODE_NONE;
+  rs.frontFace = VK_FRONT_FACE_CLOCKWISE;
+  rs.lineWidth = 1.0f;
+  VkPipelineMultisampleStateCreateInfo ms{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+  ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  VkPipelineDepthStencilStateCreateInfo dss{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+  dss.depthTestEnable = VK_TRUE;
+  dss.depthWriteEnable = VK_TRUE;
+  dss.depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
+  VkPipelineColorBlendAttachmentState blend{};
+  blend.colorWriteMask = 0xF;
+  VkPipelineColorBlendStateCreateInfo cb{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+  cb.attachmentCount = 1;
+  cb.pAttachments = &blend;
+  VkPipeline libraries[4] = {};
+  for (int i = 0; i < 4; ++i) {
+    parts[i] = {VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT};
+    parts[i].flags = kinds[i];
+    VkGraphicsPipelineCreateInfo ci{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+    ci.pNext = &parts[i];
+    ci.flags = VK_PIPELINE_CREATE_LIBRARY_BIT_KHR;
+    ci.renderPass = a.pass;
+    ci.layout = a.layout;
+    if (i == 0) {
+      ci.pVertexInputState = &vi;
+      ci.pInputAssemblyState = &ia;
+    } else if (i == 1) {
+      ci.stageCount = 1;
+      ci.pStages = &vs;
+      ci.pViewportState = &vp;
+      ci.pRasterizationState = &rs;
+      ci.pDynamicState = &ds;
+    } else if (i == 2) {
+      ci.stageCount = 1;
+      ci.pStages = &fs;
+      ci.pDepthStencilState = &dss;
+      ci.pMultisampleState = &ms;
+    } else {
+      ci.pColorBlendState = &cb;
+      ci.pMultisampleState = &ms;
+    }
+    CHECK_VK(vkCreateGraphicsPipelines(a.g.device, VK_NULL_HANDLE, 1, &ci, nullptr, &libraries[i]));
+  }
+  VkPipelineLibraryCreateInfoKHR link{VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR};
+  link.libraryCount = 4;
+  link.pLibraries = libraries;
+  VkGraphicsPipelineCreateInfo ci{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+  ci.pNext = &link;
+  ci.layout = a.layout;
+  ci.renderPass = a.pass;
+  ci.pMultisampleState = &ms;  // the validation layer asks for it on the link too (VUID ...-renderpass-06631)
+  VkPipeline linked = VK_NULL_HANDLE;
+  CHECK_VK(vkCreateGraphicsPipelines(a.g.device, VK_NULL_HANDLE, 1, &ci, nullptr, &linked));
+  // Kept while the linked pipeline is in use: lavapipe 22.3 crashes drawing with a pipeline whose
+  // libraries were destroyed after linking.
+  libraries_out.assign(libraries, libraries + 4);
+  return linked;
+}
+
+// The library mode (see the top).
+int run_library(const std::string& tcap, const std::string& records, bool validation) {
+  constexpr int kFrames = 3, kCaptured = 1;
+  App a;
+  a.want_library = true;
+  setup(a, validation);
+  if (!a.library) {
+    std::printf("VK_EXT_graphics_pipeline_library not offered: nothing to check\n");
+    teardown(a);
+    return 77;  // ctest's SKIP_RETURN_CODE
+  }
+  std::vector<VkPipeline> libraries;
+  const VkPipeline linked = make_linked_pipeline(a, libraries);
+  VkCommandBuffer cb = vkutil::allocate_command_buffer(a.g.device, a.pool);
+  VkFence fence = vkutil::create_fence(a.g.device);
+  for (int frame = 0; frame < kFrames; ++frame) {
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    CHECK_VK(vkBeginCommandBuffer(cb, &bi));
+    VkClearValue clears[2];
+    clears[0].color = {{0.1f, 0.2f, 0.3f, 1.0f}};
+    clears[1].depthStencil = {1.0f, 0};
+    VkRenderPassBeginInfo rbi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    rbi.renderPass = a.pass;
+    rbi.framebuffer = a.framebuffer;
+    rbi.renderArea = {{0, 0}, {kSize, kSize}};
+    rbi.clearValueCount = 2;
+    rbi.pClearValues = clears;
+    vkCmdBeginRenderPass(cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
+    const VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
+    const VkRect2D scissor{{0, 0}, {kSize, kSize}};
+    const glm::mat4 m = transform();
+    const VkDeviceSize zero = 0;
+    vkCmdBindVertexBuffers(cb, 0, 1, &a.vertices.buffer, &zero);
+    vkCmdBindIndexBuffer(cb, a.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+    for (VkPipeline p : {linked, a.list}) {
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, p);
+      vkCmdSetViewport(cb, 0, 1, &viewport);
+      vkCmdSetScissor(cb, 0, 1, &scissor);
+      vkCmdPushConstants(cb, a.layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof m, &m);
+      vkCmdDrawIndexed(cb, uint32_t(kIndices.size()), 1, 0, kVertexOffset, 0);
+    }
+    vkCmdEndRenderPass(cb);
+    CHECK_VK(vkEndCommandBuffer(cb));
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
+    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
+    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+  }
+  vkDestroyFence(a.g.device, fence, nullptr);
+  vkDestroyPipeline(a.g.device, linked, nullptr);
+  for (VkPipeline l : libraries) vkDestroyPipeline(a.g.device, l, nullptr);
+  teardown(a);
+  if (validation) {
+    std::printf("validation messages: %d errors, %d warnings\n", g_validation.errors.load(),
+                g_validation.warnings.load());
+    expect(g_validation.errors.load() == 0 && g_validation.warnings.load() == 0, "no validation messages");
+  }
+
+  const tessera::capture::Capture cap = tessera::capture::read_capture(tcap);
+  expect_eq("frames in the capture", cap.frames.size(), 1);
+  if (cap.frames.size() != 1) return 1;
+  const tessera::capture::Frame& f = cap.frames[0];
+  expect_eq("draws", f.draws.size(), 2);
+  if (f.draws.size() != 2) return 1;
+  expect(!f.draws[0].captured && f.draws[0].skip_reason == "pipeline_library" && f.draws[0].positions.empty(),
+         "the linked pipeline's draw: not captured, pipeline_library (" + f.draws[0].skip_reason + ")");
+  expect(f.draws[1].captured && f.draws[1].positions.size() == kIndices.size(),
+         "the ordinary pipeline's draw captured (" + f.draws[1].skip_reason + ")");
+  std::ifstream in(records);
+  expect(bool(in), "read " + records);
+  std::string line;
+  int seen = 0;
+  while (std::getline(in, line)) {
+    const nlohmann::json r = nlohmann::json::parse(line);
+    if (r.contains("summary")) continue;
+    const int frame = r.at("frame").get<int>();
+    ++seen;
+    expect_eq("frame " + std::to_string(frame) + " draws", r.at("draws").get<int>(), 2);
+    expect_eq("frame " + std::to_string(frame) + " capture_patched_binds",
+              r.at("capture_patched_binds").get<uint64_t>(), frame <= kCaptured ? 1 : 0);
+  }
+  expect_eq("frame records", seen, kFrames);
+  return g_failures ? 1 : 0;
+}
+
 // The many mode: 300 draws in one render pass instance, frames 0-2; TESSERA_LAYER_CAPTURE=0-1
 // captures frames 0 and 1 (TCAP1, TCAP2). Frame 0 runs out of the pass's 256 stream queries
 // (44 draws recorded as query_limit), the layer doubles them, and frame 1 captures all 300
@@ -1027,12 +1226,13 @@ int run(int argc, char** argv) {
   if (mode == "vkcube" && argc > 2) return run_vkcube(argv[2]);
   if (mode == "many" && argc > 3) return run_many(argv[2], argv[3]);
   if (mode == "dynamic" && argc > 3) return run_dynamic(argv[2], argv[3], validation);
+  if (mode == "library" && argc > 3) return run_library(argv[2], argv[3], validation);
   if (mode == "msaa" && argc > 2) return run_msaa(argv[2], argc > 3 && std::string(argv[3]) == "--validation");
   if (mode == "list" && argc > 2) return run_list(argv[2]);
   if (const int rc = run_replay_modes(argc, argv); rc >= 0) return rc;
   std::fprintf(stderr,
                "usage: layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb] | msaa TCAP [--validation] | "
-               "many TCAP1 TCAP2 | dynamic TCAP RECORDS [--validation] | "
+               "many TCAP1 TCAP2 | dynamic TCAP RECORDS [--validation] | library TCAP RECORDS [--validation] | "
                "vkcube TCAP | list TCAP | clipping TCAP | scene SCENE.json WIDTH HEIGHT DRAWS TCAP\n");
   return 2;
 }
