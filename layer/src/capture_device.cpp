@@ -309,8 +309,8 @@ VkResult capture_create_graphics_pipelines(DeviceData* d, VkDevice device, VkPip
     // Graphics pipeline libraries (VK_EXT_graphics_pipeline_library): a library, or a pipeline
     // linked from libraries, has no twin (its stages were compiled into the libraries, which
     // would need patched twins of their own, linked into a twin): its draws say so.
-    const auto* linked = find_in_chain<VkPipelineLibraryCreateInfoKHR>(
-        ci.pNext, VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR);
+    const auto* linked =
+        find_in_chain<VkPipelineLibraryCreateInfoKHR>(ci.pNext, VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR);
     if ((ci.flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) || (linked && linked->libraryCount > 0)) {
       p.skip_reason = "pipeline_library";
       continue;

@@ -181,8 +181,7 @@ void capture_begin_recording(DeviceData* d, CommandBufferState* cb, const VkComm
   // frame.
   const bool one_time = info && (info->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
   const bool ahead = frame < 2 || d->capture->records_ahead.load(std::memory_order_relaxed);
-  const bool noted =
-      one_time ? frames.contains(frame) || (ahead && frames.contains(frame + 1)) : frames.ahead(frame);
+  const bool noted = one_time ? frames.contains(frame) || (ahead && frames.contains(frame + 1)) : frames.ahead(frame);
   if (!noted) return;
   cb->capture = std::make_unique<CaptureRecording>();
   if (!cb->primary) cb->capture->open_pass = 0;  // the executing primary's pass

@@ -20,7 +20,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
                                                        const VkAllocationCallbacks* pAllocator, VkPipeline* pipelines) {
   DeviceData* d = get_device(device);
   VkResult r = d->capture ? capture_create_graphics_pipelines(d, device, cache, count, infos, pAllocator, pipelines)
-                           : d->table.CreateGraphicsPipelines(device, cache, count, infos, pAllocator, pipelines);
+                          : d->table.CreateGraphicsPipelines(device, cache, count, infos, pAllocator, pipelines);
   std::unique_lock lock(d->objects_mutex);
   for (uint32_t i = 0; i < count; ++i) {
     if (pipelines[i] == VK_NULL_HANDLE) continue;
@@ -111,8 +111,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
     d->image_samples[*image] = ci->samples;
     if (msaa_colour) d->msaa_images[*image] = {ci->format, ci->extent, uint32_t(ci->samples), reason};
   }
-  if (r == VK_SUCCESS && d->capture)
-    capture_image_created(d, *image, *ci, use->usage);
+  if (r == VK_SUCCESS && d->capture) capture_image_created(d, *image, *ci, use->usage);
   return r;
 }
 
@@ -313,7 +312,8 @@ VKAPI_ATTR VkResult VKAPI_CALL GetSwapchainImagesKHR(VkDevice device, VkSwapchai
                                                      VkImage* images) {
   DeviceData* d = get_device(device);
   VkResult r = d->table.GetSwapchainImagesKHR(device, swapchain, count, images);
-  if (d->capture && images && (r == VK_SUCCESS || r == VK_INCOMPLETE)) capture_swapchain_images(d, swapchain, *count, images);
+  if (d->capture && images && (r == VK_SUCCESS || r == VK_INCOMPLETE))
+    capture_swapchain_images(d, swapchain, *count, images);
   return r;
 }
 

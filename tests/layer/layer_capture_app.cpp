@@ -5,8 +5,8 @@
 //   layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb]
 //       three frames (one submission each, frame_delimiter = submit) of a render pass with an
 //       indexed instanced draw, a tessellation draw and an indirect draw, then a dynamic-rendering
-//       pass whose triangle strip is drawn by a secondary command buffer; each draw inside the application's own pipeline-statistics
-//       query. TCAP is the capture of frame 1: per draw the captured primitives equal the GPU's
+//       pass whose triangle strip is drawn by a secondary command buffer; each draw inside the application's own
+//       pipeline-statistics query. TCAP is the capture of frame 1: per draw the captured primitives equal the GPU's
 //       clipping invocations, positions equal the CPU transform of the known vertices (1e-6
 //       relative), vertex and instance indices match, the tessellation draw's triangles equal
 //       Tessera's tessellator count, and the colour attachment equals the application's own
@@ -785,8 +785,9 @@ int run_dynamic(const std::string& tcap, const std::string& records, bool valida
       b[i].image = images[i];
       const bool depth = i == 2;
       b[i].srcAccessMask = depth ? VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT : VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-      b[i].dstAccessMask = depth ? VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT
-                                 : VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+      b[i].dstAccessMask =
+          depth ? VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT
+                : VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
       b[i].newLayout = depth ? VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
       b[i].subresourceRange = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, 1,
                                0, 1};
@@ -923,10 +924,10 @@ int run_dynamic(const std::string& tcap, const std::string& records, bool valida
 // shaders, fragment shader, fragment output), the list pipeline's state.
 VkPipeline make_linked_pipeline(App& a, std::vector<VkPipeline>& libraries_out) {
   VkGraphicsPipelineLibraryCreateInfoEXT parts[4];
-  const VkGraphicsPipelineLibraryFlagsEXT kinds[4] = {
-      VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT,
-      VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT,
-      VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_SHADER_BIT_EXT, VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_OUTPUT_INTERFACE_BIT_EXT};
+  const VkGraphicsPipelineLibraryFlagsEXT kinds[4] = {VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT,
+                                                      VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT,
+                                                      VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_SHADER_BIT_EXT,
+                                                      VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_OUTPUT_INTERFACE_BIT_EXT};
   VkPipelineShaderStageCreateInfo vs{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   vs.stage = VK_SHADER_STAGE_VERTEX_BIT;
   vs.module = a.modules[0];
@@ -1201,16 +1202,16 @@ int run_list(const std::string& tcap) {
     for (size_t i = 0; i < f.draws.size(); ++i) {
       const auto& d = f.draws[i];
       std::printf("  draw %zu: call %d pass %u topology %u, %s%s, %zu triangles (written %llu, needed %llu)\n", i,
-                  int(d.call), d.pass, d.state.application_topology, d.captured ? "captured" : "not captured: ",
-                  d.skip_reason.c_str(), d.positions.size() / 3, (unsigned long long)d.primitives_written,
-                  (unsigned long long)d.primitives_needed);
+                  int(d.call), d.pass, d.state.application_topology,
+                  d.captured ? "captured" : "not captured: ", d.skip_reason.c_str(), d.positions.size() / 3,
+                  (unsigned long long)d.primitives_written, (unsigned long long)d.primitives_needed);
     }
     for (size_t p = 0; p < f.passes.size(); ++p)
       for (const auto& a : f.passes[p].attachments)
         std::printf("  pass %zu %s %ux%u x%u format %u: %zu bytes%s%s\n", p,
                     a.kind == tessera::capture::AttachmentKind::depth ? "depth" : "colour", a.width, a.height,
-                    a.samples, a.vk_format, a.texels.size(), a.skip_reason.empty() ? "" : ", skipped: ",
-                    a.skip_reason.c_str());
+                    a.samples, a.vk_format, a.texels.size(),
+                    a.skip_reason.empty() ? "" : ", skipped: ", a.skip_reason.c_str());
   }
   return 0;
 }
