@@ -31,6 +31,12 @@
 //       twin), the other captured; the records count one patched bind in frame 1 and in frame 0
 //       (recorded in frame 0 or 1 before a capture frame: noted, as a recording ahead may be), none
 //       in frame 2.
+//   layer_capture_app ahead TCAP RECORDS
+//       six frames recorded one frame ahead (each ONE_TIME_SUBMIT recording made before the
+//       previous frame's submission ends that frame), frame 4 captured: the layer sees the
+//       application record ahead (frame 1 submits a recording begun in frame 0), so the
+//       recording made in frame 3 is noted and frame 4's draw captured; the records count patched
+//       binds in frames 4 and 5 (frame 5's recording was begun in capture frame 4), none before.
 //   layer_capture_app many TCAP1 TCAP2
 //       300 draws in one pass instance, frames 0 and 1 captured: the first runs out of the
 //       pass's 256 queries (44 draws query_limit), the second captures all (queries doubled).
@@ -1100,6 +1106,80 @@ int run_library(const std::string& tcap, const std::string& records, bool valida
   return g_failures ? 1 : 0;
 }
 
+// The ahead mode (see the top): one indexed draw of the list pipeline per frame.
+int run_ahead(const std::string& tcap, const std::string& records) {
+  constexpr int kFrames = 6, kCaptured = 4;
+  App a;
+  setup(a, false);
+  VkCommandBuffer cbs[2] = {vkutil::allocate_command_buffer(a.g.device, a.pool),
+                            vkutil::allocate_command_buffer(a.g.device, a.pool)};
+  auto record_frame = [&](VkCommandBuffer cb) {
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    CHECK_VK(vkBeginCommandBuffer(cb, &bi));
+    VkClearValue clears[2];
+    clears[0].color = {{0.1f, 0.2f, 0.3f, 1.0f}};
+    clears[1].depthStencil = {1.0f, 0};
+    VkRenderPassBeginInfo rbi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    rbi.renderPass = a.pass;
+    rbi.framebuffer = a.framebuffer;
+    rbi.renderArea = {{0, 0}, {kSize, kSize}};
+    rbi.clearValueCount = 2;
+    rbi.pClearValues = clears;
+    vkCmdBeginRenderPass(cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
+    const VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
+    const VkRect2D scissor{{0, 0}, {kSize, kSize}};
+    const glm::mat4 m = transform();
+    const VkDeviceSize zero = 0;
+    vkCmdBindVertexBuffers(cb, 0, 1, &a.vertices.buffer, &zero);
+    vkCmdBindIndexBuffer(cb, a.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a.list);
+    vkCmdSetViewport(cb, 0, 1, &viewport);
+    vkCmdSetScissor(cb, 0, 1, &scissor);
+    vkCmdPushConstants(cb, a.layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof m, &m);
+    vkCmdDrawIndexed(cb, uint32_t(kIndices.size()), 1, 0, kVertexOffset, 0);
+    vkCmdEndRenderPass(cb);
+    CHECK_VK(vkEndCommandBuffer(cb));
+  };
+  VkFence fence = vkutil::create_fence(a.g.device);
+  record_frame(cbs[0]);
+  for (int frame = 0; frame < kFrames; ++frame) {
+    if (frame + 1 < kFrames) record_frame(cbs[(frame + 1) % 2]);  // the next frame's, made now
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cbs[frame % 2];
+    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
+    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
+    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+  }
+  vkDestroyFence(a.g.device, fence, nullptr);
+  teardown(a);
+
+  const tessera::capture::Capture cap = tessera::capture::read_capture(tcap);
+  expect_eq("frames in the capture", cap.frames.size(), 1);
+  if (cap.frames.size() != 1) return 1;
+  const tessera::capture::Frame& f = cap.frames[0];
+  expect_eq("frame number", f.number, kCaptured);
+  expect_eq("draws", f.draws.size(), 1);
+  if (f.draws.size() == 1)
+    expect(f.draws[0].captured && f.draws[0].positions.size() == kIndices.size(),
+           "the draw recorded a frame ahead captured (" + f.draws[0].skip_reason + ")");
+  std::ifstream in(records);
+  expect(bool(in), "read " + records);
+  std::string line;
+  int seen = 0;
+  while (std::getline(in, line)) {
+    const nlohmann::json r = nlohmann::json::parse(line);
+    if (r.contains("summary")) continue;
+    const int frame = r.at("frame").get<int>();
+    ++seen;
+    expect_eq("frame " + std::to_string(frame) + " capture_patched_binds",
+              r.at("capture_patched_binds").get<uint64_t>(), frame >= kCaptured ? 1 : 0);
+  }
+  expect_eq("frame records", seen, kFrames);
+  return g_failures ? 1 : 0;
+}
+
 // The many mode: 300 draws in one render pass instance, frames 0-2; TESSERA_LAYER_CAPTURE=0-1
 // captures frames 0 and 1 (TCAP1, TCAP2). Frame 0 runs out of the pass's 256 stream queries
 // (44 draws recorded as query_limit), the layer doubles them, and frame 1 captures all 300
@@ -1227,13 +1307,15 @@ int run(int argc, char** argv) {
   if (mode == "vkcube" && argc > 2) return run_vkcube(argv[2]);
   if (mode == "many" && argc > 3) return run_many(argv[2], argv[3]);
   if (mode == "dynamic" && argc > 3) return run_dynamic(argv[2], argv[3], validation);
+  if (mode == "ahead" && argc > 3) return run_ahead(argv[2], argv[3]);
   if (mode == "library" && argc > 3) return run_library(argv[2], argv[3], validation);
   if (mode == "msaa" && argc > 2) return run_msaa(argv[2], argc > 3 && std::string(argv[3]) == "--validation");
   if (mode == "list" && argc > 2) return run_list(argv[2]);
   if (const int rc = run_replay_modes(argc, argv); rc >= 0) return rc;
   std::fprintf(stderr,
                "usage: layer_capture_app draws TCAP IMAGE [--validation] [--no-xfb] | msaa TCAP [--validation] | "
-               "many TCAP1 TCAP2 | dynamic TCAP RECORDS [--validation] | library TCAP RECORDS [--validation] | "
+               "many TCAP1 TCAP2 | dynamic TCAP RECORDS [--validation] | library TCAP RECORDS [--validation] | ahead "
+               "TCAP RECORDS | "
                "vkcube TCAP | list TCAP | clipping TCAP | scene SCENE.json WIDTH HEIGHT DRAWS TCAP\n");
   return 2;
 }
