@@ -152,6 +152,7 @@ struct CommandBufferState {
   uint32_t dyn_topology = kNoTopology;
   uint32_t dyn_patch_cp = 0;
   std::unique_ptr<CaptureRecording> capture;  // frame capture's notes (capture.h), when noted
+  uint64_t capture_begun_frame = 0;           // with capture on: the frame the recording began in
 
   void reset_recording();
 };
