@@ -21,6 +21,13 @@ dump() {  # dump BUILD_OR_DUMP NAME
 }
 dump "$base" base
 dump "$new" new
+# A filter that matches no scene writes no dump: say so rather than report "identical".
+for side in base new; do
+  if [ ! -d "$work/$side/" ] || [ -z "$(ls -A "$work/$side/")" ]; then
+    echo "check-identical: no cases in the $side dump (scene filter '${filter}' matches no scene?)" >&2
+    exit 2
+  fi
+done
 # Every file must match, except that a statistics file may gain keys (a new counter): those
 # are listed, not counted as differences.
 status=0
