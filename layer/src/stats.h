@@ -71,7 +71,8 @@ namespace tessera::layer {
   X(kRenderPasses32, "render_passes.32", "render pass instances of 32 samples")                                        \
   X(kRenderPasses64, "render_passes.64", "render pass instances of 64 samples")                                        \
   X(kMsaaCoveredPixels, "msaa_covered_pixels", "render area pixels of multisampled passes")                            \
-  X(kSecondaryExecutions, "secondary_executions", "secondary command buffers executed")
+  X(kSecondaryExecutions, "secondary_executions", "secondary command buffers executed")                                \
+  X(kCapturePatchedBinds, "capture_patched_binds", "binds of frame capture's patched pipelines (noted recordings)")
 // clang-format on
 TESSERA_DEFINE_COUNTER_IDS(CpuCounterIds, TESSERA_LAYER_CPU_COUNTERS);
 
