@@ -74,6 +74,36 @@ struct LambertVertexShader {
     varyings[7] = in.uv.y;
   }
 
+  // run() for n vertices (n <= 16), with the normalisation's rsqrt issued once for all lanes
+  // (EuShaderMath::rsqrt_lanes, counted per lane): each lane bit for bit what run() gives, and the
+  // same counts. Out has members clip (vec4) and varyings (kVaryings floats).
+  template <typename Out>
+  static void run_lanes(const Uniforms& u, const Vertex* in, int n, Out* out, EuShaderMath& math) {
+    constexpr int kLanes = 16;
+    glm::vec3 normal[kLanes];
+    float s[kLanes], r[kLanes];
+    for (int i = 0; i < n; ++i) {
+      const glm::vec4 world = u.model * glm::vec4(in[i].position, 1.0f);
+      normal[i] = u.normal_matrix * in[i].normal;
+      s[i] = std::max(glm::dot(normal[i], normal[i]), 1e-30f);
+      out[i].clip = u.view_projection * world;
+      float* varyings = out[i].varyings;
+      varyings[0] = world.x;
+      varyings[1] = world.y;
+      varyings[2] = world.z;
+      varyings[6] = in[i].uv.x;
+      varyings[7] = in[i].uv.y;
+    }
+    math.alu(32u * unsigned(n), 15u * unsigned(n), 0);
+    math.rsqrt_lanes(s, r, n);
+    for (int i = 0; i < n; ++i) {
+      const glm::vec3 v = normal[i] * r[i];
+      out[i].varyings[3] = v.x;
+      out[i].varyings[4] = v.y;
+      out[i].varyings[5] = v.z;
+    }
+  }
+
   // The program's length L in EU instructions, for the tiler's primitive intersection cost:
   // one invocation counted on the datapath's profiles. The program has no data-dependent
   // control flow, so every invocation costs the same.

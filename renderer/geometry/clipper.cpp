@@ -41,16 +41,6 @@ ClipVertex intersect(const ClipVertex& u, float du, const ClipVertex& v, float d
 
 }  // namespace
 
-uint32_t clip_outcode(const glm::vec4& c, const GuardBand& gb) {
-  uint32_t code = 0;
-  for (int p = 0; p < 6; ++p) {
-    if (!(plane_distance(p, c, gb) >= 0.0f)) code |= 1u << p;
-  }
-  return code;
-}
-
-uint32_t frustum_outcode(const glm::vec4& c) { return clip_outcode(c, GuardBand{1.0f, 1.0f}); }
-
 int clip_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, uint32_t planes, const GuardBand& gb,
                   int varying_count, ClipVertex* out) {
   ClipVertex buf[2][kMaxClipVertices];

@@ -42,9 +42,15 @@ struct GuardBand {
 };
 
 // Outcode against the guard band (x/y) and the near/far planes.
-uint32_t clip_outcode(const glm::vec4& c, const GuardBand& gb);
+// Inline and branch-free: the primitive stage takes six outcodes per triangle. Bit p is set when
+// the signed distance to plane p (ClipBits order) is not >= 0 (NaN included).
+inline uint32_t clip_outcode(const glm::vec4& c, const GuardBand& gb) {
+  const float gw = gb.gx * c.w, hw = gb.gy * c.w;
+  return uint32_t(!(c.z >= 0.0f)) | uint32_t(!(c.w - c.z >= 0.0f)) << 1 | uint32_t(!(c.x + gw >= 0.0f)) << 2 |
+         uint32_t(!(gw - c.x >= 0.0f)) << 3 | uint32_t(!(c.y + hw >= 0.0f)) << 4 | uint32_t(!(hw - c.y >= 0.0f)) << 5;
+}
 // Outcode against the exact view frustum (|x|, |y| <= w), used for trivial rejection.
-uint32_t frustum_outcode(const glm::vec4& c);
+inline uint32_t frustum_outcode(const glm::vec4& c) { return clip_outcode(c, GuardBand{1.0f, 1.0f}); }
 
 // Clips the triangle to the planes in `planes` (ClipBits). Writes a convex polygon to `out`
 // and returns its vertex count (0 when nothing remains, else >= 3). Intersections along an

@@ -70,13 +70,18 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
           ++rc[RasterCounters::culled_nonfinite];
           continue;
         }
-        if (frustum_outcode(v0.clip) & frustum_outcode(v1.clip) & frustum_outcode(v2.clip)) {
+        const uint32_t f0 = frustum_outcode(v0.clip), f1 = frustum_outcode(v1.clip), f2 = frustum_outcode(v2.clip);
+        if (f0 & f1 & f2) {
           ++rc[RasterCounters::culled_frustum];
           continue;
         }
         const GuardBand& guard = draw.guard;
+        // A vertex inside the frustum has w >= z >= 0, so it is inside any guard band at least as
+        // wide (g * w >= w, and rounding is monotone): its guard-band outcode is 0 without
+        // evaluating it, which is the common case.
+        const bool inside = !(f0 | f1 | f2) && guard.gx >= 1.0f && guard.gy >= 1.0f;
         const uint32_t planes =
-            clip_outcode(v0.clip, guard) | clip_outcode(v1.clip, guard) | clip_outcode(v2.clip, guard);
+            inside ? 0u : clip_outcode(v0.clip, guard) | clip_outcode(v1.clip, guard) | clip_outcode(v2.clip, guard);
         if (!planes) {
           emit(v0, v1, v2, draw, uint32_t(d), uint32_t(tri));
           continue;

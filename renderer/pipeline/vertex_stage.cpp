@@ -10,6 +10,7 @@ namespace tessera {
 
 namespace {
 constexpr size_t kVertexGrain = 4096;
+constexpr int kVertexLanes = 16;
 }  // namespace
 
 void run_vertex_stage(const SceneDrawList& list, VertexStageResult& out) {
@@ -25,11 +26,14 @@ void run_vertex_stage(const SceneDrawList& list, VertexStageResult& out) {
                           draws.begin()) -
                    1;
         EuShaderMath local;
-        for (size_t i = r.begin(); i < r.end(); ++i) {
+        // Batches of up to 16 vertices of one draw run as lanes (the modelled EU's width).
+        for (size_t i = r.begin(); i < r.end();) {
           while (d + 1 < draws.size() && i >= draws[d + 1].vertex_base) ++d;
           const SceneDraw& draw = draws[d];
-          ClipVertex& v = out.vertices[i];
-          VertexShader::run(draw.vs, draw.mesh->vertices[i - draw.vertex_base], v.clip, v.varyings, local);
+          const size_t draw_end = d + 1 < draws.size() ? draws[d + 1].vertex_base : list.vertices;
+          const size_t n = std::min({size_t(kVertexLanes), r.end() - i, draw_end - i});
+          VertexShader::run_lanes(draw.vs, &draw.mesh->vertices[i - draw.vertex_base], int(n), &out.vertices[i], local);
+          i += n;
         }
         math.local().merge(local);
       });

@@ -25,13 +25,6 @@ float texture_lod(const Texture& texture, glm::vec2 duv_dx, glm::vec2 duv_dy);
 
 namespace detail {
 
-// Repeat addressing. Coordinates arrive reduced to one period, so a texel index is at most
-// one step outside [0, size): a compare replaces the integer division of a general modulo.
-inline int wrap_texel(int i, int size) {
-  if (i < 0) return i + size;
-  return i >= size ? i - size : i;
-}
-
 // Reduces a coordinate to [0, 1]; repeat addressing makes whole periods irrelevant, and
 // non-finite values become 0 so float-to-int conversion stays defined.
 inline float reduce_period(float t) {
@@ -54,14 +47,19 @@ inline glm::vec4 sample_bilinear(const Image& level, glm::vec2 uv, SamplerCounte
   const float fy = std::floor(y);
   const float ax = x - fx;
   const float ay = y - fy;
-  const int x0 = detail::wrap_texel(int(fx), level.width);
-  const int y0 = detail::wrap_texel(int(fy), level.height);
-  const int x1 = detail::wrap_texel(int(fx) + 1, level.width);
-  const int y1 = detail::wrap_texel(int(fy) + 1, level.height);
-  const glm::vec4 t00 = detail::decode_texel(level.at(x0, y0));
-  const glm::vec4 t10 = detail::decode_texel(level.at(x1, y0));
-  const glm::vec4 t01 = detail::decode_texel(level.at(x0, y1));
-  const glm::vec4 t11 = detail::decode_texel(level.at(x1, y1));
+  // The reduced coordinate lies in [0, 1], so the lower texel index is in [-1, size - 1] and the
+  // upper one in [0, size]: one wrap each (what wrap_texel gives), selects rather than branches.
+  const int ix = int(fx), iy = int(fy);
+  const int x0 = ix < 0 ? ix + level.width : ix;
+  const int y0 = iy < 0 ? iy + level.height : iy;
+  const int x1 = ix + 1 >= level.width ? ix + 1 - level.width : ix + 1;
+  const int y1 = iy + 1 >= level.height ? iy + 1 - level.height : iy + 1;
+  const Rgba8* row0 = level.pixels.data() + size_t(y0) * size_t(level.width);
+  const Rgba8* row1 = level.pixels.data() + size_t(y1) * size_t(level.width);
+  const glm::vec4 t00 = detail::decode_texel(row0[x0]);
+  const glm::vec4 t10 = detail::decode_texel(row0[x1]);
+  const glm::vec4 t01 = detail::decode_texel(row1[x0]);
+  const glm::vec4 t11 = detail::decode_texel(row1[x1]);
   counters.texel_fetches += 4;
   const glm::vec4 top = t00 + (t10 - t00) * ax;
   const glm::vec4 bottom = t01 + (t11 - t01) * ax;
