@@ -53,7 +53,11 @@ void destroy_capture_device(DeviceData* d);
 // Pipelines and images
 
 struct CapturePipeline {
-  bool patched = false;     // the last pre-rasterization stage writes transform feedback
+  // The application's pipeline is created from its own SPIR-V; `twin` is the same pipeline with
+  // the last pre-rasterization stage patched to write transform feedback, bound instead of it
+  // only in noted recordings (so frames that are not captured run the application's shaders).
+  bool patched = false;  // `twin` exists
+  VkPipeline twin = VK_NULL_HANDLE;
   std::string skip_reason;  // why not (capture.h's reasons)
   bool ids = false;         // buffer 1: vertex and instance index
   bool tessellation = false, geometry = false, mesh = false;
@@ -76,13 +80,10 @@ struct CaptureImage {
 VkResult capture_create_graphics_pipelines(DeviceData* d, VkDevice device, VkPipelineCache cache, uint32_t count,
                                            const VkGraphicsPipelineCreateInfo* infos,
                                            const VkAllocationCallbacks* pAllocator, VkPipeline* pipelines);
+// vkDestroyPipeline: the twin is destroyed with the application's pipeline.
 void capture_forget_pipeline(DeviceData* d, VkPipeline pipeline);
-// vkCreateRenderPass(2): a copy storing every colour and depth attachment (STORE instead of
-// DONT_CARE), so the capture frame can read them; `ci` itself when nothing changes.
-const VkRenderPassCreateInfo* capture_render_pass(const VkRenderPassCreateInfo* ci, VkRenderPassCreateInfo& copy,
-                                                  std::vector<VkAttachmentDescription>& attachments);
-const VkRenderPassCreateInfo2* capture_render_pass(const VkRenderPassCreateInfo2* ci, VkRenderPassCreateInfo2& copy,
-                                                   std::vector<VkAttachmentDescription2>& attachments);
+// vkDestroyDevice: twins of pipelines the application never destroyed.
+void capture_destroy_twins(DeviceData* d);
 // vkCreateImage: a copy of `ci` with TRANSFER_SRC usage for single-sample attachments (so the
 // capture frame can copy them), SAMPLED usage for multisampled ones (read sample by sample by
 // the compute read-back), or `ci` itself.
@@ -155,7 +156,13 @@ struct CaptureRecording {
 // that may be submitted again in one). Releases the previous recording's objects.
 void capture_begin_recording(DeviceData* d, CommandBufferState* cb, const VkCommandBufferBeginInfo* info);
 void capture_release_recording(DeviceData* d, CommandBufferState* cb);
-void capture_bind_pipeline(DeviceData* d, CommandBufferState* cb, VkPipeline pipeline);
+// vkQueueSubmit(2), before the submission is accounted: notes whether the application submits
+// one-time recordings in a later frame than it recorded them in (then recordings made in the
+// frame before a capture frame are noted too).
+void capture_note_submission(DeviceData* d, const std::vector<VkCommandBuffer>& handles);
+// vkCmdBindPipeline (graphics) in a noted recording: the pipeline to bind, the patched twin
+// where there is one (counted in the recording's `capture_patched_binds`).
+VkPipeline capture_bind_pipeline(DeviceData* d, CommandBufferState* cb, VkPipeline pipeline);
 // vkCmdExecuteCommands in a noted primary: the noted secondaries' draws are read in its place.
 void capture_execute_commands(CommandBufferState* cb, uint32_t count, const VkCommandBuffer* secondaries);
 // Before the application's begin: a pass instance with its attachments.
@@ -163,6 +170,13 @@ void capture_begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBuf
                                const VkRenderPassBeginInfo* begin);
 void capture_begin_rendering(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb,
                              const VkRenderingInfo* info);
+// vkCmdBeginRendering in a noted recording: `info` with every colour and depth attachment the
+// capture can read (capture_image_info made it copyable or sampleable: resolve-style transient
+// multisampled attachments only where no lazily allocated memory is in play) stored instead of
+// DONT_CARE, in `copy`; `info` itself when nothing changes.
+const VkRenderingInfo* capture_rendering_info(DeviceData* d, const VkRenderingInfo* info, VkRenderingInfo& copy,
+                                              std::vector<VkRenderingAttachmentInfo>& colours,
+                                              VkRenderingAttachmentInfo& depth);
 void capture_end_pass(CommandBufferState* cb);
 void capture_track_layout(CommandBufferState* cb, VkImage image, VkImageLayout layout);
 // Around a draw: before returns whether the draw is bracketed by transform feedback (then
@@ -221,6 +235,9 @@ struct CaptureDevice {
   uint64_t patched = 0, patch_failed = 0, written = 0, write_failed = 0;
   // Stream queries per render pass instance: 256 at first, doubled (up to 65536) whenever a pass
   // instance runs out, so a later capture frame captures its draws; draws left out so, counted.
+  // One-time recordings seen submitted in a later frame than they were begun in (an application
+  // recording ahead): recordings begun in the frame before a capture frame are noted then.
+  std::atomic<bool> records_ahead{false};
   std::atomic<uint32_t> queries_per_pass{256};
   std::atomic<uint64_t> query_limit_draws{0};
   bool warned = false;

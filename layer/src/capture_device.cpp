@@ -306,8 +306,17 @@ VkResult capture_create_graphics_pipelines(DeviceData* d, VkDevice device, VkPip
       p.skip_reason = "no_transform_feedback";
       continue;
     }
-    if (ci.flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR || last < 0) {
-      p.skip_reason = "patch_failed";  // pipeline libraries are linked later, without their modules here
+    // Graphics pipeline libraries (VK_EXT_graphics_pipeline_library): a library, or a pipeline
+    // linked from libraries, has no twin (its stages were compiled into the libraries, which
+    // would need patched twins of their own, linked into a twin): its draws say so.
+    const auto* linked =
+        find_in_chain<VkPipelineLibraryCreateInfoKHR>(ci.pNext, VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR);
+    if ((ci.flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) || (linked && linked->libraryCount > 0)) {
+      p.skip_reason = "pipeline_library";
+      continue;
+    }
+    if (last < 0) {
+      p.skip_reason = "patch_failed";
       continue;
     }
     const VkPipelineShaderStageCreateInfo& st = ci.pStages[last];
@@ -329,8 +338,6 @@ VkResult capture_create_graphics_pipelines(DeviceData* d, VkDevice device, VkPip
     }
     if (!patch.skip_reason.empty()) {
       p.skip_reason = patch.skip_reason;
-      std::lock_guard lock(c.mutex);
-      ++c.patch_failed;
       continue;
     }
     VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
@@ -371,69 +378,63 @@ VkResult capture_create_graphics_pipelines(DeviceData* d, VkDevice device, VkPip
       stages[i][s].module = fm;
     }
   }
-  VkResult r = d->table.CreateGraphicsPipelines(device, cache, count, any_patched ? copies.data() : infos, pAllocator,
-                                                pipelines);
-  if (r != VK_SUCCESS && any_patched) {
-    // The driver refused a patched pipeline: the application's own, unpatched.
-    for (uint32_t i = 0; i < count; ++i)
-      if (pipelines[i] != VK_NULL_HANDLE) d->table.DestroyPipeline(device, pipelines[i], pAllocator);
-    for (CapturePipeline& p : notes)
-      if (p.patched) {
-        p.patched = false;
-        p.skip_reason = "patch_failed";
-      }
-    r = d->table.CreateGraphicsPipelines(device, cache, count, infos, pAllocator, pipelines);
+  // The twins first, one by one (so the application's own creation runs last and any creation
+  // feedback it chained reports its pipeline): not derivatives (the base index is the
+  // application's array), and compiled even when the application asked to fail on compilation.
+  std::vector<VkPipeline> twins(count, VK_NULL_HANDLE);
+  for (uint32_t i = 0; any_patched && i < count; ++i) {
+    if (!notes[i].patched) continue;
+    VkGraphicsPipelineCreateInfo twin = copies[i];
+    twin.flags &= ~VkPipelineCreateFlags(VK_PIPELINE_CREATE_DERIVATIVE_BIT |
+                                         VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT |
+                                         VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT);
+    twin.basePipelineHandle = VK_NULL_HANDLE;
+    twin.basePipelineIndex = -1;
+    if (d->table.CreateGraphicsPipelines(device, cache, 1, &twin, d->alloc(), &twins[i]) != VK_SUCCESS) {
+      twins[i] = VK_NULL_HANDLE;  // the driver refused the patched pipeline: its draws say patch_failed
+      notes[i].patched = false;
+      notes[i].skip_reason = "patch_failed";
+    }
   }
   for (VkShaderModule m : temporary) d->table.DestroyShaderModule(device, m, d->alloc());
+  // The application's pipelines exactly as asked.
+  const VkResult r = d->table.CreateGraphicsPipelines(device, cache, count, infos, pAllocator, pipelines);
   std::lock_guard lock(c.mutex);
   for (uint32_t i = 0; i < count; ++i) {
-    if (pipelines[i] == VK_NULL_HANDLE) continue;
+    if (pipelines[i] == VK_NULL_HANDLE) {
+      if (twins[i]) d->table.DestroyPipeline(device, twins[i], d->alloc());
+      continue;
+    }
+    notes[i].twin = twins[i];
     if (notes[i].patched)
       ++c.patched;
-    else if (notes[i].skip_reason == "patch_failed")
-      ++c.patch_failed;
+    else if (c.xfb)
+      ++c.patch_failed;  // the summary's "not": every pipeline without a twin, whatever the reason
     c.pipelines[pipelines[i]] = std::make_shared<const CapturePipeline>(std::move(notes[i]));
   }
   return r;
 }
 
 void capture_forget_pipeline(DeviceData* d, VkPipeline pipeline) {
+  VkPipeline twin = VK_NULL_HANDLE;
+  {
+    std::lock_guard lock(d->capture->mutex);
+    auto it = d->capture->pipelines.find(pipeline);
+    if (it != d->capture->pipelines.end()) {
+      twin = it->second->twin;
+      d->capture->pipelines.erase(it);
+    }
+    d->capture->budgets.erase(pipeline);
+  }
+  // The application destroys a pipeline once no pending work uses it: nor its twin then.
+  if (twin) d->table.DestroyPipeline(d->device, twin, d->alloc());
+}
+
+void capture_destroy_twins(DeviceData* d) {
   std::lock_guard lock(d->capture->mutex);
-  d->capture->pipelines.erase(pipeline);
-  d->capture->budgets.erase(pipeline);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Render passes
-
-namespace {
-
-template <typename Info, typename Attachment>
-const Info* store_all(const Info* ci, Info& copy, std::vector<Attachment>& attachments) {
-  bool change = false;
-  for (uint32_t i = 0; i < ci->attachmentCount; ++i)
-    change |= ci->pAttachments[i].storeOp == VK_ATTACHMENT_STORE_OP_DONT_CARE &&
-              ci->pAttachments[i].samples == VK_SAMPLE_COUNT_1_BIT;
-  if (!change) return ci;
-  attachments.assign(ci->pAttachments, ci->pAttachments + ci->attachmentCount);
-  for (Attachment& a : attachments)
-    if (a.storeOp == VK_ATTACHMENT_STORE_OP_DONT_CARE && a.samples == VK_SAMPLE_COUNT_1_BIT)
-      a.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-  copy = *ci;
-  copy.pAttachments = attachments.data();
-  return &copy;
-}
-
-}  // namespace
-
-const VkRenderPassCreateInfo* capture_render_pass(const VkRenderPassCreateInfo* ci, VkRenderPassCreateInfo& copy,
-                                                  std::vector<VkAttachmentDescription>& attachments) {
-  return store_all(ci, copy, attachments);
-}
-
-const VkRenderPassCreateInfo2* capture_render_pass(const VkRenderPassCreateInfo2* ci, VkRenderPassCreateInfo2& copy,
-                                                   std::vector<VkAttachmentDescription2>& attachments) {
-  return store_all(ci, copy, attachments);
+  for (auto& [handle, p] : d->capture->pipelines)
+    if (p->twin) d->table.DestroyPipeline(d->device, p->twin, d->alloc());
+  d->capture->pipelines.clear();
 }
 
 // ---------------------------------------------------------------------------------------------

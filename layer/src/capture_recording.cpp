@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 #include <shared_mutex>
+#include <tuple>
 
 #include "layer_state.h"
 #include "spirv_patch.h"
@@ -103,6 +104,25 @@ CaptureAttachmentNote attachment_note(DeviceData* d, VkImage image, VkFormat for
   return a;
 }
 
+// The attachment's load and store ops and identity (format version 2): the view's image and
+// first mip level and layer.
+void note_ops(DeviceData* d, CaptureAttachmentNote& n, VkImageView view, VkAttachmentLoadOp load,
+              VkAttachmentStoreOp store) {
+  switch (load) {
+    case VK_ATTACHMENT_LOAD_OP_LOAD: n.info.load_op = capture::LoadOp::load; break;
+    case VK_ATTACHMENT_LOAD_OP_CLEAR: n.info.load_op = capture::LoadOp::clear; break;
+    case VK_ATTACHMENT_LOAD_OP_NONE_EXT: n.info.load_op = capture::LoadOp::none; break;
+    default: n.info.load_op = capture::LoadOp::dont_care; break;
+  }
+  n.info.store_op = store == VK_ATTACHMENT_STORE_OP_STORE      ? capture::StoreOp::store
+                    : store == VK_ATTACHMENT_STORE_OP_NONE_EXT ? capture::StoreOp::none
+                                                               : capture::StoreOp::dont_care;
+  n.info.image = uint64_t(reinterpret_cast<uintptr_t>(n.image));
+  std::shared_lock lock(d->objects_mutex);
+  auto it = d->view_subresources.find(view);
+  if (it != d->view_subresources.end()) std::tie(n.info.mip_level, n.info.base_layer) = it->second;
+}
+
 // Queries for the pass instance about to begin: reset outside it, as Vulkan requires.
 void open_pass_queries(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb) {
   CaptureRecording& rec = *cb->capture;
@@ -171,14 +191,33 @@ void capture_begin_recording(DeviceData* d, CommandBufferState* cb, const VkComm
     std::lock_guard lock(d->state_mutex);
     frame = d->frames.back().index;
   }
+  cb->capture_begun_frame = frame;
   const CaptureFrames& frames = settings().capture;
-  // A one-time recording is submitted in the frame it is made in (or the next); any other may
-  // be submitted again in a later capture frame.
+  // A one-time recording is submitted in the frame it is made in, or the next one by an
+  // application that records ahead: for recordings begun in frames 0 and 1 (before a submission
+  // could show it) or once a one-time recording was seen submitted in a later frame than it began
+  // in, a capture frame next is reason enough; otherwise the frame before a capture frame runs
+  // unnoted (as without capture). Any other recording may be submitted again in a later capture
+  // frame.
   const bool one_time = info && (info->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
-  const bool noted = one_time ? frames.contains(frame) || frames.contains(frame + 1) : frames.ahead(frame);
+  const bool ahead = frame < 2 || d->capture->records_ahead.load(std::memory_order_relaxed);
+  const bool noted = one_time ? frames.contains(frame) || (ahead && frames.contains(frame + 1)) : frames.ahead(frame);
   if (!noted) return;
   cb->capture = std::make_unique<CaptureRecording>();
   if (!cb->primary) cb->capture->open_pass = 0;  // the executing primary's pass
+}
+
+void capture_note_submission(DeviceData* d, const std::vector<VkCommandBuffer>& handles) {
+  CaptureDevice& c = *d->capture;
+  if (c.records_ahead.load(std::memory_order_relaxed)) return;
+  const uint64_t frame = d->open_frame.load(std::memory_order_relaxed);
+  for (VkCommandBuffer h : handles) {
+    const CommandBufferState* cb = get_cb(h);
+    if (cb && cb->primary && !cb->reusable && cb->capture_begun_frame < frame) {
+      c.records_ahead.store(true, std::memory_order_relaxed);
+      return;
+    }
+  }
 }
 
 void capture_execute_commands(CommandBufferState* cb, uint32_t count, const VkCommandBuffer* secondaries) {
@@ -204,8 +243,20 @@ void capture_release_recording(DeviceData* d, CommandBufferState* cb) {
   cb->capture.reset();
 }
 
-void capture_bind_pipeline(DeviceData*, CommandBufferState* cb, VkPipeline pipeline) {
-  cb->capture->pipeline = pipeline;
+VkPipeline capture_bind_pipeline(DeviceData* d, CommandBufferState* cb, VkPipeline pipeline) {
+  cb->capture->pipeline = pipeline;  // draws are noted with the application's handle
+  VkPipeline twin = VK_NULL_HANDLE;
+  {
+    std::lock_guard lock(d->capture->mutex);
+    auto it = d->capture->pipelines.find(pipeline);
+    if (it != d->capture->pipelines.end()) twin = it->second->twin;
+  }
+  if (!twin) return pipeline;
+  // The twin has the application's create info but for the patched stages, so it is
+  // compatible with everything bound and set around it, dynamic state included (the same
+  // states are dynamic, so what the recording set before the bind still applies).
+  cb->counters[CpuCounters::kCapturePatchedBinds]++;
+  return twin;
 }
 
 void capture_begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBufferState* cb,
@@ -240,17 +291,18 @@ void capture_begin_render_pass(DeviceData* d, VkCommandBuffer handle, CommandBuf
   std::vector<CaptureAttachmentNote> colour, depth;
   for (size_t i = 0; i < info.attachments.size(); ++i) {
     const AttachmentDesc& a = info.attachments[i];
-    // Noted recordings begin the layer's store copy where there is one (recording.cpp): it
-    // stores every multisampled attachment.
-    const VkAttachmentStoreOp store = a.samples > 1 && info.store_copy ? VK_ATTACHMENT_STORE_OP_STORE : a.store;
+    // Noted recordings begin the layer's store copy where there is one (recording.cpp): with
+    // capture on it stores every multisampled attachment and the single-sample DONT_CARE ones.
+    const bool copied = info.store_copy && (a.samples > 1 || a.store == VK_ATTACHMENT_STORE_OP_DONT_CARE);
+    const VkAttachmentStoreOp store = copied ? VK_ATTACHMENT_STORE_OP_STORE : a.store;
     CaptureAttachmentNote n =
         attachment_note(d, i < images.size() ? images[i] : VK_NULL_HANDLE, a.format, a.final_layout, store);
+    // The pass instance holds every subpass: an attachment's load op acts at its first use.
+    note_ops(d, n, i < views.size() ? views[i] : VK_NULL_HANDLE, a.load, store);
     const bool clears = a.load == VK_ATTACHMENT_LOAD_OP_CLEAR && begin->pClearValues && i < begin->clearValueCount;
     if (n.info.kind == capture::AttachmentKind::depth) {
-      if (clears) {
-        p.clears_depth = true;
-        p.clear_depth = begin->pClearValues[i].depthStencil.depth;
-      }
+      p.clears_depth = a.load == VK_ATTACHMENT_LOAD_OP_CLEAR;
+      if (clears) p.clear_depth = begin->pClearValues[i].depthStencil.depth;
       depth.push_back(n);
     } else {
       const VkClearColorValue cv = clears ? begin->pClearValues[i].color : VkClearColorValue{};
@@ -282,11 +334,14 @@ void capture_begin_rendering(DeviceData* d, VkCommandBuffer handle, CommandBuffe
     return it == d->view_images.end() ? VK_NULL_HANDLE : it->second;
   };
   const bool resuming = info->flags & VK_RENDERING_RESUMING_BIT;
+  p.resumes = resuming;
   for (uint32_t i = 0; i < info->colorAttachmentCount; ++i) {
     const VkRenderingAttachmentInfo& a = info->pColorAttachments[i];
     if (a.imageView == VK_NULL_HANDLE) continue;
     note.attachments.push_back(
         attachment_note(d, image_of(a.imageView), VK_FORMAT_UNDEFINED, a.imageLayout, a.storeOp));
+    // A resumed pass continues the suspended one's contents: load.
+    note_ops(d, note.attachments.back(), a.imageView, resuming ? VK_ATTACHMENT_LOAD_OP_LOAD : a.loadOp, a.storeOp);
     p.samples = std::max(p.samples, note.attachments.back().info.samples);
     const bool clears = a.loadOp == VK_ATTACHMENT_LOAD_OP_CLEAR && !resuming;
     const VkClearColorValue cv = clears ? a.clearValue.color : VkClearColorValue{};
@@ -295,6 +350,7 @@ void capture_begin_rendering(DeviceData* d, VkCommandBuffer handle, CommandBuffe
   if (const VkRenderingAttachmentInfo* a = info->pDepthAttachment; a && a->imageView != VK_NULL_HANDLE) {
     note.attachments.push_back(
         attachment_note(d, image_of(a->imageView), VK_FORMAT_UNDEFINED, a->imageLayout, a->storeOp));
+    note_ops(d, note.attachments.back(), a->imageView, resuming ? VK_ATTACHMENT_LOAD_OP_LOAD : a->loadOp, a->storeOp);
     if (a->loadOp == VK_ATTACHMENT_LOAD_OP_CLEAR && !resuming) {
       p.clears_depth = true;
       p.clear_depth = a->clearValue.depthStencil.depth;
@@ -303,6 +359,47 @@ void capture_begin_rendering(DeviceData* d, VkCommandBuffer handle, CommandBuffe
   open_pass_queries(d, handle, cb);
   rec.open_pass = int32_t(rec.passes.size());
   rec.passes.push_back(std::move(note));
+}
+
+const VkRenderingInfo* capture_rendering_info(DeviceData* d, const VkRenderingInfo* info, VkRenderingInfo& copy,
+                                              std::vector<VkRenderingAttachmentInfo>& colours,
+                                              VkRenderingAttachmentInfo& depth) {
+  // Stored where the application does not care, as the render pass path's copies do: the
+  // attachment's contents at the end of the pass are the ones the capture reads.
+  auto storable = [&](const VkRenderingAttachmentInfo& a) {
+    if (a.imageView == VK_NULL_HANDLE || a.storeOp != VK_ATTACHMENT_STORE_OP_DONT_CARE) return false;
+    VkImage image = VK_NULL_HANDLE;
+    {
+      std::shared_lock lock(d->objects_mutex);
+      auto it = d->view_images.find(a.imageView);
+      if (it != d->view_images.end()) image = it->second;
+    }
+    const CaptureImage img = image_info(d, image);
+    return img.readable && texel_bytes(img.format) != 0;
+  };
+  const VkRenderingInfo* out = info;
+  for (uint32_t i = 0; i < info->colorAttachmentCount; ++i) {
+    if (!storable(info->pColorAttachments[i])) continue;
+    if (out == info) {
+      copy = *info;
+      out = &copy;
+    }
+    if (colours.empty()) {
+      colours.assign(info->pColorAttachments, info->pColorAttachments + info->colorAttachmentCount);
+      copy.pColorAttachments = colours.data();
+    }
+    colours[i].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  }
+  if (info->pDepthAttachment && storable(*info->pDepthAttachment)) {
+    if (out == info) {
+      copy = *info;
+      out = &copy;
+    }
+    depth = *info->pDepthAttachment;
+    depth.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    copy.pDepthAttachment = &depth;
+  }
+  return out;
 }
 
 void capture_end_pass(CommandBufferState* cb) {

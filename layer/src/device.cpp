@@ -462,7 +462,10 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
     hud_destroy_device(d);
     destroy_msaa_resources(d);
   }
-  if (d->capture) destroy_capture_device(d);
+  if (d->capture) {
+    capture_destroy_twins(d);
+    destroy_capture_device(d);
+  }
   // Command buffers still allocated are freed with the device: out of the lock-free index.
   for (const auto& [handle, state] : d->command_buffers) g_command_buffers.erase(handle);
   PFN_vkDestroyDevice destroy = d->table.DestroyDevice;

@@ -188,6 +188,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
       last = int(i);
     }
   }
+  if (d->capture) capture_note_submission(d, cbs);
   account_submission(d, cbs);
   // GPU time: copies of the first and last batch with the timer's command buffers added.
   GpuTimer* timer = can_time && first >= 0 ? acquire_timer(d, queue) : nullptr;
@@ -234,6 +235,7 @@ VkResult queue_submit2(PFN_vkQueueSubmit2 DeviceTable::*next, VkQueue queue, uin
       last = int(i);
     }
   }
+  if (d->capture) capture_note_submission(d, cbs);
   account_submission(d, cbs);
   GpuTimer* timer = can_time && first >= 0 ? acquire_timer(d, queue) : nullptr;
   std::vector<VkSubmitInfo2> copies;

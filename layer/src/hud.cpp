@@ -16,10 +16,12 @@
 #include <imgui_impl_vulkan.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -72,6 +74,11 @@ struct HudSwapchain {
   std::unordered_map<uint32_t, VkCommandPool> pools;  // per queue family presenting
   std::vector<HudSlot> slots;                         // as many as images: ImGui's backend cycles its buffers so
   uint64_t draws = 0;
+  // The panel's draw data (ImGui::GetDrawData() of `context`) is rebuilt only every
+  // hud_refresh_ms and drawn again in between; `area` bounds its vertices: the render area.
+  bool built = false;
+  VkRect2D area{};
+  std::vector<ImVec2> points;  // the graph's polyline, reused
 };
 
 namespace {
@@ -137,6 +144,14 @@ ImGuiContext* make_context(bool linear_colours) {
   io.IniFilename = nullptr;
   io.LogFilename = nullptr;
   ImGui::StyleColorsDark();
+  // A compact panel: lavapipe and every other CPU rasteriser pay per covered pixel (most of
+  // the HUD's cost, docs/layer.md "The HUD's cost"), so no padding beyond legibility, square
+  // corners (fewer vertices) and no border.
+  ImGuiStyle& style = ImGui::GetStyle();
+  style.WindowPadding = ImVec2(5, 4);
+  style.ItemSpacing = ImVec2(6, 2);
+  style.WindowRounding = 0;
+  style.WindowBorderSize = 0;
   if (linear_colours)
     for (ImVec4& col : ImGui::GetStyle().Colors) col = {to_linear(col.x), to_linear(col.y), to_linear(col.z), col.w};
   ImGui::SetCurrentContext(previous);
@@ -183,8 +198,50 @@ void capture_panel(const HudStats::Capture& c, const Settings& set, uint32_t dev
   }
 }
 
+// Under g_hud_mutex, ImGui's current context set: the CPU and GPU frame-time graphs, as two
+// polylines in one box (one line of vertices each, no filled frame: fewer pixels to blend than
+// two ImGui plots), with their legend above.
+void frame_time_graph(HudSwapchain& s, const HudStats& h, const Settings& set) {
+  const HudStats::Point last = h.history.empty() ? HudStats::Point{} : h.history.back();
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const ImU32 cpu_colour = ImGui::GetColorU32(style.Colors[ImGuiCol_PlotLines]);
+  const ImU32 gpu_colour = ImGui::GetColorU32(style.Colors[ImGuiCol_PlotHistogram]);
+  float top = 1.0f;
+  for (const HudStats::Point& p : h.history) top = std::max({top, float(p.cpu_ms), float(p.gpu_ms)});
+  ImGui::TextColored(style.Colors[ImGuiCol_PlotLines], "CPU %.2f ms", last.cpu_ms);
+  ImGui::SameLine();
+  if (last.gpu_ms >= 0 && set.gpu_time_interval > 1)
+    ImGui::TextColored(style.Colors[ImGuiCol_PlotHistogram], "GPU %.2f ms (1 in %llu)", last.gpu_ms,
+                       (unsigned long long)set.gpu_time_interval);
+  else if (last.gpu_ms >= 0)
+    ImGui::TextColored(style.Colors[ImGuiCol_PlotHistogram], "GPU %.2f ms", last.gpu_ms);
+  else
+    ImGui::TextUnformatted("GPU not measured");
+  const ImVec2 size(200.0f * set.hud_scale, 36.0f * set.hud_scale);
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(size);
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  list->AddRect(at, ImVec2(at.x + size.x, at.y + size.y), ImGui::GetColorU32(ImGuiCol_Border));
+  const float dx = (size.x - 2.0f) / float(HudStats::kHistory - 1);
+  const auto y_of = [&](double ms) { return at.y + 1.0f + (size.y - 2.0f) * (1.0f - float(ms) / top); };
+  // Newest point at the right edge, as ImGui's plots and MangoHud draw it.
+  const float x0 = at.x + 1.0f + dx * float(HudStats::kHistory - h.history.size());
+  s.points.clear();
+  for (size_t i = 0; i < h.history.size(); ++i) s.points.emplace_back(x0 + dx * float(i), y_of(h.history[i].cpu_ms));
+  if (s.points.size() >= 2) list->AddPolyline(s.points.data(), int(s.points.size()), cpu_colour, 0, 1.0f);
+  // GPU time: from the first timed frame on (the history repeats the last timed value).
+  s.points.clear();
+  for (size_t i = 0; i < h.history.size(); ++i)
+    if (h.history[i].gpu_ms >= 0) s.points.emplace_back(x0 + dx * float(i), y_of(h.history[i].gpu_ms));
+  if (s.points.size() >= 2) list->AddPolyline(s.points.data(), int(s.points.size()), gpu_colour, 0, 1.0f);
+  char scale[32];
+  std::snprintf(scale, sizeof scale, "%.1f ms", top);
+  list->AddText(ImVec2(at.x + size.x - ImGui::CalcTextSize(scale).x - 2.0f, at.y + 1.0f),
+                ImGui::GetColorU32(ImGuiCol_TextDisabled), scale);
+}
+
 // Under g_hud_mutex, ImGui's current context set: the panel.
-void build_panel(const HudSwapchain& s, const HudStats& h, const Settings& set, double gpp_count, uint32_t device,
+void build_panel(HudSwapchain& s, const HudStats& h, const Settings& set, double gpp_count, uint32_t device,
                  uint64_t open_frame) {
   ImGuiIO& io = ImGui::GetIO();
   io.DisplaySize = ImVec2(float(s.extent.width), float(s.extent.height));
@@ -201,31 +258,11 @@ void build_panel(const HudSwapchain& s, const HudStats& h, const Settings& set, 
   ImGui::Begin("Tessera", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs |
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
-  ImGui::TextUnformatted("Tessera");
+  ImGui::Text("Tessera  frame %llu", (unsigned long long)h.frames);
   const auto shown = [&](int panel) { return (set.hud_panels >> panel) & 1u; };
   const HudStats::Point last = h.history.empty() ? HudStats::Point{} : h.history.back();
-  if (shown(0)) {  // frame_time
-    std::vector<float> cpu, gpu;
-    float top = 1.0f;
-    for (const HudStats::Point& p : h.history) {
-      cpu.push_back(float(p.cpu_ms));
-      gpu.push_back(float(std::max(0.0, p.gpu_ms)));
-      top = std::max({top, float(p.cpu_ms), float(p.gpu_ms)});
-    }
-    const ImVec2 size(240.0f * set.hud_scale, 40.0f * set.hud_scale);
-    char label[64];
-    std::snprintf(label, sizeof label, "CPU %.2f ms", last.cpu_ms);
-    ImGui::PlotLines("##cpu", cpu.data(), int(cpu.size()), 0, label, 0.0f, top, size);
-    if (last.gpu_ms >= 0 && set.gpu_time_interval > 1)
-      std::snprintf(label, sizeof label, "GPU %.2f ms (1 frame in %llu)", last.gpu_ms,
-                    (unsigned long long)set.gpu_time_interval);
-    else if (last.gpu_ms >= 0)
-      std::snprintf(label, sizeof label, "GPU %.2f ms", last.gpu_ms);
-    else
-      std::snprintf(label, sizeof label, "GPU not measured");
-    ImGui::PlotLines("##gpu", gpu.data(), int(gpu.size()), 0, label, 0.0f, top, size);
-  }
-  if (shown(1))  // draws
+  if (shown(0)) frame_time_graph(s, h, set);  // frame_time
+  if (shown(1))                               // draws
     ImGui::Text("draws %llu  primitives %llu", (unsigned long long)last.draws, (unsigned long long)last.primitives);
   if (shown(2)) {  // gpp
     if (h.gpp.valid)
@@ -240,9 +277,23 @@ void build_panel(const HudSwapchain& s, const HudStats& h, const Settings& set, 
       ImGui::TextUnformatted(set.msaa_interval ? "MSAA read-back: nothing read yet" : "MSAA read-back off");
   }
   if (shown(4)) capture_panel(h.capture, set, device, open_frame);
-  ImGui::Text("frame %llu", (unsigned long long)h.frames);
   ImGui::End();
   ImGui::Render();
+  // The render area: what the vertices cover (whole pixels, within the image), so that the
+  // pass touches no more of the image than the panel.
+  const ImDrawData* data = ImGui::GetDrawData();
+  float x0 = float(s.extent.width), y0 = float(s.extent.height), x1 = 0, y1 = 0;
+  for (int l = 0; data && l < data->CmdListsCount; ++l)
+    for (const ImDrawVert& v : data->CmdLists[l]->VtxBuffer) {
+      x0 = std::min(x0, v.pos.x), y0 = std::min(y0, v.pos.y);
+      x1 = std::max(x1, v.pos.x), y1 = std::max(y1, v.pos.y);
+    }
+  const auto clamp = [](float v, uint32_t hi) { return uint32_t(std::clamp(v, 0.0f, float(hi))); };
+  const uint32_t ax0 = clamp(std::floor(x0), s.extent.width), ay0 = clamp(std::floor(y0), s.extent.height);
+  const uint32_t ax1 = clamp(std::ceil(x1) + 1.0f, s.extent.width), ay1 = clamp(std::ceil(y1) + 1.0f, s.extent.height);
+  s.area = ax1 > ax0 && ay1 > ay0 ? VkRect2D{{int32_t(ax0), int32_t(ay0)}, {ax1 - ax0, ay1 - ay0}}
+                                  : VkRect2D{{0, 0}, {1, 1}};  // nothing drawn: a pixel, untouched
+  s.built = true;
 }
 
 // Under g_hud_mutex: ImGui's backend for this swapchain on `queue` of `family`.
@@ -449,6 +500,11 @@ VkResult hud_create_swapchain(DeviceData* d, const VkSwapchainCreateInfoKHR* ci,
     dp.pPoolSizes = &size;
     ok = t.CreateDescriptorPool(d->device, &dp, d->alloc(), &s->descriptor_pool) == VK_SUCCESS;
   }
+  if (ok) {
+    // The new window is sized by ImGui over its first frames: rebuild in those whatever the time.
+    std::lock_guard state(d->state_mutex);
+    d->hud.builds_due = 3;
+  }
   std::lock_guard lock(g_hud_mutex);
   if (ok) s->context = make_context(srgb(ci->imageFormat));
   if (!ok) {
@@ -483,17 +539,29 @@ const VkPresentInfoKHR* hud_present(DeviceData* d, VkQueue queue, const VkPresen
   }
   // Drawing needs a graphics queue; a present-only family gets no HUD (docs/layer.md).
   if (family >= d->families.size() || !(d->families[family].queueFlags & VK_QUEUE_GRAPHICS_BIT)) return info;
-  HudStats stats;
+  const Settings& set = settings();
+  // The panel is rebuilt (and what it shows copied) only when due; in between the last draw
+  // data is drawn again.
+  std::optional<HudStats> stats;  // (an empty std::deque allocates: none when not due)
   uint64_t open_frame = 0;
+  bool due = false;
   {
     std::lock_guard lock(d->state_mutex);
-    if (d->capture) update_capture_status(d);
-    stats = d->hud;
-    open_frame = d->frames.back().index;
+    const auto now = std::chrono::steady_clock::now();
+    due = d->hud.builds_due > 0 || now >= d->hud.next_build;
+    if (due) {
+      if (d->hud.builds_due) --d->hud.builds_due;
+      d->hud.next_build = now + std::chrono::milliseconds(set.hud_refresh_ms);
+      if (d->capture) update_capture_status(d);
+      stats.emplace(d->hud);
+      open_frame = d->frames.back().index;
+    }
   }
-  const Settings& set = settings();
   const DeviceTable& t = d->table;
   std::lock_guard lock(g_hud_mutex);
+  // Reused between presentations (under g_hud_mutex): no allocation per frame.
+  static std::vector<VkSemaphore> waits;
+  static std::vector<VkPipelineStageFlags> stages;
   VkSemaphore last = VK_NULL_HANDLE;
   for (uint32_t i = 0; i < info->swapchainCount; ++i) {
     auto it = d->hud_swapchains.find(info->pSwapchains[i]);
@@ -501,6 +569,8 @@ const VkPresentInfoKHR* hud_present(DeviceData* d, VkQueue queue, const VkPresen
     HudSwapchain& s = *it->second;
     const uint32_t image = info->pImageIndices[i];
     if (image >= s.framebuffers.size() || !ensure_backend(d, s, queue, family) || !use_device(d)) continue;
+    // A swapchain first presented between rebuilds has no panel yet: drawn from the next one.
+    if (!due && !s.built) continue;
     ImGui::SetCurrentContext(s.context);
     // ImGui's backend cycles its vertex buffers over ImageCount draws: the slot of this draw is
     // the one whose buffers it is about to rewrite.
@@ -514,11 +584,11 @@ const VkPresentInfoKHR* hud_present(DeviceData* d, VkQueue queue, const VkPresen
       s.fonts_recorded = ImGui_ImplVulkan_CreateFontsTexture(slot.cb);
       if (s.fonts_recorded) s.fonts_slot = index;
     }
-    build_panel(s, stats, set, set.gpps, d->index, open_frame);
+    if (due) build_panel(s, *stats, set, set.gpps, d->index, open_frame);
     VkRenderPassBeginInfo rb{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
     rb.renderPass = s.render_pass;
     rb.framebuffer = s.framebuffers[image];
-    rb.renderArea = {{0, 0}, s.extent};
+    rb.renderArea = s.area;
     t.CmdBeginRenderPass(slot.cb, &rb, VK_SUBPASS_CONTENTS_INLINE);
     ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), slot.cb);
     t.CmdEndRenderPass(slot.cb);
@@ -526,12 +596,11 @@ const VkPresentInfoKHR* hud_present(DeviceData* d, VkQueue queue, const VkPresen
     ++s.draws;
     // The first submission waits on the application's semaphores, each later one on the one
     // before (a binary semaphore is waited on once); the presentation on the last.
-    std::vector<VkSemaphore> waits;
     if (last)
-      waits.push_back(last);
+      waits.assign(1, last);
     else
       waits.assign(info->pWaitSemaphores, info->pWaitSemaphores + info->waitSemaphoreCount);
-    const std::vector<VkPipelineStageFlags> stages(waits.size(), VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT);
+    stages.assign(waits.size(), VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT);
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.waitSemaphoreCount = uint32_t(waits.size());
     si.pWaitSemaphores = waits.data();

@@ -4,6 +4,7 @@
 // Mesa's overlay layer). What it shows comes from the frames the layer writes (HudStats).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -32,6 +33,10 @@ struct HudStats {
   double msaa_ratio = -1;  // the last read-back's stored / uncompressed bytes, < 0: none yet
   uint64_t msaa_images = 0;
   double last_gpu_ms = -1;  // the last timed frame's (GPU time is sampled every Nth frame)
+  // The panel is rebuilt at most every hud_refresh_ms (hud.cpp): the next rebuild, and
+  // rebuilds due whatever the time (a new swapchain: ImGui sizes a new window over a few frames).
+  std::chrono::steady_clock::time_point next_build{};
+  uint32_t builds_due = 0;
 
   // Frame capture's status (the capture panel), when the capture setting is on.
   struct Capture {

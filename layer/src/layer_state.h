@@ -152,6 +152,7 @@ struct CommandBufferState {
   uint32_t dyn_topology = kNoTopology;
   uint32_t dyn_patch_cp = 0;
   std::unique_ptr<CaptureRecording> capture;  // frame capture's notes (capture.h), when noted
+  uint64_t capture_begun_frame = 0;           // with capture on: the frame the recording began in
 
   void reset_recording();
 };
@@ -268,6 +269,8 @@ struct DeviceData {
   PFN_vkSetDeviceLoaderData set_loader_data = nullptr;
   std::unordered_map<VkImage, MsaaImage> msaa_images;
   std::unordered_map<VkImageView, VkImage> view_images;
+  // Frame capture: each view's first mip level and array layer (the capture's attachment identity).
+  std::unordered_map<VkImageView, std::pair<uint32_t, uint32_t>> view_subresources;
   std::unordered_map<VkFramebuffer, std::vector<VkImageView>> framebuffers;
   std::unordered_map<VkQueue, uint32_t> queue_families;
   MsaaResources msaa;

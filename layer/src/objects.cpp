@@ -20,7 +20,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
                                                        const VkAllocationCallbacks* pAllocator, VkPipeline* pipelines) {
   DeviceData* d = get_device(device);
   VkResult r = d->capture ? capture_create_graphics_pipelines(d, device, cache, count, infos, pAllocator, pipelines)
-                           : d->table.CreateGraphicsPipelines(device, cache, count, infos, pAllocator, pipelines);
+                          : d->table.CreateGraphicsPipelines(device, cache, count, infos, pAllocator, pipelines);
   std::unique_lock lock(d->objects_mutex);
   for (uint32_t i = 0; i < count; ++i) {
     if (pipelines[i] == VK_NULL_HANDLE) continue;
@@ -111,8 +111,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
     d->image_samples[*image] = ci->samples;
     if (msaa_colour) d->msaa_images[*image] = {ci->format, ci->extent, uint32_t(ci->samples), reason};
   }
-  if (r == VK_SUCCESS && d->capture)
-    capture_image_created(d, *image, *ci, use->usage);
+  if (r == VK_SUCCESS && d->capture) capture_image_created(d, *image, *ci, use->usage);
   return r;
 }
 
@@ -133,6 +132,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImageView(VkDevice device, const VkImageVie
     auto it = d->image_samples.find(ci->image);
     d->view_samples[*view] = it == d->image_samples.end() ? 1 : it->second;  // swapchain images: 1
     if (msaa_on() || d->capture) d->view_images[*view] = ci->image;
+    if (d->capture)
+      d->view_subresources[*view] = {ci->subresourceRange.baseMipLevel, ci->subresourceRange.baseArrayLayer};
   }
   return r;
 }
@@ -140,7 +141,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImageView(VkDevice device, const VkImageVie
 VKAPI_ATTR void VKAPI_CALL DestroyImageView(VkDevice device, VkImageView view,
                                             const VkAllocationCallbacks* pAllocator) {
   DeviceData* d = get_device(device);
-  forget(d, view, d->view_samples, d->view_images);
+  forget(d, view, d->view_samples, d->view_images, d->view_subresources);
   d->table.DestroyImageView(device, view, pAllocator);
 }
 
@@ -149,19 +150,28 @@ VKAPI_ATTR void VKAPI_CALL DestroyImageView(VkDevice device, VkImageView view,
 
 namespace {
 
-// Which multisampled attachments a store copy stores: those of a format the MSAA read-back
-// reads, and with frame capture on every one (capture reads colour and depth per sample).
+// Which attachments a store copy stores: multisampled ones of a format the MSAA read-back
+// reads, and with frame capture on every one (capture reads single-sample attachments by copy,
+// multisampled colour and depth per sample). Only recordings noted for capture and read-back
+// frames begin the copy, so other frames store what the application asked.
 template <typename Attachment>
 bool stored_by_copy(const Attachment& a) {
-  return a.samples > VK_SAMPLE_COUNT_1_BIT && ((msaa_on() && msaa_format(a.format)) || capture_on());
+  return capture_on() || (a.samples > VK_SAMPLE_COUNT_1_BIT && msaa_on() && msaa_format(a.format));
 }
 
 // Whether a pass needs a store copy for the MSAA read-back or frame capture: such an attachment
 // not stored.
+// Single-sample attachments only from DONT_CARE (STORE_OP_NONE marks read-only use).
+template <typename Attachment>
+bool store_in_copy(const Attachment& a) {
+  return stored_by_copy(a) && a.storeOp != VK_ATTACHMENT_STORE_OP_STORE &&
+         (a.samples > VK_SAMPLE_COUNT_1_BIT || a.storeOp == VK_ATTACHMENT_STORE_OP_DONT_CARE);
+}
+
 template <typename Attachment>
 bool wants_store_copy(const Attachment* atts, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i)
-    if (stored_by_copy(atts[i]) && atts[i].storeOp != VK_ATTACHMENT_STORE_OP_STORE) return true;
+    if (store_in_copy(atts[i])) return true;
   return false;
 }
 
@@ -171,7 +181,7 @@ template <typename Info, typename Attachment, typename Create>
 VkRenderPass make_store_copy(DeviceData* d, const Info* ci, Create create) {
   std::vector<Attachment> atts(ci->pAttachments, ci->pAttachments + ci->attachmentCount);
   for (Attachment& a : atts)
-    if (stored_by_copy(a)) a.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    if (store_in_copy(a)) a.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
   Info copy = *ci;
   copy.pAttachments = atts.data();
   VkRenderPass rp = VK_NULL_HANDLE;
@@ -184,10 +194,6 @@ VkRenderPass make_store_copy(DeviceData* d, const Info* ci, Create create) {
 VKAPI_ATTR VkResult VKAPI_CALL CreateRenderPass(VkDevice device, const VkRenderPassCreateInfo* ci,
                                                 const VkAllocationCallbacks* pAllocator, VkRenderPass* rp) {
   DeviceData* d = get_device(device);
-  // Frame capture reads attachments back: stored even where the application does not care.
-  VkRenderPassCreateInfo capture_copy;
-  std::vector<VkAttachmentDescription> capture_attachments;
-  if (d->capture) ci = capture_render_pass(ci, capture_copy, capture_attachments);
   VkResult r = d->table.CreateRenderPass(device, ci, pAllocator, rp);
   if (r == VK_SUCCESS) {
     RenderPassInfo info;
@@ -212,9 +218,6 @@ VkResult create_render_pass2(PFN_vkCreateRenderPass2 DeviceTable::*next, VkDevic
                              const VkRenderPassCreateInfo2* ci, const VkAllocationCallbacks* pAllocator,
                              VkRenderPass* rp) {
   DeviceData* d = get_device(device);
-  VkRenderPassCreateInfo2 capture_copy;
-  std::vector<VkAttachmentDescription2> capture_attachments;
-  if (d->capture) ci = capture_render_pass(ci, capture_copy, capture_attachments);
   VkResult r = (d->table.*next)(device, ci, pAllocator, rp);
   if (r == VK_SUCCESS) {
     RenderPassInfo info;
@@ -311,7 +314,8 @@ VKAPI_ATTR VkResult VKAPI_CALL GetSwapchainImagesKHR(VkDevice device, VkSwapchai
                                                      VkImage* images) {
   DeviceData* d = get_device(device);
   VkResult r = d->table.GetSwapchainImagesKHR(device, swapchain, count, images);
-  if (d->capture && images && (r == VK_SUCCESS || r == VK_INCOMPLETE)) capture_swapchain_images(d, swapchain, *count, images);
+  if (d->capture && images && (r == VK_SUCCESS || r == VK_INCOMPLETE))
+    capture_swapchain_images(d, swapchain, *count, images);
   return r;
 }
 

@@ -161,7 +161,8 @@ VKAPI_ATTR void VKAPI_CALL CmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_
     count_draw(cb, CpuCounters::kDrawIndexed);
     count_geometry(cb, indexCount, instanceCount, true);
     if (cb->capture)
-      xfb = capture_before_draw(d, commandBuffer, cb, {capture::DrawCall::draw_indexed, indexCount, instanceCount, true});
+      xfb =
+          capture_before_draw(d, commandBuffer, cb, {capture::DrawCall::draw_indexed, indexCount, instanceCount, true});
   }
   d->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
   if (xfb) capture_after_draw(d, commandBuffer, cb);
@@ -169,30 +170,29 @@ VKAPI_ATTR void VKAPI_CALL CmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_
 
 VKAPI_ATTR void VKAPI_CALL CmdDrawIndirect(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset,
                                            uint32_t drawCount, uint32_t stride) {
-  indirect_draw(CpuCounters::kDrawIndirect, capture::DrawCall::draw_indirect, &DeviceTable::CmdDrawIndirect, commandBuffer, buffer, offset, drawCount,
-                stride);
+  indirect_draw(CpuCounters::kDrawIndirect, capture::DrawCall::draw_indirect, &DeviceTable::CmdDrawIndirect,
+                commandBuffer, buffer, offset, drawCount, stride);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdDrawIndexedIndirect(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset,
                                                   uint32_t drawCount, uint32_t stride) {
   indirect_draw(CpuCounters::kDrawIndexedIndirect, capture::DrawCall::draw_indexed_indirect,
-                &DeviceTable::CmdDrawIndexedIndirect, commandBuffer, buffer, offset,
-                drawCount, stride);
+                &DeviceTable::CmdDrawIndexedIndirect, commandBuffer, buffer, offset, drawCount, stride);
 }
 
 void cmd_draw_indirect_count(PFN_vkCmdDrawIndirectCount DeviceTable::*next, VkCommandBuffer commandBuffer,
                              VkBuffer buffer, VkDeviceSize offset, VkBuffer countBuffer, VkDeviceSize countBufferOffset,
                              uint32_t maxDrawCount, uint32_t stride) {
-  indirect_draw(CpuCounters::kDrawIndirectCount, capture::DrawCall::draw_indirect_count, next, commandBuffer, buffer, offset, countBuffer, countBufferOffset,
-                maxDrawCount, stride);
+  indirect_draw(CpuCounters::kDrawIndirectCount, capture::DrawCall::draw_indirect_count, next, commandBuffer, buffer,
+                offset, countBuffer, countBufferOffset, maxDrawCount, stride);
 }
 
 void cmd_draw_indexed_indirect_count(PFN_vkCmdDrawIndexedIndirectCount DeviceTable::*next,
                                      VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset,
                                      VkBuffer countBuffer, VkDeviceSize countBufferOffset, uint32_t maxDrawCount,
                                      uint32_t stride) {
-  indirect_draw(CpuCounters::kDrawIndexedIndirectCount, capture::DrawCall::draw_indexed_indirect_count, next, commandBuffer, buffer, offset, countBuffer,
-                countBufferOffset, maxDrawCount, stride);
+  indirect_draw(CpuCounters::kDrawIndexedIndirectCount, capture::DrawCall::draw_indexed_indirect_count, next,
+                commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount,
@@ -283,7 +283,8 @@ VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer commandBuffer, VkPipe
     cb->pipe_tessellation = info.tessellation;
     cb->pipe_geometry = info.geometry;
     cb->pipe_samples = info.samples;
-    if (cb->capture) capture_bind_pipeline(d, cb, pipeline);
+    // Noted recordings bind frame capture's patched twin of the pipeline (capture.h).
+    if (cb->capture) pipeline = capture_bind_pipeline(d, cb, pipeline);
   }
   d->table.CmdBindPipeline(commandBuffer, bindPoint, pipeline);
 }
@@ -363,10 +364,15 @@ void cmd_end_render_pass2(PFN_vkCmdEndRenderPass2 DeviceTable::*next, VkCommandB
 void cmd_begin_rendering(PFN_vkCmdBeginRendering DeviceTable::*next, VkCommandBuffer commandBuffer,
                          const VkRenderingInfo* info) {
   auto [cb, d] = recording(commandBuffer);
-  VkRenderingInfo rendering_copy;
-  std::vector<VkRenderingAttachmentInfo> colour_copy;
+  VkRenderingInfo rendering_copy, capture_copy;
+  std::vector<VkRenderingAttachmentInfo> colour_copy, capture_colours;
+  VkRenderingAttachmentInfo capture_depth;
   if (cb) {
-    if (cb->capture) capture_begin_rendering(d, commandBuffer, cb, info);
+    if (cb->capture) {
+      // Noted recordings store what the capture reads (resolve-style DONT_CARE attachments too).
+      info = capture_rendering_info(d, info, capture_copy, capture_colours, capture_depth);
+      capture_begin_rendering(d, commandBuffer, cb, info);
+    }
     uint32_t samples = 1;
     {
       std::shared_lock lock(d->objects_mutex);

@@ -148,6 +148,10 @@ void apply(Settings& s, const std::string& key, const std::string& value, const 
     // Documented ranges; NaN fails both comparisons.
     if (value.empty() || *end != '\0' || !(v >= (scale ? 0.25 : 0.0)) || !(v <= (scale ? 4.0 : 1.0))) return bad();
     (scale ? s.hud_scale : s.hud_opacity) = float(v);
+  } else if (key == "hud_refresh_ms") {
+    uint64_t n = 0;
+    if (!parse_u64(value, n) || n > 60000) return bad();
+    s.hud_refresh_ms = n;
   } else if (key == "hud_panels") {
     uint32_t panels = 0;
     size_t at = 0;
@@ -194,6 +198,7 @@ const char* const kKeys[][2] = {
     {"hud_scale", "TESSERA_LAYER_HUD_SCALE"},
     {"hud_opacity", "TESSERA_LAYER_HUD_OPACITY"},
     {"hud_panels", "TESSERA_LAYER_HUD_PANELS"},
+    {"hud_refresh_ms", "TESSERA_LAYER_HUD_REFRESH_MS"},
     {"gpps", "TESSERA_LAYER_GPPS"},
     {"msaa_interval", "TESSERA_LAYER_MSAA_INTERVAL"},
     {"msaa_dump", "TESSERA_LAYER_MSAA_DUMP"},

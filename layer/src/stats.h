@@ -71,7 +71,8 @@ namespace tessera::layer {
   X(kRenderPasses32, "render_passes.32", "render pass instances of 32 samples")                                        \
   X(kRenderPasses64, "render_passes.64", "render pass instances of 64 samples")                                        \
   X(kMsaaCoveredPixels, "msaa_covered_pixels", "render area pixels of multisampled passes")                            \
-  X(kSecondaryExecutions, "secondary_executions", "secondary command buffers executed")
+  X(kSecondaryExecutions, "secondary_executions", "secondary command buffers executed")                                \
+  X(kCapturePatchedBinds, "capture_patched_binds", "binds of frame capture's patched pipelines (noted recordings)")
 // clang-format on
 TESSERA_DEFINE_COUNTER_IDS(CpuCounterIds, TESSERA_LAYER_CPU_COUNTERS);
 
@@ -155,6 +156,7 @@ struct Settings {
   float hud_scale = 1.0f;                            // 0.25 .. 4
   float hud_opacity = 0.8f;                          // background alpha, 0 .. 1
   uint32_t hud_panels = (1u << kHudPanelCount) - 1;  // bit i: kHudPanelNames[i] shown
+  uint64_t hud_refresh_ms = 100;                     // the panel rebuilt at most this often (0: every frame)
   int gpps = 4;                                      // GPPs of the modelled array (1..16; 0: no GPP model)
   uint64_t msaa_interval = 0;                        // read back MSAA colour every Nth frame (0: never)
   std::string msaa_dump;         // per read-back image sample dump, "{device}", "{frame}", "{image}" replaced

@@ -62,6 +62,11 @@ Capture rich_capture() {
   depth.samples = 4;
   depth.texel_bytes = 4;
   depth.skip_reason = "store_op_dont_care";
+  depth.store_op = StoreOp::dont_care;
+  color.image = 0x00007F00DEADBEEFull;
+  color.mip_level = 2;
+  color.base_layer = 5;
+  depth.image = 0x1122334455667788ull;
   p0.attachments = {color, depth};
   RenderPass p1;
   p1.dynamic_rendering = true;
@@ -73,6 +78,10 @@ Capture rich_capture() {
   small.height = 1;
   small.texel_bytes = 16;
   for (size_t i = 0; i < 3 * 16; ++i) small.texels.push_back(uint8_t(255 - i));
+  small.load_op = LoadOp::load;  // a resumed pass continues: load
+  small.store_op = StoreOp::none;
+  small.image = 0x00007F00DEADBEEFull;
+  p1.resumes = true;
   p1.attachments = {small};
   f0.passes = {p0, p1};
 
@@ -190,11 +199,17 @@ void expect_same(const Capture& a, const Capture& b) {
       EXPECT_EQ(pa.clear_colors, pb.clear_colors);
       EXPECT_EQ(pa.clear_depth, pb.clear_depth);
       EXPECT_EQ(pa.clears_depth, pb.clears_depth);
+      EXPECT_EQ(pa.resumes, pb.resumes);
       ASSERT_EQ(pa.attachments.size(), pb.attachments.size());
       for (size_t k = 0; k < pa.attachments.size(); ++k) {
         const Attachment& aa = pa.attachments[k];
         const Attachment& ab = pb.attachments[k];
         EXPECT_EQ(aa.kind, ab.kind);
+        EXPECT_EQ(aa.load_op, ab.load_op);
+        EXPECT_EQ(aa.store_op, ab.store_op);
+        EXPECT_EQ(aa.image, ab.image);
+        EXPECT_EQ(aa.mip_level, ab.mip_level);
+        EXPECT_EQ(aa.base_layer, ab.base_layer);
         EXPECT_EQ(aa.vk_format, ab.vk_format);
         EXPECT_EQ(aa.width, ab.width);
         EXPECT_EQ(aa.height, ab.height);
@@ -357,7 +372,7 @@ TEST_F(CaptureFileTest, HeaderIsLaidOutAsDocumented) {
   const Bytes b = written(rich_capture());
   ASSERT_GE(b.size(), kHeaderBytes);
   EXPECT_EQ(0, std::memcmp(b.data(), "TCAP\r\n\x1a\n", 8));
-  EXPECT_EQ(get_u32(b.data() + 8), 1u);
+  EXPECT_EQ(get_u32(b.data() + 8), 2u);
   EXPECT_EQ(get_u32(b.data() + 12), 64u);
   EXPECT_EQ(get_u64(b.data() + 16), b.size());
   EXPECT_EQ(get_u64(b.data() + 24) + get_u64(b.data() + 32), b.size());
@@ -454,9 +469,15 @@ TEST_F(CaptureFileTest, WrongMagicAndVersionAreNamed) {
   EXPECT_NE(read_error(bad).find("not a Tessera capture (.tcap)"), std::string::npos);
   const Bytes text{'h', 'e', 'l', 'l', 'o'};
   EXPECT_NE(read_error(text).find("not a Tessera capture"), std::string::npos);
-  EXPECT_NE(read_error(with_header_u32(full, kOffVersion, 2))
-                .find("format version 2 is not supported (this build reads version 1)"),
+  EXPECT_NE(read_error(with_header_u32(full, kOffVersion, 3))
+                .find("format version 3 is not supported (this build reads versions 1 to 2)"),
             std::string::npos);
+  EXPECT_NE(read_error(with_header_u32(full, kOffVersion, 0)).find("format version 0 is not supported"),
+            std::string::npos);
+  // A version 2 manifest under a version 1 header: the new keys are unknown there.
+  EXPECT_NE(
+      read_error(with_header_u32(full, kOffVersion, 1)).find("format_version: 2 disagrees with the header's version 1"),
+      std::string::npos);
   EXPECT_NE(read_error(with_header_u32(full, kOffReserved, 1)).find("reserved word 1"), std::string::npos);
   EXPECT_NE(read_error(with_header_u32(full, kOffChunkCount, 99)).find("chunks: 7 chunks, the header declares 99"),
             std::string::npos);
@@ -548,7 +569,48 @@ TEST_F(CaptureFileTest, HostileManifestsGiveErrorsWithTheirJsonPath) {
        "frames[0].passes[0].attachments[1].kind: an attachment after the depth attachment"},
       {"bad pipeline handle", [](json& j) { j["frames"][0]["draws"][0]["pipeline"] = "0x12"; },
        "frames[0].draws[0].pipeline: \"0x12\" is not \"0x\" and 16 lower-case hex digits"},
-      {"manifest version", [](json& j) { j["format_version"] = 2; }, "format_version: 2 disagrees"},
+      {"manifest version", [](json& j) { j["format_version"] = 1; }, "format_version: 1 disagrees"},
+      // Version 2's load and store ops.
+      {"unknown load op", [](json& j) { j["frames"][0]["passes"][0]["attachments"][0]["load_op"] = "reload"; },
+       "frames[0].passes[0].attachments[0].load_op: unknown value \"reload\" (expected load, clear, dont_care, none)"},
+      {"unknown store op", [](json& j) { j["frames"][0]["passes"][0]["attachments"][1]["store_op"] = "keep"; },
+       "frames[0].passes[0].attachments[1].store_op: unknown value \"keep\" (expected store, dont_care, none)"},
+      {"load op as a number", [](json& j) { j["frames"][0]["passes"][0]["attachments"][0]["load_op"] = 0; },
+       "frames[0].passes[0].attachments[0].load_op: expected a string, got an integer"},
+      {"missing store op", [](json& j) { j["frames"][0]["passes"][0]["attachments"][0].erase("store_op"); },
+       "frames[0].passes[0].attachments[0]: missing required key \"store_op\""},
+      {"clear colour on a loaded attachment",
+       [](json& j) { j["frames"][0]["passes"][0]["attachments"][0]["load_op"] = "load"; },
+       "frames[0].passes[0].clear_colors[0]: a clear colour for an attachment loaded with load (only clear has one)"},
+      {"clear without a clear colour",
+       [](json& j) {
+         j["frames"][1]["passes"][0]["resumes"] = false;
+         j["frames"][1]["passes"][0]["attachments"][0]["load_op"] = "clear";
+       },
+       "frames[1].passes[0].attachments[0].load_op: clear without a clear colour (colour attachment 0)"},
+      {"clear depth on a depth attachment not cleared",
+       [](json& j) { j["frames"][0]["passes"][0]["attachments"][1]["load_op"] = "dont_care"; },
+       "frames[0].passes[0].clears_depth: true disagrees with the depth attachment's load_op"},
+      {"clear depth value without a clear",
+       [](json& j) {
+         j["frames"][0]["passes"][0]["attachments"][1]["load_op"] = "load";
+         j["frames"][0]["passes"][0]["clears_depth"] = false;
+       },
+       "frames[0].passes[0].clear_depth: a clear depth for a pass that does not clear depth"},
+      {"more clear colours than colour attachments",
+       [](json& j) {
+         j["frames"][0]["passes"][0]["clear_colors"].push_back({0, 0, 0, 0});
+       },
+       "frames[0].passes[0].clear_colors: 2 clear colours for 1 colour attachments"},
+      {"resumed pass that clears",
+       [](json& j) { j["frames"][0]["passes"][1]["attachments"][0]["load_op"] = "dont_care"; },
+       "frames[0].passes[1].attachments[0].load_op: dont_care in a resumed pass"},
+      {"resumed render pass", [](json& j) { j["frames"][0]["passes"][0]["resumes"] = true; },
+       "frames[0].passes[0].resumes: only a dynamic-rendering pass resumes"},
+      {"bad image identity", [](json& j) { j["frames"][0]["passes"][0]["attachments"][0]["image"] = 12; },
+       "frames[0].passes[0].attachments[0].image: expected a string, got an integer"},
+      {"negative mip level", [](json& j) { j["frames"][0]["passes"][0]["attachments"][0]["mip_level"] = -1; },
+       "frames[0].passes[0].attachments[0].mip_level: -1 is negative"},
       {"captured with a reason", [](json& j) { j["frames"][0]["draws"][0]["skip_reason"] = "overflow"; },
        "frames[0].draws[0].skip_reason: \"overflow\" on a captured draw"},
       {"skipped without a reason", [](json& j) { j["frames"][0]["draws"][2]["skip_reason"] = ""; },
@@ -583,6 +645,56 @@ TEST_F(CaptureFileTest, HostileManifestsGiveErrorsWithTheirJsonPath) {
               t = std::string(200000, '[') + std::string(200000, ']');
             }).find("expected an object"),
             std::string::npos);
+}
+
+// A version 1 file (the same capture without version 2's keys): read with the load ops its
+// clear values imply, and version 2's keys are unknown there.
+Bytes as_version1(const Bytes& v2) {
+  Bytes v1 = with_manifest(v2, [](json& j) {
+    j["format_version"] = 1;
+    for (json& f : j["frames"]) {
+      for (json& p : f["passes"]) {
+        p.erase("resumes");
+        for (json& a : p["attachments"]) {
+          for (const char* key : {"load_op", "store_op", "image", "mip_level", "base_layer"}) a.erase(key);
+        }
+      }
+    }
+  });
+  return with_header_u32(v1, kOffVersion, 1);
+}
+
+TEST_F(CaptureFileTest, Version1FilesReadWithoutLoadOps) {
+  const Bytes v1 = as_version1(written(rich_capture()));
+  const Capture c = read_capture_bytes(v1, "old.tcap");
+  EXPECT_EQ(c.format_version, 1u);
+  ASSERT_EQ(c.frames.size(), 2u);
+  const RenderPass& p0 = c.frames[0].passes[0];
+  const RenderPass& p1 = c.frames[0].passes[1];
+  // p0 has a clear colour and clears depth: both cleared; p1 has no clear colour: dont_care.
+  EXPECT_EQ(p0.attachments[0].load_op, LoadOp::clear);
+  EXPECT_EQ(p0.attachments[1].load_op, LoadOp::clear);
+  EXPECT_EQ(p1.attachments[0].load_op, LoadOp::dont_care);
+  EXPECT_FALSE(p1.resumes);
+  EXPECT_EQ(p0.attachments[0].image, 0u);
+  EXPECT_EQ(p0.clear_colors, rich_capture().frames[0].passes[0].clear_colors);
+  // The texels are there as in version 2.
+  EXPECT_EQ(p0.attachments[0].texels, rich_capture().frames[0].passes[0].attachments[0].texels);
+  // Rewritten, it is a valid version 2 file with those load ops.
+  write_capture(dir_ / "upgraded.tcap", c);
+  const Capture up = read_capture(dir_ / "upgraded.tcap");
+  EXPECT_EQ(up.format_version, 2u);
+  EXPECT_EQ(up.frames[0].passes[1].attachments[0].load_op, LoadOp::dont_care);
+  // Version 2's keys in a version 1 manifest are unknown keys.
+  const Bytes mixed =
+      with_manifest(v1, [](json& j) { j["frames"][0]["passes"][0]["attachments"][0]["load_op"] = "load"; });
+  EXPECT_NE(read_error(mixed).find("frames[0].passes[0].attachments[0].load_op: unknown key"), std::string::npos)
+      << read_error(mixed);
+  const Bytes resumed = with_manifest(v1, [](json& j) { j["frames"][0]["passes"][1]["resumes"] = true; });
+  EXPECT_NE(read_error(resumed).find("frames[0].passes[1].resumes: unknown key"), std::string::npos);
+  // A version 1 file is not held to version 2's clear-value rules (it had no load ops).
+  const Bytes extra = with_manifest(v1, [](json& j) { j["frames"][0]["passes"][0]["clear_depth"] = 0.25; });
+  EXPECT_EQ(read_capture_bytes(extra, "old.tcap").frames[0].passes[0].clear_depth, 0.25f);
 }
 
 TEST_F(CaptureFileTest, MemoryBudgetRefusesBeforeAllocating) {

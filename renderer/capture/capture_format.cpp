@@ -69,7 +69,50 @@ void validate_viewport(const Checker& c, const std::string& p, const ViewportSta
   c.finite(p + ".max_depth", v.max_depth);
 }
 
-void validate_pass(const Checker& c, const std::string& p, const RenderPass& pass) {
+bool zero(const glm::vec4& v) { return v.r == 0.0f && v.g == 0.0f && v.b == 0.0f && v.a == 0.0f; }
+
+// Version 2: load and store ops, clear values only where an attachment is cleared, resumed passes.
+void validate_load_ops(const Checker& c, const std::string& p, const RenderPass& pass) {
+  if (pass.resumes && !pass.dynamic_rendering) c.fail(p + ".resumes", "only a dynamic-rendering pass resumes");
+  size_t colours = 0;
+  bool depth_clears = false, has_depth = false;
+  for (size_t i = 0; i < pass.attachments.size(); ++i) {
+    const Attachment& a = pass.attachments[i];
+    const std::string ap = at(p + ".attachments", i);
+    c.enumerator(ap + ".load_op", a.load_op, kLoadOpNames);
+    c.enumerator(ap + ".store_op", a.store_op, kStoreOpNames);
+    if (pass.resumes && a.load_op != LoadOp::load) {
+      c.fail(ap + ".load_op",
+             std::string(kLoadOpNames[size_t(a.load_op)]) + " in a resumed pass (it continues the previous one: load)");
+    }
+    if (a.kind == AttachmentKind::depth) {
+      has_depth = true;
+      depth_clears = a.load_op == LoadOp::clear;
+      continue;
+    }
+    const size_t k = colours++;
+    if (a.load_op == LoadOp::clear && k >= pass.clear_colors.size()) {
+      c.fail(ap + ".load_op", "clear without a clear colour (colour attachment " + std::to_string(k) + ")");
+    }
+    if (a.load_op != LoadOp::clear && k < pass.clear_colors.size() && !zero(pass.clear_colors[k])) {
+      c.fail(at(p + ".clear_colors", k), "a clear colour for an attachment loaded with " +
+                                             std::string(kLoadOpNames[size_t(a.load_op)]) + " (only clear has one)");
+    }
+  }
+  if (pass.clear_colors.size() > colours) {
+    c.fail(p + ".clear_colors", std::to_string(pass.clear_colors.size()) + " clear colours for " +
+                                    std::to_string(colours) + " colour attachments");
+  }
+  if (has_depth && pass.clears_depth != depth_clears) {
+    c.fail(p + ".clears_depth",
+           std::string(pass.clears_depth ? "true" : "false") + " disagrees with the depth attachment's load_op");
+  }
+  if (!pass.clears_depth && pass.clear_depth != 1.0f) {
+    c.fail(p + ".clear_depth", "a clear depth for a pass that does not clear depth (only clear has one; 1 otherwise)");
+  }
+}
+
+void validate_pass(const Checker& c, const std::string& p, const RenderPass& pass, uint32_t version) {
   c.range(p + ".area_x", pass.area_x, 0, kMaxExtent);
   c.range(p + ".area_y", pass.area_y, 0, kMaxExtent);
   c.range(p + ".area_width", pass.area_width, 0, kMaxExtent);
@@ -103,6 +146,7 @@ void validate_pass(const Checker& c, const std::string& p, const RenderPass& pas
                  " bytes, expected width * height * samples * texel_bytes = " + std::to_string(expected));
     }
   }
+  if (version >= 2) validate_load_ops(c, p, pass);
 }
 
 void validate_draw(const Checker& c, const std::string& p, const Draw& d, size_t passes) {
@@ -169,12 +213,12 @@ uint32_t crc32(std::span<const uint8_t> bytes, uint32_t crc) {
   return ~crc;
 }
 
-void validate(const Capture& capture, const std::string& file) {
+void validate(const Capture& capture, const std::string& file, uint32_t version) {
   const Checker c(file);
   for (size_t f = 0; f < capture.frames.size(); ++f) {
     const Frame& frame = capture.frames[f];
     const std::string fp = at("frames", f);
-    for (size_t i = 0; i < frame.passes.size(); ++i) validate_pass(c, at(fp + ".passes", i), frame.passes[i]);
+    for (size_t i = 0; i < frame.passes.size(); ++i) validate_pass(c, at(fp + ".passes", i), frame.passes[i], version);
     for (size_t i = 0; i < frame.draws.size(); ++i) {
       validate_draw(c, at(fp + ".draws", i), frame.draws[i], frame.passes.size());
     }

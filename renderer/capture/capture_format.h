@@ -90,6 +90,8 @@ inline constexpr std::array<std::string_view, 4> kChunkKindNames{"positions", "v
 inline constexpr std::array<std::string_view, 5> kShaderStageNames{
     "vertex", "tessellation_control", "tessellation_evaluation", "geometry", "fragment"};
 inline constexpr std::array<std::string_view, 2> kAttachmentKindNames{"color", "depth"};
+inline constexpr std::array<std::string_view, 4> kLoadOpNames{"load", "clear", "dont_care", "none"};
+inline constexpr std::array<std::string_view, 3> kStoreOpNames{"store", "dont_care", "none"};
 inline constexpr std::array<std::string_view, 11> kDrawCallNames{
     "draw", "draw_indexed", "draw_indirect", "draw_indexed_indirect", "draw_indirect_count",
     "draw_indexed_indirect_count", "draw_multi", "draw_multi_indexed", "draw_mesh_tasks", "draw_mesh_tasks_indirect",
@@ -110,8 +112,9 @@ std::string_view name_of(E e, const std::array<std::string_view, N>& names) {
 // Checks the model against the format's rules (the same the reader applies to a file): ranges,
 // finite numbers, counts that agree (positions a multiple of 3, ids one per position, texels
 // width * height * samples * texel_bytes), captured draws without a skip reason and skipped
-// ones with one, attachments colour first then at most one depth. Throws tessera::Error
+// ones with one, attachments colour first then at most one depth, clear values only on
+// attachments loaded with clear (version 2's rules; `version` 1 skips them: no load ops). Throws tessera::Error
 // "<file>: <path>: <problem>" with the manifest's JSON path.
-void validate(const Capture& capture, const std::string& file);
+void validate(const Capture& capture, const std::string& file, uint32_t version = kFormatVersion);
 
 }  // namespace tessera::capture::format

@@ -11,7 +11,7 @@
 #include <zstd.h>
 
 #include "capture/capture_format.h"
-#include "scene/strict_json.h"
+#include "core/strict_json.h"
 #include "tessera/capture.h"
 #include "tessera/error.h"
 #include "tessera/input_file.h"
@@ -78,8 +78,10 @@ void decompress(std::span<const uint8_t> stored, uint8_t* destination, uint64_t 
 class ManifestReader {
  public:
   // `raw_allowance`: what the chunks may decompress to within the memory budget.
-  ManifestReader(std::string where, uint64_t chunks_end, uint32_t header_chunks, uint64_t raw_allowance)
+  ManifestReader(std::string where, uint32_t version, uint64_t chunks_end, uint32_t header_chunks,
+                 uint64_t raw_allowance)
       : where_(std::move(where)),
+        version_(version),
         chunks_end_(chunks_end),
         header_chunks_(header_chunks),
         raw_allowance_(raw_allowance) {}
@@ -90,10 +92,9 @@ class ManifestReader {
     r.allow_only({"format_version", "application", "engine", "api_version", "device", "driver", "vendor_id",
                   "device_id", "driver_version", "layer_version", "chunks", "frames"});
     c.format_version = u32(r, "format_version");
-    if (c.format_version != kFormatVersion) {
+    if (c.format_version != version_) {
       r.at("format_version")
-          .fail(std::to_string(c.format_version) + " disagrees with the header's version " +
-                std::to_string(kFormatVersion));
+          .fail(std::to_string(c.format_version) + " disagrees with the header's version " + std::to_string(version_));
     }
     c.application = r.string("application");
     c.engine = r.string("engine");
@@ -314,8 +315,14 @@ class ManifestReader {
 
   void read_pass(const Json& j, const std::string& path, RenderPass& p) {
     ObjectReader r(j, where_, path);
-    r.allow_only({"dynamic_rendering", "subpass", "area_x", "area_y", "area_width", "area_height", "samples",
-                  "attachments", "clear_colors", "clear_depth", "clears_depth"});
+    const bool v2 = version_ >= 2;
+    if (v2) {
+      r.allow_only({"dynamic_rendering", "subpass", "area_x", "area_y", "area_width", "area_height", "samples",
+                    "attachments", "clear_colors", "clear_depth", "clears_depth", "resumes"});
+    } else {
+      r.allow_only({"dynamic_rendering", "subpass", "area_x", "area_y", "area_width", "area_height", "samples",
+                    "attachments", "clear_colors", "clear_depth", "clears_depth"});
+    }
     p.dynamic_rendering = boolean(r, "dynamic_rendering");
     p.subpass = u32(r, "subpass");
     p.area_x = i32(r, "area_x");
@@ -334,11 +341,17 @@ class ManifestReader {
     }
     p.clear_depth = f32(r, "clear_depth");
     p.clears_depth = boolean(r, "clears_depth");
+    if (v2) p.resumes = boolean(r, "resumes");
     const auto& attachments = strict_json::as_array(r.require("attachments"), r.at("attachments"));
     p.attachments.resize(attachments.size());
     for (size_t i = 0; i < attachments.size(); ++i) {
       ObjectReader a(attachments[i], where_, strict_json::join(r.at("attachments").path, i));
-      a.allow_only({"kind", "vk_format", "width", "height", "samples", "texel_bytes", "texels", "skip_reason"});
+      if (v2) {
+        a.allow_only({"kind", "vk_format", "width", "height", "samples", "texel_bytes", "texels", "skip_reason",
+                      "load_op", "store_op", "image", "mip_level", "base_layer"});
+      } else {
+        a.allow_only({"kind", "vk_format", "width", "height", "samples", "texel_bytes", "texels", "skip_reason"});
+      }
       Attachment& at = p.attachments[i];
       at.kind = choice<AttachmentKind>(a, "kind", kAttachmentKindNames);
       at.vk_format = u32(a, "vk_format");
@@ -348,6 +361,29 @@ class ManifestReader {
       at.texel_bytes = u32(a, "texel_bytes");
       at.skip_reason = a.string("skip_reason");
       read_array_chunk(a, "texels", ChunkKind::texels, "bytes", at.texels);
+      if (v2) {
+        at.load_op = choice<LoadOp>(a, "load_op", kLoadOpNames);
+        at.store_op = choice<StoreOp>(a, "store_op", kStoreOpNames);
+        at.image = hex64(a, "image");
+        at.mip_level = u32(a, "mip_level");
+        at.base_layer = u32(a, "base_layer");
+      }
+    }
+    if (!v2) version1_load_ops(p);
+  }
+
+  // Version 1 recorded no load ops, only clear values: an attachment with a clear value is
+  // cleared, any other reads as dont_care (replay starts it from the documented default, as it
+  // started every attachment without a clear value before version 2).
+  static void version1_load_ops(RenderPass& p) {
+    size_t colours = 0;
+    for (Attachment& a : p.attachments) {
+      if (a.kind == AttachmentKind::depth) {
+        a.load_op = p.clears_depth ? LoadOp::clear : LoadOp::dont_care;
+        continue;
+      }
+      const size_t k = colours++;
+      a.load_op = k < p.clear_colors.size() ? LoadOp::clear : LoadOp::dont_care;
     }
   }
 
@@ -395,6 +431,7 @@ class ManifestReader {
   }
 
   std::string where_;
+  uint32_t version_ = kFormatVersion;
   uint64_t chunks_end_ = 0;
   uint32_t header_chunks_ = 0;
   uint64_t raw_allowance_ = 0;
@@ -419,9 +456,9 @@ Capture read_capture_bytes(std::span<const uint8_t> bytes, const std::string& na
   }
   const uint8_t* h = bytes.data();
   const uint32_t version = get_u32(h + kOffVersion);
-  if (version != kFormatVersion) {
-    fail("format version " + std::to_string(version) + " is not supported (this build reads version " +
-         std::to_string(kFormatVersion) + ")");
+  if (version < kOldestFormatVersion || version > kFormatVersion) {
+    fail("format version " + std::to_string(version) + " is not supported (this build reads versions " +
+         std::to_string(kOldestFormatVersion) + " to " + std::to_string(kFormatVersion) + ")");
   }
   const uint32_t header_crc = crc32({h, kOffHeaderCrc});
   if (header_crc != get_u32(h + kOffHeaderCrc)) {
@@ -430,7 +467,7 @@ Capture read_capture_bytes(std::span<const uint8_t> bytes, const std::string& na
   }
   if (get_u32(h + kOffHeaderBytes) != kHeaderBytes || get_u32(h + kOffReserved) != 0) {
     fail("header: header size " + std::to_string(get_u32(h + kOffHeaderBytes)) + " and reserved word " +
-         std::to_string(get_u32(h + kOffReserved)) + " must be 64 and 0 in version 1");
+         std::to_string(get_u32(h + kOffReserved)) + " must be 64 and 0");
   }
   const uint64_t file_bytes = get_u64(h + kOffFileBytes);
   if (size < file_bytes) {
@@ -468,9 +505,9 @@ Capture read_capture_bytes(std::span<const uint8_t> bytes, const std::string& na
   decompress(manifest_bytes, reinterpret_cast<uint8_t*>(text.data()), manifest_raw, name + ": manifest");
   const std::string where = name + ": manifest";
   const Json json = strict_json::parse(text, where);
-  ManifestReader reader(where, manifest_offset, get_u32(h + kOffChunkCount), budget - size - manifest_raw);
+  ManifestReader reader(where, version, manifest_offset, get_u32(h + kOffChunkCount), budget - size - manifest_raw);
   Capture capture = reader.read(json);
-  validate(capture, where);
+  validate(capture, where, version);
   for (const ChunkJob& job : reader.jobs()) {
     const ChunkEntry& e = reader.chunks()[job.chunk];
     const std::string chunk_where = where + ": chunks[" + std::to_string(job.chunk) + "]";

@@ -197,6 +197,11 @@ OJson pass_json(const RenderPass& p, ChunkWriter& chunks) {
         {"texel_bytes", a.texel_bytes},
         {"texels", chunks.chunk(ChunkKind::texels, a.texels, "bytes")},
         {"skip_reason", a.skip_reason},
+        {"load_op", kLoadOpNames[size_t(a.load_op)]},
+        {"store_op", kStoreOpNames[size_t(a.store_op)]},
+        {"image", hex64(a.image)},
+        {"mip_level", a.mip_level},
+        {"base_layer", a.base_layer},
     });
   }
   OJson clears = OJson::array();
@@ -213,6 +218,7 @@ OJson pass_json(const RenderPass& p, ChunkWriter& chunks) {
       {"clear_colors", std::move(clears)},
       {"clear_depth", p.clear_depth},
       {"clears_depth", p.clears_depth},
+      {"resumes", p.resumes},
   };
 }
 

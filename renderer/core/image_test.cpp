@@ -87,6 +87,20 @@ TEST(SrgbTest, DecodeTableMatchesFormulaForEveryCode) {
   EXPECT_EQ(decode_srgb8(255), 1.0f);
 }
 
+// Each bucket holds the code of i / 4096 found by a full search from code 0 (the table is built
+// incrementally; this is the search it replaced).
+TEST(SrgbTest, BucketTableMatchesAFullSearch) {
+  const detail::SrgbTables& t = detail::srgb_tables;
+  for (int i = 0; i <= 4096; ++i) {
+    const double linear = double(i) / 4096.0;
+    int code = 0;
+    while (code < 255 && linear >= t.step[code + 1]) ++code;
+    ASSERT_EQ(int(t.bucket[i]), code) << i;
+  }
+  EXPECT_EQ(t.bucket[0], 0);
+  EXPECT_EQ(t.bucket[4096], 255);
+}
+
 TEST(SrgbTest, EncodeOfDecodeIsIdentityForEveryCode) {
   for (int i = 0; i < 256; ++i) EXPECT_EQ(encode_srgb8(decode_srgb8(uint8_t(i))), i) << i;
 }

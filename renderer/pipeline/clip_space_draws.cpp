@@ -61,6 +61,13 @@ void check_frame(const ClipSpaceFrame& f) {
   }
   if (!std::isfinite(f.clear_depth) || f.clear_depth < 0.0f || f.clear_depth > 1.0f)
     fail("clear_depth is not in [0, 1]");
+  const size_t values = size_t(f.width) * size_t(f.height) * size_t(f.samples);
+  if (!f.initial_color.empty() && f.initial_color.size() != values)
+    fail("initial_color holds " + std::to_string(f.initial_color.size()) + " values, not width x height x samples");
+  if (!f.initial_depth.empty() && f.initial_depth.size() != values)
+    fail("initial_depth holds " + std::to_string(f.initial_depth.size()) + " values, not width x height x samples");
+  for (float z : f.initial_depth)
+    if (!(z >= 0.0f && z <= 1.0f)) fail("initial_depth holds a depth outside [0, 1]");
   for (size_t i = 0; i < f.draws.size(); ++i) {
     const ClipSpaceDraw& d = f.draws[i];
     const std::string name = "draw " + std::to_string(i) + ": ";

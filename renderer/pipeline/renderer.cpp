@@ -81,6 +81,8 @@ struct PrimitiveFrame {
   int width = 0, height = 0, samples = 1;
   Rgba8 clear_color = 0;
   float clear_depth = 1.0f;
+  const Rgba8* initial_color = nullptr;  // per sample, pixel-major; null: the clears
+  const float* initial_depth = nullptr;
   // What the tiler's accounting charges per vertex (TilingFrame) and the program length L.
   uint32_t position_bytes = 12, vertex_bytes = 32, vs_output_bytes = 48, vs_length = 0;
   bool per_draw = false;  // per-draw diagnostics (clip-space frames)
@@ -262,6 +264,8 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
     tin.store_depth = cfg.raster.store_depth;
     tin.clear_color = pf.clear_color;
     tin.clear_depth = pf.clear_depth;
+    tin.initial_color = pf.initial_color;
+    tin.initial_depth = pf.initial_depth;
     tin.color_cache = color::ColorCacheGeometry{cfg.color.cache_bytes, cfg.color.line_bytes, cfg.color.ways};
     tin.compression = cfg.color.compression;
     tin.color_accounting = cfg.color.accounting;
@@ -523,6 +527,8 @@ Frame Renderer::render_clip_space(const ClipSpaceFrame& in, bool draw_diagnostic
   pf.samples = in.samples;
   pf.clear_color = encode_color(in.clear_color);
   pf.clear_depth = in.clear_depth;
+  pf.initial_color = in.initial_color.empty() ? nullptr : in.initial_color.data();
+  pf.initial_depth = in.initial_depth.empty() ? nullptr : in.initial_depth.data();
   pf.position_bytes = in.position_bytes;
   pf.vertex_bytes = in.vertex_bytes;
   pf.vs_output_bytes = uint32_t(sizeof(float) * (4 + Shader::kVaryings));

@@ -52,6 +52,13 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
   const size_t pixels = size_t(tile.width) * size_t(tile.height);
   std::fill_n(tile.color, pixels * kSamples, job.clear_color);
   std::fill_n(tile.depth, pixels * kSamples, job.clear_depth);
+  // A loaded pass: the tile starts from the frame's initial contents.
+  const size_t row = size_t(tile.width) * kSamples;
+  for (int y = 0; y < tile.height && (job.initial_color || job.initial_depth); ++y) {
+    const size_t from = (size_t(tile.y0 + y) * size_t(frame.color.width) + size_t(tile.x0)) * kSamples;
+    if (job.initial_color) std::copy_n(job.initial_color + from, row, tile.color + size_t(y) * row);
+    if (job.initial_depth) std::copy_n(job.initial_depth + from, row, tile.depth + size_t(y) * row);
+  }
   // With MSAA the colour writes go through the colour unit's cache as they happen.
   if constexpr (kSamples > 1)
     if (job.color_accounting)

@@ -37,6 +37,10 @@ struct TileStageInput {
   bool store_depth = true;
   Rgba8 clear_color = 0;
   float clear_depth = 1.0f;
+  // The frame's contents at its start, per sample, pixel-major over the whole frame (a loaded
+  // render pass); null: the clear values.
+  const Rgba8* initial_color = nullptr;
+  const float* initial_depth = nullptr;
   color::ColorCacheGeometry color_cache;
   bool compression = true;    // false: charge an uncompressed MSAA target's traffic
   bool color_accounting = true;  // false: no colour unit (MSAA resolves the samples directly)

@@ -110,11 +110,16 @@ void decode_attachments(const capture::RenderPass& pass, PassReplay& pr) {
   if (!have_color) pr.color_note = "the pass has no colour attachment";
 }
 
-void compare_coverage(const capture::RenderPass& pass, PassReplay& pr) {
+void compare_coverage(const capture::RenderPass&, PassReplay& pr, const std::vector<uint8_t>& covered_before) {
   const int n = pr.samples;
-  const std::vector<uint32_t>& mine = pr.frame.diagnostics.sample_draw;
-  if (n < 2 || pr.captured_samples != n || pass.clear_colors.empty() || mine.size() != pr.captured_color_samples.size())
-    return;
+  const std::vector<uint32_t>& sample_draw = pr.frame.diagnostics.sample_draw;
+  if (pr.captured_samples != n || sample_draw.size() != pr.captured_color_samples.size()) return;
+  // Covered by replay: a draw of this pass wrote the sample, or (a loaded colour attachment) a
+  // draw of an earlier pass on the same image did.
+  std::vector<uint32_t> mine = sample_draw;
+  if (covered_before.size() == mine.size()) {
+    for (size_t i = 0; i < mine.size(); ++i) mine[i] |= covered_before[i];
+  }
   // The clear colour as the GPU stored it: drivers convert a float clear value to UNORM their
   // own way (lavapipe's 0.1 is not round-to-nearest's 26), so it is taken from the capture: the
   // most frequent captured value among the samples Tessera left uncovered.
@@ -157,7 +162,15 @@ void run_color_unit_on_capture(const Config& cfg, const capture::RenderPass& pas
       break;
     }
   }
-  const bool clears = !pass.clear_colors.empty();
+  // Uncovered samples of a single-sample capture keep the clear colour when the pass clears its
+  // colour, else (loaded) the captured pixel.
+  bool clears = !pass.clear_colors.empty();
+  for (const capture::Attachment& a : pass.attachments) {
+    if (a.kind == capture::AttachmentKind::color) {
+      clears = clears && a.load_op == capture::LoadOp::clear;
+      break;
+    }
+  }
   const Rgba8 clear = clears ? encode_clear(pass.clear_colors[0], format) : 0;
   // The samples the colour unit stores, and which quads were written.
   std::vector<Rgba8> samples;

@@ -19,10 +19,12 @@ void decode_attachments(const capture::RenderPass& pass, PassReplay& pr);
 // its own samples; a single-sample capture gives each pixel's captured colour to the samples
 // Tessera's coverage wrote (the clear colour, or the captured pixel when the pass loads, to the
 // rest). The cache sees each written quad once, in raster order within each bin tile.
-// With a multisampled capture decoded at the replayed sample count and a pass that clears its
-// colour: pr.coverage, per pixel Tessera's covered samples against the GPU's (samples no longer
-// the clear colour). Needs the frame's per-sample draw ids (FrameDiagnostics::sample_draw).
-void compare_coverage(const capture::RenderPass& pass, PassReplay& pr);
+// With a capture decoded at the replayed sample count: pr.coverage, per pixel Tessera's covered samples against the
+// GPU's (samples no longer the clear colour). Needs the frame's per-sample draw ids (FrameDiagnostics::sample_draw).
+// `covered_before`: per sample, whether the frame's earlier passes on a loaded colour attachment
+// covered it (empty when the pass does not load its colour): those count as covered by replay,
+// and the clear colour is the one the image's first pass stored.
+void compare_coverage(const capture::RenderPass& pass, PassReplay& pr, const std::vector<uint8_t>& covered_before);
 
 void run_color_unit_on_capture(const Config& config, const capture::RenderPass& pass, PassReplay& pr);
 

@@ -8,9 +8,11 @@
 #include <cmath>
 #include <cstring>
 #include <span>
+#include <tuple>
 #include <unordered_map>
 
 #include "raster/sample_pattern.h"
+#include "raster/tile_rasterizer.h"
 #include "raster/triangle_setup.h"
 #include "replay/captured_color.h"
 #include "tessera/error.h"
@@ -182,6 +184,50 @@ std::vector<double> depth_slopes(const std::vector<float>& depth, int samples, f
   return slopes;
 }
 
+// An image's identity within the capture: the attachment's image and view subresource.
+using ImageKey = std::tuple<uint64_t, uint32_t, uint32_t>;
+ImageKey image_key(const capture::Attachment& a) { return {a.image, a.mip_level, a.base_layer}; }
+
+// What the frame's passes so far left in an image (docs/replay.md, "Loaded attachments").
+struct ImageContents {
+  uint32_t pass = 0;                              // the last pass that stored it
+  const capture::Attachment* captured = nullptr;  // what the GPU stored then (null: not read back)
+  // Replayed (when that pass was replayed): per sample, the captured draw index + 1 that last
+  // wrote it (0: none), at the replayed extent and sample count.
+  bool replayed = false;
+  int width = 0, height = 0, samples = 0;
+  std::vector<uint32_t> draw_ids;
+  std::vector<float> depth;  // replayed depth (per pixel, sample 0)
+};
+
+bool loads(const capture::Attachment& a) {
+  return a.load_op == capture::LoadOp::load || a.load_op == capture::LoadOp::none;
+}
+
+const capture::Attachment* first_of(const capture::RenderPass& p, AttachmentKind kind) {
+  for (const capture::Attachment& a : p.attachments)
+    if (a.kind == kind) return &a;
+  return nullptr;
+}
+
+// A captured depth attachment as float depth per sample, when it has the replayed shape.
+std::vector<float> captured_depth(const capture::Attachment& a, const PassShape& shape) {
+  const size_t n = size_t(shape.width) * size_t(shape.height) * size_t(shape.samples);
+  std::vector<float> out;
+  if (int64_t(a.width) != shape.width || int64_t(a.height) != shape.height || int64_t(a.samples) != shape.samples)
+    return out;
+  if (a.texel_bytes == 4 && a.texels.size() == n * 4) {
+    out.resize(n);
+    std::memcpy(out.data(), a.texels.data(), n * 4);
+  } else if (a.texel_bytes == 2 && a.texels.size() == n * 2) {
+    out.resize(n);
+    for (size_t i = 0; i < n; ++i) out[i] = float(uint16_t(a.texels[2 * i] | a.texels[2 * i + 1] << 8)) / 65535.0f;
+  }
+  for (float z : out)
+    if (!(z >= 0.0f && z <= 1.0f)) return {};  // not a depth the pipeline can start from
+  return out;
+}
+
 }  // namespace
 
 Rgba8 draw_id_color(uint32_t index) {
@@ -257,9 +303,32 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
   }
 
   uint64_t vertices_captured = 0, vertices_unique = 0, vs_instructions = 0, fs_instructions = 0;
+  uint64_t loads_seeded = 0, loads_unknown = 0;
+  std::map<ImageKey, ImageContents> images;
+  // After pass p: what it stored in each attachment's image (the GPU's contents; the replayed
+  // ones when it was replayed, `replayed` then filled by the caller).
+  auto stored = [&](size_t p) -> ImageContents* {
+    ImageContents* colour = nullptr;
+    for (const capture::Attachment& a : cf.passes[p].attachments) {
+      if (a.image == 0) continue;
+      if (a.store_op == capture::StoreOp::dont_care) {
+        images.erase(image_key(a));  // undefined after the pass
+        continue;
+      }
+      ImageContents& c = images[image_key(a)];
+      c = ImageContents{};
+      c.pass = uint32_t(p);
+      c.captured = a.texels.empty() ? nullptr : &a;
+      if (a.kind == AttachmentKind::color && !colour) colour = &c;
+    }
+    return colour;
+  };
   for (size_t p = 0; p < cf.passes.size(); ++p) {
-    if (pass_draws[p].empty()) continue;
     const capture::RenderPass& pass = cf.passes[p];
+    if (pass_draws[p].empty()) {
+      stored(p);
+      continue;
+    }
     const PassShape& shape = shapes[p];
     ClipSpaceFrame in;
     in.width = shape.width;
@@ -267,6 +336,71 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
     in.samples = shape.samples;
     in.clear_color = glm::vec3(0.0f);  // the draw-ID image's background
     in.clear_depth = pass.clears_depth ? pass.clear_depth : 1.0f;
+    // Loaded attachments start from what the frame's earlier passes left in their images: the
+    // draw-ID colour of the replayed pass that last wrote the colour image, its replayed depth
+    // (else the depth the GPU stored); from before the frame: unknown, the clear defaults.
+    const size_t values = size_t(shape.width) * size_t(shape.height) * size_t(shape.samples);
+    std::vector<uint8_t> covered_before;
+    std::vector<uint32_t> seed_ids;  // the colour image's draw ids at the start (loaded)
+    int32_t colour_from = -1, depth_from = -1;
+    std::string load_note;
+    auto note = [&](const std::string& what) { load_note += (load_note.empty() ? "" : "; ") + what; };
+    const capture::Attachment* colour = first_of(pass, AttachmentKind::color);
+    const capture::Attachment* depth = first_of(pass, AttachmentKind::depth);
+    if (options.load_attachments && colour && loads(*colour)) {
+      auto it = colour->image ? images.find(image_key(*colour)) : images.end();
+      if (it == images.end()) {
+        ++loads_unknown;
+        note("colour loads contents from before the frame: started from black");
+      } else if (!it->second.replayed || it->second.draw_ids.size() != values) {
+        ++loads_unknown;
+        note("colour loads pass " + std::to_string(it->second.pass) +
+             "'s contents, not replayed at this shape: " + "started from black");
+      } else {
+        ++loads_seeded;
+        colour_from = int32_t(it->second.pass);
+        note("colour continues pass " + std::to_string(colour_from));
+        seed_ids = it->second.draw_ids;
+        const std::vector<uint32_t>& ids = seed_ids;
+        in.initial_color.resize(values);
+        covered_before.resize(values);
+        const Rgba8 background = encode_color(in.clear_color);
+        for (size_t i = 0; i < values; ++i) {
+          covered_before[i] = ids[i] != 0;
+          if (ids[i] == 0) {
+            in.initial_color[i] = background;
+            continue;
+          }
+          // As the tile stage stores a draw's colour (below: cd.color).
+          const Rgba8 id = draw_id_color(ids[i] - 1);
+          in.initial_color[i] = encode_color(
+              glm::vec3(decode_srgb8(channel(id, 0)), decode_srgb8(channel(id, 1)), decode_srgb8(channel(id, 2))));
+        }
+      }
+    }
+    if (options.load_attachments && depth && loads(*depth)) {
+      auto it = depth->image ? images.find(image_key(*depth)) : images.end();
+      // Tessera's own depth at the end of that pass first: the layer reads attachments back at
+      // the end of a submission, so a read-back is the end of the pass only when no later pass
+      // of the submission wrote the image (this one, for instance).
+      std::vector<float> seed;
+      if (it != images.end() && it->second.replayed && it->second.depth.size() * size_t(shape.samples) == values) {
+        seed.resize(values);  // the replayed depth (sample 0 per pixel) for every sample
+        for (size_t i = 0; i < values; ++i) seed[i] = it->second.depth[i / size_t(shape.samples)];
+      }
+      if (seed.empty() && it != images.end() && it->second.captured) seed = captured_depth(*it->second.captured, shape);
+      if (seed.empty()) {
+        ++loads_unknown;
+        note(it == images.end() ? "depth loads contents from before the frame: started from 1.0"
+                                : "depth loads pass " + std::to_string(it->second.pass) +
+                                      "'s contents, neither replayed nor read back at this shape: started from 1.0");
+      } else {
+        ++loads_seeded;
+        depth_from = int32_t(it->second.pass);
+        note("depth continues pass " + std::to_string(depth_from));
+        in.initial_depth = std::move(seed);
+      }
+    }
     uint64_t weighted_length = 0, pass_vertices = 0;
     for (uint32_t i : pass_draws[p]) {
       const capture::Draw& d = cf.draws[i];
@@ -294,12 +428,35 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
     pr.pass = uint32_t(p);
     pr.samples = shape.samples;
     pr.draws = pass_draws[p];
+    pr.color_loaded_from = colour_from;
+    pr.depth_loaded_from = depth_from;
+    pr.load_note = load_note;
     // Per-draw work always (the EU estimates need each draw's fragment invocations, and the
     // composed colours of a single-sample capture Tessera's per-sample coverage).
     pr.frame = renderer.render_clip_space(in, true);
     decode_attachments(pass, pr);
-    compare_coverage(pass, pr);
+    compare_coverage(pass, pr, covered_before);
     run_color_unit_on_capture(cfg, pass, pr);
+    // What this pass leaves in its colour image for a later pass that loads it.
+    if (ImageContents* c = stored(p)) {
+      const std::vector<uint32_t>& sd = pr.frame.diagnostics.sample_draw;
+      if (sd.size() == values) {
+        c->replayed = true;
+        c->width = shape.width;
+        c->height = shape.height;
+        c->samples = shape.samples;
+        c->draw_ids.resize(values);
+        for (size_t i = 0; i < values; ++i)
+          c->draw_ids[i] = sd[i] ? pr.draws[sd[i] - 1] + 1 : (seed_ids.empty() ? 0 : seed_ids[i]);
+      }
+    }
+    if (depth && depth->image) {
+      auto it = images.find(image_key(*depth));
+      if (it != images.end()) {
+        it->second.replayed = true;
+        it->second.depth = pr.frame.depth;
+      }
+    }
     if (!options.draw_diagnostics) {
       pr.frame.diagnostics.sample_draw = {};
       pr.frame.diagnostics.overdraw = {};
@@ -354,6 +511,8 @@ FrameReplay replay_frame(Renderer& renderer, const capture::Capture& cap, size_t
   s.set("capture.frame_index", uint64_t(frame_index));
   s.set("capture.passes", uint64_t(cf.passes.size()));
   s.set("capture.passes_replayed", uint64_t(out.passes.size()));
+  s.set("capture.loads.seeded", loads_seeded);
+  s.set("capture.loads.unknown", loads_unknown);
   s.set("capture.main_pass", uint64_t(out.passes[out.main_pass].pass));
   uint64_t captured = 0, replayed = 0, triangles = 0;
   for (size_t i = 0; i < cf.draws.size(); ++i) {

@@ -71,6 +71,112 @@ Config config(int threads = 0) {
   return c;
 }
 
+// Two passes on the same colour and depth images: pass 0 clears both and draws a near
+// rectangle (its depth read back as the GPU would store it), pass 1 loads both and draws a
+// farther full-frame rectangle (docs/replay.md, "Loaded attachments").
+capture::Capture loading_passes() {
+  capture::Capture cap = one_pass({rect_draw(16, 8, 48, 40, 0.25f), rect_draw(0, 0, kW, kH, 0.5f)});
+  capture::Frame& f = cap.frames[0];
+  capture::RenderPass& p0 = f.passes[0];
+  p0.clear_colors = {glm::vec4(0, 0, 0, 1)};
+  capture::Attachment colour;
+  colour.vk_format = 37;
+  colour.width = kW;
+  colour.height = kH;
+  colour.texel_bytes = 4;
+  colour.skip_reason = "not_readable";
+  colour.image = 0xC0;
+  capture::Attachment depth = colour;
+  depth.kind = capture::AttachmentKind::depth;
+  depth.vk_format = 126;  // D32_SFLOAT
+  depth.skip_reason.clear();
+  depth.image = 0xD0;
+  for (int y = 0; y < kH; ++y) {
+    for (int x = 0; x < kW; ++x) {
+      const float z = x >= 16 && x < 48 && y >= 8 && y < 40 ? 0.25f : 1.0f;
+      const auto* b = reinterpret_cast<const uint8_t*>(&z);
+      depth.texels.insert(depth.texels.end(), b, b + 4);
+    }
+  }
+  p0.attachments = {colour, depth};
+  capture::RenderPass p1 = p0;
+  p1.dynamic_rendering = true;
+  p1.clear_colors = {glm::vec4(0.0f)};
+  p1.clears_depth = false;
+  for (capture::Attachment& a : p1.attachments) a.load_op = capture::LoadOp::load;
+  p1.attachments[1].texels.clear();
+  p1.attachments[1].skip_reason = "store_op_dont_care";
+  p1.attachments[1].store_op = capture::StoreOp::dont_care;
+  f.passes.push_back(p1);
+  f.draws[1].pass = 1;
+  return cap;
+}
+
+TEST(Replay, LoadedAttachmentsStartFromTheEarlierPass) {
+  const capture::Capture cap = loading_passes();
+  Renderer renderer(config(1));
+  const FrameReplay r = replay_frame(renderer, cap, 0);
+  ASSERT_EQ(r.passes.size(), 2u);
+  const PassReplay& p1 = r.passes[1];
+  EXPECT_EQ(p1.color_loaded_from, 0);
+  EXPECT_EQ(p1.depth_loaded_from, 0);
+  EXPECT_EQ(p1.load_note, "colour continues pass 0; depth continues pass 0");
+  EXPECT_EQ(r.stats.get_u64("capture.loads.seeded"), 2u);
+  EXPECT_EQ(r.stats.get_u64("capture.loads.unknown"), 0u);
+  for (int y = 0; y < kH; ++y) {
+    for (int x = 0; x < kW; ++x) {
+      const bool near = x >= 16 && x < 48 && y >= 8 && y < 40;
+      const size_t i = size_t(y) * kW + size_t(x);
+      // The far rectangle fails the depth test against the loaded near one (LESS).
+      ASSERT_EQ(p1.frame.depth[i], near ? 0.25f : 0.5f) << x << "," << y;
+      ASSERT_EQ(p1.frame.diagnostics.sample_draw[i], near ? 0u : 1u) << x << "," << y;
+      // The draw-ID image continues pass 0's: its draw shows where pass 1 drew nothing.
+      ASSERT_EQ(p1.frame.color.at(x, y), near ? draw_id_color(0) : draw_id_color(1)) << x << "," << y;
+    }
+  }
+  EXPECT_EQ(r.draws[1].work.depth_passed, uint64_t(kW * kH - 32 * 32));
+
+  // As format version 1 replayed it: every pass from its clear values.
+  ReplayOptions old;
+  old.load_attachments = false;
+  const FrameReplay v1 = replay_frame(renderer, cap, 0, old);
+  EXPECT_EQ(v1.passes[1].color_loaded_from, -1);
+  EXPECT_EQ(v1.passes[1].frame.depth[size_t(20) * kW + 20], 0.5f);
+  EXPECT_EQ(v1.draws[1].work.depth_passed, uint64_t(kW * kH));
+
+  // The first pass on an image that loads: contents from before the frame, unknown.
+  capture::Capture first = cap;
+  first.frames[0].passes[0].attachments[1].load_op = capture::LoadOp::load;
+  first.frames[0].passes[0].clears_depth = false;
+  const FrameReplay u = replay_frame(renderer, first, 0);
+  EXPECT_EQ(u.passes[0].depth_loaded_from, -1);
+  EXPECT_EQ(u.passes[0].load_note, "depth loads contents from before the frame: started from 1.0");
+  EXPECT_EQ(u.stats.get_u64("capture.loads.unknown"), 1u);
+  // Pass 1 still continues pass 0 (its replayed depth).
+  EXPECT_EQ(u.passes[1].depth_loaded_from, 0);
+
+  // Pass 0 not replayed (its draw was not captured): pass 1's depth starts from the depth the
+  // GPU stored, its colour from black (no replayed image to continue).
+  capture::Capture unreplayed = cap;
+  capture::Draw& d0 = unreplayed.frames[0].draws[0];
+  d0.captured = false;
+  d0.skip_reason = "overflow";
+  d0.positions.clear();
+  d0.vertex_ids.clear();
+  d0.instance_ids.clear();
+  const FrameReplay g = replay_frame(renderer, unreplayed, 0);
+  ASSERT_EQ(g.passes.size(), 1u);
+  EXPECT_EQ(g.passes[0].depth_loaded_from, 0);
+  EXPECT_EQ(g.passes[0].color_loaded_from, -1);
+  EXPECT_EQ(g.passes[0].load_note,
+            "colour loads pass 0's contents, not replayed at this shape: started from black; depth continues pass 0");
+  EXPECT_EQ(g.stats.get_u64("capture.loads.seeded"), 1u);
+  EXPECT_EQ(g.stats.get_u64("capture.loads.unknown"), 1u);
+  EXPECT_EQ(g.passes[0].frame.depth[size_t(20) * kW + 20], 0.25f);
+  EXPECT_EQ(g.passes[0].frame.depth[size_t(2) * kW + 2], 0.5f);
+  EXPECT_EQ(g.draws[1].work.depth_passed, uint64_t(kW * kH - 32 * 32));
+}
+
 TEST(Replay, RectangleCoverageAndDepthAreAnalytic) {
   capture::Capture cap = one_pass({rect_draw(16, 8, 48, 40, 0.25f), rect_draw(0, 0, 32, 24, 0.5f)});
   Renderer renderer(config());

@@ -9,7 +9,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "scene/strict_json.h"
+#include "core/strict_json.h"
 #include "tessera/error.h"
 #include "tessera/gltf.h"
 #include "tessera/input_file.h"

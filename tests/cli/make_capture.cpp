@@ -27,6 +27,7 @@ Capture sample() {
   c.device = "sample device";
   c.driver = "sample driver";
   c.vendor_id = 0x10005;
+  c.driver_version = 1;  // lavapipe's VK_MAKE_VERSION(0, 0, 1)
   c.layer_version = "test";
   Frame f;
   f.number = 10;
@@ -48,6 +49,9 @@ Capture sample() {
   depth.height = 4;
   depth.texel_bytes = 4;
   depth.skip_reason = "store_op_dont_care";
+  depth.store_op = StoreOp::dont_care;
+  color.image = 0x5000;
+  depth.image = 0x6000;
   p.attachments = {color, depth};
   f.passes = {p};
   Draw cube;
@@ -77,7 +81,11 @@ Capture sample() {
   f.draws = {cube, skipped};
   Frame g;
   g.number = 11;
-  g.passes = {p};
+  // Frame 11 draws on frame 10's colour image again, loading it (first on it in its frame).
+  RenderPass loaded = p;
+  loaded.attachments[0].load_op = LoadOp::load;
+  loaded.clear_colors = {glm::vec4(0.0f)};
+  g.passes = {loaded};
   Draw behind;
   behind.vertex_count = 6;
   behind.instance_count = 1;
@@ -141,6 +149,9 @@ void write_hostile(const std::filesystem::path& dir) {
   save(dir / "tcap_bad_offset.tcap", edit_manifest(b, "\"offset\":64", "\"offset\":65"));
   save(dir / "tcap_unknown_cull.tcap", edit_manifest(b, "\"cull\":\"back\"", "\"cull\":\"sideways\""));
   save(dir / "tcap_chunk_twice.tcap", edit_manifest(b, "\"positions\":{\"chunk\":5", "\"positions\":{\"chunk\":1"));
+  // Format version 2's load ops: a name not in the list; a clear colour on a loaded attachment.
+  save(dir / "tcap_unknown_load_op.tcap", edit_manifest(b, "\"load_op\":\"clear\"", "\"load_op\":\"reload\""));
+  save(dir / "tcap_clear_on_load.tcap", edit_manifest(b, "\"load_op\":\"clear\"", "\"load_op\":\"load\""));
   const std::string text = "TCAP is not this\n";
   save(dir / "tcap_not_a_capture.tcap", {text.begin(), text.end()});
 }

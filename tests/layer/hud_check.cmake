@@ -11,7 +11,7 @@ file(REMOVE ${PNG})
 # The region that must show the panel (screen pixels X0,Y0,X1,Y1): by default the lines below
 # the frame-time graphs of the default panels.
 if(NOT REGION)
-  set(REGION 112,225,330,285)
+  set(REGION 112,185,330,238)
 endif()
 string(REPLACE "," " " region "${REGION}")
 # vkcube in the background; screenshots every second (lavapipe starts slowly on a loaded

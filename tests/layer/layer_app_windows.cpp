@@ -156,7 +156,8 @@ void make_swapchain(const vkutil::Device& g, Window& w) {
 // panel's dark background (under 0x30 per channel, against the clear colour's 0x40) with light
 // text in it.
 bool panel_shown(const tessera::Image& shot, int window, std::string& what) {
-  const int x0 = kWindowX[window] + 12, y0 = kWindowY + 118, x1 = x0 + 150, y1 = y0 + 50;
+  // The text lines below the frame-time graph (the panel at 8,8 in the window).
+  const int x0 = kWindowX[window] + 12, y0 = kWindowY + 78, x1 = x0 + 150, y1 = y0 + 50;
   long dark = 0, light = 0, total = 0;
   for (int y = y0; y < y1; ++y)
     for (int x = x0; x < x1; ++x) {

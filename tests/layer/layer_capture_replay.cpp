@@ -10,6 +10,10 @@
 //       clipping primitives). TCAP is the layer's capture of frame 1; it is replayed here
 //       (tessera::replay::replay_frame) with the default guard band and with none, and every
 //       draw's counts are compared with the GPU's (printed as a table).
+//   layer_capture_app load TCAP
+//       the draws mode's capture: its dynamic-rendering pass loads the colour image pass 0 drew;
+//       replayed with loaded attachments its covered pixels equal the GPU's on every pixel, where
+//       the format version 1 replay (from a clear) differs (see run_load).
 //   layer_capture_app scene SCENE.json WIDTH HEIGHT DRAWS TCAP
 //       a Tessera scene's mesh instances drawn as a Vulkan application draws them: the scene
 //       camera's matrices, back faces culled, counter-clockwise front faces, LESS depth (D32),
@@ -593,11 +597,86 @@ int run_scene(const std::string& scene_path, uint32_t width, uint32_t height, ui
   return g_failures ? 1 : 0;
 }
 
+// The load mode: the draws mode's capture (layer.capture_draws), whose dynamic-rendering pass
+// loads the colour image the render pass before it drew (VK_ATTACHMENT_LOAD_OP_LOAD). Replayed
+// with loaded attachments (format version 2) the pass starts from what pass 0 left, and its
+// covered pixels equal the GPU's on every pixel; replayed as format version 1 did (from the
+// "clear" (0, 0, 0, 0)) they differ wherever pass 0 drew.
+int run_load(const std::string& tcap) {
+  namespace cap = tessera::capture;
+  const cap::Capture c = cap::read_capture(tcap);
+  std::printf("load: %s, driver %s (driverVersion %u, decoded %s)\n", c.device.c_str(), c.driver.c_str(),
+              c.driver_version, cap::driver_version_text(c.vendor_id, c.driver_version, c.driver).c_str());
+  expect_eq("format version", c.format_version, 2);
+  expect_eq("frames", c.frames.size(), 1);
+  if (c.frames.size() != 1 || c.frames[0].passes.size() != 2) return 1;
+  const cap::Frame& f = c.frames[0];
+  const cap::Attachment& drawn = f.passes[0].attachments[0];
+  const cap::Attachment& loaded = f.passes[1].attachments.at(0);
+  expect(drawn.load_op == cap::LoadOp::clear && drawn.store_op == cap::StoreOp::store, "pass 0 clears its colour");
+  expect(f.passes[0].attachments.size() == 2 && f.passes[0].attachments[1].load_op == cap::LoadOp::clear,
+         "pass 0 clears its depth");
+  expect(loaded.load_op == cap::LoadOp::load && f.passes[1].dynamic_rendering && !f.passes[1].resumes,
+         "pass 1 (dynamic rendering) loads its colour");
+  expect(loaded.image != 0 && loaded.image == drawn.image, "both passes' colour attachments name the same image");
+  expect(f.passes[1].clear_colors.size() == 1 && f.passes[1].clear_colors[0] == glm::vec4(0.0f),
+         "no clear colour on the loaded attachment");
+
+  tessera::Config config;
+  config.frame.threads = 1;
+  auto replay = [&](bool load) {
+    tessera::Renderer renderer(config);
+    tessera::replay::ReplayOptions options;
+    options.load_attachments = load;
+    return tessera::replay::replay_frame(renderer, c, 0, options);
+  };
+  const tessera::replay::FrameReplay now = replay(true), before = replay(false);
+  auto pass = [](const tessera::replay::FrameReplay& r, uint32_t index) -> const tessera::replay::PassReplay* {
+    for (const tessera::replay::PassReplay& p : r.passes)
+      if (p.pass == index) return &p;
+    return nullptr;
+  };
+  const tessera::replay::PassReplay* p0 = pass(now, 0);
+  const tessera::replay::PassReplay* p1 = pass(now, 1);
+  const tessera::replay::PassReplay* old1 = pass(before, 1);
+  if (!p0 || !p1 || !old1) {
+    expect(false, "both passes replayed");
+    return 1;
+  }
+  expect_eq("pass 1 continues pass", p1->color_loaded_from, 0);
+  expect_eq("seeded loads", now.stats.get_u64("capture.loads.seeded"), 1);
+  expect_eq("loads from before the frame", now.stats.get_u64("capture.loads.unknown"), 0);
+  expect(p1->coverage.compared && old1->coverage.compared, "coverage compared with the GPU's on the loaded pass");
+  const uint64_t pixels = p1->coverage.pixels;
+  expect_eq("pixels", pixels, 64 * 64);
+  expect_eq("pixels that differ from the GPU's, loaded attachment replayed", p1->coverage.pixels_differ, 0);
+  expect(old1->coverage.pixels_differ > 0, "the version-1 replay (from a clear) differs from the GPU's");
+  // The loaded pass's replayed image keeps pass 0's draws where its own draws did not reach.
+  const std::vector<uint32_t>& own = p1->frame.diagnostics.sample_draw;
+  uint64_t kept = 0, kept_same = 0, from_pass0 = 0;
+  for (size_t i = 0; i < own.size(); ++i) {
+    if (own[i]) continue;
+    ++kept;
+    kept_same += p1->frame.color.pixels[i] == p0->frame.color.pixels[i];
+    from_pass0 += p0->frame.diagnostics.sample_draw[i] != 0;
+  }
+  expect_eq("pixels pass 1 left as pass 0 drew them", kept_same, kept);
+  expect(from_pass0 > 0, "pass 0's draws show through the loaded pass");
+  std::printf(
+      "load: pass 1 loads pass 0's colour image; %llu pixels; covered pixels differing from the GPU's: %llu "
+      "(replay from a clear, as format version 1: %llu); GPU covered %llu samples, replay %llu\n",
+      (unsigned long long)pixels, (unsigned long long)p1->coverage.pixels_differ,
+      (unsigned long long)old1->coverage.pixels_differ, (unsigned long long)p1->coverage.samples_capture,
+      (unsigned long long)p1->coverage.samples_replay);
+  return g_failures ? 1 : 0;
+}
+
 }  // namespace
 
 // Entry for layer_capture_app's replay modes; 2 = not one of them (usage).
 int run_replay_modes(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "load" && argc > 2) return run_load(argv[2]);
   if (mode == "clipping" && argc > 2) return run_clipping(argv[2]);
   if (mode == "scene" && argc > 6) {
     const unsigned long w = std::stoul(argv[3]), h = std::stoul(argv[4]), parts = std::stoul(argv[5]);

@@ -30,7 +30,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The viewer's unit tests (not built here: docs/fuzzing.md) and tests that drive the `tessera` CLI
 # (sweeps, replay of a layer capture (replay.gpu_agreement_*, layer.capture_*_replay), the install
 # and bench checks) need the whole project, which this run does not build.
-skip='^(layer\.(installed|bench_suite|capture_msaa_replay|capture_vk10_replay)|sweep\..*|replay\.(gpu_agreement_.*|bench_capture)|tessera_viewer_tests_NOT_BUILT)$'
+skip='^(layer\.(installed|bench_suite|capture_msaa_replay|capture_vk10_replay|capture_load_replay_cli)|sweep\..*|replay\.(gpu_agreement_.*|bench_capture)|tessera_viewer_tests_NOT_BUILT)$'
 status=0
 ctest --test-dir "$build" -L 'unit|integration' -LE layer -E "$skip" --output-on-failure -j2 "$@" || status=1
 # The Vulkan programs of the layer tests: ASan and UBSan as everywhere, leak detection off. Their

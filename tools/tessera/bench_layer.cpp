@@ -369,9 +369,21 @@ std::string percent(double ratio) {
   return buf;
 }
 
+// --configs and --programs (kept here rather than in BenchArgs: only this suite reads them).
+std::vector<std::string> g_selected_configs, g_selected_programs;
+
 }  // namespace
 
 void add_layer_bench_options(CLI::App* bench, BenchArgs& args) {
+  bench
+      ->add_option("--configs", g_selected_configs,
+                   "layer: configurations to run (default: all; none, the peer of every ratio, always runs)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"none", "tessera", "tessera_hud", "mangohud", "mesa_overlay", "tessera_capture_outside",
+                             "tessera_capture_every"}));
+  bench->add_option("--programs", g_selected_programs, "layer: programs to run (default: vkcube,layer_app)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"vkcube", "layer_app"}));
   bench
       ->add_option("--frames", args.frames,
                    "layer: timed frames per program run (vkcube: extra frames over a short run)")
@@ -486,6 +498,11 @@ int run_layer_bench(const BenchArgs& args) {
       configs[3].skip = s.reason + " (Debian package mesa-vulkan-drivers)";
   }
   add_capture_configs(configs, tmp);
+  const auto selected = [](const std::vector<std::string>& chosen, const std::string& name) {
+    return chosen.empty() || name == "none" || std::find(chosen.begin(), chosen.end(), name) != chosen.end();
+  };
+  for (LayerConfig& c : configs)
+    if (!selected(g_selected_configs, c.name)) c.skip = "not selected (--configs)";
 
   // Programs.
 
@@ -494,7 +511,9 @@ int run_layer_bench(const BenchArgs& args) {
   vkcube.name = "vkcube";
   const int short_frames = std::max(5, frames / 10);
   std::unique_ptr<VirtualDisplay> xvfb;
-  if (const auto path = find_in_path("vkcube")) {
+  if (!selected(g_selected_programs, "vkcube")) {
+    vkcube.skip = "not selected (--programs)";
+  } else if (const auto path = find_in_path("vkcube")) {
     vkcube.command = {path->string(), "--c"};
     const char* display = std::getenv("DISPLAY");
     if (display && *display) {
@@ -516,7 +535,9 @@ int run_layer_bench(const BenchArgs& args) {
     std::error_code ec;
     app_path = fs::read_symlink("/proc/self/exe", ec).parent_path() / "tessera_layer_app";
   }
-  if (::access(app_path.c_str(), X_OK) == 0) {
+  if (!selected(g_selected_programs, "layer_app")) {
+    app.skip = "not selected (--programs)";
+  } else if (::access(app_path.c_str(), X_OK) == 0) {
     app.command = {fs::absolute(app_path).string(), "bench", std::to_string(frames), std::to_string(warmup)};
     // The application never presents: each submission ends a frame for the layer.
     app.env["TESSERA_LAYER_FRAME_DELIMITER"] = "submit";

@@ -150,6 +150,35 @@ Totals totals_of(const Capture& c) {
   return t;
 }
 
+constexpr std::array<const char*, 4> kLoadOpNames{"load", "clear", "dont_care", "none"};
+constexpr std::array<const char*, 3> kStoreOpNames{"store", "dont_care", "none"};
+
+std::string hex64(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// The earlier pass of the frame that last stored the image attachment `a` of pass `pass` loads
+// (replay starts it from there), or -1 (not loaded, image unknown, or first on its image).
+int64_t loaded_from(const Frame& f, size_t pass, const Attachment& a) {
+  if ((a.load_op != LoadOp::load && a.load_op != LoadOp::none) || a.image == 0) return -1;
+  for (size_t q = pass; q-- > 0;) {
+    for (const Attachment& b : f.passes[q].attachments) {
+      if (b.image == a.image && b.mip_level == a.mip_level && b.base_layer == a.base_layer)
+        return b.store_op == StoreOp::dont_care ? -1 : int64_t(q);
+    }
+  }
+  return -1;
+}
+
+std::string load_text(const Frame& f, size_t pass, const Attachment& a) {
+  const std::string op = std::string("load ") + kLoadOpNames[size_t(a.load_op) < 4 ? size_t(a.load_op) : 0];
+  if (a.load_op != LoadOp::load && a.load_op != LoadOp::none) return op;
+  const int64_t from = loaded_from(f, pass, a);
+  return op + (from >= 0 ? " (pass " + std::to_string(from) + "'s contents)" : " (contents from before the frame)");
+}
+
 std::string reasons_text(const std::map<std::string, uint64_t>& reasons) {
   std::string s;
   for (const auto& [reason, n] : reasons) s += (s.empty() ? "" : ", ") + reason + ": " + std::to_string(n);
@@ -162,7 +191,8 @@ void print_info_text(std::ostream& os, const std::filesystem::path& file, uint64
   if (!c.engine.empty()) os << " (engine " << c.engine << ")";
   os << ", Vulkan " << vulkan_version(c.api_version) << "\n";
   os << "device       " << c.device << " (vendor " << hex(c.vendor_id) << ", device " << hex(c.device_id) << ")\n";
-  os << "driver       " << c.driver << " (version " << hex(c.driver_version) << ")\n";
+  os << "driver       " << c.driver << " (version " << driver_version_text(c.vendor_id, c.driver_version, c.driver)
+     << ", raw " << c.driver_version << ")\n";
   os << "layer        " << c.layer_version << "\n";
   os << "frames       " << c.frames.size() << "\n";
   for (const Frame& f : c.frames) {
@@ -179,9 +209,17 @@ void print_info_text(std::ostream& os, const std::filesystem::path& file, uint64
          << (p.dynamic_rendering ? "dynamic rendering" : "render pass, subpass " + std::to_string(p.subpass))
          << ", area " << p.area_width << "x" << p.area_height << " at (" << p.area_x << ", " << p.area_y << "), "
          << plural(p.samples, "sample");
-      for (size_t k = 0; k < p.clear_colors.size(); ++k) {
-        const glm::vec4& cc = p.clear_colors[k];
-        os << (k == 0 ? ", clears colour (" : ", (") << cc.r << ", " << cc.g << ", " << cc.b << ", " << cc.a << ")";
+      if (p.resumes) os << ", resumes the previous pass";
+      // Clear values of the attachments that are cleared (version 1: every clear value recorded).
+      size_t colour = 0;
+      bool first_clear = true;
+      for (const Attachment& a : p.attachments) {
+        if (a.kind == AttachmentKind::depth || colour >= p.clear_colors.size()) continue;
+        const glm::vec4& cc = p.clear_colors[colour++];
+        if (a.load_op != LoadOp::clear) continue;
+        os << (first_clear ? ", clears colour (" : ", (") << cc.r << ", " << cc.g << ", " << cc.b << ", " << cc.a
+           << ")";
+        first_clear = false;
       }
       if (p.clears_depth) os << ", clears depth to " << p.clear_depth;
       os << "\n";
@@ -189,7 +227,13 @@ void print_info_text(std::ostream& os, const std::filesystem::path& file, uint64
         const Attachment& a = p.attachments[k];
         os << "    attachment " << k << ": " << (a.kind == AttachmentKind::depth ? "depth " : "colour ")
            << format_label(a.vk_format) << ", " << a.width << "x" << a.height << ", " << plural(a.samples, "sample")
-           << ", " << a.texel_bytes << " B/sample: ";
+           << ", " << a.texel_bytes << " B/sample";
+        if (c.format_version >= 2) {
+          os << ", " << load_text(f, i, a) << ", store " << name(size_t(a.store_op), kStoreOpNames);
+          if (a.image) os << ", image " << hex64(a.image);
+          if (a.mip_level || a.base_layer) os << " mip " << a.mip_level << " layer " << a.base_layer;
+        }
+        os << ": ";
         if (a.texels.empty()) {
           os << "skipped (" << a.skip_reason << ")\n";
         } else {
@@ -235,9 +279,11 @@ OJson info_json(const std::filesystem::path& file, uint64_t file_bytes, const Ca
   OJson frames = OJson::array();
   for (const Frame& f : c.frames) {
     OJson passes = OJson::array();
-    for (const RenderPass& p : f.passes) {
+    for (size_t pi = 0; pi < f.passes.size(); ++pi) {
+      const RenderPass& p = f.passes[pi];
       OJson attachments = OJson::array();
       for (const Attachment& a : p.attachments) {
+        const int64_t from = c.format_version >= 2 ? loaded_from(f, pi, a) : -1;
         const char* fname = vk_format_name(a.vk_format);
         attachments.push_back({{"kind", a.kind == AttachmentKind::depth ? "depth" : "color"},
                                {"vk_format", a.vk_format},
@@ -248,7 +294,13 @@ OJson info_json(const std::filesystem::path& file, uint64_t file_bytes, const Ca
                                {"texel_bytes", a.texel_bytes},
                                {"read_back", !a.texels.empty()},
                                {"skip_reason", a.skip_reason},
-                               {"bytes", a.texels.size()}});
+                               {"bytes", a.texels.size()},
+                               {"load_op", name(size_t(a.load_op), kLoadOpNames)},
+                               {"store_op", name(size_t(a.store_op), kStoreOpNames)},
+                               {"image", hex64(a.image)},
+                               {"mip_level", a.mip_level},
+                               {"base_layer", a.base_layer},
+                               {"loads_from_pass", from >= 0 ? OJson(from) : OJson(nullptr)}});
       }
       OJson clears = OJson::array();
       for (const glm::vec4& cc : p.clear_colors) clears.push_back({cc.r, cc.g, cc.b, cc.a});
@@ -259,6 +311,7 @@ OJson info_json(const std::filesystem::path& file, uint64_t file_bytes, const Ca
                         {"clear_colors", clears},
                         {"clears_depth", p.clears_depth},
                         {"clear_depth", p.clear_depth},
+                        {"resumes", p.resumes},
                         {"attachments", attachments}});
     }
     OJson draws = OJson::array();
@@ -303,6 +356,7 @@ OJson info_json(const std::filesystem::path& file, uint64_t file_bytes, const Ca
           {"vendor_id", c.vendor_id},
           {"device_id", c.device_id},
           {"driver_version", c.driver_version},
+          {"driver_version_text", driver_version_text(c.vendor_id, c.driver_version, c.driver)},
           {"layer_version", c.layer_version},
           {"frames", frames},
           {"totals",

@@ -197,6 +197,9 @@ int run_replay(const ReplayArgs& args) {
                 << name(output, i).string();
       if (!args.stats.empty()) std::cout << " and " << name(args.stats, i).string();
       std::cout << (batch ? " (last of the batch)" : "") << "\n" << frame_summary(r.stats);
+      // Loaded attachments: where each pass that loads started from (docs/replay.md).
+      for (const replay::PassReplay& p : r.passes)
+        if (!p.load_note.empty()) std::cout << "pass " << p.pass << ": " << p.load_note << "\n";
     }
   }
   return 0;

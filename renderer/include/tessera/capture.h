@@ -20,8 +20,11 @@
 
 namespace tessera::capture {
 
-// The .tcap format version this build writes and reads.
-inline constexpr uint32_t kFormatVersion = 1;
+// The .tcap format version this build writes; it reads this one and kOldestFormatVersion up.
+// Version 2 added per-attachment load and store ops, image identity and resumed passes
+// (docs/capture.md); a version 1 file reads as if every attachment were cleared.
+inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kOldestFormatVersion = 1;
 
 // Shader stages of a draw's pipeline (VkShaderStageFlagBits' graphics stages).
 enum class ShaderStage : uint8_t { vertex, tessellation_control, tessellation_evaluation, geometry, fragment };
@@ -34,6 +37,13 @@ struct ShaderInfo {
 };
 
 enum class AttachmentKind : uint8_t { color, depth };
+
+// What a render pass does with an attachment's contents at its start (VkAttachmentLoadOp; none
+// is VK_ATTACHMENT_LOAD_OP_NONE_EXT/KHR: contents kept, not accessed) and at its end
+// (VkAttachmentStoreOp). A resumed dynamic-rendering pass and the later subpasses of a
+// VkRenderPass continue the contents: load.
+enum class LoadOp : uint8_t { load, clear, dont_care, none };
+enum class StoreOp : uint8_t { store, dont_care, none };
 
 // One attachment of a render pass, read back at the end of the pass (capture frames only).
 // `texels` holds the image as the GPU stored it, `vk_format`'s bytes per sample, pixel-major:
@@ -48,6 +58,14 @@ struct Attachment {
   uint32_t texel_bytes = 0;  // bytes per sample in `texels`
   std::vector<uint8_t> texels;
   std::string skip_reason;
+  // Format version 2. A version 1 file reads as load_op clear, store_op store, image 0.
+  LoadOp load_op = LoadOp::clear;
+  StoreOp store_op = StoreOp::store;
+  // Identity of the image within the capture (the application's VkImage handle value; 0:
+  // unknown), so replay can find the pass that last wrote the image an attachment loads; and
+  // the view's first mip level and array layer (the layer reads back mip 0, layer 0).
+  uint64_t image = 0;
+  uint32_t mip_level = 0, base_layer = 0;
 };
 
 // A render pass instance (VkRenderPass subpass or dynamic rendering) in submission order.
@@ -58,9 +76,15 @@ struct RenderPass {
   uint32_t area_width = 0, area_height = 0;
   uint32_t samples = 1;
   std::vector<Attachment> attachments;  // colour attachments in order, then depth (if any)
-  std::vector<glm::vec4> clear_colors;  // per colour attachment when loaded with CLEAR
+  // Per colour attachment (in order): its clear colour when its load_op is clear, else
+  // (0, 0, 0, 0). The depth attachment's clear value when it is cleared (clears_depth = its
+  // load_op is clear), else 1.
+  std::vector<glm::vec4> clear_colors;
   float clear_depth = 1.0f;
   bool clears_depth = false;
+  // Dynamic rendering with VK_RENDERING_RESUMING_BIT: continues the previous pass instance
+  // (its attachments' load_op is load). Format version 2.
+  bool resumes = false;
 };
 
 // VkPipelineColorBlendAttachmentState, as far as the units need it.
@@ -140,6 +164,10 @@ Capture read_capture(const std::filesystem::path& path);
 // read_capture on a file's bytes already in memory (the fuzz target, tests): `name` stands for
 // the file in messages. The same checks, the same errors.
 Capture read_capture_bytes(std::span<const uint8_t> bytes, const std::string& name);
+// The driver version as its vendor encodes VkPhysicalDeviceProperties::driverVersion:
+// NVIDIA (vendor 0x10DE) 10.8.8.6 bits ("580.159.04"), Intel's Windows driver (0x8086, a
+// driver name without "Mesa") 18.14 bits, everyone else Vulkan's major.minor.patch.
+std::string driver_version_text(uint32_t vendor_id, uint32_t driver_version, const std::string& driver);
 // Writes atomically (a temporary beside the target, then rename): tessera::Error on failure.
 void write_capture(const std::filesystem::path& path, const Capture& capture);
 

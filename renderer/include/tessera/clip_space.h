@@ -75,6 +75,11 @@ struct ClipSpaceFrame {
   int samples = 1;              // 1, 2, 4 or 8
   glm::vec3 clear_color{0.0f};  // linear RGB
   float clear_depth = 1.0f;
+  // The frame's contents at its start instead of the clears (a render pass that loads its
+  // attachments; replay, docs/replay.md): empty, or width x height x samples values, sample
+  // by sample, pixel-major (row by row). Colour as Frame::color stores it (RGBA8, sRGB).
+  std::vector<uint32_t> initial_color;
+  std::vector<float> initial_depth;
   std::vector<ClipSpaceDraw> draws;  // in submission order
   // What the tiler's accounting charges per vertex (PIC, two-pass vertex shading): the bytes
   // fetched per vertex, of which position bytes in the position-only pass, and the vertex

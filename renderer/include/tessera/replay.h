@@ -53,6 +53,12 @@ struct PassReplay {
   int captured_depth_unorm_bits = 0;
   double captured_depth_tolerance = 1e-6;
   std::string color_note;  // why the colour attachment is not decoded, if so
+  // Loaded attachments (format version 2, docs/replay.md "Loaded attachments"): the frame's
+  // pass whose contents the colour (first colour attachment) and depth attachment started from,
+  // -1 when they did not load (cleared, dont_care) or loaded contents from before the frame;
+  // `load_note` says what happened in words ("" when nothing was loaded).
+  int32_t color_loaded_from = -1, depth_loaded_from = -1;
+  std::string load_note;
   // Coverage against the GPU's (multisampled captures of a pass that clears its colour): per
   // pixel, the samples Tessera covered (any draw wrote them) against the captured samples that
   // differ from the clear colour. `compared` false when the capture cannot say.
@@ -76,6 +82,10 @@ struct ReplayOptions {
   bool draw_diagnostics = true;
   // The viewer's scrubber: replay the captured draws 0..last_draw only.
   std::optional<size_t> last_draw;
+  // Passes that load an attachment start from what the frame's earlier passes left in its
+  // image; false: every pass starts from its clear values (format version 1's replay, kept to
+  // show the difference).
+  bool load_attachments = true;
 };
 
 // The draw-ID colour of captured draw `index` (distinct neighbours, never the clear black).

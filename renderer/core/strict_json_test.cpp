@@ -1,17 +1,31 @@
-#include "scene/strict_json.h"
+#include "core/strict_json.h"
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <initializer_list>
 #include <limits>
 
 #include <nlohmann/json.hpp>
 
-#include "scene/scene_test_support.h"
+#include "tessera/error.h"
 
 namespace tessera::strict_json {
 namespace {
 
-using tessera::scene_testing::expect_error;
+// Runs f, which must throw tessera::Error whose message contains every one of `parts`.
+std::string expect_error(const std::function<void()>& f, std::initializer_list<std::string> parts) {
+  try {
+    f();
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    for (const std::string& p : parts)
+      EXPECT_NE(msg.find(p), std::string::npos) << "message lacks \"" << p << "\": " << msg;
+    return msg;
+  }
+  ADD_FAILURE() << "expected tessera::Error, nothing was thrown";
+  return {};
+}
 
 const std::string kFile = "doc.json";
 

@@ -1,4 +1,4 @@
-#include "scene/strict_json.h"
+#include "core/strict_json.h"
 
 #include <algorithm>
 #include <cmath>
