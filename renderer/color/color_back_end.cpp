@@ -133,14 +133,36 @@ ColorTile ColorBackEnd::current(int block) const {
   return t;
 }
 
-void ColorBackEnd::on_quad_written(int qx, int qy) {
-  // Planes in use after the write: the most distinct colours among the quad's pixels.
+namespace {
+
+// Planes in use after a quad's write: the most distinct colours among its pixels inside the bin
+// tile. The sample count is a template argument so the per-pixel count is inlined and unrolled.
+template <int kN>
+int quad_planes(const Rgba8* buffer, int qx, int qy, int width, int height) {
   int planes = 1;
   for (int p = 0; p < 4; ++p) {
     const int x = qx + (p & 1), y = qy + (p >> 1);
-    if (x >= width_ || y >= height_) continue;
-    const Rgba8* s = buffer_ + (size_t(y) * size_t(width_) + size_t(x)) * size_t(samples_);
-    planes = std::max(planes, distinct_colours(s, samples_));
+    if (x >= width || y >= height) continue;
+    planes = std::max(planes, distinct_of<kN>(buffer + (size_t(y) * size_t(width) + size_t(x)) * size_t(kN)));
+  }
+  return planes;
+}
+
+}  // namespace
+
+void ColorBackEnd::on_quad_written(int qx, int qy) {
+  int planes = 1;
+  switch (samples_) {
+    case 2: planes = quad_planes<2>(buffer_, qx, qy, width_, height_); break;
+    case 4: planes = quad_planes<4>(buffer_, qx, qy, width_, height_); break;
+    case 8: planes = quad_planes<8>(buffer_, qx, qy, width_, height_); break;
+    default:
+      for (int p = 0; p < 4; ++p) {
+        const int x = qx + (p & 1), y = qy + (p >> 1);
+        if (x >= width_ || y >= height_) continue;
+        const Rgba8* s = buffer_ + (size_t(y) * size_t(width_) + size_t(x)) * size_t(samples_);
+        planes = std::max(planes, distinct_colours(s, samples_));
+      }
   }
   const int block = (qy / kTileHeight) * blocks_x_ + qx / kTileWidth;
   analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale

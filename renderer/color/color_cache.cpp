@@ -15,11 +15,13 @@ size_t ColorCache::set_of(uint64_t key) const {
 }
 
 bool ColorCache::lookup(uint64_t key) {
+  if (key == mru_) return true;
   const size_t base = set_of(key) * size_t(geometry_.ways);
   for (int w = 0; w < geometry_.ways; ++w) {
     Way& way = ways_[base + size_t(w)];
     if (way.key == key) {
       way.last_use = ++clock_;
+      mru_ = key;
       return true;
     }
   }
@@ -59,10 +61,12 @@ uint64_t ColorCache::insert(uint64_t key) {
   const uint64_t displaced = victim->key;
   victim->key = key;
   victim->last_use = ++clock_;
+  mru_ = key;
   return displaced;
 }
 
 void ColorCache::erase(uint64_t key) {
+  if (key == mru_) mru_ = kNoLine;
   const size_t base = set_of(key) * size_t(geometry_.ways);
   for (int w = 0; w < geometry_.ways; ++w) {
     Way& way = ways_[base + size_t(w)];

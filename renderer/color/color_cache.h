@@ -46,6 +46,9 @@ class ColorCache {
   ColorCacheGeometry geometry_;
   std::vector<Way> ways_;  // sets x ways
   uint64_t clock_ = 0;
+  // The most recently used resident key (kNoLine if none): a quad's next write usually hits
+  // it, and refreshing the newest line changes no LRU order, so that hit needs no search.
+  uint64_t mru_ = kNoLine;
 };
 
 }  // namespace tessera::color

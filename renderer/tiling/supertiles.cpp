@@ -29,21 +29,34 @@ int supertile_capacity(int tile_buffer_bytes, int atomic_size, int samples, int 
   return int(std::max(1LL, per_tile > 0 ? tile_buffer_bytes / per_tile : 1));
 }
 
-uint64_t SupertileTable::cut_cost(const Picb& picb) const {
+namespace {
+
+// The cut cost of an owner map (SupertileTable::cut_cost without the table: the candidates are
+// compared before the winner's table is built).
+uint64_t cut_cost_of(const Picb& picb, const std::vector<uint32_t>& owner) {
+  const int w = picb.tiles_x, h = picb.tiles_y;
   uint64_t sum = 0;
-  for (int y = 0; y < tiles_y; ++y) {
-    for (int x = 0; x < tiles_x; ++x) {
-      const size_t id = size_t(y) * size_t(tiles_x) + size_t(x);
-      if (x + 1 < tiles_x && owner[id + 1] != owner[id]) sum += std::min(picb.at(x, y), picb.at(x + 1, y));
-      if (y + 1 < tiles_y && owner[id + size_t(tiles_x)] != owner[id])
-        sum += std::min(picb.at(x, y), picb.at(x, y + 1));
+  for (int y = 0; y < h; ++y) {
+    const uint32_t* o = owner.data() + size_t(y) * size_t(w);
+    const uint16_t* c = picb.cost.data() + size_t(y) * size_t(w);
+    for (int x = 0; x + 1 < w; ++x) {
+      if (o[x + 1] != o[x]) sum += std::min(c[x], c[x + 1]);
+    }
+    if (y + 1 == h) continue;
+    for (int x = 0; x < w; ++x) {
+      if (o[x + size_t(w)] != o[x]) sum += std::min(c[x], c[x + size_t(w)]);
     }
   }
   return sum;
 }
 
+}  // namespace
+
+uint64_t SupertileTable::cut_cost(const Picb& picb) const { return cut_cost_of(picb, owner); }
+
 namespace {
 
+// Candidate A's owner map (the table's entries and offsets are built only for the winner).
 SupertileTable grow_supertiles(const Picb& picb, int capacity) {
   const int w = picb.tiles_x, h = picb.tiles_y;
   const size_t n = size_t(w) * size_t(h);
@@ -52,7 +65,6 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
   stt.tiles_x = w;
   stt.tiles_y = h;
   stt.owner.assign(n, kUnassigned);
-  stt.offsets.push_back(0);
   capacity = std::max(1, capacity);
 
   // Seeds in order of cost (highest first), ties by id.
@@ -103,7 +115,6 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
       const size_t pid = size_t(y + 1) * pw + size_t(x + 1);
       stt.owner[id] = s;
       po[pid] = s;
-      stt.entries.push_back(id);
       ++size;
       const int nx[4] = {x - 1, x + 1, x, x};
       const int ny[4] = {y, y, y - 1, y + 1};
@@ -138,7 +149,6 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
       take(id);
     }
 
-    stt.offsets.push_back(uint32_t(stt.entries.size()));
   }
   return stt;
 }
@@ -253,16 +263,15 @@ SupertileTable generate_supertiles(const Picb& picb, int capacity) {
   capacity = std::max(1, capacity);
   // Candidate A: supertiles grown from the costliest tiles; candidate B: squares of the same
   // budget. Both are refined on their borders and the lower cut cost is kept (A on a tie), so
-  // the result never cuts more than the fixed tiling of the same budget.
-  SupertileTable grown = grow_supertiles(picb, capacity);
-  std::vector<uint32_t> a = grown.owner;
+  // the result never cuts more than the fixed tiling of the same budget. The cut cost depends
+  // only on which tiles share a supertile, so it is read from the owner maps and only the
+  // winner's table is built.
+  std::vector<uint32_t> a = grow_supertiles(picb, capacity).owner;
   refine(picb, capacity, a);
-  SupertileTable best = table_from_owners(picb.tiles_x, picb.tiles_y, a);
-  uint64_t best_cut = best.cut_cost(picb);
   std::vector<uint32_t> b = square_owners(picb.tiles_x, picb.tiles_y, capacity, 0);
   refine(picb, capacity, b);
-  SupertileTable squares = table_from_owners(picb.tiles_x, picb.tiles_y, b);
-  return squares.cut_cost(picb) < best_cut ? squares : best;
+  const bool squares = cut_cost_of(picb, b) < cut_cost_of(picb, a);
+  return table_from_owners(picb.tiles_x, picb.tiles_y, squares ? b : a);
 }
 
 }  // namespace tessera
