@@ -142,6 +142,20 @@ void init_capture_device(DeviceData* d, const CaptureDevicePlan& plan, PFN_vkGet
   h.device_id = props.deviceID;
   h.driver_version = props.driverVersion;
   h.driver = "driver version " + std::to_string(props.driverVersion);
+  // The driver's name and version text (Vulkan 1.2's VkPhysicalDeviceDriverProperties): capture
+  // info decodes driverVersion by vendor, and Mesa's Intel driver differs from Intel's Windows
+  // driver only by name. Asked only where the application's versions make it valid.
+  const bool v12 = VK_API_VERSION_MAJOR(c->api_version) > 1 || VK_API_VERSION_MINOR(c->api_version) >= 2;
+  if (v12 && it.GetPhysicalDeviceProperties2) {
+    VkPhysicalDeviceDriverProperties dp{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &dp};
+    it.GetPhysicalDeviceProperties2(d->physical, &p2);
+    dp.driverName[VK_MAX_DRIVER_NAME_SIZE - 1] = 0;
+    dp.driverInfo[VK_MAX_DRIVER_INFO_SIZE - 1] = 0;
+    std::string text = dp.driverName;
+    if (dp.driverInfo[0]) text += std::string(text.empty() ? "" : " ") + dp.driverInfo;
+    if (!text.empty()) h.driver = text;
+  }
   h.layer_version = std::string(kLayerName) + " " + std::to_string(VK_API_VERSION_MAJOR(VK_HEADER_VERSION_COMPLETE)) +
                     "." + std::to_string(VK_API_VERSION_MINOR(VK_HEADER_VERSION_COMPLETE)) + "." +
                     std::to_string(VK_HEADER_VERSION);

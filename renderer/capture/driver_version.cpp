@@ -16,9 +16,11 @@ std::string driver_version_text(uint32_t vendor_id, uint32_t driver_version, con
       std::snprintf(buf, sizeof buf, "%u.%u.%02u.%u", major, minor, secondary, tertiary);
     else
       std::snprintf(buf, sizeof buf, "%u.%u.%02u", major, minor, secondary);
-  } else if (vendor_id == 0x8086 && driver.find("Mesa") == std::string::npos) {
-    // Intel's Windows driver: 18 bits major, 14 minor (build number); Mesa's Intel driver
-    // (Linux) uses Vulkan's encoding like the rest of Mesa.
+  } else if (vendor_id == 0x8086 && driver.find("Intel") != std::string::npos &&
+             driver.find("Mesa") == std::string::npos) {
+    // Intel's Windows driver (driver name "Intel Corporation"): 18 bits major, 14 minor (build
+    // number); Mesa's Intel driver (Linux) uses Vulkan's encoding like the rest of Mesa, and so
+    // does a capture that could not name its driver (Vulkan 1.0/1.1 applications).
     std::snprintf(buf, sizeof buf, "%u.%u", v >> 14, v & 0x3FFF);
   } else {
     // VK_MAKE_API_VERSION's layout (Mesa, AMD, Arm, Qualcomm, ...): major.minor.patch.

@@ -19,6 +19,8 @@ TEST(DriverVersion, IntelOnWindowsUsesEighteenFourteenBits) {
   // Mesa's Intel driver encodes as Vulkan does: 22.3.6.
   EXPECT_EQ(driver_version_text(0x8086, (22u << 22) | (3u << 12) | 6u, "Intel open-source Mesa driver Mesa 22.3.6"),
             "22.3.6");
+  // A capture that could not name its driver (a Vulkan 1.0 application) is not assumed Windows.
+  EXPECT_EQ(driver_version_text(0x8086, (23u << 22) | (2u << 12) | 1u, "driver version 96477185"), "23.2.1");
 }
 
 TEST(DriverVersion, OthersUseVulkansEncoding) {
