@@ -55,6 +55,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -515,6 +516,56 @@ glm::vec4 cpu_vertex(uint32_t index, uint32_t instance) {
   return transform() * glm::vec4(p, 1.0f);
 }
 
+// Shared by the modes: submit one command buffer and wait for it.
+void submit_and_wait(App& a, VkCommandBuffer cb, VkFence fence) {
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cb;
+  CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
+  CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
+  CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+}
+
+// Begins a one-time recording and the single-sample render pass with the usual clears.
+void begin_frame_pass(App& a, VkCommandBuffer cb) {
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  CHECK_VK(vkBeginCommandBuffer(cb, &bi));
+  VkClearValue clears[2];
+  clears[0].color = {{0.1f, 0.2f, 0.3f, 1.0f}};
+  clears[1].depthStencil = {1.0f, 0};
+  VkRenderPassBeginInfo rbi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+  rbi.renderPass = a.pass;
+  rbi.framebuffer = a.framebuffer;
+  rbi.renderArea = {{0, 0}, {kSize, kSize}};
+  rbi.clearValueCount = 2;
+  rbi.pClearValues = clears;
+  vkCmdBeginRenderPass(cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
+}
+
+void expect_no_validation_messages() {
+  std::printf("validation messages: %d errors, %d warnings\n", g_validation.errors.load(),
+              g_validation.warnings.load());
+  expect(g_validation.errors.load() == 0 && g_validation.warnings.load() == 0, "no validation messages");
+}
+
+// Calls check(frame, record) for each frame record of the layer's JSON lines file and expects
+// one per frame.
+void check_records(const std::string& records, int frames,
+                   const std::function<void(int, const nlohmann::json&)>& check) {
+  std::ifstream in(records);
+  expect(bool(in), "read " + records);
+  std::string line;
+  int seen = 0;
+  while (std::getline(in, line)) {
+    const nlohmann::json r = nlohmann::json::parse(line);
+    if (r.contains("summary")) continue;
+    ++seen;
+    check(r.at("frame").get<int>(), r);
+  }
+  expect_eq("frame records", seen, frames);
+}
+
 int run_draws(const std::string& tcap, const std::string& image_out, bool validation, bool no_xfb) {
   App a;
   setup(a, validation);
@@ -525,12 +576,7 @@ int run_draws(const std::string& tcap, const std::string& image_out, bool valida
   std::vector<uint8_t> image(kSize * kSize * 4);
   for (int frame = 0; frame < 3; ++frame) {
     record(a, cb, sec);
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cb;
-    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
-    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
-    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+    submit_and_wait(a, cb, fence);
     if (frame == 1) {
       CHECK_VK(vkGetQueryPoolResults(a.g.device, a.stats, 0, 4, sizeof clipping, clipping.data(), sizeof(uint64_t),
                                      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
@@ -539,11 +585,7 @@ int run_draws(const std::string& tcap, const std::string& image_out, bool valida
   }
   vkDestroyFence(a.g.device, fence, nullptr);
   teardown(a);  // the layer's writer thread has finished when vkDestroyDevice returns
-  if (validation) {
-    std::printf("validation messages: %d errors, %d warnings\n", g_validation.errors.load(),
-                g_validation.warnings.load());
-    expect(g_validation.errors.load() == 0 && g_validation.warnings.load() == 0, "no validation messages");
-  }
+  if (validation) expect_no_validation_messages();
   {
     std::ofstream out(image_out, std::ios::binary);
     out.write(reinterpret_cast<const char*>(image.data()), std::streamsize(image.size()));
@@ -666,20 +708,11 @@ int run_msaa(const std::string& tcap, bool validation) {
   VkFence fence = vkutil::create_fence(a.g.device);
   for (int frame = 0; frame < 3; ++frame) {
     record(a, cb, VK_NULL_HANDLE);
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cb;
-    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
-    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
-    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+    submit_and_wait(a, cb, fence);
   }
   vkDestroyFence(a.g.device, fence, nullptr);
   teardown(a);
-  if (validation) {
-    std::printf("validation messages: %d errors, %d warnings\n", g_validation.errors.load(),
-                g_validation.warnings.load());
-    expect(g_validation.errors.load() == 0 && g_validation.warnings.load() == 0, "no validation messages");
-  }
+  if (validation) expect_no_validation_messages();
   const tessera::capture::Capture cap = tessera::capture::read_capture(tcap);
   expect_eq("frames in the capture", cap.frames.size(), 1);
   if (cap.frames.size() != 1) return 1;
@@ -841,21 +874,12 @@ int run_dynamic(const std::string& tcap, const std::string& records, bool valida
     vkCmdDrawIndexed(cb, uint32_t(kIndices.size()), kInstances, 0, kVertexOffset, 0);
     vkCmdEndRendering(cb);
     CHECK_VK(vkEndCommandBuffer(cb));
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cb;
-    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
-    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
-    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+    submit_and_wait(a, cb, fence);
   }
   vkDestroyFence(a.g.device, fence, nullptr);
   vkDestroyPipeline(a.g.device, pipe, nullptr);
   teardown(a);  // the layer's records and capture are written when vkDestroyDevice returns
-  if (validation) {
-    std::printf("validation messages: %d errors, %d warnings\n", g_validation.errors.load(),
-                g_validation.warnings.load());
-    expect(g_validation.errors.load() == 0 && g_validation.warnings.load() == 0, "no validation messages");
-  }
+  if (validation) expect_no_validation_messages();
 
   const tessera::capture::Capture cap = tessera::capture::read_capture(tcap);
   expect_eq("frames in the capture", cap.frames.size(), 1);
@@ -908,16 +932,8 @@ int run_dynamic(const std::string& tcap, const std::string& records, bool valida
   }
 
   // The records: the patched twin bound in the capture frame's recording only.
-  std::ifstream in(records);
-  expect(bool(in), "read " + records);
-  std::string line;
-  int seen = 0;
-  while (std::getline(in, line)) {
-    const nlohmann::json r = nlohmann::json::parse(line);
-    if (r.contains("summary")) continue;
-    const int frame = r.at("frame").get<int>();
+  check_records(records, kFrames, [&](int frame, const nlohmann::json& r) {
     const uint64_t binds = r.at("capture_patched_binds").get<uint64_t>();
-    ++seen;
     std::printf("frame %d: capture_patched_binds %llu, msaa %s\n", frame, (unsigned long long)binds,
                 r.at("msaa").is_null() ? "null" : "present");
     expect_eq("frame " + std::to_string(frame) + " capture_patched_binds", binds, frame == kCaptured ? 1 : 0);
@@ -925,8 +941,7 @@ int run_dynamic(const std::string& tcap, const std::string& records, bool valida
       expect(!r.at("msaa").is_null(), "frame " + std::to_string(frame) + ": msaa record");
       if (!r.at("msaa").is_null()) expect_eq("msaa images skipped", r.at("msaa").at("skipped").get<int>(), 0);
     }
-  }
-  expect_eq("frame records", seen, kFrames);
+  });
   return g_failures ? 1 : 0;
 }
 
@@ -1038,19 +1053,7 @@ int run_library(const std::string& tcap, const std::string& records, bool valida
   VkCommandBuffer cb = vkutil::allocate_command_buffer(a.g.device, a.pool);
   VkFence fence = vkutil::create_fence(a.g.device);
   for (int frame = 0; frame < kFrames; ++frame) {
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    CHECK_VK(vkBeginCommandBuffer(cb, &bi));
-    VkClearValue clears[2];
-    clears[0].color = {{0.1f, 0.2f, 0.3f, 1.0f}};
-    clears[1].depthStencil = {1.0f, 0};
-    VkRenderPassBeginInfo rbi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-    rbi.renderPass = a.pass;
-    rbi.framebuffer = a.framebuffer;
-    rbi.renderArea = {{0, 0}, {kSize, kSize}};
-    rbi.clearValueCount = 2;
-    rbi.pClearValues = clears;
-    vkCmdBeginRenderPass(cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
+    begin_frame_pass(a, cb);
     const VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
     const VkRect2D scissor{{0, 0}, {kSize, kSize}};
     const glm::mat4 m = transform();
@@ -1066,22 +1069,13 @@ int run_library(const std::string& tcap, const std::string& records, bool valida
     }
     vkCmdEndRenderPass(cb);
     CHECK_VK(vkEndCommandBuffer(cb));
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cb;
-    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
-    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
-    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+    submit_and_wait(a, cb, fence);
   }
   vkDestroyFence(a.g.device, fence, nullptr);
   vkDestroyPipeline(a.g.device, linked, nullptr);
   for (VkPipeline l : libraries) vkDestroyPipeline(a.g.device, l, nullptr);
   teardown(a);
-  if (validation) {
-    std::printf("validation messages: %d errors, %d warnings\n", g_validation.errors.load(),
-                g_validation.warnings.load());
-    expect(g_validation.errors.load() == 0 && g_validation.warnings.load() == 0, "no validation messages");
-  }
+  if (validation) expect_no_validation_messages();
 
   const tessera::capture::Capture cap = tessera::capture::read_capture(tcap);
   expect_eq("frames in the capture", cap.frames.size(), 1);
@@ -1093,20 +1087,11 @@ int run_library(const std::string& tcap, const std::string& records, bool valida
          "the linked pipeline's draw: not captured, pipeline_library (" + f.draws[0].skip_reason + ")");
   expect(f.draws[1].captured && f.draws[1].positions.size() == kIndices.size(),
          "the ordinary pipeline's draw captured (" + f.draws[1].skip_reason + ")");
-  std::ifstream in(records);
-  expect(bool(in), "read " + records);
-  std::string line;
-  int seen = 0;
-  while (std::getline(in, line)) {
-    const nlohmann::json r = nlohmann::json::parse(line);
-    if (r.contains("summary")) continue;
-    const int frame = r.at("frame").get<int>();
-    ++seen;
+  check_records(records, kFrames, [&](int frame, const nlohmann::json& r) {
     expect_eq("frame " + std::to_string(frame) + " draws", r.at("draws").get<int>(), 2);
     expect_eq("frame " + std::to_string(frame) + " capture_patched_binds",
               r.at("capture_patched_binds").get<uint64_t>(), frame <= kCaptured ? 1 : 0);
-  }
-  expect_eq("frame records", seen, kFrames);
+  });
   return g_failures ? 1 : 0;
 }
 
@@ -1118,19 +1103,7 @@ int run_ahead(const std::string& tcap, const std::string& records) {
   VkCommandBuffer cbs[2] = {vkutil::allocate_command_buffer(a.g.device, a.pool),
                             vkutil::allocate_command_buffer(a.g.device, a.pool)};
   auto record_frame = [&](VkCommandBuffer cb) {
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    CHECK_VK(vkBeginCommandBuffer(cb, &bi));
-    VkClearValue clears[2];
-    clears[0].color = {{0.1f, 0.2f, 0.3f, 1.0f}};
-    clears[1].depthStencil = {1.0f, 0};
-    VkRenderPassBeginInfo rbi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-    rbi.renderPass = a.pass;
-    rbi.framebuffer = a.framebuffer;
-    rbi.renderArea = {{0, 0}, {kSize, kSize}};
-    rbi.clearValueCount = 2;
-    rbi.pClearValues = clears;
-    vkCmdBeginRenderPass(cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
+    begin_frame_pass(a, cb);
     const VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
     const VkRect2D scissor{{0, 0}, {kSize, kSize}};
     const glm::mat4 m = transform();
@@ -1149,12 +1122,7 @@ int run_ahead(const std::string& tcap, const std::string& records) {
   record_frame(cbs[0]);
   for (int frame = 0; frame < kFrames; ++frame) {
     if (frame + 1 < kFrames) record_frame(cbs[(frame + 1) % 2]);  // the next frame's, made now
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cbs[frame % 2];
-    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
-    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
-    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+    submit_and_wait(a, cbs[frame % 2], fence);
   }
   vkDestroyFence(a.g.device, fence, nullptr);
   teardown(a);
@@ -1168,19 +1136,10 @@ int run_ahead(const std::string& tcap, const std::string& records) {
   if (f.draws.size() == 1)
     expect(f.draws[0].captured && f.draws[0].positions.size() == kIndices.size(),
            "the draw recorded a frame ahead captured (" + f.draws[0].skip_reason + ")");
-  std::ifstream in(records);
-  expect(bool(in), "read " + records);
-  std::string line;
-  int seen = 0;
-  while (std::getline(in, line)) {
-    const nlohmann::json r = nlohmann::json::parse(line);
-    if (r.contains("summary")) continue;
-    const int frame = r.at("frame").get<int>();
-    ++seen;
+  check_records(records, kFrames, [&](int frame, const nlohmann::json& r) {
     expect_eq("frame " + std::to_string(frame) + " capture_patched_binds",
               r.at("capture_patched_binds").get<uint64_t>(), frame >= kCaptured ? 1 : 0);
-  }
-  expect_eq("frame records", seen, kFrames);
+  });
   return g_failures ? 1 : 0;
 }
 
@@ -1195,19 +1154,7 @@ int run_many(const std::string& tcap1, const std::string& tcap2) {
   VkCommandBuffer cb = vkutil::allocate_command_buffer(a.g.device, a.pool);
   VkFence fence = vkutil::create_fence(a.g.device);
   for (int frame = 0; frame < 3; ++frame) {
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    CHECK_VK(vkBeginCommandBuffer(cb, &bi));
-    VkClearValue clears[2];
-    clears[0].color = {{0.1f, 0.2f, 0.3f, 1.0f}};
-    clears[1].depthStencil = {1.0f, 0};
-    VkRenderPassBeginInfo rbi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-    rbi.renderPass = a.pass;
-    rbi.framebuffer = a.framebuffer;
-    rbi.renderArea = {{0, 0}, {kSize, kSize}};
-    rbi.clearValueCount = 2;
-    rbi.pClearValues = clears;
-    vkCmdBeginRenderPass(cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
+    begin_frame_pass(a, cb);
     const VkViewport viewport{0, 0, float(kSize), float(kSize), 0, 1};
     const VkRect2D scissor{{0, 0}, {kSize, kSize}};
     vkCmdSetViewport(cb, 0, 1, &viewport);
@@ -1220,12 +1167,7 @@ int run_many(const std::string& tcap1, const std::string& tcap2) {
     for (uint32_t i = 0; i < kDraws; ++i) vkCmdDraw(cb, 3, 1, i % 6, 0);
     vkCmdEndRenderPass(cb);
     CHECK_VK(vkEndCommandBuffer(cb));
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cb;
-    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
-    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
-    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+    submit_and_wait(a, cb, fence);
   }
   vkDestroyFence(a.g.device, fence, nullptr);
   teardown(a);
@@ -1356,12 +1298,7 @@ int run_resume(const std::string& tcap) {
   VkFence fence = vkutil::create_fence(a.g.device);
   for (int frame = 0; frame < 3; ++frame) {
     record_resume(a, cb);
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cb;
-    CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
-    CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
-    CHECK_VK(vkResetFences(a.g.device, 1, &fence));
+    submit_and_wait(a, cb, fence);
   }
   vkDestroyFence(a.g.device, fence, nullptr);
   teardown(a);
@@ -1375,15 +1312,15 @@ int run_resume(const std::string& tcap) {
   const cap::RenderPass& p0 = f.passes[0];
   const cap::RenderPass& p1 = f.passes[1];
   expect(p0.dynamic_rendering && !p0.resumes && p1.dynamic_rendering && p1.resumes, "pass 1 resumes pass 0");
-  expect(p0.attachments.size() == 1 && p0.attachments[0].load_op == cap::LoadOp::clear &&
-             p0.clear_colors.size() == 1 && p0.clear_colors[0].x == 0.1f,
+  expect(p0.attachments.size() == 1 && p0.attachments[0].load_op == cap::LoadOp::clear && p0.clear_colors.size() == 1 &&
+             p0.clear_colors[0].x == 0.1f,
          "pass 0 clears");
-  expect(p1.attachments.size() == 1 && p1.attachments[0].load_op == cap::LoadOp::load &&
-             p1.clear_colors.size() == 1 && p1.clear_colors[0] == glm::vec4(0.0f),
+  expect(p1.attachments.size() == 1 && p1.attachments[0].load_op == cap::LoadOp::load && p1.clear_colors.size() == 1 &&
+             p1.clear_colors[0] == glm::vec4(0.0f),
          "the resumed pass loads (its CLEAR is not applied) and has no clear colour");
-  expect(p1.attachments.size() == 1 && p1.attachments[0].image != 0 &&
-             p1.attachments[0].image == p0.attachments[0].image,
-         "both on the same image");
+  expect(
+      p1.attachments.size() == 1 && p1.attachments[0].image != 0 && p1.attachments[0].image == p0.attachments[0].image,
+      "both on the same image");
   expect(f.draws[0].pass == 0 && f.draws[1].pass == 1 && f.draws[0].captured && f.draws[1].captured,
          "one captured draw in each pass");
   tessera::Config config;
