@@ -516,16 +516,6 @@ glm::vec4 cpu_vertex(uint32_t index, uint32_t instance) {
   return transform() * glm::vec4(p, 1.0f);
 }
 
-// Shared by the modes: submit one command buffer and wait for it.
-void submit_and_wait(App& a, VkCommandBuffer cb, VkFence fence) {
-  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &cb;
-  CHECK_VK(vkQueueSubmit(a.g.queue, 1, &si, fence));
-  CHECK_VK(vkWaitForFences(a.g.device, 1, &fence, VK_TRUE, UINT64_MAX));
-  CHECK_VK(vkResetFences(a.g.device, 1, &fence));
-}
-
 // Begins a one-time recording and the single-sample render pass with the usual clears.
 void begin_frame_pass(App& a, VkCommandBuffer cb) {
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -576,7 +566,7 @@ int run_draws(const std::string& tcap, const std::string& image_out, bool valida
   std::vector<uint8_t> image(kSize * kSize * 4);
   for (int frame = 0; frame < 3; ++frame) {
     record(a, cb, sec);
-    submit_and_wait(a, cb, fence);
+    vkutil::submit_and_wait(a.g, cb, fence);
     if (frame == 1) {
       CHECK_VK(vkGetQueryPoolResults(a.g.device, a.stats, 0, 4, sizeof clipping, clipping.data(), sizeof(uint64_t),
                                      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
@@ -708,7 +698,7 @@ int run_msaa(const std::string& tcap, bool validation) {
   VkFence fence = vkutil::create_fence(a.g.device);
   for (int frame = 0; frame < 3; ++frame) {
     record(a, cb, VK_NULL_HANDLE);
-    submit_and_wait(a, cb, fence);
+    vkutil::submit_and_wait(a.g, cb, fence);
   }
   vkDestroyFence(a.g.device, fence, nullptr);
   teardown(a);
@@ -874,7 +864,7 @@ int run_dynamic(const std::string& tcap, const std::string& records, bool valida
     vkCmdDrawIndexed(cb, uint32_t(kIndices.size()), kInstances, 0, kVertexOffset, 0);
     vkCmdEndRendering(cb);
     CHECK_VK(vkEndCommandBuffer(cb));
-    submit_and_wait(a, cb, fence);
+    vkutil::submit_and_wait(a.g, cb, fence);
   }
   vkDestroyFence(a.g.device, fence, nullptr);
   vkDestroyPipeline(a.g.device, pipe, nullptr);
@@ -1069,7 +1059,7 @@ int run_library(const std::string& tcap, const std::string& records, bool valida
     }
     vkCmdEndRenderPass(cb);
     CHECK_VK(vkEndCommandBuffer(cb));
-    submit_and_wait(a, cb, fence);
+    vkutil::submit_and_wait(a.g, cb, fence);
   }
   vkDestroyFence(a.g.device, fence, nullptr);
   vkDestroyPipeline(a.g.device, linked, nullptr);
@@ -1122,7 +1112,7 @@ int run_ahead(const std::string& tcap, const std::string& records) {
   record_frame(cbs[0]);
   for (int frame = 0; frame < kFrames; ++frame) {
     if (frame + 1 < kFrames) record_frame(cbs[(frame + 1) % 2]);  // the next frame's, made now
-    submit_and_wait(a, cbs[frame % 2], fence);
+    vkutil::submit_and_wait(a.g, cbs[frame % 2], fence);
   }
   vkDestroyFence(a.g.device, fence, nullptr);
   teardown(a);
@@ -1167,7 +1157,7 @@ int run_many(const std::string& tcap1, const std::string& tcap2) {
     for (uint32_t i = 0; i < kDraws; ++i) vkCmdDraw(cb, 3, 1, i % 6, 0);
     vkCmdEndRenderPass(cb);
     CHECK_VK(vkEndCommandBuffer(cb));
-    submit_and_wait(a, cb, fence);
+    vkutil::submit_and_wait(a.g, cb, fence);
   }
   vkDestroyFence(a.g.device, fence, nullptr);
   teardown(a);
@@ -1298,7 +1288,7 @@ int run_resume(const std::string& tcap) {
   VkFence fence = vkutil::create_fence(a.g.device);
   for (int frame = 0; frame < 3; ++frame) {
     record_resume(a, cb);
-    submit_and_wait(a, cb, fence);
+    vkutil::submit_and_wait(a.g, cb, fence);
   }
   vkDestroyFence(a.g.device, fence, nullptr);
   teardown(a);
