@@ -89,9 +89,13 @@ Image replay_draw_id_image(const Frame& frame, const replay::PassReplay& pass) {
   for (uint32_t s : frame.diagnostics.sample_draw) {
     if (s) visible.insert(s - 1);
   }
-  char text[200];
-  std::snprintf(text, sizeof(text), "draw ID: %zu draws replayed in pass %u, %zu visible; black = clear",
-                pass.draws.size(), pass.pass, visible.size());
+  // A pass that loads its colour starts from the earlier pass's draw IDs (no clear): say so,
+  // since those draws are seen here but were not replayed in this pass.
+  char tail[48] = "; black = clear";
+  if (pass.color_loaded_from >= 0) std::snprintf(tail, sizeof(tail), ", over pass %d's", pass.color_loaded_from);
+  char text[240];
+  std::snprintf(text, sizeof(text), "draw ID: %zu draws replayed in pass %u, %zu visible%s", pass.draws.size(),
+                pass.pass, visible.size(), tail);
   draw_text(img, 8, h * zoom + 6, text, kText, scale);
   return img;
 }
