@@ -9,8 +9,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <new>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -48,11 +51,60 @@ void record(const Counters& counters, MemoryLedger& ledger) {
 
 namespace {
 constexpr size_t kHugePage = size_t(1) << 21;
+
+// Freed BVH blocks of 2 MiB and more, kept for the next allocation of the same size: a fresh
+// block's pages are faulted in and cleared by the kernel on first touch, which was about a fifth
+// of a one-thread build. Rebuilds (the viewer's scenes with patches, bench repetitions, a
+// Renderer's structure after a scene change) allocate the same sizes again, so an exact size
+// match reuses pages already mapped. Bounded: beyond kCachedBytes the oldest blocks go back to
+// the system. The contents are never relied on (every array is written before it is read).
+class FreedBlocks {
+ public:
+  static constexpr size_t kCachedBytes = size_t(256) << 20;
+  void* take(size_t rounded) {
+    std::lock_guard lock(mutex_);
+    for (size_t i = blocks_.size(); i-- > 0;)
+      if (blocks_[i].second == rounded) {
+        void* p = blocks_[i].first;
+        blocks_.erase(blocks_.begin() + long(i));
+        bytes_ -= rounded;
+        return p;
+      }
+    return nullptr;
+  }
+  void give(void* p, size_t rounded) {
+    if (rounded > kCachedBytes) {
+      std::free(p);
+      return;
+    }
+    std::vector<void*> release;
+    {
+      std::lock_guard lock(mutex_);
+      blocks_.emplace_back(p, rounded);
+      bytes_ += rounded;
+      size_t drop = 0;
+      while (bytes_ > kCachedBytes) bytes_ -= blocks_[drop].second, release.push_back(blocks_[drop++].first);
+      blocks_.erase(blocks_.begin(), blocks_.begin() + long(drop));
+    }
+    for (void* q : release) std::free(q);
+  }
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<void*, size_t>> blocks_;  // oldest first
+  size_t bytes_ = 0;
+};
+
+// Never destroyed: structures freed during static destruction still find it.
+FreedBlocks& freed_blocks() {
+  static FreedBlocks* blocks = new FreedBlocks;
+  return *blocks;
 }
+}  // namespace
 
 void* allocate_bvh_memory(size_t bytes, size_t alignment) {
   if (bytes >= kHugePage) {
     const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    if (void* p = freed_blocks().take(rounded)) return p;
     void* p = std::aligned_alloc(kHugePage, rounded);
     if (!p) throw std::bad_alloc();
     ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without huge pages it is ordinary memory
@@ -63,7 +115,7 @@ void* allocate_bvh_memory(size_t bytes, size_t alignment) {
 
 void free_bvh_memory(void* p, size_t bytes, size_t alignment) {
   if (bytes >= kHugePage) {
-    std::free(p);
+    freed_blocks().give(p, (bytes + kHugePage - 1) / kHugePage * kHugePage);
   } else {
     ::operator delete(p, std::align_val_t(std::max<size_t>(alignment, 64)));
   }

@@ -336,15 +336,20 @@ TEST(RtBvh, InvariantsHoldForMeshesAndTheTopLevel) {
 
 TEST(RtBvh, IdenticalForAnyThreadCount) {
   const Soup soup = random_soup(150000, 21);  // large enough for parallel binning and subtrees
-  WideBvh one, many;
+  WideBvh one;
   tbb::task_arena(1).execute([&] { one = build_mesh_bvh(soup.p, soup.idx); });
   // More threads than this machine may have cores: allow them explicitly.
   tbb::global_control allow(tbb::global_control::max_allowed_parallelism, 8);
-  tbb::task_arena(8).execute([&] { many = build_mesh_bvh(soup.p, soup.idx); });
-  ASSERT_EQ(one.nodes.size(), many.nodes.size());
-  ASSERT_EQ(one.blocks.size(), many.blocks.size());
-  EXPECT_EQ(std::memcmp(one.nodes.data(), many.nodes.data(), one.nodes.size() * sizeof(WideNode)), 0);
-  EXPECT_EQ(std::memcmp(one.blocks.data(), many.blocks.data(), one.blocks.size() * sizeof(TriangleBlock)), 0);
+  for (int threads : {2, 8}) {
+    WideBvh many;
+    tbb::task_arena(threads).execute([&] { many = build_mesh_bvh(soup.p, soup.idx); });
+    ASSERT_EQ(one.nodes.size(), many.nodes.size()) << threads << " threads";
+    ASSERT_EQ(one.blocks.size(), many.blocks.size()) << threads << " threads";
+    EXPECT_EQ(std::memcmp(one.nodes.data(), many.nodes.data(), one.nodes.size() * sizeof(WideNode)), 0)
+        << threads << " threads";
+    EXPECT_EQ(std::memcmp(one.blocks.data(), many.blocks.data(), one.blocks.size() * sizeof(TriangleBlock)), 0)
+        << threads << " threads";
+  }
 
   // The whole scene and a traced batch: same hits, same counters.
   Scene s = single_mesh_scene(jittered_grid(200, 4, 0.2f),
@@ -385,6 +390,32 @@ TEST(RtBvh, IdenticalForAnyThreadCount) {
   EXPECT_LT(hits, int(rays.size()));
   EXPECT_EQ(c1[Counters::rays_primary], rays.size());
   EXPECT_EQ(c1[Counters::rays_hit], uint64_t(hits));
+}
+
+// Freed BVH memory is reused by the next build of the same sizes (no page faults): a build on
+// memory another mesh's build left behind must give the same bytes as on fresh memory, so
+// nothing may read what an array held before it was written.
+TEST(RtBvh, SameTreeOnReusedMemory) {
+  const Soup a = random_soup(80000, 5), b = random_soup(80000, 6);  // arrays of 2 MiB and more
+  std::vector<WideNode> nodes;
+  std::vector<TriangleBlock> blocks;
+  {
+    const WideBvh first = build_mesh_bvh(a.p, a.idx);
+    nodes.assign(first.nodes.begin(), first.nodes.end());
+    blocks.assign(first.blocks.begin(), first.blocks.end());
+  }
+  size_t other_blocks = 0;
+  {
+    const WideBvh other = build_mesh_bvh(b.p, b.idx);  // same sizes, other contents
+    other_blocks = other.blocks.size();
+    ASSERT_GE(other.blocks.size() * sizeof(TriangleBlock), size_t(2) << 20);
+  }
+  const WideBvh again = build_mesh_bvh(a.p, a.idx);
+  ASSERT_EQ(again.nodes.size(), nodes.size());
+  ASSERT_EQ(again.blocks.size(), blocks.size());
+  EXPECT_EQ(std::memcmp(again.nodes.data(), nodes.data(), nodes.size() * sizeof(WideNode)), 0);
+  EXPECT_EQ(std::memcmp(again.blocks.data(), blocks.data(), blocks.size() * sizeof(TriangleBlock)), 0);
+  EXPECT_GT(other_blocks, 0u);
 }
 
 TEST(RtCounters, CountWhatTheQueryDid) {

@@ -303,8 +303,8 @@ int run_rt_bench(const BenchArgs& args, const std::vector<std::filesystem::path>
       double goal_ratio;
     };
     const Kind kinds[] = {{"primary", &w.primary, rt::RayType::primary, false, ">= 1.0", 1.0},
-                          {"shadow", &w.shadow, rt::RayType::shadow, true, "", 0.0},
-                          {"diffuse", &w.diffuse, rt::RayType::diffuse, false, ">= 0.8", 0.8}};
+                          {"shadow", &w.shadow, rt::RayType::shadow, true, ">= 1.0", 1.0},
+                          {"diffuse", &w.diffuse, rt::RayType::diffuse, false, ">= 0.9", 0.9}};
     for (const Kind& k : kinds) {
       const std::vector<rt::Ray>& rays = *k.rays;
       if (rays.empty()) continue;
