@@ -56,23 +56,24 @@ constexpr size_t kHugePage = size_t(1) << 21;
 // block's pages are faulted in and cleared by the kernel on first touch, which was about a fifth
 // of a one-thread build. Rebuilds (the viewer's scenes with patches, bench repetitions, a
 // Renderer's structure after a scene change) allocate the same sizes again, so an exact size
-// match reuses pages already mapped. Bounded: beyond kCachedBytes the oldest blocks go back to
-// the system. The contents are never relied on (every array is written before it is read).
+// match reuses pages already mapped. Bounded: beyond kCachedBytes (more than a 1 M-triangle build
+// uses) the oldest blocks go back to the system. The contents are never relied on (every array is written before it is read).
 class FreedBlocks {
  public:
-  static constexpr size_t kCachedBytes = size_t(256) << 20;
-  void* take(size_t rounded) {
+  static constexpr size_t kCachedBytes = size_t(512) << 20;
+  // A block of `rounded` bytes, with or without the huge-page hint, or null.
+  void* take(size_t rounded, bool huge) {
     std::lock_guard lock(mutex_);
     for (size_t i = blocks_.size(); i-- > 0;)
-      if (blocks_[i].second == rounded) {
-        void* p = blocks_[i].first;
+      if (blocks_[i].bytes == rounded && blocks_[i].huge == huge) {
+        void* p = blocks_[i].p;
         blocks_.erase(blocks_.begin() + long(i));
         bytes_ -= rounded;
         return p;
       }
     return nullptr;
   }
-  void give(void* p, size_t rounded) {
+  void give(void* p, size_t rounded, bool huge) {
     if (rounded > kCachedBytes) {
       std::free(p);
       return;
@@ -80,17 +81,22 @@ class FreedBlocks {
     std::vector<void*> release;
     {
       std::lock_guard lock(mutex_);
-      blocks_.emplace_back(p, rounded);
+      blocks_.push_back({p, rounded, huge});
       bytes_ += rounded;
       size_t drop = 0;
-      while (bytes_ > kCachedBytes) bytes_ -= blocks_[drop].second, release.push_back(blocks_[drop++].first);
+      while (bytes_ > kCachedBytes) bytes_ -= blocks_[drop].bytes, release.push_back(blocks_[drop++].p);
       blocks_.erase(blocks_.begin(), blocks_.begin() + long(drop));
     }
     for (void* q : release) std::free(q);
   }
  private:
   std::mutex mutex_;
-  std::vector<std::pair<void*, size_t>> blocks_;  // oldest first
+  struct Block {
+    void* p;
+    size_t bytes;
+    bool huge;  // with the huge-page hint (dense arrays) or not (sparsely written scratch)
+  };
+  std::vector<Block> blocks_;  // oldest first
   size_t bytes_ = 0;
 };
 
@@ -101,21 +107,21 @@ FreedBlocks& freed_blocks() {
 }
 }  // namespace
 
-void* allocate_bvh_memory(size_t bytes, size_t alignment) {
+void* allocate_bvh_memory(size_t bytes, size_t alignment, bool huge_pages) {
   if (bytes >= kHugePage) {
     const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-    if (void* p = freed_blocks().take(rounded)) return p;
+    if (void* p = freed_blocks().take(rounded, huge_pages)) return p;
     void* p = std::aligned_alloc(kHugePage, rounded);
     if (!p) throw std::bad_alloc();
-    ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without huge pages it is ordinary memory
+    if (huge_pages) ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without huge pages it is ordinary memory
     return p;
   }
   return ::operator new(bytes, std::align_val_t(std::max<size_t>(alignment, 64)));
 }
 
-void free_bvh_memory(void* p, size_t bytes, size_t alignment) {
+void free_bvh_memory(void* p, size_t bytes, size_t alignment, bool huge_pages) {
   if (bytes >= kHugePage) {
-    freed_blocks().give(p, (bytes + kHugePage - 1) / kHugePage * kHugePage);
+    freed_blocks().give(p, (bytes + kHugePage - 1) / kHugePage * kHugePage, huge_pages);
   } else {
     ::operator delete(p, std::align_val_t(std::max<size_t>(alignment, 64)));
   }

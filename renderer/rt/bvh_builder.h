@@ -18,7 +18,8 @@ namespace tessera::rt {
 // An uninitialised array of a trivial type: build scratch is written once by the task that
 // owns each part, so zero-filling it first would only add a sequential pass and page faults.
 // Densely written arrays take BVH memory (2 MiB pages when large, fewer faults); sparsely
-// written ones take plain memory, where only the 4 KiB pages written are ever cleared.
+// written ones take it without the huge-page hint, where only the 4 KiB pages written are ever
+// cleared. Both come back for the next build of the same size (allocate_bvh_memory).
 template <typename T>
 class BuildArray {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
@@ -28,8 +29,7 @@ class BuildArray {
   BuildArray() = default;
   explicit BuildArray(size_t n, Pages pages = Pages::huge) : n_(n), huge_(pages == Pages::huge) {
     if (!n) return;
-    p_ = static_cast<T*>(huge_ ? allocate_bvh_memory(n * sizeof(T), alignof(T))
-                               : ::operator new(n * sizeof(T), std::align_val_t(alignof(T))));
+    p_ = static_cast<T*>(allocate_bvh_memory(n * sizeof(T), alignof(T), huge_));
   }
   BuildArray(BuildArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)), huge_(o.huge_) {}
   BuildArray& operator=(BuildArray&& o) noexcept {
@@ -40,11 +40,7 @@ class BuildArray {
   }
   ~BuildArray() {
     if (!p_) return;
-    if (huge_) {
-      free_bvh_memory(p_, n_ * sizeof(T), alignof(T));
-    } else {
-      ::operator delete(p_, std::align_val_t(alignof(T)));
-    }
+    free_bvh_memory(p_, n_ * sizeof(T), alignof(T), huge_);
   }
   T& operator[](size_t i) { return p_[i]; }
   const T& operator[](size_t i) const { return p_[i]; }

@@ -83,8 +83,11 @@ static_assert(sizeof(TriangleBlock) == 160);
 // Storage of the BVH arrays: arrays of 2 MiB and more are placed on transparent huge pages
 // where the OS offers them (madvise), since traversal reads them at random and would miss the
 // TLB on nearly every node with 4 KiB pages (Embree does the same).
-void* allocate_bvh_memory(size_t bytes, size_t alignment);
-void free_bvh_memory(void* p, size_t bytes, size_t alignment);
+// Blocks of 2 MiB and more freed here are kept for the next allocation of the same size and kind
+// (bounded), so rebuilds reuse pages already mapped; `huge_pages` false is for sparsely written
+// build scratch, where a huge page would clear 2 MiB for each slot written.
+void* allocate_bvh_memory(size_t bytes, size_t alignment, bool huge_pages = true);
+void free_bvh_memory(void* p, size_t bytes, size_t alignment, bool huge_pages = true);
 
 template <typename T>
 struct BvhAllocator {
