@@ -56,8 +56,9 @@ constexpr size_t kHugePage = size_t(1) << 21;
 // block's pages are faulted in and cleared by the kernel on first touch, which was about a fifth
 // of a one-thread build. Rebuilds (the viewer's scenes with patches, bench repetitions, a
 // Renderer's structure after a scene change) allocate the same sizes again, so an exact size
-// match reuses pages already mapped. Bounded: beyond kCachedBytes (more than a 1 M-triangle build
-// uses) the oldest blocks go back to the system. The contents are never relied on (every array is written before it is read).
+// match reuses pages already mapped. Bounded: beyond kCachedBytes (more than a 1 M-triangle
+// build uses) the oldest blocks go back to the system. The contents are never relied on: every
+// array is written before it is read.
 class FreedBlocks {
  public:
   static constexpr size_t kCachedBytes = size_t(512) << 20;
@@ -89,6 +90,7 @@ class FreedBlocks {
     }
     for (void* q : release) std::free(q);
   }
+
  private:
   std::mutex mutex_;
   struct Block {
