@@ -412,6 +412,8 @@ struct LambertFragmentShader {
                         const unsigned* live, int quads, glm::vec3* out, Counters& counters) {
     ShadeLanes p;
     int lane_of[kShadeLanes];
+    // The texture coordinates and level of detail of every lane, sampled together below.
+    float tu[kShadeLanes], tv[kShadeLanes], tlod[kShadeLanes];
     for (int q = 0; q < quads; ++q) {
       const float(*v)[LambertVertexShader::kVaryings] = varyings + 4 * q;
       float lod = 0.0f;
@@ -423,19 +425,23 @@ struct LambertFragmentShader {
       }
       for (int i = 0; i < 4; ++i) {
         if (!(live[q] & (1u << i))) continue;
-        glm::vec3 albedo = u.base_color;
-        if (u.texture) {
-          const glm::vec4 t = sample_texture(*u.texture, glm::vec2(v[i][6], v[i][7]), lod, counters.sampler);
-          albedo *= glm::vec3(t);
-        }
         lane_of[p.n] = 4 * q + i;
         p.world[p.n] = glm::vec3(v[i][0], v[i][1], v[i][2]);
         p.normal[p.n] = glm::vec3(v[i][3], v[i][4], v[i][5]);
-        p.albedo[p.n] = albedo;
+        tu[p.n] = v[i][6];
+        tv[p.n] = v[i][7];
+        tlod[p.n] = lod;
         ++p.n;
       }
     }
     if (p.n == 0) return;
+    if (u.texture) {
+      float r[kShadeLanes], g[kShadeLanes], b[kShadeLanes], a[kShadeLanes];
+      sample_texture_lanes(*u.texture, tu, tv, tlod, p.n, r, g, b, a, counters.sampler);
+      for (int i = 0; i < p.n; ++i) p.albedo[i] = u.base_color * glm::vec3(r[i], g[i], b[i]);
+    } else {
+      for (int i = 0; i < p.n; ++i) p.albedo[i] = u.base_color;
+    }
     glm::vec3 c[kShadeLanes];
     shade_lit_lanes(u, p, u.texture != nullptr, c, counters);
     for (int i = 0; i < p.n; ++i) out[lane_of[i]] = c[i];
