@@ -96,6 +96,11 @@ HWY_INLINE Rgba bilinear(const Image& level, VF ru, VF rv) {
   return lerp(top, bottom, ay);
 }
 
+HWY_INLINE bool fits_gather(const Image& level) {
+  return level.width > 0 && level.height > 0 &&
+         int64_t(level.width) * int64_t(level.height) <= int64_t(std::numeric_limits<int32_t>::max());
+}
+
 HWY_INLINE Rgba select(hn::Mask<DF> m, const Rgba& p, const Rgba& q) {
   return Rgba{hn::IfThenElse(m, p.r, q.r), hn::IfThenElse(m, p.g, q.g), hn::IfThenElse(m, p.b, q.b),
               hn::IfThenElse(m, p.a, q.a)};
@@ -142,6 +147,23 @@ void trilinear(const Texture& texture, const float* u, const float* v, const flo
       end = std::max(end, lo_lanes[j] + (blend_lanes[j] ? 1 : 0));
       fetches += blend_lanes[j] ? 8 : 4;
     }
+    // Gathers index with 32-bit lanes: a vector reaching an empty level or one with more
+    // texels than that takes the scalar filter.
+    bool addressable = true;
+    for (int level = first; level <= end; ++level) addressable = addressable && fits_gather(texture.levels[size_t(level)]);
+    if (!addressable) {
+      for (int j = 0; j < m; ++j) {
+        fetches -= blend_lanes[j] ? 8 : 4;
+        SamplerCounters scalar;
+        const glm::vec4 t = sample_trilinear(texture, glm::vec2(u[i + j], v[i + j]), lod[i + j], scalar);
+        fetches += scalar.texel_fetches;
+        r[i + j] = t.r;
+        g[i + j] = t.g;
+        b[i + j] = t.b;
+        a[i + j] = t.a;
+      }
+      continue;
+    }
     Rgba fa{}, fb{};
     for (int level = first; level <= end; ++level) {
       const VI lv = hn::Set(di, level);
@@ -176,13 +198,7 @@ namespace tessera {
 
 void sample_texture_lanes(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r,
                           float* g, float* b, float* a, SamplerCounters& counters) {
-  bool vector = texture.sampler == SamplerState{} && !texture.levels.empty();
-  for (const Image& level : texture.levels) {
-    // Gathers index with 32-bit lanes; empty or absurdly large levels take the scalar filter.
-    vector = vector && level.width > 0 && level.height > 0 &&
-             int64_t(level.width) * int64_t(level.height) <= int64_t(std::numeric_limits<int32_t>::max());
-  }
-  if (vector) {
+  if (texture.sampler == SamplerState{} && !texture.levels.empty()) {
     sampler_lanes::HWY_NAMESPACE::trilinear(texture, u, v, lod, n, r, g, b, a, counters);
     return;
   }
