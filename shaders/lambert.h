@@ -258,13 +258,13 @@ struct ShadeLanes {
 };
 
 // glm::dot(a[i], b[i]) for every lane into d.
-inline void dot_lanes(const Vec3Lanes& a, const Vec3Lanes& b, int n, float* d) {
-  for (int i = 0; i < n; ++i) d[i] = a.x[i] * b.x[i] + a.y[i] * b.y[i] + a.z[i] * b.z[i];
+inline void dot_lanes(const Vec3Lanes& a, const Vec3Lanes& b, float* d) {
+  for (int i = 0; i < kShadeLanes; ++i) d[i] = a.x[i] * b.x[i] + a.y[i] * b.y[i] + a.z[i] * b.z[i];
 }
 
 // v[i] * r[i] for every lane.
-inline void scale_lanes(Vec3Lanes& v, const float* r, int n) {
-  for (int i = 0; i < n; ++i) {
+inline void scale_lanes(Vec3Lanes& v, const float* r) {
+  for (int i = 0; i < kShadeLanes; ++i) {
     v.x[i] = v.x[i] * r[i];
     v.y[i] = v.y[i] * r[i];
     v.z[i] = v.z[i] * r[i];
@@ -272,12 +272,12 @@ inline void scale_lanes(Vec3Lanes& v, const float* r, int n) {
 }
 
 inline void normalize_lanes(Vec3Lanes& v, int n, EuShaderMath& math) {
-  float s[kShadeLanes], r[kShadeLanes];
-  dot_lanes(v, v, n, s);
-  for (int i = 0; i < n; ++i) s[i] = std::max(s[i], 1e-30f);
+  float s[kShadeLanes], r[kShadeLanes] = {};
+  dot_lanes(v, v, s);
+  for (int i = 0; i < kShadeLanes; ++i) s[i] = std::max(s[i], 1e-30f);
   math.alu(2u * unsigned(n), 4u * unsigned(n), 0);
   math.rsqrt_lanes(s, r, n);
-  scale_lanes(v, r, n);
+  scale_lanes(v, r);
 }
 
 // lit_surface (all lights visible) for every lane into c.
@@ -287,8 +287,8 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
   const unsigned un = unsigned(n);
   const bool highlights = specular != glm::vec3(0.0f);
   Vec3Lanes radiance, highlight, dir;
-  float attenuation[kShadeLanes], cosine[kShadeLanes], scale[kShadeLanes];
-  for (int i = 0; i < n; ++i) {
+  float attenuation[kShadeLanes] = {}, cosine[kShadeLanes], scale[kShadeLanes];
+  for (int i = 0; i < kShadeLanes; ++i) {
     radiance.x[i] = lit.ambient.x;
     radiance.y[i] = lit.ambient.y;
     radiance.z[i] = lit.ambient.z;
@@ -298,21 +298,21 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
     const Light& light = lit.lights[l];
     if (light.type == LightType::directional) {
       const glm::vec3 to = lit.to_light[l];
-      for (int i = 0; i < n; ++i) {
+      for (int i = 0; i < kShadeLanes; ++i) {
         dir.x[i] = to.x;
         dir.y[i] = to.y;
         dir.z[i] = to.z;
         attenuation[i] = 1.0f;
       }
     } else {
-      float dist2[kShadeLanes], clamped[kShadeLanes], floor4[kShadeLanes], ones[kShadeLanes], r[kShadeLanes];
-      for (int i = 0; i < n; ++i) {
+      float dist2[kShadeLanes], clamped[kShadeLanes], floor4[kShadeLanes], ones[kShadeLanes], r[kShadeLanes] = {};
+      for (int i = 0; i < kShadeLanes; ++i) {
         dir.x[i] = light.position.x - p.world.x[i];
         dir.y[i] = light.position.y - p.world.y[i];
         dir.z[i] = light.position.z - p.world.z[i];
       }
-      dot_lanes(dir, dir, n, dist2);
-      for (int i = 0; i < n; ++i) {
+      dot_lanes(dir, dir, dist2);
+      for (int i = 0; i < kShadeLanes; ++i) {
         clamped[i] = std::max(dist2[i], 1e-30f);
         floor4[i] = std::max(dist2[i], 1e-4f);
         ones[i] = 1.0f;
@@ -320,10 +320,10 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
       math.alu(2u * un, 4u * un, 3u * un);
       math.rsqrt_lanes(clamped, r, n);
       math.div_lanes(ones, floor4, attenuation, n);
-      scale_lanes(dir, r, n);
+      scale_lanes(dir, r);
     }
-    dot_lanes(p.normal, dir, n, cosine);
-    for (int i = 0; i < n; ++i) {
+    dot_lanes(p.normal, dir, cosine);
+    for (int i = 0; i < kShadeLanes; ++i) {
       const float ndotl = std::max(cosine[i], 0.0f);
       scale[i] = light.intensity * attenuation[i];
       const float k = scale[i] * ndotl;
@@ -334,20 +334,20 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
     math.alu(5u * un, 3u * un, 0);
     if (highlights) {
       Vec3Lanes h;
-      float ndoth[kShadeLanes], power[kShadeLanes], sp[kShadeLanes];
-      for (int i = 0; i < n; ++i) {
+      float ndoth[kShadeLanes], power[kShadeLanes], sp[kShadeLanes] = {};
+      for (int i = 0; i < kShadeLanes; ++i) {
         h.x[i] = dir.x[i] + p.to_eye.x[i];
         h.y[i] = dir.y[i] + p.to_eye.y[i];
         h.z[i] = dir.z[i] + p.to_eye.z[i];
       }
       normalize_lanes(h, n, math);
-      dot_lanes(p.normal, h, n, ndoth);
-      for (int i = 0; i < n; ++i) {
+      dot_lanes(p.normal, h, ndoth);
+      for (int i = 0; i < kShadeLanes; ++i) {
         ndoth[i] = std::max(ndoth[i], 0.0f);
         power[i] = shininess;
       }
       math.pow_lanes(ndoth, power, sp, n);
-      for (int i = 0; i < n; ++i) {
+      for (int i = 0; i < kShadeLanes; ++i) {
         const float k = scale[i] * (cosine[i] > 0.0f ? sp[i] : 0.0f);
         highlight.x[i] = highlight.x[i] + light.color.x * k;
         highlight.y[i] = highlight.y[i] + light.color.y * k;
@@ -356,14 +356,14 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
       math.alu(5u * un, 2u * un, 3u * un);
     }
   }
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < kShadeLanes; ++i) {
     c.x[i] = p.albedo.x[i] * radiance.x[i];
     c.y[i] = p.albedo.y[i] * radiance.y[i];
     c.z[i] = p.albedo.z[i] * radiance.z[i];
   }
   math.alu(0, 3u * un, 0);
   if (highlights) {
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < kShadeLanes; ++i) {
       c.x[i] = c.x[i] + specular.x * highlight.x[i];
       c.y[i] = c.y[i] + specular.y * highlight.y[i];
       c.z[i] = c.z[i] + specular.z * highlight.z[i];
@@ -378,19 +378,19 @@ inline void fog_and_tone_map_lanes(const LambertLighting& lit, const float* eye_
   const unsigned un = unsigned(n);
   float* channels[3] = {c.x, c.y, c.z};
   if (lit.fog.density > 0.0f) {
-    float x[kShadeLanes], f[kShadeLanes];
-    for (int i = 0; i < n; ++i) x[i] = -lit.fog.density * eye_distance[i];
+    float x[kShadeLanes], f[kShadeLanes] = {};
+    for (int i = 0; i < kShadeLanes; ++i) x[i] = -lit.fog.density * eye_distance[i];
     math.exp_lanes(x, f, n);
     for (int k = 0; k < 3; ++k) {
       float* ck = channels[k];
       const float fog = lit.fog.color[k];
-      for (int i = 0; i < n; ++i) ck[i] = fog + (ck[i] - fog) * f[i];
+      for (int i = 0; i < kShadeLanes; ++i) ck[i] = fog + (ck[i] - fog) * f[i];
     }
     math.alu(3u * un, un, 3u * un);
   }
   for (int k = 0; k < 3; ++k) {
     float* ck = channels[k];
-    for (int i = 0; i < n; ++i) ck[i] = ck[i] * lit.exposure;
+    for (int i = 0; i < kShadeLanes; ++i) ck[i] = ck[i] * lit.exposure;
   }
   math.alu(0, 3u * un, 0);
   switch (lit.tone_mapping) {
@@ -503,17 +503,33 @@ struct LambertFragmentShader {
     }
     const int n = p.n;
     if (n == 0) return;
+    // Lanes past n repeat lane 0, so every lane holds ordinary values: the loops below run over
+    // all kShadeLanes lanes (whole host vectors, no remainder loop), library calls and counts
+    // over n.
+    for (int k = n; k < kShadeLanes; ++k) {
+      p.world.x[k] = p.world.x[0];
+      p.world.y[k] = p.world.y[0];
+      p.world.z[k] = p.world.z[0];
+      p.normal.x[k] = p.normal.x[0];
+      p.normal.y[k] = p.normal.y[0];
+      p.normal.z[k] = p.normal.z[0];
+    }
     if (u.texture) {
       float a[kShadeLanes];
       sample_texture_lanes(*u.texture, tu, tv, tlod, n, p.albedo.x, p.albedo.y, p.albedo.z, a, counters.sampler);
+      for (int k = n; k < kShadeLanes; ++k) {
+        p.albedo.x[k] = p.albedo.x[0];
+        p.albedo.y[k] = p.albedo.y[0];
+        p.albedo.z[k] = p.albedo.z[0];
+      }
       // albedo = base_color * texture(uv).rgb
-      for (int i = 0; i < n; ++i) {
+      for (int i = 0; i < kShadeLanes; ++i) {
         p.albedo.x[i] = u.base_color.x * p.albedo.x[i];
         p.albedo.y[i] = u.base_color.y * p.albedo.y[i];
         p.albedo.z[i] = u.base_color.z * p.albedo.z[i];
       }
     } else {
-      for (int i = 0; i < n; ++i) {
+      for (int i = 0; i < kShadeLanes; ++i) {
         p.albedo.x[i] = u.base_color.x;
         p.albedo.y[i] = u.base_color.y;
         p.albedo.z[i] = u.base_color.z;
@@ -534,24 +550,24 @@ struct LambertFragmentShader {
     normalize_lanes(p.normal, n, math);
     const bool highlights = u.specular != glm::vec3(0.0f);
     const bool fog = lit.fog.density > 0.0f;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < kShadeLanes; ++i) {
       p.to_eye.x[i] = p.to_eye.y[i] = p.to_eye.z[i] = 0.0f;
       p.eye_distance[i] = 0.0f;
     }
     if (highlights || fog) {
       Vec3Lanes e;
-      float e2[kShadeLanes], r[kShadeLanes];
-      for (int i = 0; i < n; ++i) {
+      float e2[kShadeLanes], r[kShadeLanes] = {};
+      for (int i = 0; i < kShadeLanes; ++i) {
         e.x[i] = lit.eye.x - p.world.x[i];
         e.y[i] = lit.eye.y - p.world.y[i];
         e.z[i] = lit.eye.z - p.world.z[i];
       }
-      dot_lanes(e, e, n, e2);
-      for (int i = 0; i < n; ++i) e2[i] = std::max(e2[i], 1e-30f);
+      dot_lanes(e, e, e2);
+      for (int i = 0; i < kShadeLanes; ++i) e2[i] = std::max(e2[i], 1e-30f);
       math.alu(2u * un, un, 3u * un);
       if (highlights) {
         math.rsqrt_lanes(e2, r, n);
-        scale_lanes(e, r, n);
+        scale_lanes(e, r);
         p.to_eye = e;
         math.alu(0, 3u * un, 0);
       }
@@ -559,7 +575,7 @@ struct LambertFragmentShader {
     }
     lit_surface_lanes(lit, p, u.specular, u.shininess, c, math);
     if (u.emissive != glm::vec3(0.0f)) {
-      for (int i = 0; i < n; ++i) {
+      for (int i = 0; i < kShadeLanes; ++i) {
         c.x[i] = c.x[i] + u.emissive.x;
         c.y[i] = c.y[i] + u.emissive.y;
         c.z[i] = c.z[i] + u.emissive.z;
