@@ -41,9 +41,7 @@ struct Rgba {
 };
 
 // detail::reduce_period: non-finite -> 0, else t - floor(t).
-HWY_INLINE VF reduce_period(VF t) {
-  return hn::IfThenElseZero(hn::IsFinite(t), hn::Sub(t, hn::Floor(t)));
-}
+HWY_INLINE VF reduce_period(VF t) { return hn::IfThenElseZero(hn::IsFinite(t), hn::Sub(t, hn::Floor(t))); }
 
 // detail::decode_texel on gathered texels.
 HWY_INLINE Rgba decode(VU texel) {
@@ -132,13 +130,12 @@ void trilinear(const Texture& texture, const float* u, const float* v, const flo
     const VF l = hn::Load(d, ls);
     const VF finite = hn::IfThenElseZero(hn::IsFinite(l), l);
     const VF top = hn::Set(d, float(last));
-    const VF dd = hn::IfThenElse(hn::Lt(finite, hn::Zero(d)), hn::Zero(d),
-                                 hn::IfThenElse(hn::Lt(top, finite), top, finite));
+    const VF dd =
+        hn::IfThenElse(hn::Lt(finite, hn::Zero(d)), hn::Zero(d), hn::IfThenElse(hn::Lt(top, finite), top, finite));
     const VI lo = hn::ConvertTo(di, dd);
     const VF delta = hn::Sub(dd, hn::ConvertTo(d, lo));
     // The second level is filtered where delta != 0 and lo is not the last level.
-    const hn::Mask<DF> blend =
-        hn::And(hn::Ne(delta, hn::Zero(d)), hn::RebindMask(d, hn::Lt(lo, hn::Set(di, last))));
+    const hn::Mask<DF> blend = hn::And(hn::Ne(delta, hn::Zero(d)), hn::RebindMask(d, hn::Lt(lo, hn::Set(di, last))));
     hn::Store(lo, di, lo_lanes);
     hn::Store(hn::VecFromMask(di, hn::RebindMask(di, blend)), di, blend_lanes);
     int first = lo_lanes[0], end = lo_lanes[0];
@@ -150,7 +147,8 @@ void trilinear(const Texture& texture, const float* u, const float* v, const flo
     // Gathers index with 32-bit lanes: a vector reaching an empty level or one with more
     // texels than that takes the scalar filter.
     bool addressable = true;
-    for (int level = first; level <= end; ++level) addressable = addressable && fits_gather(texture.levels[size_t(level)]);
+    for (int level = first; level <= end; ++level)
+      addressable = addressable && fits_gather(texture.levels[size_t(level)]);
     if (!addressable) {
       for (int j = 0; j < m; ++j) {
         fetches -= blend_lanes[j] ? 8 : 4;

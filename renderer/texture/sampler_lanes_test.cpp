@@ -42,8 +42,8 @@ struct Inputs {
 };
 
 Inputs inputs(int n, uint32_t seed, float max_lod) {
-  const float specials[] = {kNaN, kInf,     -kInf,  1e30f,  -1e30f, 0.0f,   -0.0f, 1.0f,  -1.0f, 0.5f,
-                            -1e-10f, 1e-40f, 3.0f,  2.5f,   0.999999f, 16777216.0f, -7.25f, 1e-7f};
+  const float specials[] = {kNaN, kInf,    -kInf,  1e30f, -1e30f, 0.0f,      -0.0f,       1.0f,   -1.0f,
+                            0.5f, -1e-10f, 1e-40f, 3.0f,  2.5f,   0.999999f, 16777216.0f, -7.25f, 1e-7f};
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> coord(-3.0f, 3.0f), level(-2.0f, max_lod + 2.0f);
   std::uniform_int_distribution<int> pick(0, 3);
@@ -69,8 +69,8 @@ void expect_lanes_match(const Texture& t, const Inputs& in, const char* what) {
       SamplerCounters scalar, lanes;
       const size_t lanes_n = static_cast<size_t>(n);
       std::vector<float> r(lanes_n), g(lanes_n), b(lanes_n), a(lanes_n);
-      sample_texture_lanes(t, &in.u[size_t(first)], &in.v[size_t(first)], &in.lod[size_t(first)], n, r.data(),
-                           g.data(), b.data(), a.data(), lanes);
+      sample_texture_lanes(t, &in.u[size_t(first)], &in.v[size_t(first)], &in.lod[size_t(first)], n, r.data(), g.data(),
+                           b.data(), a.data(), lanes);
       for (int i = 0; i < n; ++i) {
         const size_t k = size_t(first + i);
         const glm::vec4 s = sample_texture(t, glm::vec2(in.u[k], in.v[k]), in.lod[k], scalar);
@@ -88,9 +88,7 @@ void expect_lanes_match(const Texture& t, const Inputs& in, const char* what) {
 }
 
 TEST(SamplerLanes, DefaultTrilinearMatchesScalarOnEveryTextureShape) {
-  const struct {
-    int w, h;
-  } sizes[] = {{1, 1}, {2, 2}, {5, 3}, {1, 7}, {64, 32}, {3, 129}};
+  const struct { int w, h; } sizes[] = {{1, 1}, {2, 2}, {5, 3}, {1, 7}, {64, 32}, {3, 129}};
   uint32_t seed = 1;
   for (const auto& s : sizes) {
     const Texture t = random_texture(s.w, s.h, seed++);
