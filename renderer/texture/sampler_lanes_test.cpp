@@ -137,7 +137,7 @@ TEST(SamplerLanes, EverySamplerStateMatchesScalar) {
   EXPECT_EQ(states, 108);
 }
 
-TEST(SamplerLanes, TexturesWithoutLevelsOrTexelsMatchScalar) {
+TEST(SamplerLanes, NoLevelsAndASingleLevelMatchScalar) {
   Texture empty;  // no levels: white, one sample, no fetches
   const Inputs in = inputs(20, 13, 3.0f);
   expect_lanes_match(empty, in, "no levels");
