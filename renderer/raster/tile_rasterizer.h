@@ -268,11 +268,19 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
       if (use_lanes) {
         // Quad rows of 16 lanes: lane j is pixel (bx + j % 8, qy + j / 8).
         const uint32_t columns = ((2u << (cx1 - bx)) - 1) & ~((1u << (cx0 - bx)) - 1);
+        // Edge values at the centre of each row's first pixel, stepped by two pixel rows modulo
+        // 2^32 (exact where used: the values fit int32).
+        uint32_t edge_row[3], edge_step[3];
+        for (int i = 0; i < 3; ++i) {
+          edge_row[i] = uint32_t(e[i].at(corner(bx) + kSubpixelHalf, corner(cy0 & ~1) + kSubpixelHalf));
+          edge_step[i] = uint32_t(uint64_t(e[i].b) << (kSubpixelBits + 1));
+        }
         for (int qy = cy0 & ~1; qy <= cy1; qy += 2) {
           const uint32_t valid = (qy >= cy0 ? columns : 0u) | (qy + 1 <= cy1 ? columns << 8 : 0u);
           int32_t edge[3];
           for (int i = 0; i < 3; ++i) {
-            edge[i] = int32_t(e[i].at(corner(bx) + kSubpixelHalf, corner(qy) + kSubpixelHalf));
+            edge[i] = int32_t(edge_row[i]);
+            edge_row[i] += edge_step[i];
           }
           uint32_t passed = 0;
           uint32_t covered;
@@ -300,10 +308,12 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
             }
           }
           if (!covered) continue;
-          for (int qc = 0; qc < 8; qc += 2) {
+          // Quads with a covered pixel, in order: bit qc or qc + 1 of either pixel row.
+          const uint32_t either = (covered | covered >> 8) & 0xFFu;
+          for (uint32_t quads = (either | either >> 1) & 0x55u; quads; quads &= quads - 1) {
+            const int qc = std::countr_zero(quads);
             // The quad's pixels (0,0), (1,0), (0,1), (1,1) as lane bits 0..3.
             const unsigned inside = ((covered >> qc) & 3u) | ((covered >> (qc + 8)) & 3u) << 2;
-            if (!inside) continue;
             const unsigned live = ((passed >> qc) & 3u) | ((passed >> (qc + 8)) & 3u) << 2;
             const unsigned n_inside = unsigned(std::popcount(inside)), n_live = unsigned(std::popcount(live));
             ++counters[RasterCounters::quads_covered];
