@@ -127,12 +127,11 @@ TEST(RasterLanes, LargeTrianglesAreRefused) {
   EXPECT_TRUE(edge_values_fit_int32(small, 0, 0, 63, 63));
 }
 
-
 // The whole rasterizer against a per-pixel reference (int64 edge values at pixel centres, the
 // same depth formula) for every depth state: random small and large triangles drawn in order
 // into a 44x37 tile (rows that run past the tile's right and bottom edges), each writing its
-// own colour; some so large they take the int64 path. Depth and colour must match bit for bit, and the reference must see each
-// configuration both pass and fail the test.
+// own colour; some so large that they take the int64 path. Depth and colour must match bit
+// for bit, and the reference must see each configuration both pass and fail the test.
 struct IndexShader {
   struct Uniforms {
     glm::vec3 color;
