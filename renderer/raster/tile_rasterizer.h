@@ -289,14 +289,14 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
             // all 16 pixels, else copied (lanes outside the tile are not covered).
             const float* row0 = tile.depth + pixel_index(bx, qy);
             const float* row1 = row0 + tile.width;
-            float edge_rows[16];
+            float stored_rows[16];
             if (bx + 8 > tx_end || qy + 1 >= ty_end) {
               for (int j = 0; j < 16; ++j) {
                 const int px = bx + (j & 7), py = qy + (j >> 3);
-                edge_rows[j] = px < tx_end && py < ty_end ? tile.depth[pixel_index(px, py)] : 0.0f;
+                stored_rows[j] = px < tx_end && py < ty_end ? tile.depth[pixel_index(px, py)] : 0.0f;
               }
-              row0 = edge_rows;
-              row1 = edge_rows + 8;
+              row0 = stored_rows;
+              row1 = stored_rows + 8;
             }
             covered = raster_lanes::cover_row(lanes, edge, valid, full, row0, row1, &passed, row_lanes);
           } else {
