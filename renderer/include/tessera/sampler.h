@@ -158,4 +158,13 @@ inline glm::vec4 sample_texture(const Texture& texture, glm::vec2 uv, float lod,
   return a + (b - a) * delta;
 }
 
+// sample_texture for n lanes at once (uv = (u[i], v[i]), lod[i]), written as structure of
+// arrays: r/g/b/a[i]. Each lane bit for bit what sample_texture returns, and the same counts.
+// The default sampler state (trilinear, repeat) runs in the host's SIMD lanes
+// (renderer/texture/sampler_lanes.cpp: texel addresses in lanes, texels and the sRGB decode
+// table gathered, the scalar filter's operations in its order); other states, and levels with
+// more texels than a 32-bit index reaches, run the scalar filter per lane.
+void sample_texture_lanes(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r,
+                          float* g, float* b, float* a, SamplerCounters& counters);
+
 }  // namespace tessera

@@ -1,0 +1,149 @@
+// sample_texture_lanes against sample_texture, lane by lane and bit for bit, with the same
+// counts: every sampler state, mip chains with odd sizes and 1x1 levels, special coordinates
+// and levels of detail (NaN, infinities, huge, negative zero, whole numbers), and batches of
+// every length around the host vector width.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tessera/sampler.h"
+
+namespace tessera {
+namespace {
+
+// A texture of w x h with a full mip chain (each level half the size, at least 1) of random
+// texels: the chain's contents need not be a box filter of the level above for this test.
+Texture random_texture(int w, int h, uint32_t seed, bool chain = true) {
+  std::mt19937 rng(seed);
+  Texture t;
+  for (;;) {
+    Image level(w, h);
+    for (Rgba8& p : level.pixels) p = rng();
+    t.levels.push_back(level);
+    if (!chain || (w == 1 && h == 1)) break;
+    w = std::max(1, w / 2);
+    h = std::max(1, h / 2);
+  }
+  return t;
+}
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Coordinates and levels of detail: random ones mixed with every special value.
+struct Inputs {
+  std::vector<float> u, v, lod;
+};
+
+Inputs inputs(int n, uint32_t seed, float max_lod) {
+  const float specials[] = {kNaN, kInf,    -kInf,  1e30f, -1e30f, 0.0f,      -0.0f,       1.0f,   -1.0f,
+                            0.5f, -1e-10f, 1e-40f, 3.0f,  2.5f,   0.999999f, 16777216.0f, -7.25f, 1e-7f};
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> coord(-3.0f, 3.0f), level(-2.0f, max_lod + 2.0f);
+  std::uniform_int_distribution<int> pick(0, 3);
+  std::uniform_int_distribution<size_t> which(0, std::size(specials) - 1);
+  Inputs in;
+  for (int i = 0; i < n; ++i) {
+    in.u.push_back(pick(rng) == 0 ? specials[which(rng)] : coord(rng));
+    in.v.push_back(pick(rng) == 0 ? specials[which(rng)] : coord(rng));
+    // Whole levels too: delta == 0 takes one level.
+    const int k = pick(rng);
+    in.lod.push_back(k == 0 ? specials[which(rng)] : k == 1 ? std::floor(level(rng)) : level(rng));
+  }
+  return in;
+}
+
+// Every lane bit for bit, and the same counters; a batch of n lanes taken as the fragment
+// program takes them (several lanes sharing a level of detail) and as independent lanes.
+void expect_lanes_match(const Texture& t, const Inputs& in, const char* what) {
+  const int total = int(in.u.size());
+  for (int n : {1, 3, 4, 7, 8, 9, 15, 16, 17, total}) {
+    if (n > total) continue;
+    for (int first = 0; first + n <= total; first += n) {
+      SamplerCounters scalar, lanes;
+      const size_t lanes_n = static_cast<size_t>(n);
+      std::vector<float> r(lanes_n), g(lanes_n), b(lanes_n), a(lanes_n);
+      sample_texture_lanes(t, &in.u[size_t(first)], &in.v[size_t(first)], &in.lod[size_t(first)], n, r.data(), g.data(),
+                           b.data(), a.data(), lanes);
+      for (int i = 0; i < n; ++i) {
+        const size_t k = size_t(first + i);
+        const glm::vec4 s = sample_texture(t, glm::vec2(in.u[k], in.v[k]), in.lod[k], scalar);
+        const float got[4] = {r[size_t(i)], g[size_t(i)], b[size_t(i)], a[size_t(i)]};
+        for (int c = 0; c < 4; ++c) {
+          ASSERT_EQ(std::bit_cast<uint32_t>(got[c]), std::bit_cast<uint32_t>(s[c]))
+              << what << ": lane " << i << " of " << n << ", channel " << c << ", uv (" << in.u[k] << ", " << in.v[k]
+              << "), lod " << in.lod[k];
+        }
+      }
+      EXPECT_EQ(lanes.samples, scalar.samples) << what;
+      EXPECT_EQ(lanes.texel_fetches, scalar.texel_fetches) << what;
+    }
+  }
+}
+
+TEST(SamplerLanes, DefaultTrilinearMatchesScalarOnEveryTextureShape) {
+  const struct { int w, h; } sizes[] = {{1, 1}, {2, 2}, {5, 3}, {1, 7}, {64, 32}, {3, 129}};
+  uint32_t seed = 1;
+  for (const auto& s : sizes) {
+    const Texture t = random_texture(s.w, s.h, seed++);
+    const Inputs in = inputs(256, seed++, float(t.levels.size()));
+    expect_lanes_match(t, in, "default sampler");
+  }
+}
+
+TEST(SamplerLanes, QuadsSharingALevelOfDetailMatchScalar) {
+  // The fragment program's batches: four lanes per quad with one lod, neighbouring coordinates.
+  const Texture t = random_texture(37, 20, 7);
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> coord(-1.0f, 2.0f), level(0.0f, 7.0f), step(0.0f, 0.05f);
+  Inputs in;
+  for (int q = 0; q < 64; ++q) {
+    const float u = coord(rng), v = coord(rng), lod = level(rng), du = step(rng), dv = step(rng);
+    for (int i = 0; i < 4; ++i) {
+      in.u.push_back(u + float(i & 1) * du);
+      in.v.push_back(v + float(i >> 1) * dv);
+      in.lod.push_back(lod);
+    }
+  }
+  expect_lanes_match(t, in, "quads");
+}
+
+TEST(SamplerLanes, EverySamplerStateMatchesScalar) {
+  const TextureWrap wraps[] = {TextureWrap::repeat, TextureWrap::clamp_to_edge, TextureWrap::mirrored_repeat};
+  const TextureFilter filters[] = {TextureFilter::nearest, TextureFilter::linear};
+  const MipFilter mips[] = {MipFilter::none, MipFilter::nearest, MipFilter::linear};
+  Texture t = random_texture(9, 6, 11);
+  const Inputs in = inputs(64, 12, float(t.levels.size()));
+  int states = 0;
+  for (TextureWrap wu : wraps) {
+    for (TextureWrap wv : wraps) {
+      for (TextureFilter mag : filters) {
+        for (TextureFilter min : filters) {
+          for (MipFilter mip : mips) {
+            t.sampler = SamplerState{wu, wv, mag, min, mip};
+            expect_lanes_match(t, in, "sampler state");
+            ++states;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(states, 108);
+}
+
+TEST(SamplerLanes, NoLevelsAndASingleLevelMatchScalar) {
+  Texture empty;  // no levels: white, one sample, no fetches
+  const Inputs in = inputs(20, 13, 3.0f);
+  expect_lanes_match(empty, in, "no levels");
+  const Texture single = random_texture(4, 4, 14, false);  // one level only
+  expect_lanes_match(single, inputs(40, 15, 0.0f), "one level");
+}
+
+}  // namespace
+}  // namespace tessera
