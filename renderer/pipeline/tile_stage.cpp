@@ -189,6 +189,17 @@ void store_tile(const TileStageInput<FragmentShader>& job, TilePass<FragmentShad
     }
     ledger.add_write(MemoryClient::color, pixels * sizeof(Rgba8));  // the resolved image
   }
+  if constexpr (kSamples == 1) {
+    // One sample per pixel: the tile's rows are the frame's, copied whole.
+    for (int y = 0; y < tile.height; ++y) {
+      const size_t src = size_t(y) * size_t(tile.width);
+      const size_t dst = size_t(tile.y0 + y) * size_t(width) + size_t(tile.x0);
+      std::copy_n(tile.depth + src, tile.width, frame.depth.begin() + std::ptrdiff_t(dst));
+      std::copy_n(tile.color + src, tile.width, frame.color.pixels.begin() + std::ptrdiff_t(dst));
+      if (job.keep_samples) std::copy_n(tile.color + src, tile.width, diag.samples.begin() + std::ptrdiff_t(dst));
+    }
+    return;
+  }
   for (int y = 0; y < tile.height; ++y) {
     for (int x = 0; x < tile.width; ++x) {
       const size_t src = (size_t(y) * size_t(tile.width) + size_t(x)) * kSamples;

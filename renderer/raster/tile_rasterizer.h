@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "raster/raster_counters.h"
+#include "raster/raster_lanes.h"
 #include "raster/sample_pattern.h"
 #include "raster/triangle_setup.h"
 #include "tessera/clip_space.h"
@@ -94,6 +96,28 @@ struct NoQuadHook {
   void operator()(int, int) const {}
 };
 
+// Whether every edge value the rasterizer evaluates for a triangle in the pixel rectangle
+// [x_lo, x_hi] x [y_lo, y_hi] fits in int32, with and without the fill-rule bias. The values it
+// evaluates lie at pixel corners, sample positions and centres of the 8x8 blocks' quads that
+// hold a pixel of the rectangle: x from corner(x_lo & ~7) (the first block's corner) to below
+// corner(x_hi + 2) (the far corner of the last quad's second pixel), y likewise. An edge
+// function is linear, so over that rectangle its values lie between its values at the four
+// corners; a margin of 2 covers the bias of 1.
+inline bool edge_values_fit_int32(const EdgeFunction e[3], int x_lo, int y_lo, int x_hi, int y_hi) {
+  const int64_t x0 = int64_t(x_lo & ~(kRasterBlock - 1)) * kSubpixelOne, x1 = int64_t(x_hi + 2) * kSubpixelOne;
+  const int64_t y0 = int64_t(y_lo & ~(kRasterBlock - 1)) * kSubpixelOne, y1 = int64_t(y_hi + 2) * kSubpixelOne;
+  constexpr int64_t kLow = int64_t(std::numeric_limits<int32_t>::min()) + 2;
+  constexpr int64_t kHigh = int64_t(std::numeric_limits<int32_t>::max()) - 2;
+  bool fits = true;
+  for (int i = 0; i < 3; ++i) {
+    // The largest and smallest corner by the signs of the gradient (as for block rejection).
+    const int64_t hi = e[i].at(e[i].a > 0 ? x1 : x0, e[i].b > 0 ? y1 : y0);
+    const int64_t lo = e[i].at(e[i].a > 0 ? x0 : x1, e[i].b > 0 ? y0 : y1);
+    fits = fits && hi <= kHigh && lo >= kLow;
+  }
+  return fits;
+}
+
 // Rasterizes one triangle into one tile with kSamples samples per pixel (1, 2, 4 or 8 at the
 // Vulkan standard positions). Coverage and depth are per sample; the fragment program runs
 // once per pixel per triangle, at the pixel centre, and its colour goes to every covered
@@ -129,6 +153,15 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
     centre_delta[i] = (e[i].a + e[i].b) * kSubpixelHalf;
   }
   const SampleExtent reach = sample_extent(kSamples);
+  // Single sampling evaluates a block's quad rows in lanes (raster_lanes.h) when the triangle's
+  // edge values in this tile fit 32-bit lanes; the int64 path below takes the rest.
+  alignas(64) raster_lanes::TriangleLanes lanes;
+  alignas(64) raster_lanes::RowLanes row_lanes;
+  bool use_lanes = false;
+  if constexpr (kSamples == 1) {
+    use_lanes = edge_values_fit_int32(e, x_lo, y_lo, x_hi, y_hi);
+    if (use_lanes) raster_lanes::prepare(t, e, inv_sum, lanes);
+  }
   auto corner = [](int p) { return int64_t(p) * kSubpixelOne; };
   auto barycentrics = [&](const int64_t v[3], float b[3]) {
     b[0] = float(v[1] + bias[1]) * inv_sum;
@@ -231,6 +264,94 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
         continue;
       }
       ++counters[full ? RasterCounters::blocks_full : RasterCounters::blocks_partial];
+
+      if (use_lanes) {
+        // Quad rows of 16 lanes: lane j is pixel (bx + j % 8, qy + j / 8).
+        const uint32_t columns = ((2u << (cx1 - bx)) - 1) & ~((1u << (cx0 - bx)) - 1);
+        // Edge values at the centre of each row's first pixel, stepped by two pixel rows modulo
+        // 2^32 (exact where used: the values fit int32).
+        uint32_t edge_row[3], edge_step[3];
+        for (int i = 0; i < 3; ++i) {
+          edge_row[i] = uint32_t(e[i].at(corner(bx) + kSubpixelHalf, corner(cy0 & ~1) + kSubpixelHalf));
+          edge_step[i] = uint32_t(uint64_t(e[i].b) << (kSubpixelBits + 1));
+        }
+        for (int qy = cy0 & ~1; qy <= cy1; qy += 2) {
+          const uint32_t valid = (qy >= cy0 ? columns : 0u) | (qy + 1 <= cy1 ? columns << 8 : 0u);
+          int32_t edge[3];
+          for (int i = 0; i < 3; ++i) {
+            edge[i] = int32_t(edge_row[i]);
+            edge_row[i] += edge_step[i];
+          }
+          uint32_t passed = 0;
+          uint32_t covered;
+          if constexpr (std::is_same_v<DepthTest, LessDepthTest>) {
+            // The stored depth of the row's two pixel rows, read in place when the tile holds
+            // all 16 pixels, else copied (lanes outside the tile are not covered).
+            const float* row0 = tile.depth + pixel_index(bx, qy);
+            const float* row1 = row0 + tile.width;
+            float stored_rows[16];
+            if (bx + 8 > tx_end || qy + 1 >= ty_end) {
+              for (int j = 0; j < 16; ++j) {
+                const int px = bx + (j & 7), py = qy + (j >> 3);
+                stored_rows[j] = px < tx_end && py < ty_end ? tile.depth[pixel_index(px, py)] : 0.0f;
+              }
+              row0 = stored_rows;
+              row1 = stored_rows + 8;
+            }
+            covered = raster_lanes::cover_row(lanes, edge, valid, full, row0, row1, &passed, row_lanes);
+          } else {
+            covered = raster_lanes::cover_row(lanes, edge, valid, full, nullptr, nullptr, nullptr, row_lanes);
+            for (uint32_t m = covered; m; m &= m - 1) {
+              const int j = std::countr_zero(m);
+              if (depth_test.passes(row_lanes.z[j], tile.depth[pixel_index(bx + (j & 7), qy + (j >> 3))]))
+                passed |= 1u << j;
+            }
+          }
+          if (!covered) continue;
+          // Quads with a covered pixel, in order: bit qc or qc + 1 of either pixel row.
+          const uint32_t either = (covered | covered >> 8) & 0xFFu;
+          for (uint32_t quads = (either | either >> 1) & 0x55u; quads; quads &= quads - 1) {
+            const int qc = std::countr_zero(quads);
+            // The quad's pixels (0,0), (1,0), (0,1), (1,1) as lane bits 0..3.
+            const unsigned inside = ((covered >> qc) & 3u) | ((covered >> (qc + 8)) & 3u) << 2;
+            const unsigned live = ((passed >> qc) & 3u) | ((passed >> (qc + 8)) & 3u) << 2;
+            const unsigned n_inside = unsigned(std::popcount(inside)), n_live = unsigned(std::popcount(live));
+            ++counters[RasterCounters::quads_covered];
+            counters[RasterCounters::fragments_covered] += n_inside;
+            counters[RasterCounters::samples_covered] += n_inside;
+            counters[RasterCounters::depth_passed] += n_live;
+            counters[RasterCounters::depth_failed] += n_inside - n_live;
+            if (!live) continue;
+            Pending& q = pending[pending_count];
+            if constexpr (kVaryingCount == kMaxVaryings) {
+              raster_lanes::interpolate_quad(lanes, row_lanes, qc, varyings + 4 * pending_count);
+            }
+            for (int p = 0; p < 4; ++p) {
+              const int j = (p >> 1) * 8 + qc + (p & 1);
+              if constexpr (kVaryingCount != kMaxVaryings) {
+                for (int k = 0; k < kVaryingCount; ++k) {
+                  varyings[4 * pending_count + p][k] = row_lanes.p[0][j] * t.varyings[0][k] +
+                                                       row_lanes.p[1][j] * t.varyings[1][k] +
+                                                       row_lanes.p[2][j] * t.varyings[2][k];
+                }
+              }
+              q.live_samples[p] = (live >> p) & 1u;
+              q.z[p][0] = row_lanes.z[j];
+            }
+            q.qx = bx + qc;
+            q.qy = qy;
+            q.live = live;
+            ++counters[RasterCounters::quads_shaded];
+            counters[RasterCounters::fs_invocations] += 4;
+            counters[RasterCounters::fs_helpers] += 4 - n_inside;
+            counters[RasterCounters::fs_lanes_live] += n_live;
+            counters[RasterCounters::fs_lanes_masked] += n_inside - n_live;
+            ++triangle_quads;
+            if (++pending_count == kBatch) flush();
+          }
+        }
+        continue;
+      }
 
       for (int qy = cy0 & ~1; qy <= cy1; qy += 2) {
         int64_t row[3];

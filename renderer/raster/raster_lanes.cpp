@@ -1,0 +1,127 @@
+// Quad rows in Highway vectors at the build's baseline target (x86-64-v3: AVX2, 8 lanes, two
+// vectors per row; NEON: four), chosen statically as the EU's lane batches are (eu_lanes.cpp).
+// The float operations are the scalar path's, one per lane, in the same order and without
+// contraction (the build passes -ffp-contract=off; Highway's Mul/Add/Div are single IEEE
+// operations), so each lane's result is bit for bit the scalar one.
+#include "raster/raster_lanes.h"
+
+#include <cstring>
+
+// x86-64-v3 has no PCLMUL/AES, which Highway 1.0 otherwise requires before it takes AVX2 as
+// the static target (the rasterizer needs neither).
+#define HWY_DISABLE_PCLMUL_AES 1
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera::raster_lanes {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using DI = hn::RebindToSigned<DF>;
+
+// The lanes of a mask as bits, lane 0 lowest.
+inline uint32_t mask_bits(hn::Mask<DF> m) {
+  uint8_t bytes[8] = {};
+  hn::StoreMaskBits(DF(), m, bytes);
+  return uint32_t(bytes[0]) | uint32_t(bytes[1]) << 8;
+}
+
+uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full, const float* depth_row0,
+                   const float* depth_row1, uint32_t* passed, RowLanes& out) {
+  const DF df;
+  const DI di;
+  const size_t n = hn::Lanes(df);
+  const TriangleSetup& s = *t.setup;
+  const auto inv_sum = hn::Set(df, t.inv_sum);
+  uint32_t outside = 0, less = 0;
+  for (size_t i = 0; i < size_t(kRowLanes); i += n) {
+    const auto v0 = hn::Add(hn::Set(di, edge[0]), hn::Load(di, t.edge_offset[0] + i));
+    const auto v1 = hn::Add(hn::Set(di, edge[1]), hn::Load(di, t.edge_offset[1] + i));
+    const auto v2 = hn::Add(hn::Set(di, edge[2]), hn::Load(di, t.edge_offset[2] + i));
+    // A lane is covered when no edge value is negative: the sign bit of their OR.
+    if (!full) outside |= mask_bits(hn::RebindMask(df, hn::Lt(hn::Or(hn::Or(v0, v1), v2), hn::Zero(di)))) << i;
+    // Barycentric weight of vertex k is the edge opposite it, (k+1)%3, without the fill-rule bias.
+    const auto b0 = hn::Mul(hn::ConvertTo(df, hn::Add(v1, hn::Set(di, t.bias[1]))), inv_sum);
+    const auto b1 = hn::Mul(hn::ConvertTo(df, hn::Add(v2, hn::Set(di, t.bias[2]))), inv_sum);
+    const auto b2 = hn::Mul(hn::ConvertTo(df, hn::Add(v0, hn::Set(di, t.bias[0]))), inv_sum);
+    const auto z = hn::Add(hn::Add(hn::Mul(b0, hn::Set(df, s.z[0])), hn::Mul(b1, hn::Set(df, s.z[1]))),
+                           hn::Mul(b2, hn::Set(df, s.z[2])));
+    hn::Store(z, df, out.z + i);
+    if (depth_row0) {
+      const float* stored = i < 8 ? depth_row0 + i : depth_row1 + (i - 8);
+      if (n <= 8) {
+        less |= mask_bits(hn::Lt(z, hn::LoadU(df, stored))) << i;
+      } else {
+        alignas(64) float both[kRowLanes];
+        std::memcpy(both, depth_row0, 8 * sizeof(float));
+        std::memcpy(both + 8, depth_row1, 8 * sizeof(float));
+        less |= mask_bits(hn::Lt(z, hn::Load(df, both + i))) << i;
+      }
+    }
+    // Perspective-correct weights at the pixel centre (with one sample the centre is the sample).
+    const auto w0 = hn::Mul(b0, hn::Set(df, s.inv_w[0]));
+    const auto w1 = hn::Mul(b1, hn::Set(df, s.inv_w[1]));
+    const auto w2 = hn::Mul(b2, hn::Set(df, s.inv_w[2]));
+    const auto inv = hn::Div(hn::Set(df, 1.0f), hn::Add(hn::Add(w0, w1), w2));
+    hn::Store(hn::Mul(w0, inv), df, out.p[0] + i);
+    hn::Store(hn::Mul(w1, inv), df, out.p[1] + i);
+    hn::Store(hn::Mul(w2, inv), df, out.p[2] + i);
+  }
+  const uint32_t covered = full ? valid : valid & ~outside;
+  if (depth_row0) *passed = covered & less;
+  return covered;
+}
+
+void interpolate_quad(const TriangleLanes& t, const RowLanes& row, int lane, float (*out)[kMaxVaryings]) {
+  const DF df;
+  const size_t n = hn::Lanes(df);
+  const float(*v)[kMaxVaryings] = t.setup->varyings;
+  for (int p = 0; p < 4; ++p) {
+    const int j = lane + (p >> 1) * 8 + (p & 1);
+    const auto p0 = hn::Set(df, row.p[0][j]), p1 = hn::Set(df, row.p[1][j]), p2 = hn::Set(df, row.p[2][j]);
+    for (size_t k = 0; k < size_t(kMaxVaryings); k += n) {
+      const auto sum = hn::Add(hn::Add(hn::Mul(p0, hn::LoadU(df, v[0] + k)), hn::Mul(p1, hn::LoadU(df, v[1] + k))),
+                               hn::Mul(p2, hn::LoadU(df, v[2] + k)));
+      hn::StoreU(sum, df, out[p] + k);
+    }
+  }
+}
+
+void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum, TriangleLanes& t) {
+  const DI di;
+  const size_t n = hn::Lanes(di);
+  // Column and row of each lane.
+  const auto iota = hn::Iota(di, 0);
+  for (int i = 0; i < 3; ++i) {
+    // Modulo 2^32: the low 32 bits of a * 256 and b * 256; the lane products wrap likewise.
+    const auto da = hn::Set(di, int32_t(uint32_t(uint64_t(e[i].a) << 8)));
+    const auto db = hn::Set(di, int32_t(uint32_t(uint64_t(e[i].b) << 8)));
+    for (size_t j = 0; j < size_t(kRowLanes); j += n) {
+      const auto lane = hn::Add(iota, hn::Set(di, int32_t(j)));
+      const auto column = hn::And(lane, hn::Set(di, 7));
+      const auto row = hn::ShiftRight<3>(lane);
+      hn::Store(hn::Add(hn::Mul(da, column), hn::Mul(db, row)), di, t.edge_offset[i] + j);
+    }
+    t.bias[i] = (setup.top_left >> i) & 1u ? 0 : 1;
+  }
+  t.inv_sum = inv_sum;
+  t.setup = &setup;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tessera::raster_lanes
+HWY_AFTER_NAMESPACE();
+
+namespace tessera::raster_lanes {
+void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum, TriangleLanes& t) {
+  HWY_NAMESPACE::prepare(setup, e, inv_sum, t);
+}
+uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full, const float* depth_row0,
+                   const float* depth_row1, uint32_t* passed, RowLanes& out) {
+  return HWY_NAMESPACE::cover_row(t, edge, valid, full, depth_row0, depth_row1, passed, out);
+}
+void interpolate_quad(const TriangleLanes& t, const RowLanes& row, int lane, float (*out)[kMaxVaryings]) {
+  HWY_NAMESPACE::interpolate_quad(t, row, lane, out);
+}
+}  // namespace tessera::raster_lanes
