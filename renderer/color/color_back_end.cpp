@@ -3,40 +3,10 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "color/sample_planes.h"
+
 namespace tessera::color {
 
-namespace {
-
-// Distinct colours among one pixel's samples: the planes the pixel uses. Unrolled per sample
-// count (it runs for every pixel of every quad written).
-template <int kN>
-int distinct_of(const Rgba8* s) {
-  int distinct = 0;
-  for (int k = 0; k < kN; ++k) {
-    bool seen = false;
-    for (int j = 0; j < k; ++j) seen |= s[j] == s[k];
-    distinct += !seen;
-  }
-  return distinct;
-}
-
-int distinct_colours(const Rgba8* s, int samples) {
-  switch (samples) {
-    case 2: return distinct_of<2>(s);
-    case 4: return distinct_of<4>(s);
-    case 8: return distinct_of<8>(s);
-    default: break;
-  }
-  int distinct = 0;
-  for (int k = 0; k < samples; ++k) {
-    bool seen = false;
-    for (int j = 0; j < k && !seen; ++j) seen = s[j] == s[k];
-    distinct += !seen;
-  }
-  return distinct;
-}
-
-}  // namespace
 
 void ColorTraffic::merge(const ColorTraffic& o) {
   plane_bits_read += o.plane_bits_read;
@@ -54,7 +24,7 @@ void ColorTraffic::merge(const ColorTraffic& o) {
 }
 
 ColorBackEnd::ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 clear, const Rgba8* buffer, int width,
-                           int height, bool payloads)
+                           int height, bool payloads, bool one_colour_pixels)
     : geometry_(cache),
       cache_(cache),
       samples_(samples),
@@ -69,16 +39,15 @@ ColorBackEnd::ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 c
       final_(payloads ? memory_.size() : 0),
       sizes_(payloads ? 0 : memory_.size()),
       analysis_(memory_.size()),
-      payloads_(payloads) {}
+      payloads_(payloads),
+      // Pixels whose samples all hold one colour use one plane; otherwise each block is
+      // counted from its samples when first needed.
+      pixel_planes_(size_t(width) * size_t(height), uint8_t(one_colour_pixels ? 1 : 0)),
+      counted_(memory_.size(), uint8_t(one_colour_pixels ? 1 : 0)) {}
 
 const ColorTile& ColorBackEnd::BlockView::samples() {
   if (!tile) tile.emplace(unit->current(block));
   return *tile;
-}
-
-const PlanedTile& ColorBackEnd::BlockView::planes() {
-  if (!planed) planed.emplace(to_planes(samples()));
-  return *planed;
 }
 
 ColorBackEnd::Analysis& ColorBackEnd::analysis(int block) {
@@ -87,14 +56,69 @@ ColorBackEnd::Analysis& ColorBackEnd::analysis(int block) {
   return a;
 }
 
-int ColorBackEnd::planes_used(BlockView& v, Analysis& a) {
-  if (a.planes_used < 0) a.planes_used = int8_t(v.planes().planes_used);
+void ColorBackEnd::recount(int block) {
+  // The block's pixels counted from their samples, for a buffer whose contents at the start
+  // were not known to be one colour per pixel (written pixels are kept current as quads land).
+  const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
+  for (int y = by; y < std::min(by + kTileHeight, height_); ++y) {
+    for (int x = bx; x < std::min(bx + kTileWidth, width_); ++x) {
+      const size_t i = size_t(y) * size_t(width_) + size_t(x);
+      pixel_planes_[i] = uint8_t(pixel_planes(buffer_ + i * size_t(samples_), samples_));
+    }
+  }
+  counted_[size_t(block)] = 1;
+}
+
+void ColorBackEnd::count_planes(int block, Analysis& a) {
+  // The busiest pixel of each half, and of the block, gives the planes they use. Pixels past
+  // the bin tile's edge hold the clear colour: one plane.
+  if (!counted_[size_t(block)]) recount(block);
+  const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
+  int half_planes[2] = {1, 1};
+  const int x_end = std::min(kTileWidth, width_ - bx);
+  for (int y = by; y < std::min(by + kTileHeight, height_); ++y) {
+    const uint8_t* row = &pixel_planes_[size_t(y) * size_t(width_) + size_t(bx)];
+    for (int x = 0; x < x_end; ++x) {
+      const int half = halves_ == 2 ? x / (kTileWidth / 2) : 0;
+      half_planes[half] = std::max(half_planes[half], int(row[x]));
+    }
+  }
+  a.half_planes = {int8_t(half_planes[0]), int8_t(halves_ == 2 ? half_planes[1] : 0)};
+  a.planes_used = int8_t(std::max(half_planes[0], halves_ == 2 ? half_planes[1] : 1));
+}
+
+int ColorBackEnd::planes_used(int block, Analysis& a) {
+  if (a.planes_used < 0) count_planes(block, a);
   return a.planes_used;
 }
 
-int ColorBackEnd::plane_bits(BlockView& v, Analysis& a, int plane) {
-  int16_t& bits = a.plane_bits[size_t(plane)];
-  if (bits == 0) bits = int16_t(compressed_plane_bits(v.planes().planes[size_t(plane)]) + 1);
+Plane ColorBackEnd::plane(int block, int k) {
+  // What to_planes(current(block)).planes[k] holds, gathered pixel by pixel: plane 0 is each
+  // pixel's first sample; a later plane is 0 wherever the pixel has fewer colours.
+  if (!counted_[size_t(block)]) recount(block);
+  Plane out{};
+  const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
+  for (int y = 0; y < kTileHeight; ++y) {
+    for (int x = 0; x < kTileWidth; ++x) {
+      Rgba8& c = out[size_t(y * kTileWidth + x)];
+      if (bx + x >= width_ || by + y >= height_) {
+        c = k == 0 ? clear_ : 0;  // past the edge: all samples clear
+        continue;
+      }
+      const size_t i = size_t(by + y) * size_t(width_) + size_t(bx + x);
+      if (k == 0) {
+        c = buffer_[i * size_t(samples_)];
+      } else if (pixel_planes_[i] > k) {
+        c = pixel_plane_colour(buffer_ + i * size_t(samples_), samples_, k);
+      }
+    }
+  }
+  return out;
+}
+
+int ColorBackEnd::plane_bits(int block, Analysis& a, int plane_index) {
+  int16_t& bits = a.plane_bits[size_t(plane_index)];
+  if (bits == 0) bits = int16_t(compressed_plane_bits(plane(block, plane_index)) + 1);
   return bits - 1;
 }
 
@@ -136,14 +160,34 @@ ColorTile ColorBackEnd::current(int block) const {
 namespace {
 
 // Planes in use after a quad's write: the most distinct colours among its pixels inside the bin
-// tile. The sample count is a template argument so the per-pixel count is inlined and unrolled.
+// tile; each pixel's count is kept in `counts`. Most quads lie inside with every pixel one
+// colour: four 64-bit-pair comparisons answer them before any pixel is counted sample by sample.
 template <int kN>
-int quad_planes(const Rgba8* buffer, int qx, int qy, int width, int height) {
+int quad_planes(const Rgba8* buffer, uint8_t* counts, int qx, int qy, int width, int height) {
+  const size_t i0 = size_t(qy) * size_t(width) + size_t(qx);
+  if (qx + 1 < width && qy + 1 < height) {
+    const Rgba8* row0 = buffer + i0 * size_t(kN);
+    const Rgba8* row1 = row0 + size_t(width) * size_t(kN);
+    uint8_t* c0 = counts + i0;
+    uint8_t* c1 = c0 + width;
+    if (samples_uniform<kN>(row0) & samples_uniform<kN>(row0 + kN) & samples_uniform<kN>(row1) &
+        samples_uniform<kN>(row1 + kN)) {
+      c0[0] = c0[1] = c1[0] = c1[1] = 1;
+      return 1;
+    }
+    c0[0] = uint8_t(distinct_samples<kN>(row0));
+    c0[1] = uint8_t(distinct_samples<kN>(row0 + kN));
+    c1[0] = uint8_t(distinct_samples<kN>(row1));
+    c1[1] = uint8_t(distinct_samples<kN>(row1 + kN));
+    return std::max(std::max(c0[0], c0[1]), std::max(c1[0], c1[1]));
+  }
   int planes = 1;
   for (int p = 0; p < 4; ++p) {
     const int x = qx + (p & 1), y = qy + (p >> 1);
     if (x >= width || y >= height) continue;
-    planes = std::max(planes, distinct_of<kN>(buffer + (size_t(y) * size_t(width) + size_t(x)) * size_t(kN)));
+    const size_t i = size_t(y) * size_t(width) + size_t(x);
+    counts[i] = uint8_t(pixel_planes<kN>(buffer + i * size_t(kN)));
+    planes = std::max(planes, int(counts[i]));
   }
   return planes;
 }
@@ -153,30 +197,42 @@ int quad_planes(const Rgba8* buffer, int qx, int qy, int width, int height) {
 void ColorBackEnd::on_quad_written(int qx, int qy) {
   int planes = 1;
   switch (samples_) {
-    case 2: planes = quad_planes<2>(buffer_, qx, qy, width_, height_); break;
-    case 4: planes = quad_planes<4>(buffer_, qx, qy, width_, height_); break;
-    case 8: planes = quad_planes<8>(buffer_, qx, qy, width_, height_); break;
+    case 2: planes = quad_planes<2>(buffer_, pixel_planes_.data(), qx, qy, width_, height_); break;
+    case 4: planes = quad_planes<4>(buffer_, pixel_planes_.data(), qx, qy, width_, height_); break;
+    case 8: planes = quad_planes<8>(buffer_, pixel_planes_.data(), qx, qy, width_, height_); break;
     default:
       for (int p = 0; p < 4; ++p) {
         const int x = qx + (p & 1), y = qy + (p >> 1);
         if (x >= width_ || y >= height_) continue;
-        const Rgba8* s = buffer_ + (size_t(y) * size_t(width_) + size_t(x)) * size_t(samples_);
-        planes = std::max(planes, distinct_colours(s, samples_));
+        const size_t i = size_t(y) * size_t(width_) + size_t(x);
+        pixel_planes_[i] = uint8_t(pixel_planes(buffer_ + i * size_t(samples_), samples_));
+        planes = std::max(planes, int(pixel_planes_[i]));
       }
   }
   const int block = (qy / kTileHeight) * blocks_x_ + qx / kTileWidth;
   analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
   const int half = halves_ == 2 ? (qx % kTileWidth) / (kTileWidth / 2) : 0;
-  for (int plane = 0; plane < planes; ++plane) access(block, plane, half);
-}
-
-void ColorBackEnd::access(int block, int plane, int half) {
-  ++traffic_.accesses;
-  const uint64_t k = key(block, plane, half);
-  if (cache_.lookup(k)) {
-    ++traffic_.hits;
+  // The same lines as the previous quad, all still resident: they are the cache's most recent
+  // lines in this very order, and touching them again in that order leaves every line's LRU
+  // rank as it is. Only the counts change.
+  if (block == repeat_block_ && half == repeat_half_ && planes == repeat_planes_) {
+    traffic_.accesses += uint64_t(planes);
+    traffic_.hits += uint64_t(planes);
     return;
   }
+  repeat_block_ = block, repeat_half_ = half, repeat_planes_ = planes;  // evict() clears it if it takes the block
+  for (int plane = 0; plane < planes; ++plane) {
+    ++traffic_.accesses;
+    const uint64_t k = key(block, plane, half);
+    if (cache_.lookup(k)) {
+      ++traffic_.hits;
+    } else {
+      miss(block, plane, k);
+    }
+  }
+}
+
+void ColorBackEnd::miss(int block, int plane, uint64_t k) {
   ++traffic_.misses;
   // Make room first: the tile owning the set's least recently used line leaves (the eviction
   // flow sees all its lines, the victim included); then the fill.
@@ -202,20 +258,12 @@ void ColorBackEnd::fill(int block, int plane) {
   }
 }
 
-bool ColorBackEnd::all_used_planes_resident(int block, BlockView& v, Analysis& a) {
+bool ColorBackEnd::all_used_planes_resident(int block, Analysis& a) {
   // A line is needed when its half of the tile uses that plane. A tile still cleared in
   // memory needs nothing from outside the cache: its untouched parts are the clear colour.
   if (memory_[size_t(block)].state == TileState::cleared) return true;
+  if (a.planes_used < 0) count_planes(block, a);
   for (int half = 0; half < halves_; ++half) {
-    if (a.half_planes[size_t(half)] == 0) {
-      const ColorTile& tile = v.samples();
-      int planes = 1;
-      for (int p = 0; p < kTilePixels; ++p) {
-        if (halves_ == 2 && (p % kTileWidth) / (kTileWidth / 2) != half) continue;
-        planes = std::max(planes, distinct_colours(&tile.color[size_t(p * tile.samples)], tile.samples));
-      }
-      a.half_planes[size_t(half)] = int8_t(planes);
-    }
     for (int plane = 0; plane < a.half_planes[size_t(half)]; ++plane) {
       if (!cache_.contains(key(block, plane, half))) return false;
     }
@@ -226,15 +274,17 @@ bool ColorBackEnd::all_used_planes_resident(int block, BlockView& v, Analysis& a
 void ColorBackEnd::evict(uint64_t line) {
   // Eviction flow: the tile holding the displaced line leaves with all its resident lines.
   const int block = int(line >> 8);
+  if (block == repeat_block_) repeat_block_ = -1;  // the next quad's lines are no longer all resident
   BlockMemory& m = memory_[size_t(block)];
   Analysis& a = analysis(block);
   BlockView v{this, block};
   // Step 3: the index-bit palette only when every used plane is in the cache.
-  if (all_used_planes_resident(block, v, a)) {
+  if (all_used_planes_resident(block, a)) {
     ++traffic_.palette_attempts;
     if (palette_fits(v, a)) {
       ++traffic_.palette_stores;
-      for (int p = 0; p < kMaxSamples; ++p) {
+      // Lines exist only for planes below the sample count.
+      for (int p = 0; p < samples_; ++p) {
         for (int h = 0; h < halves_; ++h) cache_.erase(key(block, p, h));
       }
       m.state = a.palette_state;
@@ -248,19 +298,19 @@ void ColorBackEnd::evict(uint64_t line) {
     ++traffic_.palette_skipped;
   }
   // Step 4: each resident plane (or half plane) with the best plane codec, or raw.
-  for (int p = 0; p < kMaxSamples; ++p) {
+  for (int p = 0; p < samples_ && m.resident_lines > 0; ++p) {
     for (int h = 0; h < halves_; ++h) {
       const uint64_t k = key(block, p, h);
       if (!cache_.contains(k)) continue;
       cache_.erase(k);
       --m.resident_lines;
-      const int stored_bits = p < planes_used(v, a) ? plane_bits(v, a, p) : 0;
+      const int stored_bits = p < planes_used(block, a) ? plane_bits(block, a, p) : 0;
       m.plane_bits[size_t(p)] = stored_bits;
       traffic_.plane_bits_written += uint64_t((stored_bits + halves_ - 1) / halves_);
     }
   }
   bool any_compressed = false;
-  for (int p = 0; p < planes_used(v, a); ++p) any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
+  for (int p = 0; p < planes_used(block, a); ++p) any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
   m.state = any_compressed ? TileState::planes_compressed : TileState::planes_uncompressed;
   traffic_.control_bits_written += kControlBits;
   if (m.resident_lines == 0) {
@@ -296,7 +346,7 @@ ColorBackEnd::FinalSizes ColorBackEnd::final_sizes(int block, BlockView& v, Anal
     }
     a.all_clear = all_clear ? 1 : 0;
   }
-  const int used = a.all_clear ? 1 : planes_used(v, a);
+  const int used = a.all_clear ? 1 : planes_used(block, a);
   out.baseline_uncompressed_bits = samples_ * kPlaneBits;
   out.baseline_planes_only_bits = used * kPlaneBits + index_total;
   if (a.all_clear) return out;  // state cleared: the control code alone
@@ -307,7 +357,7 @@ ColorBackEnd::FinalSizes ColorBackEnd::final_sizes(int block, BlockView& v, Anal
   }
   out.planes_used = used;
   int compressed_bits = 0;
-  for (int k = 0; k < used; ++k) compressed_bits += plane_bits(v, a, k) + kPlaneTagBits;
+  for (int k = 0; k < used; ++k) compressed_bits += plane_bits(block, a, k) + kPlaneTagBits;
   out.index_bits = index_total;
   if (compressed_bits < used * kPlaneBits) {
     out.state = TileState::planes_compressed;

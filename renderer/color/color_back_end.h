@@ -39,8 +39,10 @@ class ColorBackEnd {
   // `buffer`: the bin tile's samples, pixel-major (`samples` per pixel), width x height.
   // `payloads`: the final stored forms carry their packed planes and index bits (for a caller
   // that decodes them); false gives the same states and sizes without packing any bits.
+  // `one_colour_pixels`: every pixel's samples hold one colour at the start (a cleared tile),
+  // so no pixel is counted until a quad writes it.
   ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 clear, const Rgba8* buffer, int width, int height,
-               bool payloads = true);
+               bool payloads = true, bool one_colour_pixels = false);
 
   // The 2x2 quad at tile pixel (qx, qy) has written its samples into the buffer.
   void on_quad_written(int qx, int qy);
@@ -74,20 +76,25 @@ class ColorBackEnd {
     TileState palette_state = TileState::cleared;
     std::array<int16_t, kMaxSamples> plane_bits{};  // compressed_plane_bits + 1 (0: not known)
   };
-  // Lazily built views of one block's samples during one eviction or store.
+  // A lazily copied view of one block's samples during one eviction or store (for the
+  // index-bit palette and the all-clear test; plane counts and planes are read in place).
   struct BlockView {
     const ColorBackEnd* unit;
     int block;
-    std::optional<ColorTile> tile;  // built on first use: many evictions need neither
-    std::optional<PlanedTile> planed;
+    std::optional<ColorTile> tile;  // built on first use: many evictions need none
     const ColorTile& samples();
-    const PlanedTile& planes();
   };
   Analysis& analysis(int block);
-  int planes_used(BlockView& v, Analysis& a);
-  int plane_bits(BlockView& v, Analysis& a, int plane);
+  // Counts the block's pixels from their samples (pixel_planes_).
+  void recount(int block);
+  // Fills the analysis' planes per half and planes used from the pixels' counts.
+  void count_planes(int block, Analysis& a);
+  int planes_used(int block, Analysis& a);
+  // Plane k of the block as to_planes would build it (colour k of each pixel, or 0).
+  Plane plane(int block, int k);
+  int plane_bits(int block, Analysis& a, int plane);
   bool palette_fits(BlockView& v, Analysis& a);
-  bool all_used_planes_resident(int block, BlockView& v, Analysis& a);
+  bool all_used_planes_resident(int block, Analysis& a);
   // A final stored form without payloads: what the counters read (ColorCounters::add).
   struct FinalSizes {
     TileState state = TileState::cleared;
@@ -100,7 +107,8 @@ class ColorBackEnd {
   uint64_t key(int block, int plane, int half) const {
     return uint64_t(block) << 8 | uint64_t(plane) << 1 | uint64_t(half);
   }
-  void access(int block, int plane, int half);
+  // A quad's access that missed line k (plane `plane` of `block`): room, then the fill.
+  void miss(int block, int plane, uint64_t k);
   void fill(int block, int plane);
   // Evicts the tile holding `line` (a resident line) with all its resident lines.
   void evict(uint64_t line);
@@ -119,7 +127,14 @@ class ColorBackEnd {
   mutable StoredTile view_;        // final_tile's view of sizes_
   std::vector<Analysis> analysis_;
   bool payloads_;
+  // Distinct colours of each pixel's samples (the planes it uses), kept as quads write them;
+  // valid in the blocks whose counted_ is set.
+  std::vector<uint8_t> pixel_planes_;
+  std::vector<uint8_t> counted_;
   ColorTraffic traffic_;
+  // The previous quad's lines (block, half, planes), while all of them are still resident
+  // and no other line was touched since (-1: none): a quad with the same lines hits them all.
+  int repeat_block_ = -1, repeat_half_ = 0, repeat_planes_ = 0;
 };
 
 }  // namespace tessera::color

@@ -5,28 +5,9 @@
 namespace tessera::color {
 
 ColorCache::ColorCache(const ColorCacheGeometry& geometry)
-    : geometry_(geometry), ways_(size_t(std::max(1, geometry.sets())) * size_t(std::max(1, geometry.ways))) {}
-
-size_t ColorCache::set_of(uint64_t key) const {
-  // Mix the key so neighbouring tiles and planes spread over the sets.
-  const uint64_t h = key * 0x9e3779b97f4a7c15ull;
-  // Multiply-shift range reduction of the high bits: no division per access.
-  return size_t(((h >> 32) * uint64_t(std::max(1, geometry_.sets()))) >> 32);
-}
-
-bool ColorCache::lookup(uint64_t key) {
-  if (key == mru_) return true;
-  const size_t base = set_of(key) * size_t(geometry_.ways);
-  for (int w = 0; w < geometry_.ways; ++w) {
-    Way& way = ways_[base + size_t(w)];
-    if (way.key == key) {
-      way.last_use = ++clock_;
-      mru_ = key;
-      return true;
-    }
-  }
-  return false;
-}
+    : geometry_(geometry),
+      sets_(uint64_t(std::max(1, geometry.sets()))),
+      ways_(size_t(std::max(1, geometry.sets())) * size_t(std::max(1, geometry.ways))) {}
 
 bool ColorCache::contains(uint64_t key) const {
   const size_t base = set_of(key) * size_t(geometry_.ways);

@@ -24,8 +24,19 @@ class ColorCache {
 
   explicit ColorCache(const ColorCacheGeometry& geometry);
 
-  // Looks the key up; a hit refreshes its LRU position.
-  bool lookup(uint64_t key);
+  // Looks the key up; a hit refreshes its LRU position. Inline: it runs for most quads.
+  bool lookup(uint64_t key) {
+    if (key == mru_) return true;
+    Way* way = &ways_[set_of(key) * size_t(geometry_.ways)];
+    for (Way* const end = way + geometry_.ways; way != end; ++way) {
+      if (way->key == key) {
+        way->last_use = ++clock_;
+        mru_ = key;
+        return true;
+      }
+    }
+    return false;
+  }
   bool contains(uint64_t key) const;
   // The line a new key would displace: the least recently used of a full set, or kNoLine
   // when its set has a free way.
@@ -42,8 +53,14 @@ class ColorCache {
     uint64_t key = kNoLine;
     uint64_t last_use = 0;
   };
-  size_t set_of(uint64_t key) const;
+  size_t set_of(uint64_t key) const {
+    // Mix the key so neighbouring tiles and planes spread over the sets; multiply-shift range
+    // reduction of the high bits: no division per access.
+    const uint64_t h = key * 0x9e3779b97f4a7c15ull;
+    return size_t(((h >> 32) * sets_) >> 32);
+  }
   ColorCacheGeometry geometry_;
+  uint64_t sets_;          // max(1, sets)
   std::vector<Way> ways_;  // sets x ways
   uint64_t clock_ = 0;
   // The most recently used resident key (kNoLine if none): a quad's next write usually hits

@@ -60,9 +60,11 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
     if (job.initial_depth) std::copy_n(job.initial_depth + from, row, tile.depth + size_t(y) * row);
   }
   // With MSAA the colour writes go through the colour unit's cache as they happen.
+  // A cleared tile holds one colour per pixel: the unit counts no pixel until a quad writes it.
   if constexpr (kSamples > 1)
     if (job.color_accounting)
-      p.back_end.emplace(job.color_cache, kSamples, job.clear_color, tile.color, tile.width, tile.height, false);
+      p.back_end.emplace(job.color_cache, kSamples, job.clear_color, tile.color, tile.width, tile.height, false,
+                         !job.initial_color);
   uint32_t current_draw = 0;
   auto on_quad = [&](int x, int y, const unsigned* live) {
     if constexpr (kSamples > 1)

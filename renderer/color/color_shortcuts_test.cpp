@@ -1,0 +1,382 @@
+// The colour back end's shortcuts against the straightforward computation they replace:
+// - a pixel's plane count and plane colours read in place (sample_planes.h) against to_planes
+//   and a sample-by-sample count, on random and adversarial pixels at 1/2/4/8 samples;
+// - the size-only plane codec estimate against the encoder;
+// - the whole back end (per-pixel counts kept from the quad writes, repeated quads answered
+//   without touching the cache, planes gathered in place, bounded line searches) against a
+//   reference model of the spec's flows written the plain way: every access searches the cache,
+//   every eviction builds the block's PlanedTile and encodes its planes. Traffic, every final
+//   state and size must be equal on random quad streams for every sample count and several
+//   cache geometries and bin-tile shapes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "color/color_back_end.h"
+#include "color/sample_planes.h"
+
+namespace tessera::color {
+namespace {
+
+struct Rng {
+  uint64_t s;
+  uint32_t next() {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return uint32_t(s >> 11);
+  }
+  uint32_t below(uint32_t n) { return next() % n; }
+};
+
+int distinct_plainly(const Rgba8* s, int n) {
+  int d = 0;
+  for (int k = 0; k < n; ++k) {
+    bool seen = false;
+    for (int j = 0; j < k; ++j) seen = seen || s[j] == s[k];
+    d += !seen;
+  }
+  return d;
+}
+
+// Colours that differ in few bits: +0.0f and -0.0f as bits, one byte apart, and the top bit.
+constexpr Rgba8 kTricky[] = {0x00000000u, 0x80000000u, 0x00000080u, 0xffffffffu, 0x7fffffffu, 0xff000000u, 0x000000ffu};
+
+void check_pixel(const Rgba8* s, int n) {
+  const int expected = distinct_plainly(s, n);
+  ASSERT_EQ(pixel_planes(s, n), expected);
+  ColorTile t;
+  t.samples = n;
+  for (int k = 0; k < n; ++k) t.at(0, k) = s[k];
+  const PlanedTile planed = to_planes(t);
+  for (int k = 0; k < kMaxSamples; ++k) ASSERT_EQ(pixel_plane_colour(s, n, k), planed.planes[size_t(k)][0]) << k;
+  bool uniform = true;
+  for (int k = 1; k < n; ++k) uniform = uniform && s[k] == s[0];
+  switch (n) {
+    case 2: ASSERT_EQ(samples_uniform<2>(s), uniform); break;
+    case 4: ASSERT_EQ(samples_uniform<4>(s), uniform); break;
+    case 8: ASSERT_EQ(samples_uniform<8>(s), uniform); break;
+    default: break;
+  }
+}
+
+TEST(ColorShortcuts, PixelPlanesMatchTheSampleBySampleCount) {
+  Rng rng{0x9e3779b97f4a7c15ull};
+  for (int n : {1, 2, 4, 8}) {
+    Rgba8 s[kMaxSamples];
+    // Every assignment of two (and at 2x/4x three) tricky colours to the samples: catches a
+    // pairwise comparison that takes (A, B, A, B) for one colour, or -0 for +0.
+    for (int a = 0; a < 7; ++a) {
+      for (int b = 0; b < 7; ++b) {
+        for (int c = 0; c < 7; ++c) {
+          const Rgba8 colours[3] = {kTricky[a], kTricky[b], kTricky[c]};
+          const int choices = n <= 4 ? 3 : 2;
+          int combos = 1;
+          for (int k = 0; k < n; ++k) combos *= choices;
+          for (int m = 0; m < combos; ++m) {
+            int code = m;
+            for (int k = 0; k < n; ++k, code /= choices) s[k] = colours[code % choices];
+            check_pixel(s, n);
+          }
+        }
+      }
+    }
+    // Random pixels, from few colours to all samples distinct.
+    for (int i = 0; i < 200000; ++i) {
+      const uint32_t colours = 1 + rng.below(uint32_t(n));
+      Rgba8 palette[kMaxSamples];
+      for (uint32_t c = 0; c < colours; ++c) palette[c] = rng.below(4) == 0 ? kTricky[rng.below(7)] : rng.next();
+      for (int k = 0; k < n; ++k) s[k] = palette[rng.below(colours)];
+      check_pixel(s, n);
+    }
+  }
+}
+
+TEST(ColorShortcuts, PlaneSizeEstimateMatchesTheEncoder) {
+  Rng rng{0x2545f4914f6cdd1dull};
+  for (int i = 0; i < 200000; ++i) {
+    Plane plane;
+    const int shape = i % 6;
+    const uint32_t colours = 1 + rng.below(shape == 0 ? 32u : 6u);
+    Rgba8 palette[kTilePixels];
+    const Rgba8 base = rng.next();
+    for (uint32_t c = 0; c < colours; ++c) {
+      switch (shape) {
+        case 1: palette[c] = base + (rng.next() & 0x0f0f0f0fu); break;       // delta-friendly
+        case 2: palette[c] = kTricky[rng.below(7)]; break;                   // extremes, -0/+0
+        case 3: palette[c] = (base & 0xffffff00u) | (rng.next() & 0xffu); break;  // one channel varies
+        default: palette[c] = rng.next(); break;
+      }
+    }
+    for (int p = 0; p < kTilePixels; ++p) plane[size_t(p)] = shape == 4 && p % 3 ? 0 : palette[rng.below(colours)];
+    ASSERT_EQ(compressed_plane_bits(plane), compress_plane_best(plane).bits) << "plane " << i;
+  }
+}
+
+// The spec's flows the plain way (docs/color.md, color_back_end.h): one cache search per
+// access, each eviction analyses the block's samples from scratch.
+class ReferenceBackEnd {
+ public:
+  ReferenceBackEnd(const ColorCacheGeometry& g, int samples, Rgba8 clear, const Rgba8* buffer, int width, int height)
+      : cache_(g),
+        n_(samples),
+        clear_(clear),
+        buffer_(buffer),
+        width_(width),
+        height_(height),
+        blocks_x_((width + kTileWidth - 1) / kTileWidth),
+        halves_(g.line_bytes < kPlaneBits / 8 ? 2 : 1),
+        memory_(size_t(blocks_x_) * size_t((height + kTileHeight - 1) / kTileHeight)) {}
+
+  void on_quad_written(int qx, int qy) {
+    int planes = 1;
+    for (int p = 0; p < 4; ++p) {
+      const int x = qx + (p & 1), y = qy + (p >> 1);
+      if (x < width_ && y < height_) planes = std::max(planes, distinct_plainly(sample(x, y), n_));
+    }
+    const int block = (qy / kTileHeight) * blocks_x_ + qx / kTileWidth;
+    const int half = halves_ == 2 ? (qx % kTileWidth) / (kTileWidth / 2) : 0;
+    for (int plane = 0; plane < planes; ++plane) access(block, plane, half);
+  }
+
+  void flush() {
+    for (uint64_t line : cache_.resident_lru_order()) {
+      if (cache_.contains(line)) evict(line);
+    }
+  }
+
+  // The final stored form, as the frame path's store_tile gives it.
+  StoredTile final_tile(int block) const {
+    const Memory& m = memory_[size_t(block)];
+    return store_tile(tile(block), clear_,
+                      m.state != TileState::planes_compressed && m.state != TileState::planes_uncompressed);
+  }
+  const ColorTraffic& traffic() const { return t_; }
+
+ private:
+  struct Memory {
+    TileState state = TileState::cleared;
+    std::array<int, kMaxSamples> plane_bits{};
+    int resident = 0;
+    bool index_on_chip = false;
+  };
+  const Rgba8* sample(int x, int y) const { return buffer_ + (size_t(y) * size_t(width_) + size_t(x)) * size_t(n_); }
+  ColorTile tile(int block) const {
+    return gather_tile(buffer_, width_, height_, n_, (block % blocks_x_) * kTileWidth,
+                       (block / blocks_x_) * kTileHeight, clear_);
+  }
+  uint64_t key(int block, int plane, int half) const {
+    return uint64_t(block) << 8 | uint64_t(plane) << 1 | uint64_t(half);
+  }
+
+  void access(int block, int plane, int half) {
+    ++t_.accesses;
+    const uint64_t k = key(block, plane, half);
+    if (cache_.lookup(k)) {
+      ++t_.hits;
+      return;
+    }
+    ++t_.misses;
+    const uint64_t victim = cache_.victim_for(k);
+    if (victim != ColorCache::kNoLine) evict(victim);
+    Memory& m = memory_[size_t(block)];
+    t_.control_bits_read += kControlBits;
+    if (m.state != TileState::cleared) {
+      if (!m.index_on_chip) t_.index_bits_read += uint64_t(tile_index_bits(n_));
+      if (m.state == TileState::planes_compressed || m.state == TileState::planes_uncompressed)
+        t_.plane_bits_read += uint64_t((m.plane_bits[size_t(plane)] + halves_ - 1) / halves_);
+    }
+    cache_.insert(k);
+    ++m.resident;
+    m.index_on_chip = true;
+  }
+
+  void evict(uint64_t line) {
+    const int block = int(line >> 8);
+    Memory& m = memory_[size_t(block)];
+    const ColorTile samples = tile(block);
+    const PlanedTile planed = to_planes(samples);
+    bool all_resident = true;
+    if (m.state != TileState::cleared) {
+      for (int half = 0; half < halves_; ++half) {
+        int planes = 1;
+        for (int p = 0; p < kTilePixels; ++p) {
+          if (halves_ == 2 && (p % kTileWidth) / (kTileWidth / 2) != half) continue;
+          planes = std::max(planes, distinct_plainly(&samples.color[size_t(p * n_)], n_));
+        }
+        for (int plane = 0; plane < planes; ++plane) all_resident = all_resident && cache_.contains(key(block, plane, half));
+      }
+    }
+    if (all_resident) {
+      ++t_.palette_attempts;
+      IndexBits bits;
+      if (const auto enc = encode_index_palette(samples, clear_, bits)) {
+        ++t_.palette_stores;
+        for (int p = 0; p < kMaxSamples; ++p) {
+          for (int h = 0; h < halves_; ++h) cache_.erase(key(block, p, h));
+        }
+        m.state = tile_state_for(enc->mode);
+        m.resident = 0;
+        m.index_on_chip = false;
+        t_.index_bits_written += uint64_t(tile_index_bits(n_));
+        t_.control_bits_written += kControlBits;
+        return;
+      }
+    } else {
+      ++t_.palette_skipped;
+    }
+    for (int p = 0; p < kMaxSamples; ++p) {
+      for (int h = 0; h < halves_; ++h) {
+        const uint64_t k = key(block, p, h);
+        if (!cache_.contains(k)) continue;
+        cache_.erase(k);
+        --m.resident;
+        const int bits = p < planed.planes_used ? compress_plane_best(planed.planes[size_t(p)]).bits : 0;
+        m.plane_bits[size_t(p)] = bits;
+        t_.plane_bits_written += uint64_t((bits + halves_ - 1) / halves_);
+      }
+    }
+    bool any_compressed = false;
+    for (int p = 0; p < planed.planes_used; ++p) any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
+    m.state = any_compressed ? TileState::planes_compressed : TileState::planes_uncompressed;
+    t_.control_bits_written += kControlBits;
+    if (m.resident == 0) {
+      t_.index_bits_written += uint64_t(tile_index_bits(n_));
+      m.index_on_chip = false;
+    }
+  }
+
+  ColorCache cache_;
+  int n_;
+  Rgba8 clear_;
+  const Rgba8* buffer_;
+  int width_, height_, blocks_x_, halves_;
+  std::vector<Memory> memory_;
+  ColorTraffic t_;
+};
+
+void expect_same_traffic(const ColorTraffic& a, const ColorTraffic& b) {
+  EXPECT_EQ(a.accesses, b.accesses);
+  EXPECT_EQ(a.hits, b.hits);
+  EXPECT_EQ(a.misses, b.misses);
+  EXPECT_EQ(a.plane_bits_read, b.plane_bits_read);
+  EXPECT_EQ(a.plane_bits_written, b.plane_bits_written);
+  EXPECT_EQ(a.index_bits_read, b.index_bits_read);
+  EXPECT_EQ(a.index_bits_written, b.index_bits_written);
+  EXPECT_EQ(a.control_bits_read, b.control_bits_read);
+  EXPECT_EQ(a.control_bits_written, b.control_bits_written);
+  EXPECT_EQ(a.palette_attempts, b.palette_attempts);
+  EXPECT_EQ(a.palette_stores, b.palette_stores);
+  EXPECT_EQ(a.palette_skipped, b.palette_skipped);
+}
+
+// A rasterizer-like stream of quad writes into a bin tile: runs of quads in raster order over
+// 8x8 blocks (so consecutive quads share blocks and halves), each pixel writing its live
+// samples with one colour, sometimes per-sample colours (blending), from a small palette so
+// that pixels gather two to all-distinct colours; now and then a jump elsewhere.
+struct QuadStream {
+  int width, height, samples;
+  Rng rng;
+  std::vector<Rgba8> palette;
+  int qx = 0, qy = 0;
+
+  void write(std::vector<Rgba8>& buffer, int x0, int y0, int& out_qx, int& out_qy, bool& wrote) {
+    if (rng.below(16) == 0) {
+      x0 = int(rng.below(uint32_t(width))) & ~1;
+      y0 = int(rng.below(uint32_t(height))) & ~1;
+    }
+    out_qx = x0, out_qy = y0;
+    wrote = false;
+    const unsigned all = (1u << samples) - 1;
+    const Rgba8 colour = palette[rng.below(uint32_t(palette.size()))];
+    for (int p = 0; p < 4; ++p) {
+      const int x = x0 + (p & 1), y = y0 + (p >> 1);
+      if (x >= width || y >= height) continue;
+      const uint32_t r = rng.below(8);
+      const unsigned live = r < 5 ? all : r == 5 ? 0u : unsigned(rng.next()) & all;
+      const bool per_sample = rng.below(12) == 0;
+      for (int k = 0; k < samples; ++k) {
+        if (!(live & (1u << k))) continue;
+        buffer[(size_t(y) * size_t(width) + size_t(x)) * size_t(samples) + size_t(k)] =
+            per_sample ? palette[rng.below(uint32_t(palette.size()))] : colour;
+        wrote = true;
+      }
+    }
+  }
+};
+
+void run_stream(int samples, const ColorCacheGeometry& g, int width, int height, bool start_clear, bool payloads,
+                uint64_t seed) {
+  SCOPED_TRACE(::testing::Message() << samples << "x, cache " << g.size_bytes << "/" << g.line_bytes << "/" << g.ways
+                                    << ", " << width << "x" << height << (start_clear ? ", cleared" : ", loaded")
+                                    << (payloads ? ", payloads" : ""));
+  Rng rng{seed};
+  const Rgba8 clear = 0xff202020u;
+  std::vector<Rgba8> buffer(size_t(width) * size_t(height) * size_t(samples), clear);
+  if (!start_clear) {
+    // A loaded tile: earlier contents, some pixels already holding several colours.
+    for (Rgba8& c : buffer) c = rng.below(3) == 0 ? kTricky[rng.below(7)] : clear;
+  }
+  QuadStream stream{width, height, samples, Rng{seed * 7 + 1}, {}};
+  const int colours = 2 + int(rng.below(12));
+  for (int i = 0; i < colours; ++i) stream.palette.push_back(i < 2 ? kTricky[i] : rng.next());
+  stream.palette.push_back(clear);
+  ColorBackEnd unit(g, samples, clear, buffer.data(), width, height, payloads, start_clear);
+  ReferenceBackEnd reference(g, samples, clear, buffer.data(), width, height);
+  // Raster order over 8x8 blocks, each quad written 1-3 times (overdraw, edges of neighbours).
+  for (int by = 0; by < height; by += 8) {
+    for (int bx = 0; bx < width; bx += 8) {
+      for (int qy = by; qy < std::min(by + 8, height); qy += 2) {
+        for (int qx = bx; qx < std::min(bx + 8, width); qx += 2) {
+          const int repeats = 1 + int(stream.rng.below(3));
+          for (int r = 0; r < repeats; ++r) {
+            int x, y;
+            bool wrote;
+            stream.write(buffer, qx, qy, x, y, wrote);
+            if (!wrote) continue;
+            unit.on_quad_written(x, y);
+            reference.on_quad_written(x, y);
+          }
+        }
+      }
+    }
+  }
+  unit.flush();
+  reference.flush();
+  expect_same_traffic(unit.traffic(), reference.traffic());
+  for (int b = 0; b < unit.blocks_x() * unit.blocks_y(); ++b) {
+    const StoredTile expected = reference.final_tile(b);
+    const StoredTile& got = unit.final_tile(b);
+    ASSERT_EQ(got.state, expected.state) << "block " << b;
+    ASSERT_EQ(got.plane_bits, expected.plane_bits) << "block " << b;
+    ASSERT_EQ(got.index_bits, expected.index_bits) << "block " << b;
+    ASSERT_EQ(got.planes_used, expected.planes_used) << "block " << b;
+    ASSERT_EQ(got.baseline_uncompressed_bits, expected.baseline_uncompressed_bits) << "block " << b;
+    ASSERT_EQ(got.baseline_planes_only_bits, expected.baseline_planes_only_bits) << "block " << b;
+  }
+}
+
+TEST(ColorShortcuts, BackEndMatchesTheStraightforwardModel) {
+  const ColorCacheGeometry geometries[] = {
+      {16384, 64, 4},  // the default
+      {2048, 64, 2},   // evictions of blocks still being written
+      {512, 128, 1},   // direct-mapped whole-plane lines
+      {64, 64, 1},     // one line: a quad's second plane displaces its first
+  };
+  const int shapes[][2] = {{32, 32}, {21, 10}};  // a whole bin tile, and one cut by the frame's edge
+  uint64_t seed = 1;
+  for (int samples : {2, 4, 8}) {
+    for (const ColorCacheGeometry& g : geometries) {
+      for (const auto& shape : shapes) {
+        for (bool start_clear : {true, false}) {
+          run_stream(samples, g, shape[0], shape[1], start_clear, false, ++seed);
+          run_stream(samples, g, shape[0], shape[1], start_clear, true, ++seed);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessera::color
