@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
+#include "color/plane_lanes.h"
 #include "color/sample_planes.h"
 
 namespace tessera::color {
@@ -43,12 +45,8 @@ ColorBackEnd::ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 c
       // Pixels whose samples all hold one colour use one plane; otherwise each block is
       // counted from its samples when first needed.
       pixel_planes_(size_t(width) * size_t(height), uint8_t(one_colour_pixels ? 1 : 0)),
-      counted_(memory_.size(), uint8_t(one_colour_pixels ? 1 : 0)) {}
-
-const ColorTile& ColorBackEnd::BlockView::samples() {
-  if (!tile) tile.emplace(unit->current(block));
-  return *tile;
-}
+      counted_(memory_.size(), uint8_t(one_colour_pixels ? 1 : 0)),
+      line_ways_(memory_.size()) {}
 
 ColorBackEnd::Analysis& ColorBackEnd::analysis(int block) {
   Analysis& a = analysis_[size_t(block)];
@@ -74,6 +72,20 @@ void ColorBackEnd::count_planes(int block, Analysis& a) {
   // the bin tile's edge hold the clear colour: one plane.
   if (!counted_[size_t(block)]) recount(block);
   const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
+  if (bx + kTileWidth <= width_ && by + kTileHeight <= height_) {
+    // Inside the bin tile, four rows of eight counts: all ones (counts are 1..8) is one plane.
+    uint64_t any = 0;
+    for (int y = 0; y < kTileHeight; ++y) {
+      uint64_t row;
+      std::memcpy(&row, &pixel_planes_[size_t(by + y) * size_t(width_) + size_t(bx)], sizeof row);
+      any |= row;
+    }
+    if (any == 0x0101010101010101ull) {
+      a.half_planes = {1, int8_t(halves_ == 2 ? 1 : 0)};
+      a.planes_used = 1;
+      return;
+    }
+  }
   int half_planes[2] = {1, 1};
   const int x_end = std::min(kTileWidth, width_ - bx);
   for (int y = by; y < std::min(by + kTileHeight, height_); ++y) {
@@ -93,25 +105,29 @@ int ColorBackEnd::planes_used(int block, Analysis& a) {
 }
 
 Plane ColorBackEnd::plane(int block, int k) {
-  // What to_planes(current(block)).planes[k] holds, gathered pixel by pixel: plane 0 is each
-  // pixel's first sample; a later plane is 0 wherever the pixel has fewer colours.
+  // What to_planes(current(block)).planes[k] holds, gathered row by row: plane 0 is each
+  // pixel's first sample; a later plane is 0 wherever the pixel has fewer colours. Pixels past
+  // the bin tile's edge are all clear colour.
   if (!counted_[size_t(block)]) recount(block);
-  Plane out{};
+  Plane out;
+  const Rgba8 outside = k == 0 ? clear_ : 0;
   const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
+  const int x_end = std::min(kTileWidth, width_ - bx);
+  const size_t n = size_t(samples_);
   for (int y = 0; y < kTileHeight; ++y) {
-    for (int x = 0; x < kTileWidth; ++x) {
-      Rgba8& c = out[size_t(y * kTileWidth + x)];
-      if (bx + x >= width_ || by + y >= height_) {
-        c = k == 0 ? clear_ : 0;  // past the edge: all samples clear
-        continue;
-      }
-      const size_t i = size_t(by + y) * size_t(width_) + size_t(bx + x);
+    Rgba8* o = &out[size_t(y * kTileWidth)];
+    int x = 0;
+    if (by + y < height_) {
+      const size_t i0 = size_t(by + y) * size_t(width_) + size_t(bx);
+      const Rgba8* s = buffer_ + i0 * n;
       if (k == 0) {
-        c = buffer_[i * size_t(samples_)];
-      } else if (pixel_planes_[i] > k) {
-        c = pixel_plane_colour(buffer_ + i * size_t(samples_), samples_, k);
+        for (; x < x_end; ++x) o[x] = s[size_t(x) * n];
+      } else {
+        const uint8_t* planes = &pixel_planes_[i0];
+        for (; x < x_end; ++x) o[x] = planes[x] > k ? pixel_plane_colour(s + size_t(x) * n, samples_, k) : 0;
       }
     }
+    for (; x < kTileWidth; ++x) o[x] = outside;
   }
   return out;
 }
@@ -122,10 +138,11 @@ int ColorBackEnd::plane_bits(int block, Analysis& a, int plane_index) {
   return bits - 1;
 }
 
-bool ColorBackEnd::palette_fits(BlockView& v, Analysis& a) {
+bool ColorBackEnd::palette_fits(int block, Analysis& a) {
   if (a.palette < 0) {
     IndexBits bits;
-    const auto enc = encode_index_palette(v.samples(), clear_, bits);
+    copy_block(block, scratch_);  // the codec reads a tile; the scratch one is not cleared each time
+    const auto enc = encode_index_palette(scratch_, clear_, bits);
     a.palette = enc ? 1 : 0;
     if (enc) a.palette_state = tile_state_for(enc->mode);
   }
@@ -134,6 +151,11 @@ bool ColorBackEnd::palette_fits(BlockView& v, Analysis& a) {
 
 ColorTile ColorBackEnd::current(int block) const {
   ColorTile t;
+  copy_block(block, t);
+  return t;
+}
+
+void ColorBackEnd::copy_block(int block, ColorTile& t) const {
   t.samples = samples_;
   const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
   if (bx + kTileWidth <= width_ && by + kTileHeight <= height_) {
@@ -143,7 +165,7 @@ ColorTile ColorBackEnd::current(int block) const {
       std::copy_n(buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * size_t(samples_), row,
                   t.color.begin() + std::ptrdiff_t(size_t(y) * row));
     }
-    return t;
+    return;
   }
   for (int p = 0; p < kTilePixels; ++p) {
     const int x = bx + p % kTileWidth, y = by + p / kTileWidth;
@@ -154,14 +176,14 @@ ColorTile ColorBackEnd::current(int block) const {
                        : clear_;
     }
   }
-  return t;
 }
 
 namespace {
 
 // Planes in use after a quad's write: the most distinct colours among its pixels inside the bin
-// tile; each pixel's count is kept in `counts`. Most quads lie inside with every pixel one
-// colour: four 64-bit-pair comparisons answer them before any pixel is counted sample by sample.
+// tile; each pixel's count is kept in `counts`. At 4x a quad inside the tile is counted in
+// vector lanes (plane_lanes.h); at 2x and 8x most quads have every pixel one colour, which
+// four 64-bit-pair comparisons answer before any pixel is counted sample by sample.
 template <int kN>
 int quad_planes(const Rgba8* buffer, uint8_t* counts, int qx, int qy, int width, int height) {
   const size_t i0 = size_t(qy) * size_t(width) + size_t(qx);
@@ -170,6 +192,7 @@ int quad_planes(const Rgba8* buffer, uint8_t* counts, int qx, int qy, int width,
     const Rgba8* row1 = row0 + size_t(width) * size_t(kN);
     uint8_t* c0 = counts + i0;
     uint8_t* c1 = c0 + width;
+    if constexpr (kN == 4) return plane_lanes::quad_planes4(row0, row1, c0, c1);
     if (samples_uniform<kN>(row0) & samples_uniform<kN>(row0 + kN) & samples_uniform<kN>(row1) &
         samples_uniform<kN>(row1 + kN)) {
       c0[0] = c0[1] = c1[0] = c1[1] = 1;
@@ -209,9 +232,10 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
         planes = std::max(planes, int(pixel_planes_[i]));
       }
   }
-  const int block = (qy / kTileHeight) * blocks_x_ + qx / kTileWidth;
+  // Quad coordinates are never negative: unsigned division is a shift.
+  const int block = int(unsigned(qy) / kTileHeight) * blocks_x_ + int(unsigned(qx) / kTileWidth);
   analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
-  const int half = halves_ == 2 ? (qx % kTileWidth) / (kTileWidth / 2) : 0;
+  const int half = halves_ == 2 ? int(unsigned(qx) % kTileWidth / (kTileWidth / 2)) : 0;
   // The same lines as the previous quad, all still resident: they are the cache's most recent
   // lines in this very order, and touching them again in that order leaves every line's LRU
   // rank as it is. Only the counts change.
@@ -221,10 +245,20 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
     return;
   }
   repeat_block_ = block, repeat_half_ = half, repeat_planes_ = planes;  // evict() clears it if it takes the block
+  // Lines whose way is known since their fill or an earlier hit are refreshed in place; the
+  // others are searched (and their way noted on a hit).
+  int32_t* ways = &line_ways_[size_t(block)][size_t(half * kMaxSamples)];
   for (int plane = 0; plane < planes; ++plane) {
     ++traffic_.accesses;
+    if (ways[plane] != 0) {
+      cache_.touch(ways[plane] - 1);
+      ++traffic_.hits;
+      continue;
+    }
     const uint64_t k = key(block, plane, half);
-    if (cache_.lookup(k)) {
+    const int way = cache_.lookup_way(k);
+    if (way >= 0) {
+      ways[plane] = way + 1;
       ++traffic_.hits;
     } else {
       miss(block, plane, k);
@@ -275,13 +309,13 @@ void ColorBackEnd::evict(uint64_t line) {
   // Eviction flow: the tile holding the displaced line leaves with all its resident lines.
   const int block = int(line >> 8);
   if (block == repeat_block_) repeat_block_ = -1;  // the next quad's lines are no longer all resident
+  line_ways_[size_t(block)] = {};                   // the block's lines leave their ways
   BlockMemory& m = memory_[size_t(block)];
   Analysis& a = analysis(block);
-  BlockView v{this, block};
   // Step 3: the index-bit palette only when every used plane is in the cache.
   if (all_used_planes_resident(block, a)) {
     ++traffic_.palette_attempts;
-    if (palette_fits(v, a)) {
+    if (palette_fits(block, a)) {
       ++traffic_.palette_stores;
       // Lines exist only for planes below the sample count.
       for (int p = 0; p < samples_; ++p) {
@@ -332,17 +366,25 @@ const StoredTile& ColorBackEnd::final_tile(int block) const {
   return view_;
 }
 
-ColorBackEnd::FinalSizes ColorBackEnd::final_sizes(int block, BlockView& v, Analysis& a, bool try_index_palette) {
+ColorBackEnd::FinalSizes ColorBackEnd::final_sizes(int block, Analysis& a, bool try_index_palette) {
   // store_tile's states and sizes (what the counters read) without packing planes or indices.
   FinalSizes out;
   const int index_total = tile_index_bits(samples_);
   if (a.all_clear < 0) {
     // A block still cleared in memory was never written (every write leaves a line that the
     // flush evicts into a stored state): all clear colour.
+    // Otherwise: every pixel one colour (its count), and that the clear colour.
     bool all_clear = true;
     if (memory_[size_t(block)].state != TileState::cleared) {
-      const ColorTile& tile = v.samples();
-      for (int i = 0; i < kTilePixels * samples_ && all_clear; ++i) all_clear = tile.color[size_t(i)] == clear_;
+      if (!counted_[size_t(block)]) recount(block);
+      const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
+      const int x_end = std::min(bx + kTileWidth, width_);
+      for (int y = by; y < std::min(by + kTileHeight, height_) && all_clear; ++y) {
+        for (int x = bx; x < x_end; ++x) {
+          const size_t i = size_t(y) * size_t(width_) + size_t(x);
+          all_clear = all_clear && pixel_planes_[i] == 1 && buffer_[i * size_t(samples_)] == clear_;
+        }
+      }
     }
     a.all_clear = all_clear ? 1 : 0;
   }
@@ -350,7 +392,7 @@ ColorBackEnd::FinalSizes ColorBackEnd::final_sizes(int block, BlockView& v, Anal
   out.baseline_uncompressed_bits = samples_ * kPlaneBits;
   out.baseline_planes_only_bits = used * kPlaneBits + index_total;
   if (a.all_clear) return out;  // state cleared: the control code alone
-  if (try_index_palette && palette_fits(v, a)) {
+  if (try_index_palette && palette_fits(block, a)) {
     out.state = a.palette_state;
     out.index_bits = index_total;
     return out;
@@ -377,8 +419,7 @@ void ColorBackEnd::flush() {
   for (size_t b = 0; b < memory_.size(); ++b) {
     const BlockMemory& m = memory_[b];
     if (!payloads_) {
-      BlockView v{this, int(b)};
-      sizes_[b] = final_sizes(int(b), v, analysis(int(b)),
+      sizes_[b] = final_sizes(int(b), analysis(int(b)),
                               m.state != TileState::planes_compressed && m.state != TileState::planes_uncompressed);
       continue;
     }

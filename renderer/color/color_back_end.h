@@ -14,7 +14,7 @@
 // The functional result (what the resolve decodes) is the final stored form of each tile.
 #pragma once
 
-#include <optional>
+#include <array>
 #include <vector>
 
 #include "color/color_cache.h"
@@ -76,14 +76,6 @@ class ColorBackEnd {
     TileState palette_state = TileState::cleared;
     std::array<int16_t, kMaxSamples> plane_bits{};  // compressed_plane_bits + 1 (0: not known)
   };
-  // A lazily copied view of one block's samples during one eviction or store (for the
-  // index-bit palette and the all-clear test; plane counts and planes are read in place).
-  struct BlockView {
-    const ColorBackEnd* unit;
-    int block;
-    std::optional<ColorTile> tile;  // built on first use: many evictions need none
-    const ColorTile& samples();
-  };
   Analysis& analysis(int block);
   // Counts the block's pixels from their samples (pixel_planes_).
   void recount(int block);
@@ -93,7 +85,7 @@ class ColorBackEnd {
   // Plane k of the block as to_planes would build it (colour k of each pixel, or 0).
   Plane plane(int block, int k);
   int plane_bits(int block, Analysis& a, int plane);
-  bool palette_fits(BlockView& v, Analysis& a);
+  bool palette_fits(int block, Analysis& a);
   bool all_used_planes_resident(int block, Analysis& a);
   // A final stored form without payloads: what the counters read (ColorCounters::add).
   struct FinalSizes {
@@ -102,8 +94,9 @@ class ColorBackEnd {
     int plane_bits = 0, index_bits = 0;
     int baseline_uncompressed_bits = 0, baseline_planes_only_bits = 0;
   };
-  FinalSizes final_sizes(int block, BlockView& v, Analysis& a, bool try_index_palette);
+  FinalSizes final_sizes(int block, Analysis& a, bool try_index_palette);
   ColorTile current(int block) const;
+  void copy_block(int block, ColorTile& tile) const;
   uint64_t key(int block, int plane, int half) const {
     return uint64_t(block) << 8 | uint64_t(plane) << 1 | uint64_t(half);
   }
@@ -131,6 +124,10 @@ class ColorBackEnd {
   // valid in the blocks whose counted_ is set.
   std::vector<uint8_t> pixel_planes_;
   std::vector<uint8_t> counted_;
+  // Per block, per half and plane: 1 + the cache way holding that line, 0 when not known.
+  // Ways move only when the block is evicted (its lines leave together), which clears them.
+  std::vector<std::array<int32_t, 2 * kMaxSamples>> line_ways_;
+  ColorTile scratch_;  // the samples the index-bit palette reads
   ColorTraffic traffic_;
   // The previous quad's lines (block, half, planes), while all of them are still resident
   // and no other line was touched since (-1: none): a quad with the same lines hits them all.

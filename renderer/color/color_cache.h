@@ -37,6 +37,26 @@ class ColorCache {
     }
     return false;
   }
+  // As lookup, giving the way that holds the key (-1 on a miss): ways hold their keys until
+  // erased, so a caller may refresh it later with touch() instead of searching again.
+  int lookup_way(uint64_t key) {
+    const size_t base = set_of(key) * size_t(geometry_.ways);
+    for (int w = 0; w < geometry_.ways; ++w) {
+      Way& way = ways_[base + size_t(w)];
+      if (way.key == key) {
+        if (key != mru_) way.last_use = ++clock_, mru_ = key;
+        return int(base) + w;
+      }
+    }
+    return -1;
+  }
+  // A hit on a way known to hold its key: what lookup does on that hit.
+  void touch(int way) {
+    Way& w = ways_[size_t(way)];
+    if (w.key == mru_) return;
+    w.last_use = ++clock_;
+    mru_ = w.key;
+  }
   bool contains(uint64_t key) const;
   // The line a new key would displace: the least recently used of a full set, or kNoLine
   // when its set has a free way.

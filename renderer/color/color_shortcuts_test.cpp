@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "color/color_back_end.h"
+#include "color/plane_lanes.h"
 #include "color/sample_planes.h"
 
 namespace tessera::color {
@@ -89,6 +90,38 @@ TEST(ColorShortcuts, PixelPlanesMatchTheSampleBySampleCount) {
       for (uint32_t c = 0; c < colours; ++c) palette[c] = rng.below(4) == 0 ? kTricky[rng.below(7)] : rng.next();
       for (int k = 0; k < n; ++k) s[k] = palette[rng.below(colours)];
       check_pixel(s, n);
+    }
+  }
+}
+
+TEST(ColorShortcuts, QuadCountsInLanesMatchTheSampleBySampleCount) {
+  // Every assignment of four colours (two of them -0/+0 as bits) to a pixel's four samples, in
+  // each position of the quad, the other pixels random or one colour.
+  Rng rng{0x853c49e6748fea9bull};
+  const Rgba8 colours[4] = {0x00000000u, 0x80000000u, 0x3f800000u, 0xbf800000u};
+  for (int pattern = 0; pattern < 256; ++pattern) {
+    for (int where = 0; where < 4; ++where) {
+      for (int trial = 0; trial < 8; ++trial) {
+        Rgba8 rows[2][8];
+        for (int p = 0; p < 4; ++p) {
+          Rgba8* s = &rows[p >> 1][(p & 1) * 4];
+          const bool flat = trial % 2 == 0;
+          for (int k = 0; k < 4; ++k) {
+            s[k] = p == where ? colours[pattern >> (2 * k) & 3]
+                   : flat     ? colours[p]
+                              : colours[rng.below(4)] ^ (rng.below(2) ? 0u : 1u);
+          }
+        }
+        uint8_t counts[2][2] = {};
+        const int planes = plane_lanes::quad_planes4(rows[0], rows[1], counts[0], counts[1]);
+        int expected_max = 0;
+        for (int p = 0; p < 4; ++p) {
+          const int expected = distinct_plainly(&rows[p >> 1][(p & 1) * 4], 4);
+          ASSERT_EQ(counts[p >> 1][p & 1], expected) << "pattern " << pattern << " pixel " << p;
+          expected_max = std::max(expected_max, expected);
+        }
+        ASSERT_EQ(planes, expected_max);
+      }
     }
   }
 }

@@ -1,9 +1,11 @@
 #include "color/plane_codec.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 #include "color/bit_stream.h"
+#include "color/plane_lanes.h"
 #include "tessera/error.h"
 
 namespace tessera::color {
@@ -18,21 +20,14 @@ namespace {
 inline int channel_of(Rgba8 c, int k) { return int((c >> (8 * k)) & 0xffu); }
 
 inline int bits_for(int max_value) {  // bits to hold 0..max_value
-  int b = 0;
-  while ((1 << b) <= max_value) ++b;
-  return b;
+  return std::bit_width(unsigned(max_value));
 }
 
 // Delta's size: header (32-bit minimum colour + four 4-bit widths) plus every pixel's
 // per-channel differences at the widths the channel ranges need.
 int delta_bits(const Plane& plane) {
-  int lo[4] = {255, 255, 255, 255}, hi[4] = {0, 0, 0, 0};
-  for (Rgba8 c : plane) {
-    for (int k = 0; k < 4; ++k) {
-      lo[k] = std::min(lo[k], channel_of(c, k));
-      hi[k] = std::max(hi[k], channel_of(c, k));
-    }
-  }
+  uint8_t lo[4], hi[4];
+  plane_lanes::channel_ranges(plane, lo, hi);
   int bits = 32 + 16;
   for (int k = 0; k < 4; ++k) bits += kTilePixels * bits_for(hi[k] - lo[k]);
   return bits;
@@ -96,11 +91,15 @@ CompressedPlane compress_plane(const Plane& plane, PlaneCodec codec) {
 
 int compressed_plane_bits(const Plane& plane) {
   const int limit = std::min(delta_bits(plane), kPlaneBits);
-  // Palette: count colours only while the palette could still be smaller.
+  // Palette: count colours only while the palette could still be smaller. A pixel with its
+  // left neighbour's colour (runs: flat areas, the zeros of a sparse plane) needs no search.
   Rgba8 colors[kTilePixels];
-  int count = 0;
-  for (Rgba8 c : plane) {
-    if (std::find(colors, colors + count, c) != colors + count) continue;
+  colors[0] = plane[0];
+  int count = 1;
+  if (5 + 32 >= limit) return limit;
+  for (size_t i = 1; i < plane.size(); ++i) {
+    const Rgba8 c = plane[i];
+    if (c == plane[i - 1] || std::find(colors, colors + count, c) != colors + count) continue;
     colors[count++] = c;
     if (5 + 32 * count >= limit) return limit;
   }
