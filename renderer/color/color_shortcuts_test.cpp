@@ -145,6 +145,20 @@ TEST(ColorShortcuts, PlaneSizeEstimateMatchesTheEncoder) {
     for (int p = 0; p < kTilePixels; ++p) plane[size_t(p)] = shape == 4 && p % 3 ? 0 : palette[rng.below(colours)];
     ASSERT_EQ(compressed_plane_bits(plane), compress_plane_best(plane).bits) << "plane " << i;
   }
+  // Colours that all land in one slot of the estimate's colour set (its multiplicative hash),
+  // so every lookup probes past the others: 1 to 32 of them, repeated and in runs.
+  std::vector<Rgba8> same_slot;
+  for (uint32_t c = 1; same_slot.size() < size_t(kTilePixels); c = c * 2654435761u + 12345u) {
+    if ((c * 0x9e3779b1u) >> 26 == 17) same_slot.push_back(c);
+  }
+  for (int i = 0; i < 20000; ++i) {
+    Plane plane;
+    const uint32_t colours = 1 + rng.below(uint32_t(kTilePixels));
+    for (int p = 0; p < kTilePixels; ++p) {
+      plane[size_t(p)] = p > 0 && rng.below(3) == 0 ? plane[size_t(p - 1)] : same_slot[rng.below(colours)];
+    }
+    ASSERT_EQ(compressed_plane_bits(plane), compress_plane_best(plane).bits) << "same-slot plane " << i;
+  }
 }
 
 // The spec's flows the plain way (docs/color.md, color_back_end.h): one cache search per

@@ -91,16 +91,30 @@ CompressedPlane compress_plane(const Plane& plane, PlaneCodec codec) {
 
 int compressed_plane_bits(const Plane& plane) {
   const int limit = std::min(delta_bits(plane), kPlaneBits);
-  // Palette: count colours only while the palette could still be smaller. A pixel with its
-  // left neighbour's colour (runs: flat areas, the zeros of a sparse plane) needs no search.
-  Rgba8 colors[kTilePixels];
-  colors[0] = plane[0];
-  int count = 1;
-  if (5 + 32 >= limit) return limit;
-  for (size_t i = 1; i < plane.size(); ++i) {
+  // Palette: count colours only while the palette could still be smaller. Shaded planes hold
+  // many colours, so each pixel is looked up in a small open-addressed set (64 slots for at
+  // most 32 colours, a bit per occupied slot) rather than searched for among those seen; a
+  // pixel with its left neighbour's colour (runs: flat areas, a sparse plane's zeros) needs no
+  // lookup at all.
+  Rgba8 slots[64];
+  uint64_t occupied = 0;
+  int count = 0;
+  for (size_t i = 0; i < plane.size(); ++i) {
     const Rgba8 c = plane[i];
-    if (c == plane[i - 1] || std::find(colors, colors + count, c) != colors + count) continue;
-    colors[count++] = c;
+    if (i > 0 && c == plane[i - 1]) continue;
+    unsigned slot = (c * 0x9e3779b1u) >> 26;
+    bool seen = false;
+    while (occupied >> slot & 1) {
+      if (slots[slot] == c) {
+        seen = true;
+        break;
+      }
+      slot = (slot + 1) & 63;
+    }
+    if (seen) continue;
+    occupied |= uint64_t(1) << slot;
+    slots[slot] = c;
+    ++count;
     if (5 + 32 * count >= limit) return limit;
   }
   const int palette_bits = 5 + 32 * count + kTilePixels * bits_for(count - 1);
