@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "color/plane_lanes.h"
+#include "color/quad_lanes.h"
 #include "color/sample_planes.h"
 
 namespace tessera::color {
@@ -192,7 +192,7 @@ int quad_planes(const Rgba8* buffer, uint8_t* counts, int qx, int qy, int width,
     const Rgba8* row1 = row0 + size_t(width) * size_t(kN);
     uint8_t* c0 = counts + i0;
     uint8_t* c1 = c0 + width;
-    if constexpr (kN == 4) return plane_lanes::quad_planes4(row0, row1, c0, c1);
+    if constexpr (kN == 4) return quad_lanes::quad_planes4(row0, row1, c0, c1);
     if (samples_uniform<kN>(row0) & samples_uniform<kN>(row0 + kN) & samples_uniform<kN>(row1) &
         samples_uniform<kN>(row1 + kN)) {
       c0[0] = c0[1] = c1[0] = c1[1] = 1;
@@ -217,7 +217,7 @@ int quad_planes(const Rgba8* buffer, uint8_t* counts, int qx, int qy, int width,
 
 }  // namespace
 
-void ColorBackEnd::on_quad_written(int qx, int qy) {
+int ColorBackEnd::quad_planes_any(int qx, int qy) {
   int planes = 1;
   switch (samples_) {
     case 2: planes = quad_planes<2>(buffer_, pixel_planes_.data(), qx, qy, width_, height_); break;
@@ -232,6 +232,20 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
         planes = std::max(planes, int(pixel_planes_[i]));
       }
   }
+  return planes;
+}
+
+void ColorBackEnd::on_quad_written(int qx, int qy) {
+  // The common case inline: a 4x quad inside the bin tile, counted in lanes.
+  int planes;
+  if (samples_ == 4 && qx + 1 < width_ && qy + 1 < height_) {
+    const size_t i0 = size_t(qy) * size_t(width_) + size_t(qx);
+    const Rgba8* row0 = buffer_ + i0 * 4;
+    uint8_t* c0 = pixel_planes_.data() + i0;
+    planes = quad_lanes::quad_planes4(row0, row0 + size_t(width_) * 4, c0, c0 + width_);
+  } else {
+    planes = quad_planes_any(qx, qy);
+  }
   // Quad coordinates are never negative: unsigned division is a shift.
   const int block = int(unsigned(qy) / kTileHeight) * blocks_x_ + int(unsigned(qx) / kTileWidth);
   analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
@@ -245,23 +259,15 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
     return;
   }
   repeat_block_ = block, repeat_half_ = half, repeat_planes_ = planes;  // evict() clears it if it takes the block
-  // Lines whose way is known since their fill or an earlier hit are refreshed in place; the
-  // others are searched (and their way noted on a hit).
-  int32_t* ways = &line_ways_[size_t(block)][size_t(half * kMaxSamples)];
+  // Resident lines are refreshed through the way noted at their fill; no search.
+  int32_t* ways = &line_way(block, 0, half);
   for (int plane = 0; plane < planes; ++plane) {
     ++traffic_.accesses;
     if (ways[plane] != 0) {
       cache_.touch(ways[plane] - 1);
       ++traffic_.hits;
-      continue;
-    }
-    const uint64_t k = key(block, plane, half);
-    const int way = cache_.lookup_way(k);
-    if (way >= 0) {
-      ways[plane] = way + 1;
-      ++traffic_.hits;
     } else {
-      miss(block, plane, k);
+      miss(block, plane, key(block, plane, half));
     }
   }
 }
@@ -274,7 +280,7 @@ void ColorBackEnd::miss(int block, int plane, uint64_t k) {
   if (victim != ColorCache::kNoLine) evict(victim);
   fill(block, plane);
   BlockMemory& m = memory_[size_t(block)];
-  cache_.insert(k);
+  line_way(block, plane, int(k & 1)) = cache_.insert_way(k) + 1;
   ++m.resident_lines;
   m.index_on_chip = true;
 }
@@ -299,7 +305,7 @@ bool ColorBackEnd::all_used_planes_resident(int block, Analysis& a) {
   if (a.planes_used < 0) count_planes(block, a);
   for (int half = 0; half < halves_; ++half) {
     for (int plane = 0; plane < a.half_planes[size_t(half)]; ++plane) {
-      if (!cache_.contains(key(block, plane, half))) return false;
+      if (line_way(block, plane, half) == 0) return false;
     }
   }
   return true;
@@ -309,7 +315,6 @@ void ColorBackEnd::evict(uint64_t line) {
   // Eviction flow: the tile holding the displaced line leaves with all its resident lines.
   const int block = int(line >> 8);
   if (block == repeat_block_) repeat_block_ = -1;  // the next quad's lines are no longer all resident
-  line_ways_[size_t(block)] = {};                   // the block's lines leave their ways
   BlockMemory& m = memory_[size_t(block)];
   Analysis& a = analysis(block);
   // Step 3: the index-bit palette only when every used plane is in the cache.
@@ -319,8 +324,11 @@ void ColorBackEnd::evict(uint64_t line) {
       ++traffic_.palette_stores;
       // Lines exist only for planes below the sample count.
       for (int p = 0; p < samples_; ++p) {
-        for (int h = 0; h < halves_; ++h) cache_.erase(key(block, p, h));
+        for (int h = 0; h < halves_; ++h) {
+          if (const int way = line_way(block, p, h)) cache_.erase_way(way - 1);
+        }
       }
+      line_ways_[size_t(block)] = {};
       m.state = a.palette_state;
       m.resident_lines = 0;
       m.index_on_chip = false;
@@ -334,15 +342,16 @@ void ColorBackEnd::evict(uint64_t line) {
   // Step 4: each resident plane (or half plane) with the best plane codec, or raw.
   for (int p = 0; p < samples_ && m.resident_lines > 0; ++p) {
     for (int h = 0; h < halves_; ++h) {
-      const uint64_t k = key(block, p, h);
-      if (!cache_.contains(k)) continue;
-      cache_.erase(k);
+      const int way = line_way(block, p, h);
+      if (way == 0) continue;
+      cache_.erase_way(way - 1);
       --m.resident_lines;
       const int stored_bits = p < planes_used(block, a) ? plane_bits(block, a, p) : 0;
       m.plane_bits[size_t(p)] = stored_bits;
       traffic_.plane_bits_written += uint64_t((stored_bits + halves_ - 1) / halves_);
     }
   }
+  line_ways_[size_t(block)] = {};
   bool any_compressed = false;
   for (int p = 0; p < planes_used(block, a); ++p) any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
   m.state = any_compressed ? TileState::planes_compressed : TileState::planes_uncompressed;
@@ -413,7 +422,8 @@ ColorBackEnd::FinalSizes ColorBackEnd::final_sizes(int block, Analysis& a, bool 
 
 void ColorBackEnd::flush() {
   for (uint64_t line : cache_.resident_lru_order()) {
-    if (cache_.contains(line)) evict(line);  // earlier tile evictions may have taken it
+    // Earlier tile evictions may have taken it.
+    if (line_way(int(line >> 8), int(line >> 1 & 127), int(line & 1)) != 0) evict(line);
   }
   // The stored form each block ends in, from its final samples and its final control state.
   for (size_t b = 0; b < memory_.size(); ++b) {

@@ -100,6 +100,9 @@ class ColorBackEnd {
   uint64_t key(int block, int plane, int half) const {
     return uint64_t(block) << 8 | uint64_t(plane) << 1 | uint64_t(half);
   }
+  // Planes after a quad's write other than a 4x quad inside the bin tile (2x, 8x, the edge),
+  // each pixel's count kept in pixel_planes_.
+  [[gnu::noinline]] int quad_planes_any(int qx, int qy);
   // A quad's access that missed line k (plane `plane` of `block`): room, then the fill.
   void miss(int block, int plane, uint64_t k);
   void fill(int block, int plane);
@@ -124,9 +127,13 @@ class ColorBackEnd {
   // valid in the blocks whose counted_ is set.
   std::vector<uint8_t> pixel_planes_;
   std::vector<uint8_t> counted_;
-  // Per block, per half and plane: 1 + the cache way holding that line, 0 when not known.
-  // Ways move only when the block is evicted (its lines leave together), which clears them.
+  // Per block, per half and plane: 1 + the cache way holding that line, 0 when it is not
+  // resident. Set at the line's fill; lines leave only when their block is evicted (all
+  // together), which clears the block's. So hits, residency and erasures need no search.
   std::vector<std::array<int32_t, 2 * kMaxSamples>> line_ways_;
+  int32_t& line_way(int block, int plane, int half) {
+    return line_ways_[size_t(block)][size_t(half * kMaxSamples + plane)];
+  }
   ColorTile scratch_;  // the samples the index-bit palette reads
   ColorTraffic traffic_;
   // The previous quad's lines (block, half, planes), while all of them are still resident

@@ -28,22 +28,31 @@ uint64_t ColorCache::victim_for(uint64_t key) const {
   return victim->key;
 }
 
-uint64_t ColorCache::insert(uint64_t key) {
+ColorCache::Way& ColorCache::way_for(uint64_t key) {
+  // A free way of the key's set, else its least recently used one.
   const size_t base = set_of(key) * size_t(geometry_.ways);
   Way* victim = &ways_[base];
   for (int w = 0; w < geometry_.ways; ++w) {
     Way& way = ways_[base + size_t(w)];
-    if (way.key == kNoLine) {
-      victim = &way;
-      break;
-    }
+    if (way.key == kNoLine) return way;
     if (way.last_use < victim->last_use) victim = &way;
   }
-  const uint64_t displaced = victim->key;
-  victim->key = key;
-  victim->last_use = ++clock_;
+  return *victim;
+}
+
+uint64_t ColorCache::insert(uint64_t key) {
+  Way& way = way_for(key);
+  const uint64_t displaced = way.key;
+  way = Way{key, ++clock_};
   mru_ = key;
   return displaced;
+}
+
+int ColorCache::insert_way(uint64_t key) {
+  Way& way = way_for(key);
+  way = Way{key, ++clock_};
+  mru_ = key;
+  return int(&way - ways_.data());
 }
 
 void ColorCache::erase(uint64_t key) {

@@ -37,19 +37,6 @@ class ColorCache {
     }
     return false;
   }
-  // As lookup, giving the way that holds the key (-1 on a miss): ways hold their keys until
-  // erased, so a caller may refresh it later with touch() instead of searching again.
-  int lookup_way(uint64_t key) {
-    const size_t base = set_of(key) * size_t(geometry_.ways);
-    for (int w = 0; w < geometry_.ways; ++w) {
-      Way& way = ways_[base + size_t(w)];
-      if (way.key == key) {
-        if (key != mru_) way.last_use = ++clock_, mru_ = key;
-        return int(base) + w;
-      }
-    }
-    return -1;
-  }
   // A hit on a way known to hold its key: what lookup does on that hit.
   void touch(int way) {
     Way& w = ways_[size_t(way)];
@@ -63,8 +50,17 @@ class ColorCache {
   uint64_t victim_for(uint64_t key) const;
   // Places a key that missed, displacing victim_for(key). Returns the displaced key or kNoLine.
   uint64_t insert(uint64_t key);
+  // The same, giving the way (an index into the cache's ways) that now holds the key. A key
+  // stays in its way until erased, so a caller that notes it can refresh, test and erase the
+  // line by way (touch, erase_way) without searching the set.
+  int insert_way(uint64_t key);
   // Drops a key if present.
   void erase(uint64_t key);
+  // Drops the key held by `way` (from insert_way).
+  void erase_way(int way) {
+    if (ways_[size_t(way)].key == mru_) mru_ = kNoLine;
+    ways_[size_t(way)] = Way{};
+  }
   // Resident keys, least recently used first (for the final flush).
   std::vector<uint64_t> resident_lru_order() const;
 
@@ -73,6 +69,7 @@ class ColorCache {
     uint64_t key = kNoLine;
     uint64_t last_use = 0;
   };
+  Way& way_for(uint64_t key);
   size_t set_of(uint64_t key) const {
     // Mix the key so neighbouring tiles and planes spread over the sets; multiply-shift range
     // reduction of the high bits: no division per access.

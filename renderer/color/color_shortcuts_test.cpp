@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "color/color_back_end.h"
-#include "color/plane_lanes.h"
+#include "color/quad_lanes.h"
 #include "color/sample_planes.h"
 
 namespace tessera::color {
@@ -113,7 +113,7 @@ TEST(ColorShortcuts, QuadCountsInLanesMatchTheSampleBySampleCount) {
           }
         }
         uint8_t counts[2][2] = {};
-        const int planes = plane_lanes::quad_planes4(rows[0], rows[1], counts[0], counts[1]);
+        const int planes = quad_lanes::quad_planes4(rows[0], rows[1], counts[0], counts[1]);
         int expected_max = 0;
         for (int p = 0; p < 4; ++p) {
           const int expected = distinct_plainly(&rows[p >> 1][(p & 1) * 4], 4);
