@@ -138,7 +138,31 @@ int ColorBackEnd::plane_bits(int block, Analysis& a, int plane_index) {
   return bits - 1;
 }
 
+bool ColorBackEnd::palette_may_fit(int block) const {
+  // The encoder's first test (index_palette_max_colours) on the samples in place: most shaded
+  // blocks have too many colours and are turned away without copying them into a tile. Blocks
+  // cut by the bin tile's edge go to the encoder.
+  const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
+  if (bx + kTileWidth > width_ || by + kTileHeight > height_) return true;
+  const int cap = index_palette_max_colours(samples_);
+  Rgba8 distinct[kMaxSamples];
+  int count = 0;
+  const size_t row = size_t(kTileWidth) * size_t(samples_);
+  for (int y = 0; y < kTileHeight; ++y) {
+    const Rgba8* s = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * size_t(samples_);
+    for (size_t i = 0; i < row; ++i) {
+      int k = 0;
+      while (k < count && distinct[k] != s[i]) ++k;
+      if (k < count) continue;
+      if (count == cap) return false;
+      distinct[count++] = s[i];
+    }
+  }
+  return true;
+}
+
 bool ColorBackEnd::palette_fits(int block, Analysis& a) {
+  if (a.palette < 0 && !palette_may_fit(block)) a.palette = 0;
   if (a.palette < 0) {
     IndexBits bits;
     copy_block(block, scratch_);  // the codec reads a tile; the scratch one is not cleared each time
@@ -218,6 +242,7 @@ int quad_planes(const Rgba8* buffer, uint8_t* counts, int qx, int qy, int width,
 }  // namespace
 
 int ColorBackEnd::quad_planes_any(int qx, int qy) {
+  // Any sample count, inside the bin tile or at its edge (the inline hook takes 4x inside).
   int planes = 1;
   switch (samples_) {
     case 2: planes = quad_planes<2>(buffer_, pixel_planes_.data(), qx, qy, width_, height_); break;
@@ -236,20 +261,15 @@ int ColorBackEnd::quad_planes_any(int qx, int qy) {
 }
 
 void ColorBackEnd::on_quad_written(int qx, int qy) {
-  // The common case inline: a 4x quad inside the bin tile, counted in lanes.
-  int planes;
-  if (samples_ == 4 && qx + 1 < width_ && qy + 1 < height_) {
-    const size_t i0 = size_t(qy) * size_t(width_) + size_t(qx);
-    const Rgba8* row0 = buffer_ + i0 * 4;
-    uint8_t* c0 = pixel_planes_.data() + i0;
-    planes = quad_lanes::quad_planes4(row0, row0 + size_t(width_) * 4, c0, c0 + width_);
-  } else {
-    planes = quad_planes_any(qx, qy);
-  }
+  const int planes = quad_planes_any(qx, qy);
   // Quad coordinates are never negative: unsigned division is a shift.
   const int block = int(unsigned(qy) / kTileHeight) * blocks_x_ + int(unsigned(qx) / kTileWidth);
   analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
   const int half = halves_ == 2 ? int(unsigned(qx) % kTileWidth / (kTileWidth / 2)) : 0;
+  access_quad(block, half, planes);
+}
+
+void ColorBackEnd::access_quad(int block, int half, int planes) {
   // The same lines as the previous quad, all still resident: they are the cache's most recent
   // lines in this very order, and touching them again in that order leaves every line's LRU
   // rank as it is. Only the counts change.
@@ -276,11 +296,12 @@ void ColorBackEnd::miss(int block, int plane, uint64_t k) {
   ++traffic_.misses;
   // Make room first: the tile owning the set's least recently used line leaves (the eviction
   // flow sees all its lines, the victim included); then the fill.
-  const uint64_t victim = cache_.victim_for(k);
-  if (victim != ColorCache::kNoLine) evict(victim);
+  const int way = cache_.replacement_way(k);
+  if (const uint64_t victim = cache_.key_at(way); victim != ColorCache::kNoLine) evict(victim);  // frees `way`
   fill(block, plane);
   BlockMemory& m = memory_[size_t(block)];
-  line_way(block, plane, int(k & 1)) = cache_.insert_way(k) + 1;
+  cache_.place(way, k);
+  line_way(block, plane, int(k & 1)) = way + 1;
   ++m.resident_lines;
   m.index_on_chip = true;
 }

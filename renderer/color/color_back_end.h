@@ -46,6 +46,10 @@ class ColorBackEnd {
 
   // The 2x2 quad at tile pixel (qx, qy) has written its samples into the buffer.
   void on_quad_written(int qx, int qy);
+  // The same for a caller that knows the sample count (kN == samples) at compile time, as the
+  // rasterizer does for every quad it writes: defined, inline, in color/quad_hook.h.
+  template <int kN>
+  void on_quad_written(int qx, int qy);
   // End of the bin tile: evicts every resident line (LRU first) and fixes each block's final
   // stored form, which the resolve decodes.
   void flush();
@@ -85,6 +89,7 @@ class ColorBackEnd {
   // Plane k of the block as to_planes would build it (colour k of each pixel, or 0).
   Plane plane(int block, int k);
   int plane_bits(int block, Analysis& a, int plane);
+  bool palette_may_fit(int block) const;
   bool palette_fits(int block, Analysis& a);
   bool all_used_planes_resident(int block, Analysis& a);
   // A final stored form without payloads: what the counters read (ColorCounters::add).
@@ -100,9 +105,10 @@ class ColorBackEnd {
   uint64_t key(int block, int plane, int half) const {
     return uint64_t(block) << 8 | uint64_t(plane) << 1 | uint64_t(half);
   }
-  // Planes after a quad's write other than a 4x quad inside the bin tile (2x, 8x, the edge),
-  // each pixel's count kept in pixel_planes_.
-  [[gnu::noinline]] int quad_planes_any(int qx, int qy);
+  // Planes after a quad's write, each pixel's count kept in pixel_planes_.
+  int quad_planes_any(int qx, int qy);
+  // The cache accesses of a quad that left `planes` planes in use in that half of the block.
+  void access_quad(int block, int half, int planes);
   // A quad's access that missed line k (plane `plane` of `block`): room, then the fill.
   void miss(int block, int plane, uint64_t k);
   void fill(int block, int plane);

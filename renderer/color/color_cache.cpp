@@ -48,13 +48,6 @@ uint64_t ColorCache::insert(uint64_t key) {
   return displaced;
 }
 
-int ColorCache::insert_way(uint64_t key) {
-  Way& way = way_for(key);
-  way = Way{key, ++clock_};
-  mru_ = key;
-  return int(&way - ways_.data());
-}
-
 void ColorCache::erase(uint64_t key) {
   if (key == mru_) mru_ = kNoLine;
   const size_t base = set_of(key) * size_t(geometry_.ways);

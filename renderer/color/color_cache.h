@@ -50,13 +50,20 @@ class ColorCache {
   uint64_t victim_for(uint64_t key) const;
   // Places a key that missed, displacing victim_for(key). Returns the displaced key or kNoLine.
   uint64_t insert(uint64_t key);
-  // The same, giving the way (an index into the cache's ways) that now holds the key. A key
-  // stays in its way until erased, so a caller that notes it can refresh, test and erase the
-  // line by way (touch, erase_way) without searching the set.
-  int insert_way(uint64_t key);
+  // The way a missing key would take: a free way of its set, else the least recently used one
+  // (whose key is victim_for's). A caller evicting that way's key, then placing the new key
+  // there with place(), does what victim_for and insert do with one search of the set (which
+  // free way a key takes changes no later decision: only the use order does).
+  int replacement_way(uint64_t key) { return int(&way_for(key) - ways_.data()); }
+  uint64_t key_at(int way) const { return ways_[size_t(way)].key; }
+  void place(int way, uint64_t key) {
+    ways_[size_t(way)] = Way{key, ++clock_};
+    mru_ = key;
+  }
   // Drops a key if present.
   void erase(uint64_t key);
-  // Drops the key held by `way` (from insert_way).
+  // Drops the key held by `way`. A key stays in the way place() put it in until erased, so a
+  // caller that notes the way can refresh (touch) and erase the line without a search.
   void erase_way(int way) {
     if (ways_[size_t(way)].key == mru_) mru_ = kNoLine;
     ways_[size_t(way)] = Way{};

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "color/color_back_end.h"
+#include "color/quad_hook.h"
 #include "color/quad_lanes.h"
 #include "color/sample_planes.h"
 
@@ -369,7 +370,10 @@ void run_stream(int samples, const ColorCacheGeometry& g, int width, int height,
   const int colours = 2 + int(rng.below(12));
   for (int i = 0; i < colours; ++i) stream.palette.push_back(i < 2 ? kTricky[i] : rng.next());
   stream.palette.push_back(clear);
+  // The unit called as the replay calls it, and as the rasterizer does (sample count known at
+  // compile time: the inline path).
   ColorBackEnd unit(g, samples, clear, buffer.data(), width, height, payloads, start_clear);
+  ColorBackEnd inline_unit(g, samples, clear, buffer.data(), width, height, payloads, start_clear);
   ReferenceBackEnd reference(g, samples, clear, buffer.data(), width, height);
   // Raster order over 8x8 blocks, each quad written 1-3 times (overdraw, edges of neighbours).
   for (int by = 0; by < height; by += 8) {
@@ -383,6 +387,11 @@ void run_stream(int samples, const ColorCacheGeometry& g, int width, int height,
             stream.write(buffer, qx, qy, x, y, wrote);
             if (!wrote) continue;
             unit.on_quad_written(x, y);
+            switch (samples) {
+              case 2: inline_unit.on_quad_written<2>(x, y); break;
+              case 4: inline_unit.on_quad_written<4>(x, y); break;
+              default: inline_unit.on_quad_written<8>(x, y); break;
+            }
             reference.on_quad_written(x, y);
           }
         }
@@ -390,17 +399,21 @@ void run_stream(int samples, const ColorCacheGeometry& g, int width, int height,
     }
   }
   unit.flush();
+  inline_unit.flush();
   reference.flush();
   expect_same_traffic(unit.traffic(), reference.traffic());
+  expect_same_traffic(inline_unit.traffic(), reference.traffic());
   for (int b = 0; b < unit.blocks_x() * unit.blocks_y(); ++b) {
     const StoredTile expected = reference.final_tile(b);
-    const StoredTile& got = unit.final_tile(b);
+    for (const ColorBackEnd* tested : {&unit, &inline_unit}) {
+    const StoredTile& got = tested->final_tile(b);
     ASSERT_EQ(got.state, expected.state) << "block " << b;
     ASSERT_EQ(got.plane_bits, expected.plane_bits) << "block " << b;
     ASSERT_EQ(got.index_bits, expected.index_bits) << "block " << b;
     ASSERT_EQ(got.planes_used, expected.planes_used) << "block " << b;
     ASSERT_EQ(got.baseline_uncompressed_bits, expected.baseline_uncompressed_bits) << "block " << b;
     ASSERT_EQ(got.baseline_planes_only_bits, expected.baseline_planes_only_bits) << "block " << b;
+    }
   }
 }
 

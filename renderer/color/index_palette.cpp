@@ -220,7 +220,7 @@ std::optional<IndexPaletteEncoding> encode_index_palette(const ColorTile& tile, 
   if (tile.samples < 2) return std::nullopt;  // 1x has no index bits
   // No mode holds more than 1 colour at 2x, 3 at 4x, 8 at 8x: most shaded tiles have more, and
   // are turned away here after a few compares instead of a full palette build.
-  const int cap = tile.samples >= 8 ? 8 : tile.samples >= 4 ? 3 : 1;
+  const int cap = index_palette_max_colours(tile.samples);
   Rgba8 distinct[8];
   int count = 0;
   for (int i = 0; i < kTilePixels * tile.samples; ++i) {

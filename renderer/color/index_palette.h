@@ -34,6 +34,10 @@ struct IndexPaletteEncoding {
   int bits_used;  // of the tile's index bits
 };
 
+// The most distinct colours any mode holds at a sample count: 1 at 2x, 3 at 4x, 8 at 8x. A
+// tile with more never fits the index bits.
+constexpr int index_palette_max_colours(int samples) { return samples >= 8 ? 8 : samples >= 4 ? 3 : 1; }
+
 // Tries the modes available at the tile's sample count, simplest first; on success the
 // packed form is in `bits`. `clear_color` enables method_b_clear. Returns nothing when no mode
 // meets the budget (the tile then goes to the planes).

@@ -89,13 +89,17 @@ CompressedPlane compress_plane(const Plane& plane, PlaneCodec codec) {
   return out;
 }
 
+// Palette's size with `count` colours: header, colours, an index per pixel.
+inline int palette_bits(int count) { return 5 + 32 * count + kTilePixels * bits_for(count - 1); }
+
 int compressed_plane_bits(const Plane& plane) {
   const int limit = std::min(delta_bits(plane), kPlaneBits);
-  // Palette: count colours only while the palette could still be smaller. Shaded planes hold
-  // many colours, so each pixel is looked up in a small open-addressed set (64 slots for at
-  // most 32 colours, a bit per occupied slot) rather than searched for among those seen; a
-  // pixel with its left neighbour's colour (runs: flat areas, a sparse plane's zeros) needs no
-  // lookup at all.
+  // The result is the smaller of the palette and `limit` (what compress_plane_best keeps). The
+  // palette's size grows with its colour count, so counting stops as soon as the colours seen
+  // make it no smaller than `limit`. Shaded planes hold many colours: each pixel is looked up
+  // in a small open-addressed set (64 slots for at most 32 colours, a bit per occupied slot)
+  // rather than searched for among those seen, and a pixel with its left neighbour's colour
+  // (runs: flat areas, a sparse plane's zeros) is not looked up at all.
   Rgba8 slots[64];
   uint64_t occupied = 0;
   int count = 0;
@@ -115,10 +119,9 @@ int compressed_plane_bits(const Plane& plane) {
     occupied |= uint64_t(1) << slot;
     slots[slot] = c;
     ++count;
-    if (5 + 32 * count >= limit) return limit;
+    if (palette_bits(count) >= limit) return limit;
   }
-  const int palette_bits = 5 + 32 * count + kTilePixels * bits_for(count - 1);
-  return std::min(palette_bits < limit ? palette_bits : limit, kPlaneBits);
+  return palette_bits(count);  // below limit, which is at most 1024
 }
 
 CompressedPlane compress_plane_best(const Plane& plane) {

@@ -52,10 +52,20 @@ namespace hn = hwy::HWY_NAMESPACE;
 // `row0` and `row1` each hold two pixels' four samples. A pixel's samples are one 128-bit block:
 // compared with itself rotated by one and by two samples, it gives all six pairs (Highway's
 // shuffles act per 128-bit block, so a 256-bit vector takes both pixels of a row).
-inline int quad_planes4(const uint32_t* row0, const uint32_t* row1, uint8_t* counts0, uint8_t* counts1) {
+HWY_INLINE int quad_planes4(const uint32_t* row0, const uint32_t* row1, uint8_t* counts0, uint8_t* counts1) {
   const hn::CappedTag<uint32_t, 8> d;
   constexpr size_t kRow = 8;  // two pixels of four samples
   const size_t n = hn::Lanes(d);
+  // Every pixel one colour (most quads): each sample equals the next.
+  bool uniform = true;
+  for (size_t i = 0; i < kRow; i += n) {
+    const auto v0 = hn::LoadU(d, row0 + i), v1 = hn::LoadU(d, row1 + i);
+    uniform = uniform && hn::AllTrue(d, hn::And(hn::Eq(v0, hn::Shuffle0321(v0)), hn::Eq(v1, hn::Shuffle0321(v1))));
+  }
+  if (uniform) {
+    counts0[0] = counts0[1] = counts1[0] = counts1[1] = 1;
+    return 1;
+  }
   uint32_t next[2] = {}, across[2] = {};  // per row, 4 mask bits per pixel
   const uint32_t* rows[2] = {row0, row1};
   for (int r = 0; r < 2; ++r) {
@@ -67,11 +77,6 @@ inline int quad_planes4(const uint32_t* row0, const uint32_t* row1, uint8_t* cou
       next[r] |= uint32_t(bits[0][0]) << i;
       across[r] |= uint32_t(bits[1][0]) << i;
     }
-  }
-  // Every pixel one colour: each sample equals the next.
-  if ((next[0] & next[1]) == 0xff) {
-    counts0[0] = counts0[1] = counts1[0] = counts1[1] = 1;
-    return 1;
   }
   auto colours = [&](int r, int p) {
     return kColoursOfPairs[size_t((next[r] >> (4 * p) & 15) | (across[r] >> (4 * p) & 3) << 4)];
@@ -89,7 +94,7 @@ HWY_AFTER_NAMESPACE();
 
 namespace tessera::color::quad_lanes {
 // Each pixel's distinct colours (1..4) to counts0[0..1] and counts1[0..1]; returns the most.
-inline int quad_planes4(const uint32_t* row0, const uint32_t* row1, uint8_t* counts0, uint8_t* counts1) {
+HWY_INLINE int quad_planes4(const uint32_t* row0, const uint32_t* row1, uint8_t* counts0, uint8_t* counts1) {
   return HWY_NAMESPACE::quad_planes4(row0, row1, counts0, counts1);
 }
 }  // namespace tessera::color::quad_lanes

@@ -8,6 +8,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "color/quad_hook.h"
 #include "raster/tile_rasterizer.h"
 #include "shaders/interpolated_color.h"
 #include "shaders/lambert.h"
@@ -68,7 +69,7 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
   uint32_t current_draw = 0;
   auto on_quad = [&](int x, int y, const unsigned* live) {
     if constexpr (kSamples > 1)
-      if (p.back_end) p.back_end->on_quad_written(x, y);
+      if (p.back_end) p.back_end->template on_quad_written<kSamples>(x, y);
     if (!job.sample_draw) return;
     // Per-draw diagnostics: the pixels of the quad whose samples this draw wrote.
     for (int q = 0; q < 4; ++q) {

@@ -1,0 +1,55 @@
+// ColorBackEnd::on_quad_written<kN>: the colour back end's per-quad hook for a caller that knows
+// the sample count at compile time (the tile stage), inline. A quad inside the bin tile is
+// counted in place (in vector lanes at 4x, quad_lanes.h); a quad that leaves one plane whose
+// line is resident is a hit answered here; anything else goes on out of line.
+#pragma once
+
+#include "color/color_back_end.h"
+#include "color/quad_lanes.h"
+#include "color/sample_planes.h"
+
+namespace tessera::color {
+
+template <int kN>
+void ColorBackEnd::on_quad_written(int qx, int qy) {
+  // Members in locals: the count stores below are bytes, which may alias anything.
+  const int width = width_;
+  if (qx + 1 >= width || qy + 1 >= height_) return on_quad_written(qx, qy);  // the bin tile's edge
+  const size_t i0 = size_t(qy) * size_t(width) + size_t(qx);
+  const Rgba8* row0 = buffer_ + i0 * size_t(kN);
+  const Rgba8* row1 = row0 + size_t(width) * size_t(kN);
+  uint8_t* c0 = pixel_planes_.data() + i0;
+  uint8_t* c1 = c0 + width;
+  // Quad coordinates are never negative: unsigned division is a shift.
+  const int block = int(unsigned(qy) / kTileHeight) * blocks_x_ + int(unsigned(qx) / kTileWidth);
+  const int half = halves_ == 2 ? int(unsigned(qx) % kTileWidth / (kTileWidth / 2)) : 0;
+  analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
+  int32_t* ways = &line_way(block, 0, half);
+  int planes;
+  if constexpr (kN == 4) {
+    planes = quad_lanes::quad_planes4(row0, row1, c0, c1);
+  } else if (samples_uniform<kN>(row0) & samples_uniform<kN>(row0 + kN) & samples_uniform<kN>(row1) &
+             samples_uniform<kN>(row1 + kN)) {
+    c0[0] = c0[1] = c1[0] = c1[1] = 1;
+    planes = 1;
+  } else {
+    c0[0] = uint8_t(distinct_samples<kN>(row0));
+    c0[1] = uint8_t(distinct_samples<kN>(row0 + kN));
+    c1[0] = uint8_t(distinct_samples<kN>(row1));
+    c1[1] = uint8_t(distinct_samples<kN>(row1 + kN));
+    planes = std::max(std::max(c0[0], c0[1]), std::max(c1[0], c1[1]));
+  }
+  if (planes == 1 && ways[0] != 0) {
+    // One plane, its line resident: a hit (access_quad's repeat rule included).
+    ++traffic_.accesses;
+    ++traffic_.hits;
+    if (block != repeat_block_ || half != repeat_half_ || repeat_planes_ != 1) {
+      repeat_block_ = block, repeat_half_ = half, repeat_planes_ = 1;
+      cache_.touch(ways[0] - 1);
+    }
+    return;
+  }
+  access_quad(block, half, planes);
+}
+
+}  // namespace tessera::color
