@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "color/plane_lanes.h"
 #include "color/quad_lanes.h"
 #include "color/sample_planes.h"
 
@@ -114,6 +115,13 @@ Plane ColorBackEnd::plane(int block, int k) {
   const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
   const int x_end = std::min(kTileWidth, width_ - bx);
   const size_t n = size_t(samples_);
+  const bool inside = x_end == kTileWidth && by + kTileHeight <= height_;
+  if (k == 0 && samples_ == 4 && inside) {
+    const Rgba8* rows[kTileHeight];
+    for (int y = 0; y < kTileHeight; ++y) rows[y] = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * 4;
+    plane_lanes::first_samples4(rows, out.data());
+    return out;
+  }
   for (int y = 0; y < kTileHeight; ++y) {
     Rgba8* o = &out[size_t(y * kTileWidth)];
     int x = 0;
@@ -124,7 +132,14 @@ Plane ColorBackEnd::plane(int block, int k) {
         for (; x < x_end; ++x) o[x] = s[size_t(x) * n];
       } else {
         const uint8_t* planes = &pixel_planes_[i0];
-        for (; x < x_end; ++x) o[x] = planes[x] > k ? pixel_plane_colour(s + size_t(x) * n, samples_, k) : 0;
+        uint64_t row_counts = 0;
+        if (x_end == kTileWidth) std::memcpy(&row_counts, planes, sizeof row_counts);
+        if (row_counts == 0x0101010101010101ull) {
+          x = kTileWidth;  // every pixel of the row one colour: 0 in every later plane
+          std::fill_n(o, kTileWidth, Rgba8(0));
+        } else {
+          for (; x < x_end; ++x) o[x] = planes[x] > k ? pixel_plane_colour(s + size_t(x) * n, samples_, k) : 0;
+        }
       }
     }
     for (; x < kTileWidth; ++x) o[x] = outside;
@@ -144,21 +159,9 @@ bool ColorBackEnd::palette_may_fit(int block) const {
   // cut by the bin tile's edge go to the encoder.
   const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
   if (bx + kTileWidth > width_ || by + kTileHeight > height_) return true;
-  const int cap = index_palette_max_colours(samples_);
-  Rgba8 distinct[kMaxSamples];
-  int count = 0;
-  const size_t row = size_t(kTileWidth) * size_t(samples_);
-  for (int y = 0; y < kTileHeight; ++y) {
-    const Rgba8* s = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * size_t(samples_);
-    for (size_t i = 0; i < row; ++i) {
-      int k = 0;
-      while (k < count && distinct[k] != s[i]) ++k;
-      if (k < count) continue;
-      if (count == cap) return false;
-      distinct[count++] = s[i];
-    }
-  }
-  return true;
+  const Rgba8* rows[kTileHeight];
+  for (int y = 0; y < kTileHeight; ++y) rows[y] = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * size_t(samples_);
+  return plane_lanes::at_most_colours(rows, kTileHeight, kTileWidth * samples_, index_palette_max_colours(samples_));
 }
 
 bool ColorBackEnd::palette_fits(int block, Analysis& a) {

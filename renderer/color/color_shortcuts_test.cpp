@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "color/color_back_end.h"
+#include "color/plane_lanes.h"
 #include "color/quad_hook.h"
 #include "color/quad_lanes.h"
 #include "color/sample_planes.h"
@@ -123,6 +124,39 @@ TEST(ColorShortcuts, QuadCountsInLanesMatchTheSampleBySampleCount) {
         }
         ASSERT_EQ(planes, expected_max);
       }
+    }
+  }
+}
+
+TEST(ColorShortcuts, BlockLanesMatchTheSampleBySampleComputation) {
+  Rng rng{0xda942042e4dd58b5ull};
+  for (int i = 0; i < 30000; ++i) {
+    const int n = 2 << (i % 3);
+    // 1..6 colours (tricky bit patterns among them), spread over the block or in a corner.
+    const uint32_t colours = 1 + rng.below(6);
+    Rgba8 palette[6];
+    for (uint32_t c = 0; c < colours; ++c) palette[c] = rng.below(2) ? kTricky[rng.below(7)] : rng.next();
+    ColorTile t;
+    t.samples = n;
+    const bool corner = rng.below(2) == 0;
+    for (int p = 0; p < kTilePixels; ++p) {
+      for (int k = 0; k < n; ++k) t.at(p, k) = corner && p < 30 ? palette[0] : palette[rng.below(colours)];
+    }
+    Rgba8 distinct[kTilePixels * kMaxSamples];
+    int count = 0;
+    for (int j = 0; j < kTilePixels * n; ++j) {
+      if (std::find(distinct, distinct + count, t.color[size_t(j)]) == distinct + count) distinct[count++] = t.color[size_t(j)];
+    }
+    const Rgba8* rows[kTileHeight];
+    for (int y = 0; y < kTileHeight; ++y) rows[y] = &t.color[size_t(y * kTileWidth * n)];
+    for (int cap = 1; cap <= kMaxSamples; ++cap) {
+      ASSERT_EQ(plane_lanes::at_most_colours(rows, kTileHeight, kTileWidth * n, cap), count <= cap)
+          << "tile " << i << " cap " << cap << " colours " << count;
+    }
+    if (n == 4) {
+      Plane first;
+      plane_lanes::first_samples4(rows, first.data());
+      ASSERT_EQ(first, to_planes(t).planes[0]) << "tile " << i;
     }
   }
 }

@@ -34,10 +34,55 @@ void channel_ranges(const Plane& plane, uint8_t lo[4], uint8_t hi[4]) {
   for (int k = 0; k < 4; ++k) lo[k] = l[k], hi[k] = h[k];
 }
 
+bool at_most_colours(const uint32_t* const* rows, int row_count, int row_length, int cap) {
+  // The colours found so far, each broadcast; a vector whose lanes all match one of them
+  // needs nothing more (flat and two-colour blocks: one compare per colour per 8 samples).
+  const hn::CappedTag<uint32_t, 8> d;
+  const size_t n = hn::Lanes(d);
+  using V = hn::Vec<decltype(d)>;
+  V colours[8];
+  uint32_t found[8];
+  int count = 0;
+  for (int r = 0; r < row_count; ++r) {
+    for (size_t i = 0; i < size_t(row_length); i += n) {
+      const V v = hn::LoadU(d, rows[r] + i);
+      for (;;) {
+        auto known = hn::FirstN(d, 0);
+        for (int c = 0; c < count; ++c) known = hn::Or(known, hn::Eq(v, colours[c]));
+        if (hn::AllTrue(d, known)) break;
+        // The first lane holding a new colour.
+        const intptr_t lane = hn::FindFirstTrue(d, hn::Not(known));
+        if (count == cap) return false;
+        found[count] = rows[r][i + size_t(lane)];
+        colours[count] = hn::Set(d, found[count]);
+        ++count;
+      }
+    }
+  }
+  return true;
+}
+
+void first_samples4(const uint32_t* const rows[4], uint32_t* out) {
+  // Sample 0 of each pixel is every fourth colour: the even lanes of the even lanes.
+  const hn::CappedTag<uint32_t, 8> d;
+  const size_t n = hn::Lanes(d);
+  for (int r = 0; r < 4; ++r) {
+    for (size_t i = 0; i < 32; i += 4 * n) {
+      const auto a = hn::ConcatEven(d, hn::LoadU(d, rows[r] + i + n), hn::LoadU(d, rows[r] + i));
+      const auto b = hn::ConcatEven(d, hn::LoadU(d, rows[r] + i + 3 * n), hn::LoadU(d, rows[r] + i + 2 * n));
+      hn::StoreU(hn::ConcatEven(d, b, a), d, out + size_t(r) * 8 + i / 4);
+    }
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::color::plane_lanes
 HWY_AFTER_NAMESPACE();
 
 namespace tessera::color::plane_lanes {
 void channel_ranges(const Plane& plane, uint8_t lo[4], uint8_t hi[4]) { HWY_NAMESPACE::channel_ranges(plane, lo, hi); }
+bool at_most_colours(const uint32_t* const* rows, int row_count, int row_length, int cap) {
+  return HWY_NAMESPACE::at_most_colours(rows, row_count, row_length, cap);
+}
+void first_samples4(const uint32_t* const rows[4], uint32_t* out) { HWY_NAMESPACE::first_samples4(rows, out); }
 }  // namespace tessera::color::plane_lanes

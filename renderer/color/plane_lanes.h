@@ -1,6 +1,7 @@
-// A plane's channel ranges in Highway vectors at the build's baseline target (x86-64-v3: AVX2;
-// NEON on AArch64), chosen statically as the rasterizer's and the EU's lanes are: the colour
-// unit sizes a plane's delta code on every eviction that writes it.
+// The colour unit's per-block work on evictions in Highway vectors at the build's baseline
+// target (x86-64-v3: AVX2; NEON on AArch64), chosen statically as the rasterizer's and the
+// EU's lanes are: a plane's channel ranges (its delta code's size), the index-bit palette's
+// colour-count test, and plane 0's gather.
 #pragma once
 
 #include <cstdint>
@@ -11,5 +12,13 @@ namespace tessera::color::plane_lanes {
 
 // The smallest and largest value of each channel (R = 0 ... A = 3) over the plane's pixels.
 void channel_ranges(const Plane& plane, uint8_t lo[4], uint8_t hi[4]);
+
+// Whether the colours of `rows` (each `row_length` colours, a multiple of 8) number at most
+// `cap` (at most kMaxSamples) distinct values. Stops at the first colour past the cap.
+bool at_most_colours(const uint32_t* const* rows, int row_count, int row_length, int cap);
+
+// Plane 0 of an 8x4 block at 4 samples: the first sample of each pixel of the four rows (each
+// 32 colours, pixel-major) into out[0..31].
+void first_samples4(const uint32_t* const rows[4], uint32_t* out);
 
 }  // namespace tessera::color::plane_lanes
