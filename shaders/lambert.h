@@ -468,9 +468,10 @@ struct LambertFragmentShader {
     }
   }
 
-  // Shades `quads` quads of one triangle together (each as run_quad: 4 pixels of varyings in
+  // Shades `quads` quads together (each as run_quad: 4 pixels of varyings in
   // quad order, its own level of detail, `live[q]` its live pixels) with the live pixels of all
-  // of them as lanes of one batch; out has 4 entries per quad. quads <= kShadeLanes / 4.
+  // of them as lanes of one batch; out has 4 entries per quad. The quads may come from several
+  // triangles of one draw (the tile rasterizer's QuadBatch); their live pixels <= kShadeLanes.
   static void run_quads(const Uniforms& u, const float (*varyings)[LambertVertexShader::kVaryings],
                         const unsigned* live, int quads, glm::vec3* out, Counters& counters) {
     ShadeLanes p;
