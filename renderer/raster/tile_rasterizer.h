@@ -154,11 +154,28 @@ void flush_quads(QuadBatch<FragmentShader, kVaryingCount, kSamples>& b, TileBuff
   if (b.quads == 0) return;
   for (int i = 0; i < b.quads; ++i) b.live[i] = b.pending[i].live;
   FragmentShader::run_quads(*b.uniforms, b.varyings, b.live, b.quads, b.shaded, shader_counters);
+  // The written pixels' colours (at most kLanes: each is a live lane), encoded together in lanes.
+  static_assert(QuadBatch<FragmentShader, kVaryingCount, kSamples>::kLanes <= raster_lanes::kEncodeBlock);
+  alignas(64) float linear[3 * raster_lanes::kEncodeBlock] = {};
+  uint32_t encoded[raster_lanes::kEncodeBlock];
+  int written = 0;
+  for (int i = 0; i < b.quads; ++i) {
+    for (int p = 0; p < 4; ++p) {
+      if (!b.pending[i].live_samples[p]) continue;
+      const glm::vec3& c = b.shaded[4 * i + p];
+      linear[3 * written] = c.r;
+      linear[3 * written + 1] = c.g;
+      linear[3 * written + 2] = c.b;
+      ++written;
+    }
+  }
+  raster_lanes::encode_colors(linear, written, encoded);
+  written = 0;
   for (int i = 0; i < b.quads; ++i) {
     const auto& q = b.pending[i];
     for (int p = 0; p < 4; ++p) {
       if (!q.live_samples[p]) continue;
-      const Rgba8 c = encode_color(b.shaded[4 * i + p]);
+      const Rgba8 c = encoded[written++];
       const size_t base =
           (size_t(q.qy + (p >> 1) - tile.y0) * size_t(tile.width) + size_t(q.qx + (p & 1) - tile.x0)) * kSamples;
       for (int k = 0; k < kSamples; ++k) {
