@@ -116,9 +116,8 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
         rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, job.uniforms[t.draw], tile, rc, p.shader,
                                                                 LessDepthTest{}, on_quad, OpaqueOutput{}, &batch);
       } else {
-        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, job.uniforms[t.draw], tile, rc, p.shader,
-                                                                DepthStateTest{depth_state}, on_quad, OpaqueOutput{},
-                                                                &batch);
+        rasterize_triangle<FragmentShader, kVaryings, kSamples>(
+            t, job.uniforms[t.draw], tile, rc, p.shader, DepthStateTest{depth_state}, on_quad, OpaqueOutput{}, &batch);
       }
       if (runs) {
         // Triangles arrive in submission order, so a tile sees each draw as one run.

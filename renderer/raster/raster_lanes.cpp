@@ -146,7 +146,8 @@ void encode_colors(const float* linear, int n, uint32_t* out) {
     const auto cr = encode_lanes(t, r);
     const auto cg = encode_lanes(t, g);
     const auto cb = encode_lanes(t, b);
-    const auto packed = hn::Or(hn::Or(cr, hn::ShiftLeft<8>(cg)), hn::Or(hn::ShiftLeft<16>(cb), hn::Set(di, int32_t(0xFF000000u))));
+    const auto packed =
+        hn::Or(hn::Or(cr, hn::ShiftLeft<8>(cg)), hn::Or(hn::ShiftLeft<16>(cb), hn::Set(di, int32_t(0xFF000000u))));
     alignas(64) int32_t codes[kEncodeBlock];
     hn::Store(packed, di, codes);
     for (int k = 0; k < lanes && i + k < n; ++k) out[i + k] = uint32_t(codes[k]);

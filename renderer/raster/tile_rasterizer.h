@@ -446,7 +446,8 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
               }
               live_samples[p] = (live >> p) & 1u;
               if constexpr (kBatched) {
-                if (live_samples[p] && depth_test.writes()) tile.depth[pixel_index(bx + qc + (p & 1), qy + (p >> 1))] = row_lanes.z[j];
+                if (live_samples[p] && depth_test.writes())
+                  tile.depth[pixel_index(bx + qc + (p & 1), qy + (p >> 1))] = row_lanes.z[j];
               } else {
                 pending[0].z[p][0] = row_lanes.z[j];
               }

@@ -66,14 +66,15 @@ struct Target {
 // compares them. Returns the quads shaded and the samples that failed the depth test (the
 // caller checks that there was something to compare).
 template <int kSamples, typename DepthTest>
-std::pair<uint64_t, uint64_t> check_same(const std::vector<TriangleSetup>& tris, const std::vector<const LambertFragmentShader::Uniforms*>& u,
-                int x0, int y0, int w, int h, const DepthTest& depth_test, bool shared,
-                                         const char* what) {
+std::pair<uint64_t, uint64_t> check_same(const std::vector<TriangleSetup>& tris,
+                                         const std::vector<const LambertFragmentShader::Uniforms*>& u, int x0, int y0,
+                                         int w, int h, const DepthTest& depth_test, bool shared, const char* what) {
   constexpr int kV = LambertFragmentShader::kVaryings;
   Target<kSamples> batched(x0, y0, w, h), one(x0, y0, w, h);
   QuadBatch<LambertFragmentShader, kV, kSamples> batch;
   auto record = [](std::vector<HookCall>& calls) {
-    return [&calls](int x, int y, const unsigned* live) { calls.emplace_back(x, y, live[0], live[1], live[2], live[3]); };
+    return
+        [&calls](int x, int y, const unsigned* live) { calls.emplace_back(x, y, live[0], live[1], live[2], live[3]); };
   };
   auto hook_batched = record(batched.hook);
   auto hook_one = record(one.hook);
@@ -86,7 +87,8 @@ std::pair<uint64_t, uint64_t> check_same(const std::vector<TriangleSetup>& tris,
   flush_quads(batch, batched.tile, batched.sc, hook_batched);
   for (size_t i = 0; i < one.color.size(); ++i) {
     EXPECT_EQ(batched.color[i], one.color[i]) << what << " sample " << i;
-    EXPECT_EQ(std::bit_cast<uint32_t>(batched.depth[i]), std::bit_cast<uint32_t>(one.depth[i])) << what << " sample " << i;
+    EXPECT_EQ(std::bit_cast<uint32_t>(batched.depth[i]), std::bit_cast<uint32_t>(one.depth[i]))
+        << what << " sample " << i;
     if (batched.color[i] != one.color[i] || batched.depth[i] != one.depth[i]) break;
   }
   for (int c = 0; c < int(RasterCounters::count); ++c) {
@@ -169,8 +171,8 @@ TEST(TileRasterizerBatch, AcrossTrianglesMatchesOneQuadAtATime) {
       u.push_back(&draws[(n / 37) % 2]);  // runs of one draw
     }
     for (int shared = 0; shared < 2; ++shared) {
-      const std::string where = "tile " + std::to_string(x0) + "," + std::to_string(y0) + " shared " +
-                                std::to_string(shared);
+      const std::string where =
+          "tile " + std::to_string(x0) + "," + std::to_string(y0) + " shared " + std::to_string(shared);
       count(states.size(), check_same<1>(tris, u, x0, y0, w, h, LessDepthTest{}, shared, (where + " 1x less").c_str()));
       count(states.size(), check_same<4>(tris, u, x0, y0, w, h, LessDepthTest{}, shared, (where + " 4x less").c_str()));
       for (size_t s = 0; s < states.size(); ++s) {

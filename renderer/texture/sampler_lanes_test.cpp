@@ -194,7 +194,7 @@ TEST(SamplerLanes, LevelOfDetailMatchesScalar) {
     }
   }
   EXPECT_EQ(checked, 4u * 3400u);  // 25 rounds of batches of 1 to 16 per texture
-  EXPECT_GT(positive, 1000u);  // levels above the base were reached
+  EXPECT_GT(positive, 1000u);      // levels above the base were reached
 }
 
 }  // namespace
