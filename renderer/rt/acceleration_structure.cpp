@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -569,6 +570,27 @@ inline void set_origin(SpaceRay& r, const glm::vec3& org) {
   r.korg = _mm_permutevar_ps(r.org, r.k);
 }
 
+// The watertight test's axis order for each (m, signs) of prepare (below): kz the dominant axis
+// (first of equals: m holds |x| >= |y|, |x| >= |z|, |y| >= |z| as bits 0-2, and kz for each m sits
+// in a 2-bit field of 0x152a); kx, ky the next two, swapped when d[kz] < 0 to keep the winding.
+// A table: computing it per ray took about 20 instructions.
+struct alignas(16) AxisOrder {
+  int32_t k[4];  // kx, ky, kz, kz
+};
+constexpr std::array<AxisOrder, 64> make_axis_orders() {
+  std::array<AxisOrder, 64> t{};
+  for (int i = 0; i < 64; ++i) {
+    const int m = i & 7, signs = i >> 3;
+    const int kz = (0x152a >> (2 * m)) & 3;
+    int kx = (0x09 >> (2 * kz)) & 3, ky = (0x12 >> (2 * kz)) & 3;
+    const int flip = (kx ^ ky) & -((signs >> kz) & 1);
+    kx ^= flip, ky ^= flip;
+    t[size_t(i)] = AxisOrder{{kx, ky, kz, kz}};
+  }
+  return t;
+}
+constexpr std::array<AxisOrder, 64> kAxisOrders = make_axis_orders();
+
 // Inlined: returned through memory, the ray's fields were written one by one and read back in
 // pairs, which store forwarding cannot serve (a stall of its own on every ray).
 // Branch-free, and two vector divisions for the six quotients (IEEE division gives each lane
@@ -594,12 +616,9 @@ inline void set_origin(SpaceRay& r, const glm::vec3& org) {
   const int m = _mm_movemask_ps(_mm_cmpge_ps(_mm_permute_ps(ad, _MM_SHUFFLE(1, 1, 0, 0)),
                                              _mm_permute_ps(ad, _MM_SHUFFLE(2, 2, 2, 1)))) &
                 7;
-  const int kz = (0x152a >> (2 * m)) & 3;
-  int kx = (0x09 >> (2 * kz)) & 3, ky = (0x12 >> (2 * kz)) & 3;
-  const int flip = (kx ^ ky) & -((signs >> kz) & 1);
-  kx ^= flip, ky ^= flip;
-  r.kx = kx, r.ky = ky, r.kz = kz;
-  r.k = _mm_setr_epi32(kx, ky, kz, kz);
+  const AxisOrder& order = kAxisOrders[size_t(m | ((signs & 7) << 3))];
+  r.kx = order.k[0], r.ky = order.k[1], r.kz = order.k[2];
+  r.k = _mm_load_si128(reinterpret_cast<const __m128i*>(order.k));
   const __m128 dk = _mm_permutevar_ps(d, r.k);  // d[kx], d[ky], d[kz], d[kz]
   r.shear = _mm_div_ps(_mm_blend_ps(dk, _mm_set1_ps(1.0f), 0xc), _mm_permute_ps(dk, _MM_SHUFFLE(2, 2, 2, 2)));
   set_origin(r, org);
@@ -1151,7 +1170,7 @@ int select_lod_level(const LodRecord& node, float t_entry_distance, RayType type
 namespace {
 
 template <bool kAnyHit>
-bool trace_ray(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit, LocalCounts& c,
+[[gnu::always_inline]] inline bool trace_ray(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit, LocalCounts& c,
                const LodQuery& q) {
   if (!(q.settings.object_levels.empty() || q.settings.object_levels.size() >= layout.lod_records.size()))
     throw Error("rt: LodSettings::object_levels has " + std::to_string(q.settings.object_levels.size()) +
