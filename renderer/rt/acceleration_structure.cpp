@@ -1036,8 +1036,8 @@ struct LodQuery {
 
 // Always inlined into the query functions: a call of its own cost a prologue and epilogue per ray.
 template <bool kAnyHit, bool kLod>
-[[gnu::always_inline]] inline bool trace(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit, LocalCounts& c,
-                  const LodQuery& q) {
+[[gnu::always_inline]] inline bool trace(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit,
+                                         LocalCounts& c, const LodQuery& q) {
   if (layout.top.empty() || !valid_direction(direction_vector(ray.direction)) || !(ray.tmin <= ray.tmax)) return false;
   const SpaceRay world = prepare(ray.origin, ray.direction, ray.tmin);
   float tmax = ray.tmax;
@@ -1134,8 +1134,8 @@ template <bool kAnyHit, bool kLod>
 
 // The ray types' counters are the first ones, in RayType order.
 static_assert(Counters::rays_primary == 0 && Counters::rays_shadow == int(RayType::shadow) &&
-              Counters::rays_diffuse == int(RayType::diffuse) && Counters::rays_reflection == int(RayType::reflection) &&
-              int(RayType::count) == 4);
+              Counters::rays_diffuse == int(RayType::diffuse) &&
+              Counters::rays_reflection == int(RayType::reflection) && int(RayType::count) == 4);
 inline void count_ray(Counters& counters, RayType type) {
   if (uint32_t(type) < uint32_t(RayType::count)) ++counters.v[size_t(type)];
 }
@@ -1170,8 +1170,8 @@ int select_lod_level(const LodRecord& node, float t_entry_distance, RayType type
 namespace {
 
 template <bool kAnyHit>
-[[gnu::always_inline]] inline bool trace_ray(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit, LocalCounts& c,
-               const LodQuery& q) {
+[[gnu::always_inline]] inline bool trace_ray(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit,
+                                             LocalCounts& c, const LodQuery& q) {
   if (!(q.settings.object_levels.empty() || q.settings.object_levels.size() >= layout.lod_records.size()))
     throw Error("rt: LodSettings::object_levels has " + std::to_string(q.settings.object_levels.size()) +
                 " levels for " + std::to_string(layout.lod_records.size()) + " LOD nodes");

@@ -441,7 +441,7 @@ TEST(RtBvh, CachedBuildMemoryIsGivenBack) {
   {
     const KeepBuildMemory keep;
     { const AccelerationStructure as = AccelerationStructure::build(scene); }
-    EXPECT_GT(cached_bvh_bytes(), size_t(2) << 20);  // kept across the gap between builds
+    EXPECT_GT(cached_bvh_bytes(), size_t(2) << 20);                        // kept across the gap between builds
     const AccelerationStructure as = AccelerationStructure::build(scene);  // reuses it
   }
   EXPECT_EQ(cached_bvh_bytes(), 0u);
