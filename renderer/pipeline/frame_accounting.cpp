@@ -58,8 +58,14 @@ void account_tilings(const TilingConfig& config, const TilingFrame& frame, const
   on_atomic.bins = &atomic_bins;
   on_atomic.grid = atomic;
   const TilePartition adaptive_partition{"adaptive", out.supertiles.owner, uint32_t(out.supertiles.count()), budget};
+  // Which atomic tiles each primitive and vertex reaches, once for every partition of them.
+  std::optional<TileIncidence> on_atomic_reach;
+  auto atomic_reach = [&]() -> const TileIncidence& {
+    if (!on_atomic_reach) on_atomic_reach = tile_incidence(on_atomic);
+    return *on_atomic_reach;
+  };
   if (adaptive) {
-    out.rendered = account_tiling(on_atomic, adaptive_partition);
+    out.rendered = account_tiling(on_atomic, atomic_reach(), adaptive_partition);
   } else {
     TilingFrame on_grid = frame;
     on_grid.bins = &rendered_bins;
@@ -71,10 +77,11 @@ void account_tilings(const TilingConfig& config, const TilingFrame& frame, const
     for (int size = 16; size <= 256; size *= 2) {
       if (size % atomic.tile_size != 0) continue;
       const std::string name = "fixed_" + std::to_string(size);
-      out.baselines.emplace_back(
-          name, account_tiling(on_atomic, square_partition(atomic, size / atomic.tile_size, name, budget)));
+      out.baselines.emplace_back(name, account_tiling(on_atomic, atomic_reach(),
+                                                      square_partition(atomic, size / atomic.tile_size, name, budget)));
     }
-    out.baselines.emplace_back("adaptive", adaptive ? *out.rendered : account_tiling(on_atomic, adaptive_partition));
+    out.baselines.emplace_back("adaptive",
+                               adaptive ? *out.rendered : account_tiling(on_atomic, atomic_reach(), adaptive_partition));
   }
   out.accounting_ms = ms_since(t0);
 }

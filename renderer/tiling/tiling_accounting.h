@@ -22,7 +22,8 @@ namespace tessera {
 struct TilingFrame {
   const std::vector<BinChunk>* bins = nullptr;  // per chunk: CSR lists over `grid`
   // Per chunk, per set-up triangle: the source primitive (frame order); triangles clipped into
-  // several pieces share it. Per primitive: its three vertices (frame-wide vertex ids).
+  // several pieces share it, and (as the primitive stage emits them) every piece of a
+  // primitive is in the same chunk. Per primitive: its three vertices (frame-wide vertex ids).
   const std::vector<std::vector<uint32_t>>* setup_primitive = nullptr;
   const std::vector<uint32_t>* primitive_vertices = nullptr;
   TileGrid grid;                  // the grid the bins were built on
@@ -64,8 +65,28 @@ struct TilingWork {
   uint64_t parameter_buffer_read_bytes = 0;
 };
 
-// Counts what two-pass shading and the parameter buffer do under `partition`. Parallel over
-// render tiles; the result does not depend on the thread count.
+// Which tiles of the frame's bin grid each primitive and each vertex reaches, built once per
+// (frame, grid) and shared by every partition accounted on it. A primitive or vertex that
+// reaches a single tile lands in a single render tile under any partition, so it is only
+// counted; those reaching several keep their distinct tiles (ascending), which a partition
+// maps to render tiles. Far less memory is touched per partition than walking every bin.
+struct TileIncidence {
+  uint64_t single_primitives = 0;  // primitives reaching exactly one tile
+  uint64_t single_vertices = 0;    // vertices whose primitives all reach the same one tile
+  uint64_t binned_vertices = 0;    // distinct vertices of primitives reaching at least one tile
+  // CSR over the primitives (then the vertices) reaching two tiles or more.
+  std::vector<uint32_t> primitive_offsets{0}, primitive_tiles;
+  std::vector<uint32_t> vertex_offsets{0}, vertex_tiles;
+};
+
+// Parallel over chunks; the result does not depend on the thread count.
+TileIncidence tile_incidence(const TilingFrame& frame);
+
+// Counts what two-pass shading and the parameter buffer do under `partition` (of
+// `frame.grid`'s tiles), from the frame's incidence. The result does not depend on the thread
+// count.
+TilingWork account_tiling(const TilingFrame& frame, const TileIncidence& incidence, const TilePartition& partition);
+// The same, building the incidence for this one partition.
 TilingWork account_tiling(const TilingFrame& frame, const TilePartition& partition);
 
 // Square render tiles of `side` bin-grid tiles each.

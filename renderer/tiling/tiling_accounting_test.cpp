@@ -2,6 +2,11 @@
 // are worked out below.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <set>
+#include <utility>
+
 #include <tbb/global_control.h>
 
 #include "tiling/tiling_accounting.h"
@@ -84,6 +89,153 @@ TEST(TilingAccounting, NonRectangularPartitionAndThreadCount) {
   EXPECT_EQ(many.pass2_invocations, one.pass2_invocations);
   EXPECT_EQ(many.crossings, one.crossings);
   EXPECT_TRUE(one.within_budget) << "budget 0 means unlimited";
+}
+
+// A random frame: chunks of set-up triangles listed in random tiles (some in none, some in
+// many), primitives clipped into several pieces (adjacent or not within their chunk), vertices
+// shared between primitives of different chunks, vertices no primitive uses.
+struct RandomFrame {
+  std::vector<BinChunk> bins;
+  std::vector<std::vector<uint32_t>> primitive;
+  std::vector<uint32_t> vertices;
+  TilingFrame frame;
+
+  explicit RandomFrame(uint32_t seed) {
+    std::mt19937 rng(seed);
+    auto below = [&](uint32_t n) { return uint32_t(rng() % n); };
+    const int tile = 16;
+    const int tiles_x = 1 + int(below(12)), tiles_y = 1 + int(below(9));
+    frame.grid = TileGrid::make(tiles_x * tile - int(below(tile)), tiles_y * tile - int(below(tile)), tile);
+    const uint32_t tile_count = uint32_t(frame.grid.tile_count());
+    const uint32_t chunk_count = 1 + below(4);
+    uint32_t next_primitive = 0;
+    const uint32_t vertex_pool = 1 + below(200);
+    bins.resize(chunk_count);
+    primitive.resize(chunk_count);
+    for (uint32_t c = 0; c < chunk_count; ++c) {
+      // Per set-up triangle, its tiles; then the per-tile lists (CSR, set-up order per tile).
+      std::vector<std::vector<uint32_t>> tiles_of;
+      const uint32_t primitives = below(60);
+      for (uint32_t p = 0; p < primitives; ++p, ++next_primitive) {
+        const uint32_t pieces = below(5) == 0 ? 2 + below(3) : 1;
+        for (uint32_t k = 0; k < pieces; ++k) {
+          primitive[c].push_back(next_primitive);
+          std::vector<uint32_t> t;
+          const uint32_t kind = below(10);
+          if (kind == 0) {
+            // none: culled by the tile test everywhere
+          } else if (kind < 7) {  // a small cluster around one tile
+            const int x = int(below(uint32_t(tiles_x))), y = int(below(uint32_t(tiles_y)));
+            for (int dy = 0; dy <= int(below(2)); ++dy) {
+              for (int dx = 0; dx <= int(below(2)); ++dx) {
+                if (x + dx < tiles_x && y + dy < tiles_y) t.push_back(uint32_t((y + dy) * tiles_x + x + dx));
+              }
+            }
+          } else {  // anywhere, many
+            for (uint32_t i = 0; i < tile_count; ++i) {
+              if (below(3) == 0) t.push_back(i);
+            }
+          }
+          tiles_of.push_back(t);
+        }
+        for (int v = 0; v < 3; ++v) vertices.push_back(below(vertex_pool));
+      }
+      if (below(3) == 0) {  // pieces of one primitive need not be adjacent
+        std::vector<uint32_t> order(primitive[c].size());
+        for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::shuffle(order.begin(), order.end(), rng);
+        std::vector<uint32_t> source;
+        std::vector<std::vector<uint32_t>> shuffled;
+        for (uint32_t i : order) {
+          source.push_back(primitive[c][i]);
+          shuffled.push_back(tiles_of[i]);
+        }
+        primitive[c] = source;
+        tiles_of = shuffled;
+      }
+      BinChunk& b = bins[c];
+      b.offsets.assign(tile_count + 1, 0);
+      for (uint32_t t = 0; t < tile_count; ++t) {
+        for (uint32_t s = 0; s < tiles_of.size(); ++s) {
+          if (std::count(tiles_of[s].begin(), tiles_of[s].end(), t)) b.entries.push_back(s);
+        }
+        b.offsets[t + 1] = uint32_t(b.entries.size());
+      }
+    }
+    frame.bins = &bins;
+    frame.setup_primitive = &primitive;
+    frame.primitive_vertices = &vertices;
+    frame.primitives = next_primitive;
+    frame.vertices = vertex_pool + below(10);
+  }
+};
+
+// The accounting by its definition: the sets of (primitive, render tile) and (vertex, render
+// tile) pairs, and the vertices of every primitive listed in some tile.
+struct ReferenceCounts {
+  uint64_t crossings, pass2, binned;
+};
+ReferenceCounts reference(const RandomFrame& r, const TilePartition& p) {
+  std::set<std::pair<uint32_t, uint32_t>> primitive_tiles, vertex_tiles;
+  std::set<uint32_t> binned;
+  for (size_t c = 0; c < r.bins.size(); ++c) {
+    const BinChunk& b = r.bins[c];
+    for (size_t t = 0; t + 1 < b.offsets.size(); ++t) {
+      for (uint32_t e = b.offsets[t]; e < b.offsets[t + 1]; ++e) {
+        const uint32_t prim = r.primitive[c][b.entries[e]];
+        primitive_tiles.insert({prim, p.owner[t]});
+        for (int v = 0; v < 3; ++v) {
+          const uint32_t vertex = r.vertices[size_t(prim) * 3 + size_t(v)];
+          vertex_tiles.insert({vertex, p.owner[t]});
+          binned.insert(vertex);
+        }
+      }
+    }
+  }
+  return {primitive_tiles.size(), vertex_tiles.size(), binned.size()};
+}
+
+TEST(TilingAccounting, MatchesThePairSetsOnRandomFrames) {
+  for (uint32_t seed = 1; seed <= 200; ++seed) {
+    const RandomFrame r(seed);
+    const TileIncidence inc = tile_incidence(r.frame);
+    std::vector<TilePartition> partitions;
+    for (int side = 1; side <= 4; ++side) partitions.push_back(square_partition(r.frame.grid, side, "square", 0));
+    std::mt19937 rng(seed);
+    const uint32_t groups = 1 + uint32_t(rng() % 5);
+    TilePartition scattered{"scattered", std::vector<uint32_t>(size_t(r.frame.grid.tile_count())), groups, 0};
+    for (uint32_t& o : scattered.owner) o = uint32_t(rng() % groups);
+    partitions.push_back(scattered);
+    for (const TilePartition& p : partitions) {
+      const ReferenceCounts ref = reference(r, p);
+      const TilingWork w = account_tiling(r.frame, inc, p);
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + p.name + " of " + std::to_string(p.count));
+      EXPECT_EQ(w.crossings, ref.crossings);
+      EXPECT_EQ(w.pass2_invocations, ref.pass2);
+      EXPECT_EQ(w.binned_vertices, ref.binned);
+      EXPECT_EQ(w.redundant_invocations, ref.pass2 - std::min(ref.pass2, ref.binned));
+      EXPECT_EQ(w.parameter_buffer_read_bytes, ref.pass2 * 48 + ref.crossings * 4);
+      const TilingWork again = account_tiling(r.frame, p);
+      EXPECT_EQ(again.crossings, w.crossings);
+      EXPECT_EQ(again.pass2_invocations, w.pass2_invocations);
+    }
+  }
+}
+
+TEST(TilingAccounting, RandomFramesDoNotDependOnThreadCount) {
+  for (uint32_t seed = 300; seed < 340; ++seed) {
+    const RandomFrame r(seed);
+    const TilePartition p = square_partition(r.frame.grid, 2, "fixed_32", 0);
+    TilingWork one;
+    {
+      tbb::global_control single(tbb::global_control::max_allowed_parallelism, 1);
+      one = account_tiling(r.frame, p);
+    }
+    const TilingWork many = account_tiling(r.frame, p);
+    EXPECT_EQ(one.crossings, many.crossings) << "seed " << seed;
+    EXPECT_EQ(one.pass2_invocations, many.pass2_invocations) << "seed " << seed;
+    EXPECT_EQ(one.binned_vertices, many.binned_vertices) << "seed " << seed;
+  }
 }
 
 }  // namespace
