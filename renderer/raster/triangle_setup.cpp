@@ -80,8 +80,9 @@ SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipV
   }
   for (int i = 0; i < 3; ++i) {
     const float* src = v[order[i]]->varyings;
-    for (int k = 0; k < varying_count; ++k) out.varyings[i][k] = src[k];
-    for (int k = varying_count; k < kMaxVaryings; ++k) out.varyings[i][k] = 0.0f;
+    // One select per slot (ClipVertex holds kMaxVaryings): a fixed-length loop the compiler
+    // turns into one masked vector copy.
+    for (int k = 0; k < kMaxVaryings; ++k) out.varyings[i][k] = k < varying_count ? src[k] : 0.0f;
   }
   const int32_t lo_x = std::min({out.x[0], out.x[1], out.x[2]});
   const int32_t hi_x = std::max({out.x[0], out.x[1], out.x[2]});
