@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 namespace tessera {
@@ -80,9 +81,9 @@ SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipV
   }
   for (int i = 0; i < 3; ++i) {
     const float* src = v[order[i]]->varyings;
-    // One select per slot (ClipVertex holds kMaxVaryings): a fixed-length loop the compiler
-    // turns into one masked vector copy.
-    for (int k = 0; k < kMaxVaryings; ++k) out.varyings[i][k] = k < varying_count ? src[k] : 0.0f;
+    // ClipVertex holds kMaxVaryings: copy them all (one vector move), then clear the unused.
+    std::memcpy(out.varyings[i], src, sizeof(out.varyings[i]));
+    for (int k = varying_count; k < kMaxVaryings; ++k) out.varyings[i][k] = 0.0f;
   }
   const int32_t lo_x = std::min({out.x[0], out.x[1], out.x[2]});
   const int32_t hi_x = std::max({out.x[0], out.x[1], out.x[2]});

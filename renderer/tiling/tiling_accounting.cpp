@@ -55,6 +55,8 @@ void reach_of_chunk(const BinChunk& b, const std::vector<uint32_t>& source, cons
   auto setup_at = [&](size_t i) { return order.empty() ? uint32_t(i) : order[i]; };
   std::vector<uint32_t> merged;
   reach.tiles.reserve(tiles.size());
+  reach.primitive.reserve(n);
+  reach.offsets.reserve(n + 1);
   for (size_t i = 0; i < n;) {
     const uint32_t s = setup_at(i), p = source[s];
     size_t end = i + 1;
@@ -75,7 +77,11 @@ void reach_of_chunk(const BinChunk& b, const std::vector<uint32_t>& source, cons
     i = end;
     if (count == 0) continue;
     reach.primitive.push_back(p);
-    reach.tiles.insert(reach.tiles.end(), list, list + count);
+    if (count == 1) {
+      reach.tiles.push_back(list[0]);
+    } else {
+      reach.tiles.insert(reach.tiles.end(), list, list + count);
+    }
     reach.offsets.push_back(uint32_t(reach.tiles.size()));
     for (int v = 0; v < 3; ++v) {
       const uint32_t vertex = verts[size_t(p) * 3 + size_t(v)];
