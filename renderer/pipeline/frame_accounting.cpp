@@ -80,8 +80,8 @@ void account_tilings(const TilingConfig& config, const TilingFrame& frame, const
       out.baselines.emplace_back(name, account_tiling(on_atomic, atomic_reach(),
                                                       square_partition(atomic, size / atomic.tile_size, name, budget)));
     }
-    out.baselines.emplace_back("adaptive",
-                               adaptive ? *out.rendered : account_tiling(on_atomic, atomic_reach(), adaptive_partition));
+    out.baselines.emplace_back(
+        "adaptive", adaptive ? *out.rendered : account_tiling(on_atomic, atomic_reach(), adaptive_partition));
   }
   out.accounting_ms = ms_since(t0);
 }

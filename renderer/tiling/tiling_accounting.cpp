@@ -178,7 +178,8 @@ TileIncidence tile_incidence(const TilingFrame& f) {
         for (size_t i = 0; i < cr.primitive.size(); ++i) {
           for (int v = 0; v < 3; ++v) {
             const uint32_t vertex = verts[size_t(cr.primitive[i]) * 3 + size_t(v)];
-            if (several[vertex]) visit(first[vertex], cr.tiles.data() + cr.offsets[i], cr.offsets[i + 1] - cr.offsets[i]);
+            if (several[vertex])
+              visit(first[vertex], cr.tiles.data() + cr.offsets[i], cr.offsets[i + 1] - cr.offsets[i]);
           }
         }
       }
