@@ -27,24 +27,40 @@ struct ChunkReach {
   std::vector<uint32_t> tiles;
 };
 
-// Fills `reach` from the chunk's tile lists: the lists transposed to set-up triangle -> tiles
-// (ascending, as the tiles are walked in order), the pieces of a clipped primitive merged.
-// Marks in `first`/`several` every vertex's first tile and whether it reaches another: the
-// outcome of those marks does not depend on the order in which chunks run (a vertex ends
-// `several` exactly when its primitives reach two distinct tiles).
-void reach_of_chunk(const BinChunk& b, const std::vector<uint32_t>& source, const std::vector<uint32_t>& verts,
-                    uint32_t* first, uint8_t* several, ChunkReach& reach) {
-  const size_t n = source.size();
-  std::vector<uint32_t> offsets(n + 1, 0), tiles(b.entries.size());
+// A chunk's lists transposed: set-up triangle -> its tiles, ascending (tiles walked in order).
+void transpose(const BinChunk& b, size_t setups, std::vector<uint32_t>& offsets, std::vector<uint32_t>& tiles) {
+  offsets.assign(setups + 1, 0);
+  tiles.resize(b.entries.size());
   for (uint32_t s : b.entries) ++offsets[size_t(s) + 1];
-  for (size_t i = 0; i < n; ++i) offsets[i + 1] += offsets[i];
-  {
-    std::vector<uint32_t> cursor(offsets.begin(), offsets.end() - 1);
-    const size_t tile_count = b.offsets.empty() ? 0 : b.offsets.size() - 1;
-    for (size_t t = 0; t < tile_count; ++t) {
-      for (uint32_t e = b.offsets[t]; e < b.offsets[t + 1]; ++e) tiles[cursor[b.entries[e]]++] = uint32_t(t);
-    }
+  for (size_t i = 0; i < setups; ++i) offsets[i + 1] += offsets[i];
+  std::vector<uint32_t> cursor(offsets.begin(), offsets.end() - 1);
+  const size_t tile_count = b.offsets.empty() ? 0 : b.offsets.size() - 1;
+  for (size_t t = 0; t < tile_count; ++t) {
+    for (uint32_t e = b.offsets[t]; e < b.offsets[t + 1]; ++e) tiles[cursor[b.entries[e]]++] = uint32_t(t);
   }
+}
+
+// The coarse grid of a unified incidence: its tile holding fine tile f.
+struct Nesting {
+  int fine_x = 1, coarse_x = 1, ratio = 1;
+  uint32_t parent(uint32_t f) const {
+    return uint32_t((int(f) / fine_x / ratio) * coarse_x + (int(f) % fine_x) / ratio);
+  }
+};
+
+// Fills `reach` from the chunk's tile lists, the pieces of a clipped primitive merged. With
+// `coarse` lists, a coarse tile listing the primitive without any of its fine tiles inside
+// is added as id fine_tiles + coarse tile. Marks in `first`/`several` every vertex's first
+// tile and whether it reaches another: the outcome of those marks does not depend on the
+// order in which chunks run (a vertex ends `several` exactly when its primitives reach two
+// distinct tiles).
+void reach_of_chunk(const BinChunk& b, const BinChunk* coarse, const Nesting& nest, uint32_t fine_tiles,
+                    const std::vector<uint32_t>& source, const std::vector<uint32_t>& verts, uint32_t* first,
+                    uint8_t* several, ChunkReach& reach) {
+  const size_t n = source.size();
+  std::vector<uint32_t> offsets, tiles, coarse_offsets, coarse_tiles;
+  transpose(b, n, offsets, tiles);
+  if (coarse) transpose(*coarse, n, coarse_offsets, coarse_tiles);
   // Set-up triangles in source order (already so from the primitive stage), pieces adjacent.
   std::vector<uint32_t> order;
   if (!std::is_sorted(source.begin(), source.end())) {
@@ -53,35 +69,55 @@ void reach_of_chunk(const BinChunk& b, const std::vector<uint32_t>& source, cons
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t c) { return source[a] < source[c]; });
   }
   auto setup_at = [&](size_t i) { return order.empty() ? uint32_t(i) : order[i]; };
-  std::vector<uint32_t> merged;
+  std::vector<uint32_t> merged, coarse_merged, parent_mark;
+  uint32_t parent_epoch = 0;
+  if (coarse) parent_mark.assign(coarse->offsets.empty() ? 0 : coarse->offsets.size() - 1, 0);
+  // The distinct tiles of set-up triangles [i, end) (one primitive's pieces) in `lists`.
+  auto union_of = [&](size_t i, size_t end, const std::vector<uint32_t>& lo, const std::vector<uint32_t>& lt,
+                      std::vector<uint32_t>& buffer, const uint32_t*& list, size_t& count) {
+    const uint32_t s = setup_at(i);
+    list = lt.data() + lo[s];
+    count = lo[size_t(s) + 1] - lo[s];
+    if (end == i + 1) return;
+    buffer.clear();
+    for (size_t k = i; k < end; ++k) {
+      const uint32_t piece = setup_at(k);
+      buffer.insert(buffer.end(), lt.begin() + lo[piece], lt.begin() + lo[size_t(piece) + 1]);
+    }
+    std::sort(buffer.begin(), buffer.end());
+    buffer.erase(std::unique(buffer.begin(), buffer.end()), buffer.end());
+    list = buffer.data();
+    count = buffer.size();
+  };
   reach.tiles.reserve(tiles.size());
   reach.primitive.reserve(n);
   reach.offsets.reserve(n + 1);
   for (size_t i = 0; i < n;) {
-    const uint32_t s = setup_at(i), p = source[s];
+    const uint32_t p = source[setup_at(i)];
     size_t end = i + 1;
     while (end < n && source[setup_at(end)] == p) ++end;
-    const uint32_t* list = tiles.data() + offsets[s];
-    size_t count = offsets[size_t(s) + 1] - offsets[s];
-    if (end > i + 1) {  // a clipped primitive: the union of its pieces' tiles
-      merged.clear();
-      for (size_t k = i; k < end; ++k) {
-        const uint32_t piece = setup_at(k);
-        merged.insert(merged.end(), tiles.begin() + offsets[piece], tiles.begin() + offsets[size_t(piece) + 1]);
+    const uint32_t* list;
+    size_t count;
+    union_of(i, end, offsets, tiles, merged, list, count);
+    const size_t start = reach.tiles.size();
+    reach.tiles.insert(reach.tiles.end(), list, list + count);
+    if (coarse) {
+      const uint32_t* clist;
+      size_t ccount;
+      union_of(i, end, coarse_offsets, coarse_tiles, coarse_merged, clist, ccount);
+      if (!(count == 1 && ccount == 1 && nest.parent(list[0]) == clist[0])) {
+        ++parent_epoch;
+        for (size_t k = 0; k < count; ++k) parent_mark[nest.parent(list[k])] = parent_epoch;
+        for (size_t k = 0; k < ccount; ++k) {
+          if (parent_mark[clist[k]] != parent_epoch) reach.tiles.push_back(fine_tiles + clist[k]);
+        }
       }
-      std::sort(merged.begin(), merged.end());
-      merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
-      list = merged.data();
-      count = merged.size();
     }
     i = end;
+    count = reach.tiles.size() - start;
     if (count == 0) continue;
+    list = reach.tiles.data() + start;
     reach.primitive.push_back(p);
-    if (count == 1) {
-      reach.tiles.push_back(list[0]);
-    } else {
-      reach.tiles.insert(reach.tiles.end(), list, list + count);
-    }
     reach.offsets.push_back(uint32_t(reach.tiles.size()));
     for (int v = 0; v < 3; ++v) {
       const uint32_t vertex = verts[size_t(p) * 3 + size_t(v)];
@@ -99,25 +135,26 @@ void reach_of_chunk(const BinChunk& b, const std::vector<uint32_t>& source, cons
   }
 }
 
-// Sum over the lists of the distinct render tiles their tiles map to.
+// Sum over the lists of the distinct render tiles their tiles map to (kNone: not counted).
 uint64_t distinct_owners(const std::vector<uint32_t>& offsets, const std::vector<uint32_t>& tiles,
-                         const TilePartition& partition) {
+                         const std::vector<uint32_t>& owner, uint32_t render_tiles) {
   const size_t lists = offsets.size() - 1;
   if (lists == 0) return 0;
   struct Marks {
     std::vector<uint32_t> at;  // per render tile: the last list (epoch) that counted it
     uint32_t epoch = 0;
   };
-  tbb::enumerable_thread_specific<Marks> marks([&] { return Marks{std::vector<uint32_t>(partition.count, 0), 0}; });
+  tbb::enumerable_thread_specific<Marks> marks([&] { return Marks{std::vector<uint32_t>(render_tiles, 0), 0}; });
   return tbb::parallel_reduce(
       tbb::blocked_range<size_t>(0, lists, 1024), uint64_t(0),
       [&](const tbb::blocked_range<size_t>& r, uint64_t sum) {
         Marks& m = marks.local();
-        const uint32_t* owner = partition.owner.data();
         for (size_t i = r.begin(); i < r.end(); ++i) {
           const uint32_t epoch = ++m.epoch;
           for (uint32_t k = offsets[i]; k < offsets[i + 1]; ++k) {
-            uint32_t& at = m.at[owner[tiles[k]]];
+            const uint32_t o = owner[tiles[k]];
+            if (o == kNone) continue;
+            uint32_t& at = m.at[o];
             sum += at != epoch;
             at = epoch;
           }
@@ -144,30 +181,36 @@ TilePartition square_partition(const TileGrid& grid, int side, std::string name,
   return p;
 }
 
-TileIncidence tile_incidence(const TilingFrame& f) {
+TileIncidence tile_incidence(const TilingFrame& f, const std::vector<BinChunk>* coarse_bins, const TileGrid& coarse) {
   const std::vector<BinChunk>& bins = *f.bins;
   const std::vector<uint32_t>& verts = *f.primitive_vertices;
   const size_t chunks = bins.size();
+  TileIncidence inc;
+  inc.grid = f.grid;
+  inc.bins = f.bins;
+  inc.coarse_bins = coarse_bins;
+  inc.tiles = uint32_t(f.grid.tile_count());
+  if (coarse_bins) inc.coarse = coarse;
+  const Nesting nest{f.grid.tiles_x, std::max(coarse.tiles_x, 1), std::max(coarse.tile_size / f.grid.tile_size, 1)};
   std::vector<ChunkReach> reach(chunks);
   std::vector<uint32_t> first(size_t(f.vertices), kNone);
   std::vector<uint8_t> several(size_t(f.vertices), 0);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t c = r.begin(); c < r.end(); ++c) {
-      reach_of_chunk(bins[c], (*f.setup_primitive)[c], verts, first.data(), several.data(), reach[c]);
+      reach_of_chunk(bins[c], coarse_bins ? &(*coarse_bins)[c] : nullptr, nest, inc.tiles, (*f.setup_primitive)[c],
+                     verts, first.data(), several.data(), reach[c]);
     }
   });
 
-  TileIncidence inc;
   // Vertices reaching several tiles are numbered in vertex order; `first` now holds their number.
   uint32_t multi = 0;
   for (size_t v = 0; v < first.size(); ++v) {
     if (several[v]) {
       first[v] = multi++;
     } else if (first[v] != kNone) {
-      ++inc.single_vertices;
+      ++(first[v] < inc.tiles ? inc.single_vertices : inc.coarse_only_vertices);
     }
   }
-  inc.binned_vertices = inc.single_vertices + multi;
 
   // Their tiles: every tile of every primitive using them, then sorted and made distinct.
   std::vector<uint32_t> count(size_t(multi) + 1, 0);
@@ -207,7 +250,13 @@ TileIncidence tile_incidence(const TilingFrame& f) {
   });
   inc.vertex_offsets.resize(size_t(multi) + 1);
   inc.vertex_offsets[0] = 0;
-  for (size_t m = 0; m < multi; ++m) inc.vertex_offsets[m + 1] = inc.vertex_offsets[m] + distinct[m];
+  uint64_t multi_on_fine = 0;  // lists ascending: a fine tile, if any, comes first
+  for (size_t m = 0; m < multi; ++m) {
+    inc.vertex_offsets[m + 1] = inc.vertex_offsets[m] + distinct[m];
+    multi_on_fine += gathered[count[m]] < inc.tiles;
+  }
+  inc.binned_vertices = inc.single_vertices + multi_on_fine;
+  inc.coarse_binned_vertices = inc.single_vertices + inc.coarse_only_vertices + multi;
   inc.vertex_tiles.resize(inc.vertex_offsets[multi]);
   for (size_t m = 0; m < multi; ++m) {
     std::copy_n(gathered.begin() + count[m], distinct[m], inc.vertex_tiles.begin() + inc.vertex_offsets[m]);
@@ -217,7 +266,7 @@ TileIncidence tile_incidence(const TilingFrame& f) {
     for (size_t i = 0; i < cr.primitive.size(); ++i) {
       const uint32_t n = cr.offsets[i + 1] - cr.offsets[i];
       if (n == 1) {
-        ++inc.single_primitives;
+        ++(cr.tiles[cr.offsets[i]] < inc.tiles ? inc.single_primitives : inc.coarse_only_primitives);
         continue;
       }
       inc.primitive_tiles.insert(inc.primitive_tiles.end(), cr.tiles.begin() + cr.offsets[i],
@@ -234,6 +283,21 @@ TilingWork account_tiling(const TilingFrame& f, const TilePartition& partition) 
 
 TilingWork account_tiling(const TilingFrame& f, const TileIncidence& inc, const TilePartition& partition) {
   const TileGrid& g = f.grid;
+  // The partition over the incidence's tile ids: on its own grid the coarse-only ids count in
+  // no render tile; on its coarse grid a fine tile counts in the one holding it.
+  const bool on_fine = f.bins == inc.bins && g.tile_size == inc.grid.tile_size && partition.owner.size() == inc.tiles;
+  const bool on_coarse = !on_fine && inc.coarse && f.bins == inc.coarse_bins && g.tile_size == inc.coarse->tile_size &&
+                         partition.owner.size() == size_t(inc.coarse->tile_count());
+  if (!on_fine && !on_coarse) return account_tiling(f, partition);
+  std::vector<uint32_t> owner(size_t(inc.tiles) + (inc.coarse ? size_t(inc.coarse->tile_count()) : 0), kNone);
+  if (on_fine) {
+    std::copy(partition.owner.begin(), partition.owner.end(), owner.begin());
+  } else {
+    const Nesting nest{inc.grid.tiles_x, inc.coarse->tiles_x, inc.coarse->tile_size / inc.grid.tile_size};
+    for (uint32_t t = 0; t < inc.tiles; ++t) owner[t] = partition.owner[nest.parent(t)];
+    std::copy(partition.owner.begin(), partition.owner.end(), owner.begin() + inc.tiles);
+  }
+
   std::vector<TileCounts> counts(partition.count);
   for (uint32_t tile = 0; tile < partition.owner.size(); ++tile) {
     TileCounts& c = counts[partition.owner[tile]];
@@ -245,9 +309,11 @@ TilingWork account_tiling(const TilingFrame& f, const TileIncidence& inc, const 
   TilingWork w;
   w.render_tiles = partition.count;
   w.pass1_invocations = f.vertices;
-  w.binned_vertices = inc.binned_vertices;
-  w.crossings = inc.single_primitives + distinct_owners(inc.primitive_offsets, inc.primitive_tiles, partition);
-  w.pass2_invocations = inc.single_vertices + distinct_owners(inc.vertex_offsets, inc.vertex_tiles, partition);
+  w.binned_vertices = on_fine ? inc.binned_vertices : inc.coarse_binned_vertices;
+  w.crossings = inc.single_primitives + (on_fine ? 0 : inc.coarse_only_primitives) +
+                distinct_owners(inc.primitive_offsets, inc.primitive_tiles, owner, partition.count);
+  w.pass2_invocations = inc.single_vertices + (on_fine ? 0 : inc.coarse_only_vertices) +
+                        distinct_owners(inc.vertex_offsets, inc.vertex_tiles, owner, partition.count);
   const uint64_t sample_bytes = uint64_t(f.samples) * uint64_t(f.pixel_bytes);
   const uint64_t bin_tile_bytes = uint64_t(g.tile_size) * uint64_t(g.tile_size) * sample_bytes;
   for (const TileCounts& c : counts) {
