@@ -41,11 +41,12 @@ void transpose(const BinChunk& b, size_t setups, std::vector<uint32_t>& offsets,
 }
 
 // The coarse grid of a unified incidence: its tile holding fine tile f.
+uint32_t coarse_tile(uint32_t f, int fine_x, int coarse_x, int ratio) {
+  return uint32_t((int(f) / fine_x / ratio) * coarse_x + (int(f) % fine_x) / ratio);
+}
 struct Nesting {
-  int fine_x = 1, coarse_x = 1, ratio = 1;
-  uint32_t parent(uint32_t f) const {
-    return uint32_t((int(f) / fine_x / ratio) * coarse_x + (int(f) % fine_x) / ratio);
-  }
+  std::vector<uint32_t> parent_of;  // per fine tile, tabulated (no divisions per lookup)
+  uint32_t parent(uint32_t f) const { return parent_of[f]; }
 };
 
 // Fills `reach` from the chunk's tile lists, the pieces of a clipped primitive merged. With
@@ -185,13 +186,24 @@ TileIncidence tile_incidence(const TilingFrame& f, const std::vector<BinChunk>* 
   const std::vector<BinChunk>& bins = *f.bins;
   const std::vector<uint32_t>& verts = *f.primitive_vertices;
   const size_t chunks = bins.size();
+  // Coarse tiles must be whole fine tiles; other lists get an incidence of their own.
+  if (coarse_bins && (coarse.tile_size < f.grid.tile_size || coarse.tile_size % f.grid.tile_size != 0 ||
+                      coarse_bins->size() != bins.size())) {
+    coarse_bins = nullptr;
+  }
   TileIncidence inc;
   inc.grid = f.grid;
   inc.bins = f.bins;
   inc.coarse_bins = coarse_bins;
   inc.tiles = uint32_t(f.grid.tile_count());
   if (coarse_bins) inc.coarse = coarse;
-  const Nesting nest{f.grid.tiles_x, std::max(coarse.tiles_x, 1), std::max(coarse.tile_size / f.grid.tile_size, 1)};
+  Nesting nest;
+  if (coarse_bins) {
+    nest.parent_of.resize(inc.tiles);
+    for (uint32_t t = 0; t < inc.tiles; ++t) {
+      nest.parent_of[t] = coarse_tile(t, f.grid.tiles_x, coarse.tiles_x, coarse.tile_size / f.grid.tile_size);
+    }
+  }
   std::vector<ChunkReach> reach(chunks);
   std::vector<uint32_t> first(size_t(f.vertices), kNone);
   std::vector<uint8_t> several(size_t(f.vertices), 0);
@@ -293,8 +305,10 @@ TilingWork account_tiling(const TilingFrame& f, const TileIncidence& inc, const 
   if (on_fine) {
     std::copy(partition.owner.begin(), partition.owner.end(), owner.begin());
   } else {
-    const Nesting nest{inc.grid.tiles_x, inc.coarse->tiles_x, inc.coarse->tile_size / inc.grid.tile_size};
-    for (uint32_t t = 0; t < inc.tiles; ++t) owner[t] = partition.owner[nest.parent(t)];
+    const int ratio = inc.coarse->tile_size / inc.grid.tile_size;
+    for (uint32_t t = 0; t < inc.tiles; ++t) {
+      owner[t] = partition.owner[coarse_tile(t, inc.grid.tiles_x, inc.coarse->tiles_x, ratio)];
+    }
     std::copy(partition.owner.begin(), partition.owner.end(), owner.begin() + inc.tiles);
   }
 
