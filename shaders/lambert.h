@@ -468,24 +468,33 @@ struct LambertFragmentShader {
     }
   }
 
-  // Shades `quads` quads of one triangle together (each as run_quad: 4 pixels of varyings in
+  // Shades `quads` quads together (each as run_quad: 4 pixels of varyings in
   // quad order, its own level of detail, `live[q]` its live pixels) with the live pixels of all
-  // of them as lanes of one batch; out has 4 entries per quad. quads <= kShadeLanes / 4.
+  // of them as lanes of one batch; out has 4 entries per quad. The quads may come from several
+  // triangles of one draw (the tile rasterizer's QuadBatch); their live pixels <= kShadeLanes.
   static void run_quads(const Uniforms& u, const float (*varyings)[LambertVertexShader::kVaryings],
                         const unsigned* live, int quads, glm::vec3* out, Counters& counters) {
     ShadeLanes p;
     int lane_of[kShadeLanes];
     // The texture coordinates and level of detail of every lane, sampled together below.
     float tu[kShadeLanes], tv[kShadeLanes], tlod[kShadeLanes];
+    // Each quad's level of detail from its coarse derivatives (texture_lod, the quads in lanes);
+    // a batch holds at most kShadeLanes quads, each with a live pixel.
+    float quad_lod[kShadeLanes] = {};
+    if (u.texture) {
+      float dudx[kShadeLanes] = {}, dvdx[kShadeLanes] = {}, dudy[kShadeLanes] = {}, dvdy[kShadeLanes] = {};
+      for (int q = 0; q < quads; ++q) {
+        const float(*v)[LambertVertexShader::kVaryings] = varyings + 4 * q;
+        dudx[q] = v[1][6] - v[0][6];
+        dvdx[q] = v[1][7] - v[0][7];
+        dudy[q] = v[2][6] - v[0][6];
+        dvdy[q] = v[2][7] - v[0][7];
+      }
+      texture_lod_lanes(*u.texture, dudx, dvdx, dudy, dvdy, quads, quad_lod);
+    }
     for (int q = 0; q < quads; ++q) {
       const float(*v)[LambertVertexShader::kVaryings] = varyings + 4 * q;
-      float lod = 0.0f;
-      if (u.texture) {
-        const glm::vec2 uv0(v[0][6], v[0][7]);
-        const glm::vec2 duv_dx = glm::vec2(v[1][6], v[1][7]) - uv0;
-        const glm::vec2 duv_dy = glm::vec2(v[2][6], v[2][7]) - uv0;
-        lod = texture_lod(*u.texture, duv_dx, duv_dy);
-      }
+      const float lod = quad_lod[q];
       for (int i = 0; i < 4; ++i) {
         if (!(live[q] & (1u << i))) continue;
         const int k = p.n++;
@@ -515,8 +524,8 @@ struct LambertFragmentShader {
       p.normal.z[k] = p.normal.z[0];
     }
     if (u.texture) {
-      float a[kShadeLanes];
-      sample_texture_lanes(*u.texture, tu, tv, tlod, n, p.albedo.x, p.albedo.y, p.albedo.z, a, counters.sampler);
+      // The program reads no texture alpha: it is not filtered.
+      sample_texture_lanes(*u.texture, tu, tv, tlod, n, p.albedo.x, p.albedo.y, p.albedo.z, nullptr, counters.sampler);
       for (int k = n; k < kShadeLanes; ++k) {
         p.albedo.x[k] = p.albedo.x[0];
         p.albedo.y[k] = p.albedo.y[0];

@@ -58,12 +58,27 @@ void account_tilings(const TilingConfig& config, const TilingFrame& frame, const
   on_atomic.bins = &atomic_bins;
   on_atomic.grid = atomic;
   const TilePartition adaptive_partition{"adaptive", out.supertiles.owner, uint32_t(out.supertiles.count()), budget};
+  TilingFrame on_grid = frame;
+  on_grid.bins = &rendered_bins;
+  on_grid.grid = rendered_grid;
+  // Which atomic tiles each primitive and vertex reaches, once for every partition of them.
+  // With the baselines, a fixed frame's render grid (when its tiles are whole atomic tiles)
+  // rides on the same incidence: its own lists are only needed where they list a primitive in
+  // a tile that none of the primitive's atomic tiles lies in.
+  const bool nested = rendered_grid.tile_size % atomic.tile_size == 0;
+  std::optional<TileIncidence> on_atomic_reach;
+  auto atomic_reach = [&]() -> const TileIncidence& {
+    if (!on_atomic_reach) {
+      on_atomic_reach =
+          !adaptive && nested ? tile_incidence(on_atomic, &rendered_bins, rendered_grid) : tile_incidence(on_atomic);
+    }
+    return *on_atomic_reach;
+  };
   if (adaptive) {
-    out.rendered = account_tiling(on_atomic, adaptive_partition);
+    out.rendered = account_tiling(on_atomic, atomic_reach(), adaptive_partition);
+  } else if (config.baselines && nested) {
+    out.rendered = account_tiling(on_grid, atomic_reach(), square_partition(rendered_grid, 1, "fixed", budget));
   } else {
-    TilingFrame on_grid = frame;
-    on_grid.bins = &rendered_bins;
-    on_grid.grid = rendered_grid;
     out.rendered = account_tiling(on_grid, square_partition(rendered_grid, 1, "fixed", budget));
   }
   out.baselines.clear();
@@ -71,10 +86,11 @@ void account_tilings(const TilingConfig& config, const TilingFrame& frame, const
     for (int size = 16; size <= 256; size *= 2) {
       if (size % atomic.tile_size != 0) continue;
       const std::string name = "fixed_" + std::to_string(size);
-      out.baselines.emplace_back(
-          name, account_tiling(on_atomic, square_partition(atomic, size / atomic.tile_size, name, budget)));
+      out.baselines.emplace_back(name, account_tiling(on_atomic, atomic_reach(),
+                                                      square_partition(atomic, size / atomic.tile_size, name, budget)));
     }
-    out.baselines.emplace_back("adaptive", adaptive ? *out.rendered : account_tiling(on_atomic, adaptive_partition));
+    out.baselines.emplace_back(
+        "adaptive", adaptive ? *out.rendered : account_tiling(on_atomic, atomic_reach(), adaptive_partition));
   }
   out.accounting_ms = ms_since(t0);
 }

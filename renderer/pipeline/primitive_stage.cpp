@@ -8,8 +8,27 @@
 
 namespace tessera {
 
+namespace {
+
+// A vertex's frustum outcode (ClipBits) and, in bit 7, whether a clip coordinate is not
+// finite: what the trivial-reject tests read, once per vertex rather than once per corner of
+// every triangle using it (about six on a mesh).
+constexpr uint8_t kNonFinite = 0x80;
+inline uint8_t vertex_flags(const ClipVertex& v) {
+  bool finite = true;
+  for (int k = 0; k < 4; ++k) finite = finite && std::isfinite(v.clip[k]);
+  return finite ? uint8_t(frustum_outcode(v.clip)) : kNonFinite;
+}
+
+}  // namespace
+
 void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& out) {
   const std::vector<PrimitiveDraw>& draws = *in.draws;
+  std::vector<uint8_t> flags(in.vertex_count);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, in.vertex_count, 4096), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t v = r.begin(); v < r.end(); ++v) flags[v] = vertex_flags(in.vertices[v]);
+  });
+  auto flags_of = [&](size_t v) { return in.vertex_count ? flags[v] : vertex_flags(in.vertices[v]); };
   const size_t chunk_count = (in.triangles + kChunkTriangles - 1) / kChunkTriangles;
   out.chunks.assign(chunk_count, BinChunk{});
   out.counters.assign(chunk_count, RasterCounters{});
@@ -58,23 +77,20 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
         if (d != run_draw && tri != first) close_run(run_draw);
         const PrimitiveDraw& draw = draws[d];
         const uint32_t* idx = &draw.indices[(tri - draw.triangle_base) * 3];
-        const ClipVertex& v0 = in.vertices[draw.vertex_base + idx[0]];
-        const ClipVertex& v1 = in.vertices[draw.vertex_base + idx[1]];
-        const ClipVertex& v2 = in.vertices[draw.vertex_base + idx[2]];
+        const size_t i0 = draw.vertex_base + idx[0], i1 = draw.vertex_base + idx[1], i2 = draw.vertex_base + idx[2];
         ++rc[RasterCounters::triangles_in];
-        bool finite = true;
-        for (const ClipVertex* v : {&v0, &v1, &v2}) {
-          for (int k = 0; k < 4; ++k) finite = finite && std::isfinite(v->clip[k]);
-        }
-        if (!finite) {
+        const uint32_t f0 = flags_of(i0), f1 = flags_of(i1), f2 = flags_of(i2);
+        if ((f0 | f1 | f2) & kNonFinite) {
           ++rc[RasterCounters::culled_nonfinite];
           continue;
         }
-        const uint32_t f0 = frustum_outcode(v0.clip), f1 = frustum_outcode(v1.clip), f2 = frustum_outcode(v2.clip);
         if (f0 & f1 & f2) {
           ++rc[RasterCounters::culled_frustum];
           continue;
         }
+        const ClipVertex& v0 = in.vertices[i0];
+        const ClipVertex& v1 = in.vertices[i1];
+        const ClipVertex& v2 = in.vertices[i2];
         const GuardBand& guard = draw.guard;
         // A vertex inside the frustum has w >= z >= 0, so it is inside any guard band at least as
         // wide (g * w >= w, and rounding is monotone): its guard-band outcode is 0 without

@@ -35,6 +35,7 @@ struct PrimitiveDraw {
 struct PrimitiveStageInput {
   const std::vector<PrimitiveDraw>* draws = nullptr;  // triangle_base prefix-summed
   const ClipVertex* vertices = nullptr;
+  size_t vertex_count = 0;      // vertices in `vertices` (0: not given; tested per triangle corner)
   size_t triangles = 0;         // over all draws
   int varyings = 0;             // varyings per vertex that setup copies
   TileGrid grid;                // the bin grid

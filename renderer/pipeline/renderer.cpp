@@ -225,6 +225,7 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
     PrimitiveStageInput pin;
     pin.draws = &pf.draws;
     pin.vertices = pf.vertices;
+    pin.vertex_count = pf.vertex_count;
     pin.triangles = pf.triangles;
     pin.varyings = FragmentShader::kVaryings;
     pin.grid = grid;

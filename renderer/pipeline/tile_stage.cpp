@@ -87,6 +87,13 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
                                              RasterCounters::depth_passed, RasterCounters::quads_shaded,
                                              RasterCounters::fs_invocations};
   uint64_t before[std::size(kPerDraw)] = {};
+  // Opaque quads of consecutive triangles of one draw are shaded together (QuadBatch, in
+  // tile_rasterizer.h): flushed before the draw changes (the hook's current_draw), before a
+  // material triangle (it reads the tile's colour) and at the end of the tile.
+  QuadBatch<FragmentShader, kVaryings, kSamples> batch;
+  auto flush = [&] {
+    if constexpr (requires { &FragmentShader::run_quads; }) flush_quads(batch, tile, p.shader, on_quad);
+  };
   for (const BinChunk& chunk : *job.chunks) {
     const uint32_t begin = chunk.offsets[size_t(tile_index)];
     const uint32_t end = chunk.offsets[size_t(tile_index) + 1];
@@ -94,6 +101,7 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
     for (uint32_t k = begin; k < end; ++k) {
       const TriangleSetup& t = chunk.setups[chunk.entries[k]];
       const DepthState& depth_state = job.depth[t.draw];
+      if (t.draw != current_draw) flush();
       current_draw = t.draw;
       if (runs) {
         for (size_t i = 0; i < std::size(kPerDraw); ++i) before[i] = rc[kPerDraw[i]];
@@ -102,16 +110,17 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
       if (blend != BlendMode::none || needs_material_path<FragmentShader>(job.uniforms[t.draw])) {
         // Alpha-tested, blended and two-sided draws take the material path (alpha, discard,
         // facing, blending) with the general depth test.
+        flush();
         rasterize_triangle<FragmentShader, kVaryings, kSamples>(
             t, job.uniforms[t.draw], tile, rc, p.shader, DepthStateTest{depth_state}, on_quad, MaterialOutput{blend});
       } else if (depth_state == DepthState{}) {
         // Scenes' opaque draws all test LESS and write: that test is compiled in; any other
         // Vulkan depth state is evaluated per sample.
         rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, job.uniforms[t.draw], tile, rc, p.shader,
-                                                                LessDepthTest{}, on_quad);
+                                                                LessDepthTest{}, on_quad, OpaqueOutput{}, &batch);
       } else {
-        rasterize_triangle<FragmentShader, kVaryings, kSamples>(t, job.uniforms[t.draw], tile, rc, p.shader,
-                                                                DepthStateTest{depth_state}, on_quad);
+        rasterize_triangle<FragmentShader, kVaryings, kSamples>(
+            t, job.uniforms[t.draw], tile, rc, p.shader, DepthStateTest{depth_state}, on_quad, OpaqueOutput{}, &batch);
       }
       if (runs) {
         // Triangles arrive in submission order, so a tile sees each draw as one run.
@@ -122,6 +131,7 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
       }
     }
   }
+  flush();
 }
 
 // Stores a drawn tile to the frame buffer (resolving multisampled colour by a box filter in

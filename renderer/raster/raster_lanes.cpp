@@ -5,7 +5,10 @@
 // operations), so each lane's result is bit for bit the scalar one.
 #include "raster/raster_lanes.h"
 
+#include <cmath>
 #include <cstring>
+
+#include "tessera/image.h"
 
 // x86-64-v3 has no PCLMUL/AES, which Highway 1.0 otherwise requires before it takes AVX2 as
 // the static target (the rasterizer needs neither).
@@ -88,6 +91,69 @@ void interpolate_quad(const TriangleLanes& t, const RowLanes& row, int lane, flo
   }
 }
 
+// encode_srgb8's tables as gather sources: the bucket codes widened to int32, and each step as
+// the smallest float at or above it (for a float x, double(x) >= step exactly when x >= that
+// float, so the float compare is the double one).
+struct EncodeTables {
+  int32_t bucket[4097];
+  float step[256];
+};
+const EncodeTables& encode_tables() {
+  static const EncodeTables tables = [] {
+    EncodeTables t{};
+    const detail::SrgbTables& s = detail::srgb_tables;
+    for (int i = 0; i <= 4096; ++i) t.bucket[i] = s.bucket[i];
+    for (int k = 0; k < 256; ++k) {
+      float f = float(s.step[k]);
+      if (double(f) < s.step[k]) f = std::nextafter(f, 2.0f);
+      t.step[k] = f;
+    }
+    return t;
+  }();
+  return tables;
+}
+
+// encode_srgb8 for every lane of x, as int32 codes.
+hn::Vec<DI> encode_lanes(const EncodeTables& t, hn::Vec<DF> x) {
+  const DF df;
+  const DI di;
+  const auto positive = hn::Gt(x, hn::Zero(df));  // false for NaN
+  const auto saturated = hn::Ge(x, hn::Set(df, 1.0f));
+  // In-range lanes keep x; the others look up code 0 and are replaced below.
+  const auto in_range = hn::AndNot(saturated, positive);
+  const auto v = hn::IfThenElseZero(in_range, x);
+  auto code = hn::GatherIndex(di, t.bucket, hn::ConvertTo(di, hn::Mul(v, hn::Set(df, 4096.0f))));
+  // The scalar search's steps, for every lane until none moves (one step at most in practice).
+  const auto top = hn::Set(di, 255);
+  for (;;) {
+    const auto below_top = hn::Lt(code, top);
+    const auto next = hn::Min(hn::Add(code, hn::Set(di, 1)), top);
+    const auto up = hn::And(below_top, hn::RebindMask(di, hn::Ge(v, hn::GatherIndex(df, t.step, next))));
+    if (hn::AllFalse(di, up)) break;
+    code = hn::Add(code, hn::IfThenElseZero(up, hn::Set(di, 1)));
+  }
+  return hn::IfThenElse(hn::RebindMask(di, saturated), top, hn::IfThenElseZero(hn::RebindMask(di, positive), code));
+}
+
+void encode_colors(const float* linear, int n, uint32_t* out) {
+  const DF df;
+  const DI di;
+  const int lanes = int(hn::Lanes(df));
+  const EncodeTables& t = encode_tables();
+  for (int i = 0; i < n; i += lanes) {
+    hn::Vec<DF> r, g, b;
+    hn::LoadInterleaved3(df, linear + 3 * i, r, g, b);
+    const auto cr = encode_lanes(t, r);
+    const auto cg = encode_lanes(t, g);
+    const auto cb = encode_lanes(t, b);
+    const auto packed =
+        hn::Or(hn::Or(cr, hn::ShiftLeft<8>(cg)), hn::Or(hn::ShiftLeft<16>(cb), hn::Set(di, int32_t(0xFF000000u))));
+    alignas(64) int32_t codes[kEncodeBlock];
+    hn::Store(packed, di, codes);
+    for (int k = 0; k < lanes && i + k < n; ++k) out[i + k] = uint32_t(codes[k]);
+  }
+}
+
 void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum, TriangleLanes& t) {
   const DI di;
   const size_t n = hn::Lanes(di);
@@ -124,4 +190,5 @@ uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid
 void interpolate_quad(const TriangleLanes& t, const RowLanes& row, int lane, float (*out)[kMaxVaryings]) {
   HWY_NAMESPACE::interpolate_quad(t, row, lane, out);
 }
+void encode_colors(const float* linear, int n, uint32_t* out) { HWY_NAMESPACE::encode_colors(linear, n, out); }
 }  // namespace tessera::raster_lanes

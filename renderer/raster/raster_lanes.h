@@ -50,4 +50,11 @@ uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid
 // scalar order), into out[0..3] (pixels (0,0), (1,0), (0,1), (1,1)).
 void interpolate_quad(const TriangleLanes& t, const RowLanes& row, int lane, float (*out)[kMaxVaryings]);
 
+// Encodes n linear colours (r, g, b per colour, n * 3 floats) for the RGBA8 sRGB colour buffer
+// (alpha 255): every channel bit for bit encode_srgb8 (NaN and values <= 0 give 0, >= 1 give
+// 255), by the same bucket table and steps, gathered in lanes. `linear` must be readable for
+// 3 * n rounded up to kEncodeBlock colours; out gets n entries.
+constexpr int kEncodeBlock = 16;
+void encode_colors(const float* linear, int n, uint32_t* out);
+
 }  // namespace tessera::raster_lanes

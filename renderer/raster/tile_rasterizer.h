@@ -118,6 +118,80 @@ inline bool edge_values_fit_int32(const EdgeFunction e[3], int x_lo, int y_lo, i
   return fits;
 }
 
+// Quads waiting to be shaded by a program with a batch entry (run_quads): the live pixels of
+// up to kLanes of them, from consecutive triangles of one draw in one tile, shaded as one batch
+// of host vector lanes. Small triangles have few quads (the default scene's cover ~5 pixels), so
+// collecting across triangles fills the vectors; the modelled EU's lane groups are still a
+// triangle's quads four to a group (the raster.fs.lane* counters are counted per triangle).
+// Deferring shading across triangles keeps every result: the depth test and depth write happen
+// as the quad is rasterized (opaque output writes depth wherever a sample passes, whatever the
+// colour), so later triangles test against it as before; colour writes and the quad hook run in
+// quad order at the flush, so the last write to a pixel is the same one as without deferral.
+// The caller flushes before the draw (uniforms, hook context) changes, before anything reads
+// the tile's colour (material draws) and at the end of the tile.
+template <typename FragmentShader, int kVaryingCount, int kSamples>
+struct QuadBatch {
+  static constexpr int kLanes = 16;  // live pixels per run_quads call (its kShadeLanes)
+  struct Pending {
+    int qx, qy;
+    unsigned live;             // live pixels of the quad, bits 0..3
+    unsigned live_samples[4];  // per pixel, the samples to write
+  };
+  int quads = 0;
+  int lanes = 0;
+  const typename FragmentShader::Uniforms* uniforms = nullptr;
+  Pending pending[kLanes];
+  unsigned live[kLanes];
+  float varyings[4 * kLanes][kVaryingCount];
+  glm::vec3 shaded[4 * kLanes];
+};
+
+// Shades a batch's quads and writes their live samples' colour, then calls the hook per quad,
+// in quad order.
+template <typename FragmentShader, int kVaryingCount, int kSamples, typename QuadHook>
+void flush_quads(QuadBatch<FragmentShader, kVaryingCount, kSamples>& b, TileBuffer& tile,
+                 typename FragmentShader::Counters& shader_counters, QuadHook& on_quad_written) {
+  if (b.quads == 0) return;
+  for (int i = 0; i < b.quads; ++i) b.live[i] = b.pending[i].live;
+  FragmentShader::run_quads(*b.uniforms, b.varyings, b.live, b.quads, b.shaded, shader_counters);
+  // The written pixels' colours (at most kLanes: each is a live lane), encoded together in lanes.
+  static_assert(QuadBatch<FragmentShader, kVaryingCount, kSamples>::kLanes <= raster_lanes::kEncodeBlock);
+  alignas(64) float linear[3 * raster_lanes::kEncodeBlock] = {};
+  uint32_t encoded[raster_lanes::kEncodeBlock];
+  int written = 0;
+  for (int i = 0; i < b.quads; ++i) {
+    for (int p = 0; p < 4; ++p) {
+      if (!b.pending[i].live_samples[p]) continue;
+      const glm::vec3& c = b.shaded[4 * i + p];
+      linear[3 * written] = c.r;
+      linear[3 * written + 1] = c.g;
+      linear[3 * written + 2] = c.b;
+      ++written;
+    }
+  }
+  raster_lanes::encode_colors(linear, written, encoded);
+  written = 0;
+  for (int i = 0; i < b.quads; ++i) {
+    const auto& q = b.pending[i];
+    for (int p = 0; p < 4; ++p) {
+      if (!q.live_samples[p]) continue;
+      const Rgba8 c = encoded[written++];
+      const size_t base =
+          (size_t(q.qy + (p >> 1) - tile.y0) * size_t(tile.width) + size_t(q.qx + (p & 1) - tile.x0)) * kSamples;
+      for (int k = 0; k < kSamples; ++k) {
+        if (q.live_samples[p] & (1u << k)) tile.color[base + size_t(k)] = c;
+      }
+    }
+    if constexpr (std::is_invocable_v<QuadHook, int, int, const unsigned*>) {
+      on_quad_written(q.qx - tile.x0, q.qy - tile.y0, q.live_samples);
+    } else {
+      on_quad_written(q.qx - tile.x0, q.qy - tile.y0);
+    }
+  }
+  b.quads = 0;
+  b.lanes = 0;
+}
+
 // Rasterizes one triangle into one tile with kSamples samples per pixel (1, 2, 4 or 8 at the
 // Vulkan standard positions). Coverage and depth are per sample; the fragment program runs
 // once per pixel per triangle, at the pixel centre, and its colour goes to every covered
@@ -127,7 +201,8 @@ template <typename FragmentShader, int kVaryingCount, int kSamples = 1, typename
 void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::Uniforms& uniforms, TileBuffer& tile,
                         RasterCounters& counters, typename FragmentShader::Counters& shader_counters,
                         const DepthTest& depth_test = DepthTest{}, QuadHook&& on_quad_written = QuadHook{},
-                        const Output& output = Output{}) {
+                        const Output& output = Output{},
+                        QuadBatch<FragmentShader, kVaryingCount, kSamples>* shared_batch = nullptr) {
   constexpr const auto& offsets = SamplePattern<kSamples>::offsets;
   constexpr unsigned kAllSamples = (1u << kSamples) - 1;
   const int tx_end = tile.x0 + tile.width;
@@ -172,12 +247,37 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
     return (size_t(py - tile.y0) * size_t(tile.width) + size_t(px - tile.x0)) * kSamples;
   };
 
-  // Quads waiting to be shaded: up to four (16 lanes) when the program shades batches (opaque
-  // output), else one. A triangle's quads cover distinct pixels, so deferring a quad's shading
-  // and writes past the next quads' depth tests changes nothing; writes and the hook still run
-  // in quad order.
+  // Programs with a batch entry (opaque output) collect quads in a QuadBatch: the caller's,
+  // shared with the next triangles of the draw (the caller flushes it), or this triangle's own.
+  // Their depth is written at the test. Material output shades one quad at a time and writes
+  // depth with the colour (a discard writes neither).
   constexpr bool kBatched = !Output::kMaterial && requires { &FragmentShader::run_quads; };
-  constexpr int kBatch = kBatched ? 4 : 1;
+  constexpr int kBatch = 1;
+  QuadBatch<FragmentShader, kVaryingCount, kSamples> own_batch;
+  QuadBatch<FragmentShader, kVaryingCount, kSamples>& batch = shared_batch ? *shared_batch : own_batch;
+  if constexpr (kBatched) {
+    if (batch.quads && batch.uniforms != &uniforms) flush_quads(batch, tile, shader_counters, on_quad_written);
+    batch.uniforms = &uniforms;
+  }
+  // Makes room in the batch for a quad with `live` pixels; returns its varyings.
+  auto batch_slot = [&](unsigned live) {
+    if constexpr (kBatched) {
+      if (batch.lanes + std::popcount(live) > batch.kLanes) flush_quads(batch, tile, shader_counters, on_quad_written);
+    }
+    return batch.varyings + 4 * batch.quads;
+  };
+  // Records the quad whose varyings batch_slot gave; shades the batch when its lanes are full.
+  auto batch_add = [&](int qx, int qy, unsigned live, const unsigned* live_samples) {
+    auto& q = batch.pending[batch.quads++];
+    q.qx = qx;
+    q.qy = qy;
+    q.live = live;
+    for (int p = 0; p < 4; ++p) q.live_samples[p] = live_samples[p];
+    batch.lanes += std::popcount(live);
+    if constexpr (kBatched) {
+      if (batch.lanes == batch.kLanes) flush_quads(batch, tile, shader_counters, on_quad_written);
+    }
+  };
   struct Pending {
     int qx, qy;
     unsigned live;
@@ -196,7 +296,7 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
     for (int i = 0; i < pending_count; ++i) lives[i] = pending[i].live;
     float alpha[4] = {1.0f, 1.0f, 1.0f, 1.0f};
     if constexpr (kBatched) {
-      FragmentShader::run_quads(uniforms, varyings, lives, pending_count, shaded, shader_counters);
+      return;  // batched quads go through flush_quads
     } else if constexpr (Output::kMaterial && requires { &FragmentShader::run_quad_material; }) {
       // A discarded pixel writes neither depth nor colour in any sample.
       const unsigned discarded = FragmentShader::run_quad_material(
@@ -240,6 +340,10 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
     pending_count = 0;
   };
 
+  // The lane path's per-quad counts, summed per quad row from the lane masks and added once.
+  struct {
+    uint64_t quads_covered = 0, fragments = 0, passed = 0, quads_shaded = 0, inside_shaded = 0;
+  } row_counts;
   // Blocks are aligned to multiples of 8 in the viewport (tiles are multiples of 8), quads to
   // multiples of 2, so a pixel belongs to the same block and quad whatever the tile size.
   for (int by = y_lo & ~(kRasterBlock - 1); by <= y_hi; by += kRasterBlock) {
@@ -308,46 +412,57 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
             }
           }
           if (!covered) continue;
-          // Quads with a covered pixel, in order: bit qc or qc + 1 of either pixel row.
+          // The row's counts from its lane masks (passed is a subset of covered): quads with a
+          // covered pixel (bit qc or qc + 1 of either pixel row) and quads with a live one.
           const uint32_t either = (covered | covered >> 8) & 0xFFu;
-          for (uint32_t quads = (either | either >> 1) & 0x55u; quads; quads &= quads - 1) {
+          const uint32_t either_live = (passed | passed >> 8) & 0xFFu;
+          const uint32_t live_quads = (either_live | either_live >> 1) & 0x55u;
+          const uint32_t live_quad_lanes = (live_quads | live_quads << 1) * 0x101u;
+          const unsigned n_covered = unsigned(std::popcount(covered)), n_passed = unsigned(std::popcount(passed));
+          const unsigned n_shaded = unsigned(std::popcount(live_quads));
+          const unsigned n_inside_shaded = unsigned(std::popcount(covered & live_quad_lanes));
+          row_counts.quads_covered += unsigned(std::popcount((either | either >> 1) & 0x55u));
+          row_counts.fragments += n_covered;
+          row_counts.passed += n_passed;
+          row_counts.quads_shaded += n_shaded;
+          row_counts.inside_shaded += n_inside_shaded;
+          triangle_quads += n_shaded;
+          for (uint32_t quads = live_quads; quads; quads &= quads - 1) {
             const int qc = std::countr_zero(quads);
-            // The quad's pixels (0,0), (1,0), (0,1), (1,1) as lane bits 0..3.
-            const unsigned inside = ((covered >> qc) & 3u) | ((covered >> (qc + 8)) & 3u) << 2;
+            // The quad's live pixels (0,0), (1,0), (0,1), (1,1) as lane bits 0..3.
             const unsigned live = ((passed >> qc) & 3u) | ((passed >> (qc + 8)) & 3u) << 2;
-            const unsigned n_inside = unsigned(std::popcount(inside)), n_live = unsigned(std::popcount(live));
-            ++counters[RasterCounters::quads_covered];
-            counters[RasterCounters::fragments_covered] += n_inside;
-            counters[RasterCounters::samples_covered] += n_inside;
-            counters[RasterCounters::depth_passed] += n_live;
-            counters[RasterCounters::depth_failed] += n_inside - n_live;
-            if (!live) continue;
-            Pending& q = pending[pending_count];
+            float(*quad_varyings)[kVaryingCount] = kBatched ? batch_slot(live) : varyings;
             if constexpr (kVaryingCount == kMaxVaryings) {
-              raster_lanes::interpolate_quad(lanes, row_lanes, qc, varyings + 4 * pending_count);
+              raster_lanes::interpolate_quad(lanes, row_lanes, qc, quad_varyings);
             }
+            unsigned live_samples[4];
             for (int p = 0; p < 4; ++p) {
               const int j = (p >> 1) * 8 + qc + (p & 1);
               if constexpr (kVaryingCount != kMaxVaryings) {
                 for (int k = 0; k < kVaryingCount; ++k) {
-                  varyings[4 * pending_count + p][k] = row_lanes.p[0][j] * t.varyings[0][k] +
-                                                       row_lanes.p[1][j] * t.varyings[1][k] +
-                                                       row_lanes.p[2][j] * t.varyings[2][k];
+                  quad_varyings[p][k] = row_lanes.p[0][j] * t.varyings[0][k] + row_lanes.p[1][j] * t.varyings[1][k] +
+                                        row_lanes.p[2][j] * t.varyings[2][k];
                 }
               }
-              q.live_samples[p] = (live >> p) & 1u;
-              q.z[p][0] = row_lanes.z[j];
+              live_samples[p] = (live >> p) & 1u;
+              if constexpr (kBatched) {
+                if (live_samples[p] && depth_test.writes())
+                  tile.depth[pixel_index(bx + qc + (p & 1), qy + (p >> 1))] = row_lanes.z[j];
+              } else {
+                pending[0].z[p][0] = row_lanes.z[j];
+              }
             }
-            q.qx = bx + qc;
-            q.qy = qy;
-            q.live = live;
-            ++counters[RasterCounters::quads_shaded];
-            counters[RasterCounters::fs_invocations] += 4;
-            counters[RasterCounters::fs_helpers] += 4 - n_inside;
-            counters[RasterCounters::fs_lanes_live] += n_live;
-            counters[RasterCounters::fs_lanes_masked] += n_inside - n_live;
-            ++triangle_quads;
-            if (++pending_count == kBatch) flush();
+            if constexpr (kBatched) {
+              batch_add(bx + qc, qy, live, live_samples);
+            } else {
+              Pending& q = pending[0];
+              for (int p = 0; p < 4; ++p) q.live_samples[p] = live_samples[p];
+              q.qx = bx + qc;
+              q.qy = qy;
+              q.live = live;
+              pending_count = 1;
+              flush();
+            }
           }
         }
         continue;
@@ -417,7 +532,7 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
           if (!live) continue;
 
           // Perspective-correct interpolation at the four pixel centres (helpers included).
-          Pending& q = pending[pending_count];
+          float(*quad_varyings)[kVaryingCount] = kBatched ? batch_slot(live) : varyings;
           for (int p = 0; p < 4; ++p) {
             const int64_t v[3] = {ec[0][p] + centre_delta[0], ec[1][p] + centre_delta[1], ec[2][p] + centre_delta[2]};
             float b[3];
@@ -428,16 +543,27 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
             const float inv = 1.0f / (w0 + w1 + w2);
             const float p0 = w0 * inv, p1 = w1 * inv, p2 = w2 * inv;
             for (int k = 0; k < kVaryingCount; ++k) {
-              varyings[4 * pending_count + p][k] =
-                  p0 * t.varyings[0][k] + p1 * t.varyings[1][k] + p2 * t.varyings[2][k];
+              quad_varyings[p][k] = p0 * t.varyings[0][k] + p1 * t.varyings[1][k] + p2 * t.varyings[2][k];
             }
           }
-          q.qx = qx;
-          q.qy = qy;
-          q.live = live;
-          for (int p = 0; p < 4; ++p) {
-            q.live_samples[p] = live_samples[p];
-            for (int k = 0; k < kSamples; ++k) q.z[p][k] = z[p][k];
+          if constexpr (kBatched) {
+            if (depth_test.writes()) {
+              for (int p = 0; p < 4; ++p) {
+                const size_t base = pixel_index(qx + (p & 1), qy + (p >> 1));
+                for (int k = 0; k < kSamples; ++k) {
+                  if (live_samples[p] & (1u << k)) tile.depth[base + size_t(k)] = z[p][k];
+                }
+              }
+            }
+          } else {
+            Pending& q = pending[0];
+            q.qx = qx;
+            q.qy = qy;
+            q.live = live;
+            for (int p = 0; p < 4; ++p) {
+              q.live_samples[p] = live_samples[p];
+              for (int k = 0; k < kSamples; ++k) q.z[p][k] = z[p][k];
+            }
           }
           ++counters[RasterCounters::quads_shaded];
           counters[RasterCounters::fs_invocations] += 4;
@@ -445,12 +571,33 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
           counters[RasterCounters::fs_lanes_live] += unsigned(std::popcount(live));
           counters[RasterCounters::fs_lanes_masked] += unsigned(std::popcount(inside & ~live));
           ++triangle_quads;
-          if (++pending_count == kBatch) flush();
+          if constexpr (kBatched) {
+            batch_add(qx, qy, live, live_samples);
+          } else {
+            pending_count = 1;
+            flush();
+          }
         }
       }
     }
   }
-  flush();
+  if constexpr (kBatched) {
+    if (!shared_batch) flush_quads(batch, tile, shader_counters, on_quad_written);
+  }
+  if (use_lanes) {
+    // One sample per pixel: samples are fragments; a shaded quad runs 4 invocations, its
+    // uncovered pixels as helpers and its covered but failed pixels masked.
+    counters[RasterCounters::quads_covered] += row_counts.quads_covered;
+    counters[RasterCounters::fragments_covered] += row_counts.fragments;
+    counters[RasterCounters::samples_covered] += row_counts.fragments;
+    counters[RasterCounters::depth_passed] += row_counts.passed;
+    counters[RasterCounters::depth_failed] += row_counts.fragments - row_counts.passed;
+    counters[RasterCounters::quads_shaded] += row_counts.quads_shaded;
+    counters[RasterCounters::fs_invocations] += 4 * row_counts.quads_shaded;
+    counters[RasterCounters::fs_helpers] += 4 * row_counts.quads_shaded - row_counts.inside_shaded;
+    counters[RasterCounters::fs_lanes_live] += row_counts.passed;
+    counters[RasterCounters::fs_lanes_masked] += row_counts.inside_shaded - row_counts.passed;
+  }
   // The modelled EU packs the triangle's quads four to a 16-lane group.
   const uint64_t groups = (triangle_quads + 3) / 4;
   counters[RasterCounters::fs_lane_groups] += groups;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 namespace tessera {
@@ -80,7 +81,8 @@ SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipV
   }
   for (int i = 0; i < 3; ++i) {
     const float* src = v[order[i]]->varyings;
-    for (int k = 0; k < varying_count; ++k) out.varyings[i][k] = src[k];
+    // ClipVertex holds kMaxVaryings: copy them all (one vector move), then clear the unused.
+    std::memcpy(out.varyings[i], src, sizeof(out.varyings[i]));
     for (int k = varying_count; k < kMaxVaryings; ++k) out.varyings[i][k] = 0.0f;
   }
   const int32_t lo_x = std::min({out.x[0], out.x[1], out.x[2]});

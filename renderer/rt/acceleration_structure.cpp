@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -59,6 +60,10 @@ constexpr size_t kHugePage = size_t(1) << 21;
 // match reuses pages already mapped. Bounded: beyond kCachedBytes (more than a 1 M-triangle
 // build uses) the oldest blocks go back to the system. The contents are never relied on: every
 // array is written before it is read.
+// Release point: blocks are kept only while something may allocate them again - a live
+// AccelerationStructure (its Layout), a running build_mesh_bvh, or a KeepBuildMemory - counted
+// as users. When the last user goes, every cached block goes back to the system, and blocks
+// freed with no user left are not kept.
 class FreedBlocks {
  public:
   static constexpr size_t kCachedBytes = size_t(512) << 20;
@@ -75,20 +80,38 @@ class FreedBlocks {
     return nullptr;
   }
   void give(void* p, size_t rounded, bool huge) {
-    if (rounded > kCachedBytes) {
-      std::free(p);
-      return;
-    }
     std::vector<void*> release;
     {
       std::lock_guard lock(mutex_);
-      blocks_.push_back({p, rounded, huge});
-      bytes_ += rounded;
-      size_t drop = 0;
-      while (bytes_ > kCachedBytes) bytes_ -= blocks_[drop].bytes, release.push_back(blocks_[drop++].p);
-      blocks_.erase(blocks_.begin(), blocks_.begin() + long(drop));
+      if (rounded > kCachedBytes || users_ == 0) {
+        release.push_back(p);
+      } else {
+        blocks_.push_back({p, rounded, huge});
+        bytes_ += rounded;
+        size_t drop = 0;
+        while (bytes_ > kCachedBytes) bytes_ -= blocks_[drop].bytes, release.push_back(blocks_[drop++].p);
+        blocks_.erase(blocks_.begin(), blocks_.begin() + long(drop));
+      }
     }
     for (void* q : release) std::free(q);
+  }
+  void add_user() {
+    std::lock_guard lock(mutex_);
+    ++users_;
+  }
+  void remove_user() {
+    std::vector<Block> release;
+    {
+      std::lock_guard lock(mutex_);
+      if (--users_ > 0) return;
+      release.swap(blocks_);
+      bytes_ = 0;
+    }
+    for (const Block& b : release) std::free(b.p);
+  }
+  size_t bytes() {
+    std::lock_guard lock(mutex_);
+    return bytes_;
   }
 
  private:
@@ -100,6 +123,7 @@ class FreedBlocks {
   };
   std::vector<Block> blocks_;  // oldest first
   size_t bytes_ = 0;
+  size_t users_ = 0;
 };
 
 // Never destroyed: structures freed during static destruction still find it.
@@ -108,6 +132,14 @@ FreedBlocks& freed_blocks() {
   return *blocks;
 }
 }  // namespace
+
+BvhMemoryUser::BvhMemoryUser() { freed_blocks().add_user(); }
+BvhMemoryUser::~BvhMemoryUser() { freed_blocks().remove_user(); }
+
+size_t cached_bvh_bytes() { return freed_blocks().bytes(); }
+
+KeepBuildMemory::KeepBuildMemory() : user_(std::make_unique<BvhMemoryUser>()) {}
+KeepBuildMemory::~KeepBuildMemory() = default;
 
 void* allocate_bvh_memory(size_t bytes, size_t alignment, bool huge_pages) {
   if (bytes >= kHugePage) {
@@ -162,6 +194,7 @@ WideBvh build_mesh_bvh(std::span<const glm::vec3> positions, std::span<const uin
   const size_t n = indices.size() / 3;
   WideBvh bvh;
   if (n == 0) return bvh;
+  const BvhMemoryUser building;  // scratch freed during the build is kept for its next allocation
   BinaryBuildOptions bo;
   bo.bins = options.bins;
   bo.max_leaf_size = std::clamp(options.max_leaf_size, 1, kBlockWidth * kMaxLeafBlocks);
@@ -464,34 +497,29 @@ glm::vec3 AccelerationStructure::geometric_normal(const Hit& hit) const {
 
 namespace {
 
-struct alignas(32) LocalCounts {
-  uint64_t interior, leaf, instance, tested, passed, blocks;
-  uint64_t lod, discards, forced, substitutions;
-  uint64_t level[kLodLevels];
-  uint64_t unused[2];
-  // Zeroed with four vector stores: member initializers compiled to `rep stos`, whose start-up
-  // cost was paid on every ray.
-  LocalCounts() {
-    static_assert(sizeof(LocalCounts) == 128);
-    for (int i = 0; i < 4; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(this) + i, _mm256_setzero_si256());
+// A query's counts go straight into the caller's Counters: zeroing a local set and merging it
+// was about 30 instructions per ray. Counters are sums, so the totals are the same; node bytes
+// are derived from the interior-node count once per query (finish), triangle bytes per leaf.
+struct LocalCounts {
+  uint64_t* v;
+  uint64_t interior_at_start;
+  explicit LocalCounts(Counters& counters)
+      : v(counters.v.data()), interior_at_start(counters.v[Counters::nodes_interior]) {}
+  uint64_t& interior() { return v[Counters::nodes_interior]; }
+  uint64_t& leaf() { return v[Counters::nodes_leaf]; }
+  uint64_t& instance() { return v[Counters::nodes_instance]; }
+  uint64_t& tested() { return v[Counters::triangles_tested]; }
+  uint64_t& passed() { return v[Counters::triangles_hit]; }
+  void add_blocks(uint32_t count) { v[Counters::triangle_bytes] += count * uint64_t(sizeof(TriangleBlock)); }
+  void add_lod() {
+    ++v[Counters::nodes_lod];
+    v[Counters::lod_bytes] += sizeof(LodRecord);
   }
-  void add_to(Counters& c) const {
-    if (lod) {  // the other LOD counts only move at LOD nodes
-      c[Counters::nodes_lod] += lod;
-      c[Counters::lod_discards] += discards;
-      c[Counters::lod_forced] += forced;
-      c[Counters::lod_substitutions] += substitutions;
-      c[Counters::lod_bytes] += lod * sizeof(LodRecord);
-      for (int l = 0; l < kLodLevels; ++l) c[Counters::Id(Counters::lod_level0 + l)] += level[l];
-    }
-    c[Counters::nodes_interior] += interior;
-    c[Counters::nodes_leaf] += leaf;
-    c[Counters::nodes_instance] += instance;
-    c[Counters::triangles_tested] += tested;
-    c[Counters::triangles_hit] += passed;
-    c[Counters::node_bytes] += interior * sizeof(WideNode);
-    c[Counters::triangle_bytes] += blocks * sizeof(TriangleBlock);
-  }
+  uint64_t& discards() { return v[Counters::lod_discards]; }
+  uint64_t& forced() { return v[Counters::lod_forced]; }
+  uint64_t& substitutions() { return v[Counters::lod_substitutions]; }
+  uint64_t& level(int l) { return v[Counters::lod_level0 + l]; }
+  void finish() { v[Counters::node_bytes] += (v[Counters::nodes_interior] - interior_at_start) * sizeof(WideNode); }
 };
 
 // Conservative box test: each slab distance is one fused multiply-add,
@@ -514,7 +542,7 @@ struct SpaceRay {
   __m128 org;  // origin (x, y, z, 0)
   __m128 rcp;  // reciprocal direction (x, y, z, 1)
   float tmin;
-  int nx, ny, nz;  // float offsets of the near planes inside a WideNode
+  size_t nx, ny, nz;  // byte offsets of the near planes inside a WideNode
   // Watertight triangle test (Woop, Benthin, Wald 2013): permuted axes and shear.
   int kx, ky, kz;
   __m128i k;     // (kx, ky, kz, kz): picks those components out of a vector
@@ -525,18 +553,43 @@ struct SpaceRay {
 // Lane i of a vector in memory.
 inline const float* lane(const __m128& v, int i) { return reinterpret_cast<const float*>(&v) + i; }
 
-// Finite and not zero (NaN fails every comparison); bitwise & keeps it branch-free.
-bool valid_direction(const glm::vec3& d) {
-  const float ax = std::fabs(d.x), ay = std::fabs(d.y), az = std::fabs(d.z);
-  constexpr float kMax = std::numeric_limits<float>::max();
-  return bool(int(ax <= kMax) & int(ay <= kMax) & int(az <= kMax) & int(ax + ay + az > 0.0f));
+// Finite and not zero (NaN fails every comparison), on (x, y, z, 1) in one register: all three
+// magnitudes at most FLT_MAX and one above zero (a sum of finite non-negative floats is above
+// zero exactly when one of them is).
+[[gnu::always_inline]] inline bool valid_direction(__m128 d) {
+  const __m128 ad = _mm_andnot_ps(_mm_set1_ps(-0.0f), d);
+  const int finite = _mm_movemask_ps(_mm_cmple_ps(ad, _mm_set1_ps(std::numeric_limits<float>::max())));
+  const int nonzero = _mm_movemask_ps(_mm_cmpgt_ps(ad, _mm_setzero_ps())) & 7;
+  return (finite == 0xf) & (nonzero != 0);
 }
+inline __m128 direction_vector(const glm::vec3& d) { return _mm_setr_ps(d.x, d.y, d.z, 1.0f); }
 
 // Moves an origin into a prepared ray (the direction-dependent part stays).
 inline void set_origin(SpaceRay& r, const glm::vec3& org) {
   r.org = _mm_setr_ps(org.x, org.y, org.z, 0.0f);
   r.korg = _mm_permutevar_ps(r.org, r.k);
 }
+
+// The watertight test's axis order for each (m, signs) of prepare (below): kz the dominant axis
+// (first of equals: m holds |x| >= |y|, |x| >= |z|, |y| >= |z| as bits 0-2, and kz for each m sits
+// in a 2-bit field of 0x152a); kx, ky the next two, swapped when d[kz] < 0 to keep the winding.
+// A table: computing it per ray took about 20 instructions.
+struct alignas(16) AxisOrder {
+  int32_t k[4];  // kx, ky, kz, kz
+};
+constexpr std::array<AxisOrder, 64> make_axis_orders() {
+  std::array<AxisOrder, 64> t{};
+  for (int i = 0; i < 64; ++i) {
+    const int m = i & 7, signs = i >> 3;
+    const int kz = (0x152a >> (2 * m)) & 3;
+    int kx = (0x09 >> (2 * kz)) & 3, ky = (0x12 >> (2 * kz)) & 3;
+    const int flip = (kx ^ ky) & -((signs >> kz) & 1);
+    kx ^= flip, ky ^= flip;
+    t[size_t(i)] = AxisOrder{{kx, ky, kz, kz}};
+  }
+  return t;
+}
+constexpr std::array<AxisOrder, 64> kAxisOrders = make_axis_orders();
 
 // Inlined: returned through memory, the ray's fields were written one by one and read back in
 // pairs, which store forwarding cannot serve (a stall of its own on every ray).
@@ -546,27 +599,26 @@ inline void set_origin(SpaceRay& r, const glm::vec3& org) {
 [[gnu::always_inline]] inline SpaceRay prepare(const glm::vec3& org, const glm::vec3& dir, float tmin) {
   SpaceRay r;
   // Tiny components are clamped so reciprocals stay finite (no 0 * inf = NaN in the slabs).
-  const __m128 d = _mm_setr_ps(dir.x, dir.y, dir.z, 1.0f);
+  const __m128 d = direction_vector(dir);
   const __m128 sign = _mm_and_ps(d, _mm_set1_ps(-0.0f));
   const __m128 ad = _mm_andnot_ps(_mm_set1_ps(-0.0f), d);
   const __m128 clamped = _mm_or_ps(_mm_max_ps(ad, _mm_set1_ps(1e-20f)), sign);
   r.rcp = _mm_div_ps(_mm_set1_ps(1.0f), clamped);
   r.tmin = tmin;
-  r.nx = std::signbit(dir.x) ? 8 : 0;
-  r.ny = std::signbit(dir.y) ? 24 : 16;
-  r.nz = std::signbit(dir.z) ? 40 : 32;
+  // Near planes from the direction's signs (lo at byte 0 / 64 / 128 of the axis, hi 32 above).
+  const int signs = _mm_movemask_ps(d);  // bits 0-2: x, y, z (lane 3 is +1)
+  r.nx = size_t(signs & 1) * 32;
+  r.ny = 64 + size_t(signs & 2) * 16;
+  r.nz = 128 + size_t(signs & 4) * 8;
   // kz: the dominant axis (first of equals); kx, ky the next two, swapped when d[kz] < 0 to
   // keep the winding.
   // Compares |x| >= |y|, |x| >= |z|, |y| >= |z| as bits 0-2 of m; kz for each m in 2-bit fields.
   const int m = _mm_movemask_ps(_mm_cmpge_ps(_mm_permute_ps(ad, _MM_SHUFFLE(1, 1, 0, 0)),
                                              _mm_permute_ps(ad, _MM_SHUFFLE(2, 2, 2, 1)))) &
                 7;
-  const int kz = (0x152a >> (2 * m)) & 3;
-  int kx = (0x09 >> (2 * kz)) & 3, ky = (0x12 >> (2 * kz)) & 3;
-  const int flip = (kx ^ ky) & -((_mm_movemask_ps(d) >> kz) & 1);
-  kx ^= flip, ky ^= flip;
-  r.kx = kx, r.ky = ky, r.kz = kz;
-  r.k = _mm_setr_epi32(kx, ky, kz, kz);
+  const AxisOrder& order = kAxisOrders[size_t(m | ((signs & 7) << 3))];
+  r.kx = order.k[0], r.ky = order.k[1], r.kz = order.k[2];
+  r.k = _mm_load_si128(reinterpret_cast<const __m128i*>(order.k));
   const __m128 dk = _mm_permutevar_ps(d, r.k);  // d[kx], d[ky], d[kz], d[kz]
   r.shear = _mm_div_ps(_mm_blend_ps(dk, _mm_set1_ps(1.0f), 0xc), _mm_permute_ps(dk, _MM_SHUFFLE(2, 2, 2, 2)));
   set_origin(r, org);
@@ -602,7 +654,7 @@ struct BoxRay {
     rx = _mm256_broadcast_ss(&v[2][0]), ry = _mm256_broadcast_ss(&v[2][1]), rz = _mm256_broadcast_ss(&v[2][2]);
     fx = _mm256_broadcast_ss(&v[3][0]), fy = _mm256_broadcast_ss(&v[3][1]), fz = _mm256_broadcast_ss(&v[3][2]);
     tmin = _mm256_set1_ps(r.tmin);
-    nx = size_t(r.nx) * 4, ny = size_t(r.ny) * 4, nz = size_t(r.nz) * 4;
+    nx = r.nx, ny = r.ny, nz = r.nz;
     fx_ = nx ^ 32, fy_ = ny ^ 32, fz_ = nz ^ 32;
   }
 };
@@ -651,7 +703,7 @@ template <bool kAnyHit>
                                                    LocalCounts& c) {
   const __m128i prim = _mm_load_si128(reinterpret_cast<const __m128i*>(b.primitive));
   const int valid = ~_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(prim, _mm_set1_epi32(-1)))) & 0xf;
-  c.tested += uint64_t(__builtin_popcount(unsigned(valid)));
+  c.tested() += uint64_t(__builtin_popcount(unsigned(valid)));
   const __m128 px = _mm256_castps256_ps128(r.px), py = _mm256_castps256_ps128(r.py), pz = _mm256_castps256_ps128(r.pz),
                sx = _mm256_castps256_ps128(r.sx), sy = _mm256_castps256_ps128(r.sy);
   const __m128 az_ = _mm_sub_ps(_mm_load_ps(b.v0[r.kz]), pz);
@@ -699,7 +751,7 @@ template <bool kAnyHit>
   mask &=
       _mm_movemask_ps(_mm_and_ps(_mm_cmpge_ps(t, _mm256_castps256_ps128(r.tmin)), _mm_cmple_ps(t, _mm_set1_ps(tmax))));
   if (!mask) return false;
-  c.passed += uint64_t(__builtin_popcount(unsigned(mask)));
+  c.passed() += uint64_t(__builtin_popcount(unsigned(mask)));
   if constexpr (kAnyHit) return true;
   alignas(16) float ft[4], fdet[4], fv[4], fw[4];
   _mm_store_ps(ft, t), _mm_store_ps(fdet, det), _mm_store_ps(fv, V), _mm_store_ps(fw, W);
@@ -788,15 +840,15 @@ template <bool kAnyHit>
                                         _mm_load_si128(reinterpret_cast<const __m128i*>(b0.primitive)));
   const int valid = ~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(prim, _mm256_set1_epi32(-1)))) & 0xff;
   // Any hit: block 1's lanes are counted below, once block 0 turns out to have no hit.
-  c.tested += uint64_t(__builtin_popcount(unsigned(kAnyHit ? valid & 0xf : valid)));
+  c.tested() += uint64_t(__builtin_popcount(unsigned(kAnyHit ? valid & 0xf : valid)));
   if constexpr (kAnyHit) {
     const int mask = pair_mask(b0, b1, r, tmax, valid, nullptr, nullptr, nullptr, nullptr);
     if (mask & 0xf) {
-      c.passed += uint64_t(__builtin_popcount(unsigned(mask & 0xf)));
+      c.passed() += uint64_t(__builtin_popcount(unsigned(mask & 0xf)));
       return true;
     }
-    c.tested += uint64_t(__builtin_popcount(unsigned(valid >> 4)));
-    c.passed += uint64_t(__builtin_popcount(unsigned(mask)));
+    c.tested() += uint64_t(__builtin_popcount(unsigned(valid >> 4)));
+    c.passed() += uint64_t(__builtin_popcount(unsigned(mask)));
     return mask != 0;
   }
   __m256 t, det, V, W;
@@ -818,7 +870,7 @@ template <bool kAnyHit>
     const int l = __builtin_ctz(unsigned(m));
     if (lane < 4 || ft[l] < ft[lane]) lane = l;
   }
-  c.passed += uint64_t(passed);
+  c.passed() += uint64_t(passed);
   tmax = ft[lane];
   best.t = ft[lane];
   best.u = fv[lane] / fdet[lane];
@@ -893,7 +945,7 @@ inline bool traverse(const WideNode* nodes, const TriangleBlock* blocks, const S
     bool have = true;
     while (ref_kind(ref) == ChildKind::interior) {
       const WideNode& n = nodes[ref & 0x1fffffffu];
-      ++c.interior;
+      ++c.interior();
       __m256 tn;
       // kRayInMemory (the top level): the ray's values are read from memory at each node, not
       // held in registers, so entering an instance has no registers of this level to save.
@@ -982,10 +1034,11 @@ struct LodQuery {
   const LodSettings& settings;
 };
 
+// Always inlined into the query functions: a call of its own cost a prologue and epilogue per ray.
 template <bool kAnyHit, bool kLod>
-inline bool trace(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit, LocalCounts& c,
-                  const LodQuery& q) {
-  if (layout.top.empty() || !valid_direction(ray.direction) || !(ray.tmin <= ray.tmax)) return false;
+[[gnu::always_inline]] inline bool trace(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit,
+                                         LocalCounts& c, const LodQuery& q) {
+  if (layout.top.empty() || !valid_direction(direction_vector(ray.direction)) || !(ray.tmin <= ray.tmax)) return false;
   const SpaceRay world = prepare(ray.origin, ray.direction, ray.tmin);
   float tmax = ray.tmax;
   const auto& meshes = layout.meshes;
@@ -1002,7 +1055,7 @@ inline bool trace(const AccelerationStructure::Layout& layout, const Ray& ray, H
             // LOD node: select a level from the entry distance, path length and biases (or the ray
             // type's forced level), substitute a resident one if needed, and descend into it.
             const LodRecord& node = layout.lod_records[ref_index(ref)];
-            ++c.lod;
+            c.add_lod();
             bool forced = false;
             int want;
             if (q.settings.object_levels.empty()) {
@@ -1012,25 +1065,25 @@ inline bool trace(const AccelerationStructure::Layout& layout, const Ray& ray, H
                          ? std::min(int(q.settings.object_levels[ref_index(ref)]), int(node.level_count) - 1)
                          : 0;
             }
-            c.forced += forced;
+            c.forced() += forced;
             if (want < 0) {
-              ++c.discards;  // the discard interval: traversal of this object ends here
+              ++c.discards();  // the discard interval: traversal of this object ends here
               return false;
             }
             level = want;
             if (q.settings.residency) {
               bool substituted = false;
               level = q.settings.residency->select(node.object_id, want, substituted);
-              c.substitutions += substituted;
+              c.substitutions() += substituted;
               if (level < 0) return false;
             }
-            ++c.level[level];
+            ++c.level(level);
             ref = node.level_ref[level];
             if (ref == kEmptyChild) return false;
           }
         }
         const InstanceRecord& inst = instances[ref_index(ref)];
-        ++c.instance;
+        ++c.instance();
         SpaceRay object;
         if (inst.translation_only) {
           // Same direction in object space: only the origin moves (bit-identical to the full
@@ -1040,7 +1093,7 @@ inline bool trace(const AccelerationStructure::Layout& layout, const Ray& ray, H
         } else {
           const glm::vec3 o = glm::vec3(inst.world_to_object * glm::vec4(ray.origin, 1.0f));
           const glm::vec3 d = glm::mat3(inst.world_to_object) * ray.direction;
-          if (!valid_direction(d)) return false;
+          if (!valid_direction(direction_vector(d))) return false;
           object = prepare(o, d, ray.tmin);
         }
         const WideBvh& bvh = meshes[inst.mesh];
@@ -1052,10 +1105,10 @@ inline bool trace(const AccelerationStructure::Layout& layout, const Ray& ray, H
                                 // than instances entered, and values set up at the entry were spilled
                                 // around the box tests anyway.
                                 const TriRay tri(object);
-                                ++c.leaf;
+                                ++c.leaf();
                                 const uint32_t count = leaf_block_count(leaf);
                                 const TriangleBlock* blocks = bvh.blocks.data() + ref_index(leaf);
-                                c.blocks += count;
+                                c.add_blocks(count);
                                 if (count == 2)
                                   return intersect_pair<kAnyHit>(blocks[0], blocks[1], tri, t_leaf, best, c);
                                 bool any = false;
@@ -1079,14 +1132,12 @@ inline bool trace(const AccelerationStructure::Layout& layout, const Ray& ray, H
       });
 }
 
+// The ray types' counters are the first ones, in RayType order.
+static_assert(Counters::rays_primary == 0 && Counters::rays_shadow == int(RayType::shadow) &&
+              Counters::rays_diffuse == int(RayType::diffuse) &&
+              Counters::rays_reflection == int(RayType::reflection) && int(RayType::count) == 4);
 inline void count_ray(Counters& counters, RayType type) {
-  switch (type) {
-    case RayType::primary: ++counters[Counters::rays_primary]; break;
-    case RayType::shadow: ++counters[Counters::rays_shadow]; break;
-    case RayType::diffuse: ++counters[Counters::rays_diffuse]; break;
-    case RayType::reflection: ++counters[Counters::rays_reflection]; break;
-    default: break;
-  }
+  if (uint32_t(type) < uint32_t(RayType::count)) ++counters.v[size_t(type)];
 }
 
 constexpr size_t kRayChunk = 256;
@@ -1119,8 +1170,8 @@ int select_lod_level(const LodRecord& node, float t_entry_distance, RayType type
 namespace {
 
 template <bool kAnyHit>
-bool trace_ray(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit, LocalCounts& c,
-               const LodQuery& q) {
+[[gnu::always_inline]] inline bool trace_ray(const AccelerationStructure::Layout& layout, const Ray& ray, Hit& hit,
+                                             LocalCounts& c, const LodQuery& q) {
   if (!(q.settings.object_levels.empty() || q.settings.object_levels.size() >= layout.lod_records.size()))
     throw Error("rt: LodSettings::object_levels has " + std::to_string(q.settings.object_levels.size()) +
                 " levels for " + std::to_string(layout.lod_records.size()) + " LOD nodes");
@@ -1142,21 +1193,21 @@ bool AccelerationStructure::occluded(const Ray& ray, RayType type, Counters& cou
 Hit AccelerationStructure::intersect(const Ray& ray, RayType type, const RayLod& lod, const LodSettings& settings,
                                      Counters& counters) const {
   Hit hit;
-  LocalCounts c;
   count_ray(counters, type);
-  if (trace_ray<false>(*layout_, ray, hit, c, LodQuery{type, lod, settings})) ++counters[Counters::rays_hit];
-  c.add_to(counters);
+  LocalCounts c(counters);
+  counters[Counters::rays_hit] += trace_ray<false>(*layout_, ray, hit, c, LodQuery{type, lod, settings});
+  c.finish();
   return hit;
 }
 
 bool AccelerationStructure::occluded(const Ray& ray, RayType type, const RayLod& lod, const LodSettings& settings,
                                      Counters& counters) const {
   Hit unused;
-  LocalCounts c;
   count_ray(counters, type);
+  LocalCounts c(counters);
   const bool got = trace_ray<true>(*layout_, ray, unused, c, LodQuery{type, lod, settings});
-  if (got) ++counters[Counters::rays_hit];
-  c.add_to(counters);
+  counters[Counters::rays_hit] += got;
+  c.finish();
   return got;
 }
 

@@ -89,6 +89,20 @@ static_assert(sizeof(TriangleBlock) == 160);
 void* allocate_bvh_memory(size_t bytes, size_t alignment, bool huge_pages = true);
 void free_bvh_memory(void* p, size_t bytes, size_t alignment, bool huge_pages = true);
 
+// One user of the freed-block cache (acceleration_structure.cpp): while any exists, freed blocks
+// are kept for reuse; when the last goes, the cached blocks go back to the system. Every Layout
+// (so every live AccelerationStructure), every running build_mesh_bvh and every
+// KeepBuildMemory holds one.
+struct BvhMemoryUser {
+  BvhMemoryUser();
+  ~BvhMemoryUser();
+  BvhMemoryUser(const BvhMemoryUser&) : BvhMemoryUser() {}
+  BvhMemoryUser& operator=(const BvhMemoryUser&) { return *this; }
+};
+
+// Bytes the freed-block cache holds now (tests: the memory goes back after the last user).
+size_t cached_bvh_bytes();
+
 template <typename T>
 struct BvhAllocator {
   using value_type = T;
@@ -162,6 +176,7 @@ struct LodObject {
 
 // Everything an AccelerationStructure holds but its build figures.
 struct AccelerationStructure::Layout {
+  BvhMemoryUser memory_user;  // first member: destroyed last, after the arrays went to the cache
   std::vector<WideBvh> meshes;
   std::vector<InstanceRecord> instances;  // top-level instance children index this
   WideBvh top;

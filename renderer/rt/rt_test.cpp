@@ -396,6 +396,7 @@ TEST(RtBvh, IdenticalForAnyThreadCount) {
 // memory another mesh's build left behind must give the same bytes as on fresh memory, so
 // nothing may read what an array held before it was written.
 TEST(RtBvh, SameTreeOnReusedMemory) {
+  const KeepBuildMemory keep;  // the standalone builds below free their trees with no structure alive
   const Soup a = random_soup(80000, 5), b = random_soup(80000, 6);  // arrays of 2 MiB and more
   std::vector<WideNode> nodes;
   std::vector<TriangleBlock> blocks;
@@ -416,6 +417,37 @@ TEST(RtBvh, SameTreeOnReusedMemory) {
   EXPECT_EQ(std::memcmp(again.nodes.data(), nodes.data(), nodes.size() * sizeof(WideNode)), 0);
   EXPECT_EQ(std::memcmp(again.blocks.data(), blocks.data(), blocks.size() * sizeof(TriangleBlock)), 0);
   EXPECT_GT(other_blocks, 0u);
+}
+
+// The freed-block cache gives its memory back once nothing can use it again: the last
+// structure destroyed with no build running and no KeepBuildMemory held.
+TEST(RtBvh, CachedBuildMemoryIsGivenBack) {
+  const Soup a = random_soup(80000, 7);  // arrays (and build scratch) of 2 MiB and more
+  Scene scene;
+  scene.meshes.push_back(make_mesh(a.p, a.idx));
+  scene.materials.push_back(Material{});
+  scene.instances.push_back(Instance{0, 0, glm::mat4(1.0f)});
+  ASSERT_EQ(cached_bvh_bytes(), 0u);
+  {
+    const AccelerationStructure as = AccelerationStructure::build(scene);
+    EXPECT_GT(cached_bvh_bytes(), 0u);  // the build's scratch, kept while the structure lives
+    {
+      const AccelerationStructure again = AccelerationStructure::build(scene);
+      EXPECT_GT(again.info().bytes, size_t(2) << 20);
+    }
+    EXPECT_GT(cached_bvh_bytes(), size_t(2) << 20);  // `again`'s arrays, kept for the next build
+  }
+  EXPECT_EQ(cached_bvh_bytes(), 0u);  // last structure gone: all given back
+  {
+    const KeepBuildMemory keep;
+    { const AccelerationStructure as = AccelerationStructure::build(scene); }
+    EXPECT_GT(cached_bvh_bytes(), size_t(2) << 20);                        // kept across the gap between builds
+    const AccelerationStructure as = AccelerationStructure::build(scene);  // reuses it
+  }
+  EXPECT_EQ(cached_bvh_bytes(), 0u);
+  // A standalone mesh build keeps nothing once it returns and its tree is gone.
+  { const WideBvh bvh = build_mesh_bvh(a.p, a.idx); }
+  EXPECT_EQ(cached_bvh_bytes(), 0u);
 }
 
 TEST(RtCounters, CountWhatTheQueryDid) {

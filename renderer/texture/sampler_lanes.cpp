@@ -13,6 +13,7 @@
 //   keeps each lane's own levels by selects.
 // Like eu_lanes.cpp, the vectors are the build's baseline target (AVX2 on x86-64-v3).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -105,6 +106,9 @@ HWY_INLINE Rgba select(hn::Mask<DF> m, const Rgba& p, const Rgba& q) {
 }
 
 // sample_trilinear for n lanes; the texture has levels, each addressable with 32-bit indices.
+// Without kAlpha the alpha channel is neither filtered nor written (the inlined filter's alpha
+// arithmetic is then dead code).
+template <bool kAlpha>
 void trilinear(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r, float* g,
                float* b, float* a, SamplerCounters& counters) {
   const DF d;
@@ -158,7 +162,7 @@ void trilinear(const Texture& texture, const float* u, const float* v, const flo
         r[i + j] = t.r;
         g[i + j] = t.g;
         b[i + j] = t.b;
-        a[i + j] = t.a;
+        if constexpr (kAlpha) a[i + j] = t.a;
       }
       continue;
     }
@@ -176,16 +180,44 @@ void trilinear(const Texture& texture, const float* u, const float* v, const flo
     hn::Store(c.r, d, out[0]);
     hn::Store(c.g, d, out[1]);
     hn::Store(c.b, d, out[2]);
-    hn::Store(c.a, d, out[3]);
+    if constexpr (kAlpha) hn::Store(c.a, d, out[3]);
     for (int j = 0; j < m; ++j) {
       r[i + j] = out[0][j];
       g[i + j] = out[1][j];
       b[i + j] = out[2][j];
-      a[i + j] = out[3][j];
+      if constexpr (kAlpha) a[i + j] = out[3][j];
     }
   }
   counters.samples += uint64_t(n);
   counters.texel_fetches += fetches;
+}
+
+// texture_lod's level-of-detail arguments for n quads: rho = max(|duv_dx * size|,
+// |duv_dy * size|) in lanes (glm::length is sqrt((x * x) + (y * y)); std::max(a, b) is
+// a < b ? b : a, also for NaN).
+void lod_rho(const float* dudx, const float* dvdx, const float* dudy, const float* dvdy, int n, float width,
+             float height, float* rho) {
+  const DF d;
+  constexpr int kMax = int(hn::MaxLanes(DF()));
+  const int step = int(hn::Lanes(d));
+  HWY_ALIGN float in[4][kMax], out[kMax];
+  const VF w = hn::Set(d, width), h = hn::Set(d, height);
+  for (int i = 0; i < n; i += step) {
+    const int m = n - i < step ? n - i : step;
+    for (int j = 0; j < step; ++j) {
+      const int k = i + (j < m ? j : 0);
+      in[0][j] = dudx[k];
+      in[1][j] = dvdx[k];
+      in[2][j] = dudy[k];
+      in[3][j] = dvdy[k];
+    }
+    const VF xu = hn::Mul(hn::Load(d, in[0]), w), xv = hn::Mul(hn::Load(d, in[1]), h);
+    const VF yu = hn::Mul(hn::Load(d, in[2]), w), yv = hn::Mul(hn::Load(d, in[3]), h);
+    const VF rho_x = hn::Sqrt(hn::Add(hn::Mul(xu, xu), hn::Mul(xv, xv)));
+    const VF rho_y = hn::Sqrt(hn::Add(hn::Mul(yu, yu), hn::Mul(yv, yv)));
+    hn::Store(hn::IfThenElse(hn::Lt(rho_x, rho_y), rho_y, rho_x), d, out);
+    for (int j = 0; j < m; ++j) rho[i + j] = out[j];
+  }
 }
 
 }  // namespace HWY_NAMESPACE
@@ -197,7 +229,11 @@ namespace tessera {
 void sample_texture_lanes(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r,
                           float* g, float* b, float* a, SamplerCounters& counters) {
   if (texture.sampler == SamplerState{} && !texture.levels.empty()) {
-    sampler_lanes::HWY_NAMESPACE::trilinear(texture, u, v, lod, n, r, g, b, a, counters);
+    if (a) {
+      sampler_lanes::HWY_NAMESPACE::trilinear<true>(texture, u, v, lod, n, r, g, b, a, counters);
+    } else {
+      sampler_lanes::HWY_NAMESPACE::trilinear<false>(texture, u, v, lod, n, r, g, b, a, counters);
+    }
     return;
   }
   for (int i = 0; i < n; ++i) {
@@ -205,7 +241,23 @@ void sample_texture_lanes(const Texture& texture, const float* u, const float* v
     r[i] = t.r;
     g[i] = t.g;
     b[i] = t.b;
-    a[i] = t.a;
+    if (a) a[i] = t.a;
+  }
+}
+
+void texture_lod_lanes(const Texture& texture, const float* dudx, const float* dvdx, const float* dudy,
+                       const float* dvdy, int n, float* lod) {
+  if (texture.levels.empty()) {
+    for (int i = 0; i < n; ++i) lod[i] = 0.0f;
+    return;
+  }
+  const Image& base = texture.levels[0];
+  sampler_lanes::HWY_NAMESPACE::lod_rho(dudx, dvdx, dudy, dvdy, n, float(base.width), float(base.height), lod);
+  // The rest of texture_lod per lane (log2 is the C library's, as there).
+  const float max_lod = float(texture.levels.size() - 1);
+  for (int i = 0; i < n; ++i) {
+    const float rho = lod[i];
+    lod[i] = rho > 0.0f ? std::clamp(std::log2(rho), 0.0f, max_lod) : 0.0f;
   }
 }
 

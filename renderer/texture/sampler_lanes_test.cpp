@@ -83,6 +83,18 @@ void expect_lanes_match(const Texture& t, const Inputs& in, const char* what) {
       }
       EXPECT_EQ(lanes.samples, scalar.samples) << what;
       EXPECT_EQ(lanes.texel_fetches, scalar.texel_fetches) << what;
+      // Without alpha (what the fragment program asks for): the same colour and counts.
+      SamplerCounters no_alpha;
+      std::vector<float> r2(lanes_n), g2(lanes_n), b2(lanes_n);
+      sample_texture_lanes(t, &in.u[size_t(first)], &in.v[size_t(first)], &in.lod[size_t(first)], n, r2.data(),
+                           g2.data(), b2.data(), nullptr, no_alpha);
+      for (size_t i = 0; i < lanes_n; ++i) {
+        ASSERT_EQ(std::bit_cast<uint32_t>(r2[i]), std::bit_cast<uint32_t>(r[i])) << what << ": no alpha, lane " << i;
+        ASSERT_EQ(std::bit_cast<uint32_t>(g2[i]), std::bit_cast<uint32_t>(g[i])) << what << ": no alpha, lane " << i;
+        ASSERT_EQ(std::bit_cast<uint32_t>(b2[i]), std::bit_cast<uint32_t>(b[i])) << what << ": no alpha, lane " << i;
+      }
+      EXPECT_EQ(no_alpha.samples, lanes.samples) << what;
+      EXPECT_EQ(no_alpha.texel_fetches, lanes.texel_fetches) << what;
     }
   }
 }
@@ -143,6 +155,46 @@ TEST(SamplerLanes, NoLevelsAndASingleLevelMatchScalar) {
   expect_lanes_match(empty, in, "no levels");
   const Texture single = random_texture(4, 4, 14, false);  // one level only
   expect_lanes_match(single, inputs(40, 15, 0.0f), "one level");
+}
+
+// texture_lod_lanes against texture_lod: derivatives random over many magnitudes and special
+// (NaN, infinities, zeros, huge, tiny), textures with no level, one level and odd chains,
+// batches of 1 to 16 quads.
+TEST(SamplerLanes, LevelOfDetailMatchesScalar) {
+  const float specials[] = {kNaN, kInf, -kInf, 0.0f, -0.0f, 1e30f, -1e30f, 1e-30f, 1e-45f, 1.0f, -0.5f};
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> exponent(-20.0f, 10.0f), sign(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> pick(0, 5);
+  std::uniform_int_distribution<size_t> which(0, std::size(specials) - 1);
+  auto derivative = [&] {
+    return pick(rng) == 0 ? specials[which(rng)] : std::copysign(std::exp2(exponent(rng)), sign(rng));
+  };
+  const Texture textures[] = {Texture{}, random_texture(4, 4, 30, false), random_texture(37, 20, 31),
+                              random_texture(1, 300, 32)};
+  uint64_t checked = 0, positive = 0;
+  for (const Texture& t : textures) {
+    for (int round = 0; round < 400; ++round) {
+      const int n = 1 + round % 16;
+      float dudx[16], dvdx[16], dudy[16], dvdy[16], lod[16];
+      for (int i = 0; i < n; ++i) {
+        dudx[i] = derivative();
+        dvdx[i] = derivative();
+        dudy[i] = derivative();
+        dvdy[i] = derivative();
+      }
+      texture_lod_lanes(t, dudx, dvdx, dudy, dvdy, n, lod);
+      for (int i = 0; i < n; ++i) {
+        const float want = texture_lod(t, glm::vec2(dudx[i], dvdx[i]), glm::vec2(dudy[i], dvdy[i]));
+        ASSERT_EQ(std::bit_cast<uint32_t>(lod[i]), std::bit_cast<uint32_t>(want))
+            << "levels " << t.levels.size() << ", derivatives " << dudx[i] << " " << dvdx[i] << " " << dudy[i] << " "
+            << dvdy[i];
+        ++checked;
+        positive += want > 0.0f;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 4u * 3400u);  // 25 rounds of batches of 1 to 16 per texture
+  EXPECT_GT(positive, 1000u);      // levels above the base were reached
 }
 
 }  // namespace

@@ -28,20 +28,28 @@ void refine_bins(const TileGrid& grid, const TileGrid& fine, const SampleExtent&
     const int fx0 = (c % grid.tiles_x) * ratio, fy0 = (c / grid.tiles_x) * ratio;
     for_each_tile(fine, samples, chunk.setups[s], visit, fx0, fy0, fx0 + ratio - 1, fy0 + ratio - 1);
   };
+  // One tile test per (triangle, fine tile): the fine tiles found while counting are kept,
+  // with how many each entry found, and replayed in the same order for the fill.
   offsets.assign(tiles + 1, 0);
+  std::vector<uint32_t> hits, found(chunk.entries.size());
+  hits.reserve(chunk.entries.size());
   for (int c = 0; c < grid.tile_count(); ++c) {
     for (uint32_t k = chunk.offsets[size_t(c)]; k < chunk.offsets[size_t(c) + 1]; ++k) {
-      for_each_fine(c, chunk.entries[k], [&](int tile) { ++offsets[size_t(tile) + 1]; });
+      const size_t before = hits.size();
+      for_each_fine(c, chunk.entries[k], [&](int tile) {
+        ++offsets[size_t(tile) + 1];
+        hits.push_back(uint32_t(tile));
+      });
+      found[k] = uint32_t(hits.size() - before);
     }
   }
   for (size_t i = 0; i < tiles; ++i) offsets[i + 1] += offsets[i];
   entries.resize(offsets[tiles]);
   std::vector<uint32_t> cursor(offsets.begin(), offsets.end() - 1);
-  for (int c = 0; c < grid.tile_count(); ++c) {
-    for (uint32_t k = chunk.offsets[size_t(c)]; k < chunk.offsets[size_t(c) + 1]; ++k) {
-      const uint32_t s = chunk.entries[k];
-      for_each_fine(c, s, [&](int tile) { entries[cursor[size_t(tile)]++] = s; });
-    }
+  const uint32_t* hit = hits.data();
+  for (uint32_t k = 0; k < chunk.entries.size(); ++k) {
+    const uint32_t s = chunk.entries[k];
+    for (uint32_t i = 0; i < found[k]; ++i) entries[cursor[*hit++]++] = s;
   }
 }
 

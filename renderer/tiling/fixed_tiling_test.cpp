@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace tessera {
 namespace {
 
@@ -49,6 +51,42 @@ TEST(FixedTiling, ListsKeepPrimitiveOrderAndSkipUnreachableTiles) {
     EXPECT_GE(chunk.offsets[size_t(tile) + 1] - chunk.offsets[size_t(tile)], 1u) << tile;
   }
   EXPECT_LT(chunk.entries.size(), 1u + 16u);
+}
+
+// refine_bins derives the fine grid's lists from the coarse ones; they must equal binning the
+// same triangles on the fine grid directly, lists in primitive order (small and large
+// triangles, slivers, a partial last row and column of tiles, 4x MSAA sample reach).
+TEST(FixedTiling, RefinedListsEqualBinningOnTheFineGrid) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> coord(-40.0f, 300.0f), near(-12.0f, 12.0f);
+  const int w = 250, h = 190;
+  for (const SampleExtent& samples : {SampleExtent{}, SampleExtent{32, 224, 32, 224}}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      BinChunk chunk;
+      for (int i = 0; i < 300; ++i) {
+        const float x = coord(rng), y = coord(rng);
+        const bool big = i % 10 == 0;
+        auto corner = [&] {
+          return big ? at_pixel(coord(rng), coord(rng), w, h) : at_pixel(x + near(rng), y + near(rng), w, h);
+        };
+        TriangleSetup t;
+        Viewport vp{w, h};
+        vp.samples = samples;
+        if (setup_triangle(corner(), corner(), corner(), vp, false, 0, 0, t) == SetupResult::ok)
+          chunk.setups.push_back(t);
+      }
+      for (int fine_size : {8, 16, 32}) {
+        const TileGrid coarse = TileGrid::make(w, h, 64), fine = TileGrid::make(w, h, fine_size);
+        bin_chunk(coarse, samples, chunk);
+        std::vector<uint32_t> refined_offsets, refined_entries, direct_offsets, direct_entries;
+        refine_bins(coarse, fine, samples, chunk, refined_offsets, refined_entries);
+        bin_setups(fine, samples, chunk.setups, direct_offsets, direct_entries);
+        EXPECT_EQ(refined_offsets, direct_offsets) << "trial " << trial << ", fine " << fine_size;
+        EXPECT_EQ(refined_entries, direct_entries) << "trial " << trial << ", fine " << fine_size;
+        EXPECT_GT(direct_entries.size(), chunk.setups.size() / 2);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -148,7 +148,6 @@ SupertileTable grow_supertiles(const Picb& picb, int capacity) {
         continue;  // stale: a fresher entry is queued
       take(id);
     }
-
   }
   return stt;
 }

@@ -1,28 +1,169 @@
 #include "tiling/tiling_accounting.h"
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 
 namespace tessera {
 
 namespace {
 
-// Per-thread "last render tile that saw this id" marks: an id counts once per render tile
-// without sorting or clearing between tiles.
-struct Marks {
-  std::vector<uint32_t> primitive;
-  std::vector<uint32_t> vertex;
-};
+constexpr uint32_t kNone = UINT32_MAX;
 
 struct TileCounts {
-  uint64_t crossings = 0;
-  uint64_t invocations = 0;
   uint64_t pixels = 0;
   uint64_t bin_tiles = 0;
 };
+
+// One chunk's primitives that reach some tile, each with its distinct tiles (ascending).
+struct ChunkReach {
+  std::vector<uint32_t> primitive;
+  std::vector<uint32_t> offsets{0};
+  std::vector<uint32_t> tiles;
+};
+
+// A chunk's lists transposed: set-up triangle -> its tiles, ascending (tiles walked in order).
+void transpose(const BinChunk& b, size_t setups, std::vector<uint32_t>& offsets, std::vector<uint32_t>& tiles) {
+  offsets.assign(setups + 1, 0);
+  tiles.resize(b.entries.size());
+  for (uint32_t s : b.entries) ++offsets[size_t(s) + 1];
+  for (size_t i = 0; i < setups; ++i) offsets[i + 1] += offsets[i];
+  std::vector<uint32_t> cursor(offsets.begin(), offsets.end() - 1);
+  const size_t tile_count = b.offsets.empty() ? 0 : b.offsets.size() - 1;
+  for (size_t t = 0; t < tile_count; ++t) {
+    for (uint32_t e = b.offsets[t]; e < b.offsets[t + 1]; ++e) tiles[cursor[b.entries[e]]++] = uint32_t(t);
+  }
+}
+
+// The coarse grid of a unified incidence: its tile holding fine tile f.
+uint32_t coarse_tile(uint32_t f, int fine_x, int coarse_x, int ratio) {
+  return uint32_t((int(f) / fine_x / ratio) * coarse_x + (int(f) % fine_x) / ratio);
+}
+struct Nesting {
+  std::vector<uint32_t> parent_of;  // per fine tile, tabulated (no divisions per lookup)
+  uint32_t parent(uint32_t f) const { return parent_of[f]; }
+};
+
+// Fills `reach` from the chunk's tile lists, the pieces of a clipped primitive merged. With
+// `coarse` lists, a coarse tile listing the primitive without any of its fine tiles inside
+// is added as id fine_tiles + coarse tile. Marks in `first`/`several` every vertex's first
+// tile and whether it reaches another: the outcome of those marks does not depend on the
+// order in which chunks run (a vertex ends `several` exactly when its primitives reach two
+// distinct tiles).
+void reach_of_chunk(const BinChunk& b, const BinChunk* coarse, const Nesting& nest, uint32_t fine_tiles,
+                    const std::vector<uint32_t>& source, const std::vector<uint32_t>& verts, uint32_t* first,
+                    uint8_t* several, ChunkReach& reach) {
+  const size_t n = source.size();
+  std::vector<uint32_t> offsets, tiles, coarse_offsets, coarse_tiles;
+  transpose(b, n, offsets, tiles);
+  if (coarse) transpose(*coarse, n, coarse_offsets, coarse_tiles);
+  // Set-up triangles in source order (already so from the primitive stage), pieces adjacent.
+  std::vector<uint32_t> order;
+  if (!std::is_sorted(source.begin(), source.end())) {
+    order.resize(n);
+    for (uint32_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t c) { return source[a] < source[c]; });
+  }
+  auto setup_at = [&](size_t i) { return order.empty() ? uint32_t(i) : order[i]; };
+  std::vector<uint32_t> merged, coarse_merged, parent_mark;
+  uint32_t parent_epoch = 0;
+  if (coarse) parent_mark.assign(coarse->offsets.empty() ? 0 : coarse->offsets.size() - 1, 0);
+  // The distinct tiles of set-up triangles [i, end) (one primitive's pieces) in `lists`.
+  auto union_of = [&](size_t i, size_t end, const std::vector<uint32_t>& lo, const std::vector<uint32_t>& lt,
+                      std::vector<uint32_t>& buffer, const uint32_t*& list, size_t& count) {
+    const uint32_t s = setup_at(i);
+    list = lt.data() + lo[s];
+    count = lo[size_t(s) + 1] - lo[s];
+    if (end == i + 1) return;
+    buffer.clear();
+    for (size_t k = i; k < end; ++k) {
+      const uint32_t piece = setup_at(k);
+      buffer.insert(buffer.end(), lt.begin() + lo[piece], lt.begin() + lo[size_t(piece) + 1]);
+    }
+    std::sort(buffer.begin(), buffer.end());
+    buffer.erase(std::unique(buffer.begin(), buffer.end()), buffer.end());
+    list = buffer.data();
+    count = buffer.size();
+  };
+  reach.tiles.reserve(tiles.size());
+  reach.primitive.reserve(n);
+  reach.offsets.reserve(n + 1);
+  for (size_t i = 0; i < n;) {
+    const uint32_t p = source[setup_at(i)];
+    size_t end = i + 1;
+    while (end < n && source[setup_at(end)] == p) ++end;
+    const uint32_t* list;
+    size_t count;
+    union_of(i, end, offsets, tiles, merged, list, count);
+    const size_t start = reach.tiles.size();
+    reach.tiles.insert(reach.tiles.end(), list, list + count);
+    if (coarse) {
+      const uint32_t* clist;
+      size_t ccount;
+      union_of(i, end, coarse_offsets, coarse_tiles, coarse_merged, clist, ccount);
+      if (!(count == 1 && ccount == 1 && nest.parent(list[0]) == clist[0])) {
+        ++parent_epoch;
+        for (size_t k = 0; k < count; ++k) parent_mark[nest.parent(list[k])] = parent_epoch;
+        for (size_t k = 0; k < ccount; ++k) {
+          if (parent_mark[clist[k]] != parent_epoch) reach.tiles.push_back(fine_tiles + clist[k]);
+        }
+      }
+    }
+    i = end;
+    count = reach.tiles.size() - start;
+    if (count == 0) continue;
+    list = reach.tiles.data() + start;
+    reach.primitive.push_back(p);
+    reach.offsets.push_back(uint32_t(reach.tiles.size()));
+    for (int v = 0; v < 3; ++v) {
+      const uint32_t vertex = verts[size_t(p) * 3 + size_t(v)];
+      std::atomic_ref<uint8_t> more(several[vertex]);
+      if (count > 1) {
+        more.store(1, std::memory_order_relaxed);
+        continue;
+      }
+      if (more.load(std::memory_order_relaxed)) continue;
+      std::atomic_ref<uint32_t> seen_at(first[vertex]);
+      uint32_t seen = seen_at.load(std::memory_order_relaxed);
+      if (seen == kNone && seen_at.compare_exchange_strong(seen, list[0], std::memory_order_relaxed)) continue;
+      if (seen != list[0]) more.store(1, std::memory_order_relaxed);
+    }
+  }
+}
+
+// Sum over the lists of the distinct render tiles their tiles map to (kNone: not counted).
+uint64_t distinct_owners(const std::vector<uint32_t>& offsets, const std::vector<uint32_t>& tiles,
+                         const std::vector<uint32_t>& owner, uint32_t render_tiles) {
+  const size_t lists = offsets.size() - 1;
+  if (lists == 0) return 0;
+  struct Marks {
+    std::vector<uint32_t> at;  // per render tile: the last list (epoch) that counted it
+    uint32_t epoch = 0;
+  };
+  tbb::enumerable_thread_specific<Marks> marks([&] { return Marks{std::vector<uint32_t>(render_tiles, 0), 0}; });
+  return tbb::parallel_reduce(
+      tbb::blocked_range<size_t>(0, lists, 1024), uint64_t(0),
+      [&](const tbb::blocked_range<size_t>& r, uint64_t sum) {
+        Marks& m = marks.local();
+        for (size_t i = r.begin(); i < r.end(); ++i) {
+          const uint32_t epoch = ++m.epoch;
+          for (uint32_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+            const uint32_t o = owner[tiles[k]];
+            if (o == kNone) continue;
+            uint32_t& at = m.at[o];
+            sum += at != epoch;
+            at = epoch;
+          }
+        }
+        return sum;
+      },
+      std::plus<uint64_t>());
+}
 
 }  // namespace
 
@@ -41,78 +182,155 @@ TilePartition square_partition(const TileGrid& grid, int side, std::string name,
   return p;
 }
 
-TilingWork account_tiling(const TilingFrame& f, const TilePartition& partition) {
-  const TileGrid& g = f.grid;
+TileIncidence tile_incidence(const TilingFrame& f, const std::vector<BinChunk>* coarse_bins, const TileGrid& coarse) {
   const std::vector<BinChunk>& bins = *f.bins;
-  // Render tile -> its bin-grid tiles (CSR), in tile id order.
-  std::vector<uint32_t> offsets(size_t(partition.count) + 1, 0);
-  for (uint32_t o : partition.owner) ++offsets[size_t(o) + 1];
-  for (size_t i = 0; i < partition.count; ++i) offsets[i + 1] += offsets[i];
-  std::vector<uint32_t> members(partition.owner.size());
-  {
-    std::vector<uint32_t> cursor(offsets.begin(), offsets.end() - 1);
-    for (uint32_t t = 0; t < partition.owner.size(); ++t) members[cursor[partition.owner[t]]++] = t;
+  const std::vector<uint32_t>& verts = *f.primitive_vertices;
+  const size_t chunks = bins.size();
+  // Coarse tiles must be whole fine tiles; other lists get an incidence of their own.
+  if (coarse_bins && (coarse.tile_size < f.grid.tile_size || coarse.tile_size % f.grid.tile_size != 0 ||
+                      coarse_bins->size() != bins.size())) {
+    coarse_bins = nullptr;
+  }
+  TileIncidence inc;
+  inc.grid = f.grid;
+  inc.bins = f.bins;
+  inc.coarse_bins = coarse_bins;
+  inc.tiles = uint32_t(f.grid.tile_count());
+  if (coarse_bins) inc.coarse = coarse;
+  Nesting nest;
+  if (coarse_bins) {
+    nest.parent_of.resize(inc.tiles);
+    for (uint32_t t = 0; t < inc.tiles; ++t) {
+      nest.parent_of[t] = coarse_tile(t, f.grid.tiles_x, coarse.tiles_x, coarse.tile_size / f.grid.tile_size);
+    }
+  }
+  std::vector<ChunkReach> reach(chunks);
+  std::vector<uint32_t> first(size_t(f.vertices), kNone);
+  std::vector<uint8_t> several(size_t(f.vertices), 0);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t c = r.begin(); c < r.end(); ++c) {
+      reach_of_chunk(bins[c], coarse_bins ? &(*coarse_bins)[c] : nullptr, nest, inc.tiles, (*f.setup_primitive)[c],
+                     verts, first.data(), several.data(), reach[c]);
+    }
+  });
+
+  // Vertices reaching several tiles are numbered in vertex order; `first` now holds their number.
+  uint32_t multi = 0;
+  for (size_t v = 0; v < first.size(); ++v) {
+    if (several[v]) {
+      first[v] = multi++;
+    } else if (first[v] != kNone) {
+      ++(first[v] < inc.tiles ? inc.single_vertices : inc.coarse_only_vertices);
+    }
   }
 
-  std::vector<TileCounts> counts(partition.count);
-  tbb::enumerable_thread_specific<Marks> marks([&] {
-    return Marks{std::vector<uint32_t>(size_t(f.primitives), UINT32_MAX),
-                 std::vector<uint32_t>(size_t(f.vertices), UINT32_MAX)};
-  });
-  const std::vector<uint32_t>& verts = *f.primitive_vertices;
-  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, partition.count, 4), [&](const tbb::blocked_range<uint32_t>& r) {
-    Marks& m = marks.local();
-    for (uint32_t rt = r.begin(); rt < r.end(); ++rt) {
-      TileCounts& c = counts[rt];
-      for (uint32_t k = offsets[rt]; k < offsets[rt + 1]; ++k) {
-        const uint32_t tile = members[k];
-        const int x0 = int(tile % uint32_t(g.tiles_x)) * g.tile_size,
-                  y0 = int(tile / uint32_t(g.tiles_x)) * g.tile_size;
-        c.pixels += uint64_t(std::min(g.tile_size, g.width - x0)) * uint64_t(std::min(g.tile_size, g.height - y0));
-        ++c.bin_tiles;
-        for (size_t ch = 0; ch < bins.size(); ++ch) {
-          const BinChunk& chunk = bins[ch];
-          const std::vector<uint32_t>& prim = (*f.setup_primitive)[ch];
-          for (uint32_t e = chunk.offsets[tile]; e < chunk.offsets[size_t(tile) + 1]; ++e) {
-            const uint32_t s = chunk.entries[e];
-            uint32_t& pm = m.primitive[prim[s]];
-            if (pm == rt) continue;  // another piece of the same clipped primitive, or seen in a sibling tile
-            pm = rt;
-            ++c.crossings;
-            for (int v = 0; v < 3; ++v) {
-              uint32_t& vm = m.vertex[verts[size_t(prim[s]) * 3 + size_t(v)]];
-              if (vm != rt) {
-                vm = rt;
-                ++c.invocations;
-              }
-            }
+  // Their tiles: every tile of every primitive using them, then sorted and made distinct.
+  std::vector<uint32_t> count(size_t(multi) + 1, 0);
+  auto for_each_multi_vertex = [&](auto&& visit) {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t c = r.begin(); c < r.end(); ++c) {
+        const ChunkReach& cr = reach[c];
+        for (size_t i = 0; i < cr.primitive.size(); ++i) {
+          for (int v = 0; v < 3; ++v) {
+            const uint32_t vertex = verts[size_t(cr.primitive[i]) * 3 + size_t(v)];
+            if (several[vertex])
+              visit(first[vertex], cr.tiles.data() + cr.offsets[i], cr.offsets[i + 1] - cr.offsets[i]);
           }
         }
       }
+    });
+  };
+  for_each_multi_vertex([&](uint32_t m, const uint32_t*, uint32_t n) {
+    std::atomic_ref<uint32_t>(count[size_t(m) + 1]).fetch_add(n, std::memory_order_relaxed);
+  });
+  for (size_t i = 0; i < multi; ++i) count[i + 1] += count[i];
+  std::vector<uint32_t> gathered(count[multi]);
+  {
+    std::vector<uint32_t> cursor(count.begin(), count.end() - 1);
+    for_each_multi_vertex([&](uint32_t m, const uint32_t* list, uint32_t n) {
+      const uint32_t at = std::atomic_ref<uint32_t>(cursor[m]).fetch_add(n, std::memory_order_relaxed);
+      std::copy(list, list + n, gathered.begin() + at);
+    });
+  }
+  std::vector<uint32_t> distinct(multi);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, multi, 256), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t m = r.begin(); m < r.end(); ++m) {
+      auto b = gathered.begin() + count[m], e = gathered.begin() + count[m + 1];
+      std::sort(b, e);
+      distinct[m] = uint32_t(std::unique(b, e) - b);
     }
   });
+  inc.vertex_offsets.resize(size_t(multi) + 1);
+  inc.vertex_offsets[0] = 0;
+  uint64_t multi_on_fine = 0;  // lists ascending: a fine tile, if any, comes first
+  for (size_t m = 0; m < multi; ++m) {
+    inc.vertex_offsets[m + 1] = inc.vertex_offsets[m] + distinct[m];
+    multi_on_fine += gathered[count[m]] < inc.tiles;
+  }
+  inc.binned_vertices = inc.single_vertices + multi_on_fine;
+  inc.coarse_binned_vertices = inc.single_vertices + inc.coarse_only_vertices + multi;
+  inc.vertex_tiles.resize(inc.vertex_offsets[multi]);
+  for (size_t m = 0; m < multi; ++m) {
+    std::copy_n(gathered.begin() + count[m], distinct[m], inc.vertex_tiles.begin() + inc.vertex_offsets[m]);
+  }
 
-  // Distinct vertices of every primitive that reached at least one tile.
-  std::vector<uint8_t> binned(size_t(f.vertices), 0);
-  for (size_t ch = 0; ch < bins.size(); ++ch) {
-    const BinChunk& chunk = bins[ch];
-    std::vector<uint8_t> reached((*f.setup_primitive)[ch].size(), 0);
-    for (uint32_t s : chunk.entries) reached[s] = 1;
-    for (size_t s = 0; s < reached.size(); ++s) {
-      if (!reached[s]) continue;
-      for (int v = 0; v < 3; ++v) binned[verts[size_t((*f.setup_primitive)[ch][s]) * 3 + size_t(v)]] = 1;
+  for (const ChunkReach& cr : reach) {
+    for (size_t i = 0; i < cr.primitive.size(); ++i) {
+      const uint32_t n = cr.offsets[i + 1] - cr.offsets[i];
+      if (n == 1) {
+        ++(cr.tiles[cr.offsets[i]] < inc.tiles ? inc.single_primitives : inc.coarse_only_primitives);
+        continue;
+      }
+      inc.primitive_tiles.insert(inc.primitive_tiles.end(), cr.tiles.begin() + cr.offsets[i],
+                                 cr.tiles.begin() + cr.offsets[i + 1]);
+      inc.primitive_offsets.push_back(uint32_t(inc.primitive_tiles.size()));
     }
+  }
+  return inc;
+}
+
+TilingWork account_tiling(const TilingFrame& f, const TilePartition& partition) {
+  return account_tiling(f, tile_incidence(f), partition);
+}
+
+TilingWork account_tiling(const TilingFrame& f, const TileIncidence& inc, const TilePartition& partition) {
+  const TileGrid& g = f.grid;
+  // The partition over the incidence's tile ids: on its own grid the coarse-only ids count in
+  // no render tile; on its coarse grid a fine tile counts in the one holding it.
+  const bool on_fine = f.bins == inc.bins && g.tile_size == inc.grid.tile_size && partition.owner.size() == inc.tiles;
+  const bool on_coarse = !on_fine && inc.coarse && f.bins == inc.coarse_bins && g.tile_size == inc.coarse->tile_size &&
+                         partition.owner.size() == size_t(inc.coarse->tile_count());
+  if (!on_fine && !on_coarse) return account_tiling(f, partition);
+  std::vector<uint32_t> owner(size_t(inc.tiles) + (inc.coarse ? size_t(inc.coarse->tile_count()) : 0), kNone);
+  if (on_fine) {
+    std::copy(partition.owner.begin(), partition.owner.end(), owner.begin());
+  } else {
+    const int ratio = inc.coarse->tile_size / inc.grid.tile_size;
+    for (uint32_t t = 0; t < inc.tiles; ++t) {
+      owner[t] = partition.owner[coarse_tile(t, inc.grid.tiles_x, inc.coarse->tiles_x, ratio)];
+    }
+    std::copy(partition.owner.begin(), partition.owner.end(), owner.begin() + inc.tiles);
+  }
+
+  std::vector<TileCounts> counts(partition.count);
+  for (uint32_t tile = 0; tile < partition.owner.size(); ++tile) {
+    TileCounts& c = counts[partition.owner[tile]];
+    const int x0 = int(tile % uint32_t(g.tiles_x)) * g.tile_size, y0 = int(tile / uint32_t(g.tiles_x)) * g.tile_size;
+    c.pixels += uint64_t(std::min(g.tile_size, g.width - x0)) * uint64_t(std::min(g.tile_size, g.height - y0));
+    ++c.bin_tiles;
   }
 
   TilingWork w;
   w.render_tiles = partition.count;
   w.pass1_invocations = f.vertices;
-  for (uint8_t b : binned) w.binned_vertices += b;
+  w.binned_vertices = on_fine ? inc.binned_vertices : inc.coarse_binned_vertices;
+  w.crossings = inc.single_primitives + (on_fine ? 0 : inc.coarse_only_primitives) +
+                distinct_owners(inc.primitive_offsets, inc.primitive_tiles, owner, partition.count);
+  w.pass2_invocations = inc.single_vertices + (on_fine ? 0 : inc.coarse_only_vertices) +
+                        distinct_owners(inc.vertex_offsets, inc.vertex_tiles, owner, partition.count);
   const uint64_t sample_bytes = uint64_t(f.samples) * uint64_t(f.pixel_bytes);
   const uint64_t bin_tile_bytes = uint64_t(g.tile_size) * uint64_t(g.tile_size) * sample_bytes;
   for (const TileCounts& c : counts) {
-    w.crossings += c.crossings;
-    w.pass2_invocations += c.invocations;
     if (c.bin_tiles) ++w.tile_buffer_stores;
     w.tile_buffer_store_bytes += c.pixels * sample_bytes;
     w.largest_tile_bytes = std::max(w.largest_tile_bytes, c.bin_tiles * bin_tile_bytes);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,8 @@ namespace tessera {
 struct TilingFrame {
   const std::vector<BinChunk>* bins = nullptr;  // per chunk: CSR lists over `grid`
   // Per chunk, per set-up triangle: the source primitive (frame order); triangles clipped into
-  // several pieces share it. Per primitive: its three vertices (frame-wide vertex ids).
+  // several pieces share it, and (as the primitive stage emits them) every piece of a
+  // primitive is in the same chunk. Per primitive: its three vertices (frame-wide vertex ids).
   const std::vector<std::vector<uint32_t>>* setup_primitive = nullptr;
   const std::vector<uint32_t>* primitive_vertices = nullptr;
   TileGrid grid;                  // the grid the bins were built on
@@ -64,8 +66,45 @@ struct TilingWork {
   uint64_t parameter_buffer_read_bytes = 0;
 };
 
-// Counts what two-pass shading and the parameter buffer do under `partition`. Parallel over
-// render tiles; the result does not depend on the thread count.
+// Which tiles of the frame's bin grid each primitive and each vertex reaches, built once per
+// frame and shared by every partition accounted on it. A primitive or vertex that reaches a
+// single tile lands in a single render tile under any partition, so it is only counted;
+// those reaching several keep their distinct tiles (ascending), which a partition maps to
+// render tiles. Far less memory is touched per partition than walking every bin.
+//
+// With a coarse grid (fixed tiling's render grid, whose tiles are each k x k tiles of the
+// incidence's grid, and lists of the same set-up triangles over it from which the fine lists
+// were refined), the incidence also serves partitions of the coarse grid: a coarse tile that
+// lists a primitive none of whose fine tiles lies inside it (the coarse tile test passed, the
+// fine ones did not) is kept as tile id `tiles + coarse tile`, which fine partitions ignore.
+struct TileIncidence {
+  // The lists it was built from: a partition is accounted on it for frames with these lists.
+  const std::vector<BinChunk>* bins = nullptr;
+  const std::vector<BinChunk>* coarse_bins = nullptr;
+  TileGrid grid;
+  uint32_t tiles = 0;  // of `grid`
+  std::optional<TileGrid> coarse;
+  uint64_t single_primitives = 0;  // primitives reaching exactly one tile (of `grid`)
+  uint64_t single_vertices = 0;    // vertices whose primitives all reach the same one tile
+  uint64_t binned_vertices = 0;    // distinct vertices of primitives reaching a tile of `grid`
+  // Coarse grid only: primitives and vertices reaching no fine tile and one coarse tile, and
+  // the vertices of primitives listed on the coarse grid.
+  uint64_t coarse_only_primitives = 0, coarse_only_vertices = 0, coarse_binned_vertices = 0;
+  // CSR over the primitives (then the vertices) reaching two tile ids or more.
+  std::vector<uint32_t> primitive_offsets{0}, primitive_tiles;
+  std::vector<uint32_t> vertex_offsets{0}, vertex_tiles;
+};
+
+// Parallel over chunks; the result does not depend on the thread count. `coarse_bins` (per
+// chunk, over `coarse`, whose tile size is a multiple of the frame grid's) is optional.
+TileIncidence tile_incidence(const TilingFrame& frame, const std::vector<BinChunk>* coarse_bins = nullptr,
+                             const TileGrid& coarse = {});
+
+// Counts what two-pass shading and the parameter buffer do under `partition` of
+// `frame.grid`'s tiles, from the frame's incidence (when `frame.bins` are the incidence's
+// lists or its coarse lists; other lists get an incidence of their own). The result does not depend on the thread count.
+TilingWork account_tiling(const TilingFrame& frame, const TileIncidence& incidence, const TilePartition& partition);
+// The same, building the incidence for this one partition.
 TilingWork account_tiling(const TilingFrame& frame, const TilePartition& partition);
 
 // Square render tiles of `side` bin-grid tiles each.

@@ -2,6 +2,12 @@
 // are worked out below.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+
 #include <tbb/global_control.h>
 
 #include "tiling/tiling_accounting.h"
@@ -84,6 +90,199 @@ TEST(TilingAccounting, NonRectangularPartitionAndThreadCount) {
   EXPECT_EQ(many.pass2_invocations, one.pass2_invocations);
   EXPECT_EQ(many.crossings, one.crossings);
   EXPECT_TRUE(one.within_budget) << "budget 0 means unlimited";
+}
+
+// A random frame on a fine grid of 16-pixel tiles and a coarse grid of 16 * ratio: chunks of
+// set-up triangles listed in random coarse tiles (some in none, some in many) and in a random
+// subset of the fine tiles inside those (sometimes none of a coarse tile's: the coarse test
+// passed, the fine ones did not), primitives clipped into several pieces (adjacent or not
+// within their chunk), vertices shared between primitives of different chunks, vertices no
+// primitive uses.
+struct RandomFrame {
+  std::vector<BinChunk> bins, coarse_bins;
+  std::vector<std::vector<uint32_t>> primitive;
+  std::vector<uint32_t> vertices;
+  TilingFrame frame, coarse;
+
+  explicit RandomFrame(uint32_t seed) {
+    std::mt19937 rng(seed);
+    auto below = [&](uint32_t n) { return uint32_t(rng() % n); };
+    const int ratio = 1 << below(3);
+    const int width = 1 + int(below(180)), height = 1 + int(below(140));
+    frame.grid = TileGrid::make(width, height, 16);
+    coarse.grid = TileGrid::make(width, height, 16 * ratio);
+    const TileGrid& fg = frame.grid;
+    const TileGrid& cg = coarse.grid;
+    const uint32_t chunk_count = 1 + below(4);
+    uint32_t next_primitive = 0;
+    const uint32_t vertex_pool = 1 + below(200);
+    bins.resize(chunk_count);
+    coarse_bins.resize(chunk_count);
+    primitive.resize(chunk_count);
+    for (uint32_t c = 0; c < chunk_count; ++c) {
+      // Per set-up triangle, its coarse and fine tiles; then the per-tile lists.
+      std::vector<std::vector<uint32_t>> coarse_of, fine_of;
+      const uint32_t primitives = below(60);
+      for (uint32_t p = 0; p < primitives; ++p, ++next_primitive) {
+        const uint32_t pieces = below(5) == 0 ? 2 + below(3) : 1;
+        for (uint32_t k = 0; k < pieces; ++k) {
+          primitive[c].push_back(next_primitive);
+          std::vector<uint32_t> ct, ft;
+          const uint32_t kind = below(10);
+          if (kind == 0) {
+            // none: culled by the tile test everywhere
+          } else if (kind < 7) {  // a small cluster around one tile
+            const int x = int(below(uint32_t(cg.tiles_x))), y = int(below(uint32_t(cg.tiles_y)));
+            for (int dy = 0; dy <= int(below(2)); ++dy) {
+              for (int dx = 0; dx <= int(below(2)); ++dx) {
+                if (x + dx < cg.tiles_x && y + dy < cg.tiles_y) ct.push_back(uint32_t((y + dy) * cg.tiles_x + x + dx));
+              }
+            }
+          } else {  // anywhere, many
+            for (uint32_t i = 0; i < uint32_t(cg.tile_count()); ++i) {
+              if (below(3) == 0) ct.push_back(i);
+            }
+          }
+          for (uint32_t t : ct) {
+            if (below(5) == 0) continue;  // the coarse tile only
+            const int x0 = int(t) % cg.tiles_x * ratio, y0 = int(t) / cg.tiles_x * ratio;
+            for (int y = y0; y < std::min(y0 + ratio, fg.tiles_y); ++y) {
+              for (int x = x0; x < std::min(x0 + ratio, fg.tiles_x); ++x) {
+                if (below(4) != 0) ft.push_back(uint32_t(y * fg.tiles_x + x));
+              }
+            }
+          }
+          coarse_of.push_back(ct);
+          fine_of.push_back(ft);
+        }
+        for (int v = 0; v < 3; ++v) vertices.push_back(below(vertex_pool));
+      }
+      if (below(3) == 0) {  // pieces of one primitive need not be adjacent
+        std::vector<uint32_t> order(primitive[c].size());
+        for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::shuffle(order.begin(), order.end(), rng);
+        std::vector<uint32_t> source;
+        std::vector<std::vector<uint32_t>> c2, f2;
+        for (uint32_t i : order) {
+          source.push_back(primitive[c][i]);
+          c2.push_back(coarse_of[i]);
+          f2.push_back(fine_of[i]);
+        }
+        primitive[c] = source;
+        coarse_of = c2;
+        fine_of = f2;
+      }
+      list(fg, fine_of, bins[c]);
+      list(cg, coarse_of, coarse_bins[c]);
+    }
+    frame.bins = &bins;
+    frame.setup_primitive = &primitive;
+    frame.primitive_vertices = &vertices;
+    frame.primitives = next_primitive;
+    frame.vertices = vertex_pool + below(10);
+    const TileGrid coarse_grid = coarse.grid;
+    coarse = frame;
+    coarse.grid = coarse_grid;
+    coarse.bins = &coarse_bins;
+  }
+
+  // Per-tile lists (CSR, set-up order per tile) from each set-up triangle's tiles.
+  static void list(const TileGrid& g, const std::vector<std::vector<uint32_t>>& tiles_of, BinChunk& b) {
+    b.offsets.assign(size_t(g.tile_count()) + 1, 0);
+    for (uint32_t t = 0; t < uint32_t(g.tile_count()); ++t) {
+      for (uint32_t s = 0; s < tiles_of.size(); ++s) {
+        if (std::count(tiles_of[s].begin(), tiles_of[s].end(), t)) b.entries.push_back(s);
+      }
+      b.offsets[t + 1] = uint32_t(b.entries.size());
+    }
+  }
+};
+
+// The accounting by its definition: the sets of (primitive, render tile) and (vertex, render
+// tile) pairs, and the vertices of every primitive listed in some tile.
+struct ReferenceCounts {
+  uint64_t crossings, pass2, binned;
+};
+ReferenceCounts reference(const RandomFrame& r, const std::vector<BinChunk>& bins, const TilePartition& p) {
+  std::set<std::pair<uint32_t, uint32_t>> primitive_tiles, vertex_tiles;
+  std::set<uint32_t> binned;
+  for (size_t c = 0; c < bins.size(); ++c) {
+    const BinChunk& b = bins[c];
+    for (size_t t = 0; t + 1 < b.offsets.size(); ++t) {
+      for (uint32_t e = b.offsets[t]; e < b.offsets[t + 1]; ++e) {
+        const uint32_t prim = r.primitive[c][b.entries[e]];
+        primitive_tiles.insert({prim, p.owner[t]});
+        for (int v = 0; v < 3; ++v) {
+          const uint32_t vertex = r.vertices[size_t(prim) * 3 + size_t(v)];
+          vertex_tiles.insert({vertex, p.owner[t]});
+          binned.insert(vertex);
+        }
+      }
+    }
+  }
+  return {primitive_tiles.size(), vertex_tiles.size(), binned.size()};
+}
+
+// Square partitions of 1..4 tiles a side and a scattered one.
+std::vector<TilePartition> partitions_of(const TileGrid& g, std::mt19937& rng) {
+  std::vector<TilePartition> partitions;
+  for (int side = 1; side <= 4; ++side) partitions.push_back(square_partition(g, side, "square", 0));
+  const uint32_t groups = 1 + uint32_t(rng() % 5);
+  TilePartition scattered{"scattered", std::vector<uint32_t>(size_t(g.tile_count())), groups, 0};
+  for (uint32_t& o : scattered.owner) o = uint32_t(rng() % groups);
+  partitions.push_back(scattered);
+  return partitions;
+}
+
+void expect_reference(const RandomFrame& r, const TilingFrame& f, const TileIncidence& inc, const TilePartition& p,
+                      const std::string& what) {
+  const ReferenceCounts ref = reference(r, *f.bins, p);
+  const TilingWork w = account_tiling(f, inc, p);
+  SCOPED_TRACE(what + ", " + p.name + " of " + std::to_string(p.count));
+  EXPECT_EQ(w.crossings, ref.crossings);
+  EXPECT_EQ(w.pass2_invocations, ref.pass2);
+  EXPECT_EQ(w.binned_vertices, ref.binned);
+  EXPECT_EQ(w.redundant_invocations, ref.pass2 - std::min(ref.pass2, ref.binned));
+  EXPECT_EQ(w.parameter_buffer_read_bytes, ref.pass2 * 48 + ref.crossings * 4);
+  const TilingWork again = account_tiling(f, p);  // an incidence of its own
+  EXPECT_EQ(again.crossings, w.crossings);
+  EXPECT_EQ(again.pass2_invocations, w.pass2_invocations);
+  EXPECT_EQ(again.binned_vertices, w.binned_vertices);
+  EXPECT_EQ(again.largest_tile_bytes, w.largest_tile_bytes);
+  EXPECT_EQ(again.tile_buffer_store_bytes, w.tile_buffer_store_bytes);
+}
+
+TEST(TilingAccounting, MatchesThePairSetsOnRandomFrames) {
+  for (uint32_t seed = 1; seed <= 200; ++seed) {
+    const RandomFrame r(seed);
+    std::mt19937 rng(seed);
+    const std::string what = "seed " + std::to_string(seed);
+    // The fine grid's incidence alone, and with the coarse grid riding on it.
+    const TileIncidence fine = tile_incidence(r.frame);
+    const TileIncidence both = tile_incidence(r.frame, &r.coarse_bins, r.coarse.grid);
+    for (const TilePartition& p : partitions_of(r.frame.grid, rng)) {
+      expect_reference(r, r.frame, fine, p, what + " fine");
+      expect_reference(r, r.frame, both, p, what + " fine with coarse");
+    }
+    for (const TilePartition& p : partitions_of(r.coarse.grid, rng))
+      expect_reference(r, r.coarse, both, p, what + " coarse");
+  }
+}
+
+TEST(TilingAccounting, RandomFramesDoNotDependOnThreadCount) {
+  for (uint32_t seed = 300; seed < 340; ++seed) {
+    const RandomFrame r(seed);
+    const TilePartition p = square_partition(r.coarse.grid, 1, "fixed", 0);
+    TilingWork one;
+    {
+      tbb::global_control single(tbb::global_control::max_allowed_parallelism, 1);
+      one = account_tiling(r.coarse, tile_incidence(r.frame, &r.coarse_bins, r.coarse.grid), p);
+    }
+    const TilingWork many = account_tiling(r.coarse, tile_incidence(r.frame, &r.coarse_bins, r.coarse.grid), p);
+    EXPECT_EQ(one.crossings, many.crossings) << "seed " << seed;
+    EXPECT_EQ(one.pass2_invocations, many.pass2_invocations) << "seed " << seed;
+    EXPECT_EQ(one.binned_vertices, many.binned_vertices) << "seed " << seed;
+  }
 }
 
 }  // namespace

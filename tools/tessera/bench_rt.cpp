@@ -254,6 +254,9 @@ int run_rt_bench(const BenchArgs& args, const std::vector<std::filesystem::path>
     // Build times: all threads on both sides.
     std::vector<double> ours_build, peer_build;
     std::optional<rt::AccelerationStructure> as;
+    // Each repetition frees the previous structure first: keep its memory for the next build
+    // (what a Renderer's rebuild gets, since it holds a structure throughout).
+    const rt::KeepBuildMemory keep_build_memory;
     for (int i = 0; i < args.warmup + args.repetitions; ++i) {
       as.reset();  // freeing the previous one is not part of the build (Embree's side likewise)
       const double ms = time_ms([&] { all.execute([&] { as.emplace(rt::AccelerationStructure::build(scene)); }); });

@@ -146,6 +146,24 @@ struct LodSettings {
   std::span<const int8_t> object_levels;
 };
 
+struct BvhMemoryUser;
+
+// Freed BVH memory (arrays of 2 MiB and more) is kept for the next build while an
+// AccelerationStructure is alive or a build runs, and given back to the system when the last
+// one goes. Hold a KeepBuildMemory across a sequence of builds that frees each structure before
+// building the next (bench repetitions), so the next build still reuses the pages; the kept
+// memory (at most 512 MiB) is given back when the last holder and structure are gone.
+class KeepBuildMemory {
+ public:
+  KeepBuildMemory();
+  ~KeepBuildMemory();
+  KeepBuildMemory(const KeepBuildMemory&) = delete;
+  KeepBuildMemory& operator=(const KeepBuildMemory&) = delete;
+
+ private:
+  std::unique_ptr<BvhMemoryUser> user_;
+};
+
 class AccelerationStructure {
  public:
   // Builds one BVH per mesh (in parallel) and the top level over Scene::instances.

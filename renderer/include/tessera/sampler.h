@@ -163,8 +163,15 @@ inline glm::vec4 sample_texture(const Texture& texture, glm::vec2 uv, float lod,
 // The default sampler state (trilinear, repeat) runs in the host's SIMD lanes
 // (renderer/texture/sampler_lanes.cpp: texel addresses in lanes, texels and the sRGB decode
 // table gathered, the scalar filter's operations in its order); other states, and levels with
-// more texels than a 32-bit index reaches, run the scalar filter per lane.
+// more texels than a 32-bit index reaches, run the scalar filter per lane. `a` may be null:
+// alpha is then not filtered (the default state's lanes skip its arithmetic).
 void sample_texture_lanes(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r,
                           float* g, float* b, float* a, SamplerCounters& counters);
+
+// texture_lod for n quads at once, quad i with duv_dx = (dudx[i], dvdx[i]) and duv_dy =
+// (dudy[i], dvdy[i]): each bit for bit what texture_lod returns (the derivative lengths in SIMD
+// lanes, the logarithm per lane).
+void texture_lod_lanes(const Texture& texture, const float* dudx, const float* dvdx, const float* dudy,
+                       const float* dvdy, int n, float* lod);
 
 }  // namespace tessera
