@@ -10,7 +10,6 @@
 
 namespace tessera::color {
 
-
 void ColorTraffic::merge(const ColorTraffic& o) {
   plane_bits_read += o.plane_bits_read;
   plane_bits_written += o.plane_bits_written;
@@ -160,7 +159,8 @@ bool ColorBackEnd::palette_may_fit(int block) const {
   const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
   if (bx + kTileWidth > width_ || by + kTileHeight > height_) return true;
   const Rgba8* rows[kTileHeight];
-  for (int y = 0; y < kTileHeight; ++y) rows[y] = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * size_t(samples_);
+  for (int y = 0; y < kTileHeight; ++y)
+    rows[y] = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * size_t(samples_);
   return plane_lanes::at_most_colours(rows, kTileHeight, kTileWidth * samples_, index_palette_max_colours(samples_));
 }
 
@@ -377,7 +377,8 @@ void ColorBackEnd::evict(uint64_t line) {
   }
   line_ways_[size_t(block)] = {};
   bool any_compressed = false;
-  for (int p = 0; p < planes_used(block, a); ++p) any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
+  for (int p = 0; p < planes_used(block, a); ++p)
+    any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
   m.state = any_compressed ? TileState::planes_compressed : TileState::planes_uncompressed;
   traffic_.control_bits_written += kControlBits;
   if (m.resident_lines == 0) {

@@ -145,7 +145,8 @@ TEST(ColorShortcuts, BlockLanesMatchTheSampleBySampleComputation) {
     Rgba8 distinct[kTilePixels * kMaxSamples];
     int count = 0;
     for (int j = 0; j < kTilePixels * n; ++j) {
-      if (std::find(distinct, distinct + count, t.color[size_t(j)]) == distinct + count) distinct[count++] = t.color[size_t(j)];
+      if (std::find(distinct, distinct + count, t.color[size_t(j)]) == distinct + count)
+        distinct[count++] = t.color[size_t(j)];
     }
     const Rgba8* rows[kTileHeight];
     for (int y = 0; y < kTileHeight; ++y) rows[y] = &t.color[size_t(y * kTileWidth * n)];
@@ -171,8 +172,8 @@ TEST(ColorShortcuts, PlaneSizeEstimateMatchesTheEncoder) {
     const Rgba8 base = rng.next();
     for (uint32_t c = 0; c < colours; ++c) {
       switch (shape) {
-        case 1: palette[c] = base + (rng.next() & 0x0f0f0f0fu); break;       // delta-friendly
-        case 2: palette[c] = kTricky[rng.below(7)]; break;                   // extremes, -0/+0
+        case 1: palette[c] = base + (rng.next() & 0x0f0f0f0fu); break;            // delta-friendly
+        case 2: palette[c] = kTricky[rng.below(7)]; break;                        // extremes, -0/+0
         case 3: palette[c] = (base & 0xffffff00u) | (rng.next() & 0xffu); break;  // one channel varies
         default: palette[c] = rng.next(); break;
       }
@@ -287,7 +288,8 @@ class ReferenceBackEnd {
           if (halves_ == 2 && (p % kTileWidth) / (kTileWidth / 2) != half) continue;
           planes = std::max(planes, distinct_plainly(&samples.color[size_t(p * n_)], n_));
         }
-        for (int plane = 0; plane < planes; ++plane) all_resident = all_resident && cache_.contains(key(block, plane, half));
+        for (int plane = 0; plane < planes; ++plane)
+          all_resident = all_resident && cache_.contains(key(block, plane, half));
       }
     }
     if (all_resident) {
@@ -320,7 +322,8 @@ class ReferenceBackEnd {
       }
     }
     bool any_compressed = false;
-    for (int p = 0; p < planed.planes_used; ++p) any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
+    for (int p = 0; p < planed.planes_used; ++p)
+      any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
     m.state = any_compressed ? TileState::planes_compressed : TileState::planes_uncompressed;
     t_.control_bits_written += kControlBits;
     if (m.resident == 0) {
@@ -440,13 +443,13 @@ void run_stream(int samples, const ColorCacheGeometry& g, int width, int height,
   for (int b = 0; b < unit.blocks_x() * unit.blocks_y(); ++b) {
     const StoredTile expected = reference.final_tile(b);
     for (const ColorBackEnd* tested : {&unit, &inline_unit}) {
-    const StoredTile& got = tested->final_tile(b);
-    ASSERT_EQ(got.state, expected.state) << "block " << b;
-    ASSERT_EQ(got.plane_bits, expected.plane_bits) << "block " << b;
-    ASSERT_EQ(got.index_bits, expected.index_bits) << "block " << b;
-    ASSERT_EQ(got.planes_used, expected.planes_used) << "block " << b;
-    ASSERT_EQ(got.baseline_uncompressed_bits, expected.baseline_uncompressed_bits) << "block " << b;
-    ASSERT_EQ(got.baseline_planes_only_bits, expected.baseline_planes_only_bits) << "block " << b;
+      const StoredTile& got = tested->final_tile(b);
+      ASSERT_EQ(got.state, expected.state) << "block " << b;
+      ASSERT_EQ(got.plane_bits, expected.plane_bits) << "block " << b;
+      ASSERT_EQ(got.index_bits, expected.index_bits) << "block " << b;
+      ASSERT_EQ(got.planes_used, expected.planes_used) << "block " << b;
+      ASSERT_EQ(got.baseline_uncompressed_bits, expected.baseline_uncompressed_bits) << "block " << b;
+      ASSERT_EQ(got.baseline_planes_only_bits, expected.baseline_planes_only_bits) << "block " << b;
     }
   }
 }
