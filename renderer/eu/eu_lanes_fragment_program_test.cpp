@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "shaders/lambert.h"
+#include "texture/texture_test_support.h"
 
 namespace tessera {
 namespace {
@@ -20,19 +21,7 @@ using shaders::LambertFragmentShader;
 using shaders::LambertLighting;
 constexpr int kV = LambertFragmentShader::kVaryings;
 
-Texture random_texture(int w, int h, uint32_t seed) {
-  std::mt19937 rng(seed);
-  Texture t;
-  for (;;) {
-    Image level(w, h);
-    for (Rgba8& p : level.pixels) p = rng();
-    t.levels.push_back(level);
-    if (w == 1 && h == 1) break;
-    w = std::max(1, w / 2);
-    h = std::max(1, h / 2);
-  }
-  return t;
-}
+using texture_testing::random_texture;
 
 LambertLighting lighting(bool fog, ToneMapping tone) {
   LambertLighting lit;

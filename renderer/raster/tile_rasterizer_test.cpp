@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "raster/tile_rasterizer.h"
+#include "texture/texture_test_support.h"
 #include "shaders/lambert.h"
 
 namespace tessera {
@@ -32,19 +33,7 @@ struct OneQuadLambert {
   }
 };
 
-Texture random_texture(int w, int h, uint32_t seed) {
-  std::mt19937 rng(seed);
-  Texture t;
-  for (;;) {
-    Image level(w, h);
-    for (Rgba8& p : level.pixels) p = rng();
-    t.levels.push_back(level);
-    if (w == 1 && h == 1) break;
-    w = std::max(1, w / 2);
-    h = std::max(1, h / 2);
-  }
-  return t;
-}
+using texture_testing::random_texture;
 
 using HookCall = std::tuple<int, int, unsigned, unsigned, unsigned, unsigned>;
 

@@ -13,25 +13,12 @@
 #include <gtest/gtest.h>
 
 #include "tessera/sampler.h"
+#include "texture/texture_test_support.h"
 
 namespace tessera {
 namespace {
 
-// A texture of w x h with a full mip chain (each level half the size, at least 1) of random
-// texels: the chain's contents need not be a box filter of the level above for this test.
-Texture random_texture(int w, int h, uint32_t seed, bool chain = true) {
-  std::mt19937 rng(seed);
-  Texture t;
-  for (;;) {
-    Image level(w, h);
-    for (Rgba8& p : level.pixels) p = rng();
-    t.levels.push_back(level);
-    if (!chain || (w == 1 && h == 1)) break;
-    w = std::max(1, w / 2);
-    h = std::max(1, h / 2);
-  }
-  return t;
-}
+using texture_testing::random_texture;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
