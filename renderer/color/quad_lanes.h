@@ -9,12 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-// x86-64-v3 has no PCLMUL/AES, which Highway 1.0 otherwise requires before it takes AVX2 as
-// the static target (the colour unit needs neither).
-#ifndef HWY_DISABLE_PCLMUL_AES
-#define HWY_DISABLE_PCLMUL_AES 1
-#endif
-#include <hwy/highway.h>
+#include "core/highway.h"
 
 namespace tessera::color::quad_lanes {
 

@@ -17,10 +17,7 @@
 #include "eu/eu_math_impl.h"
 #include "tessera/eu_shader_math.h"
 
-// x86-64-v3 has no PCLMUL/AES, which Highway 1.0 otherwise requires before it takes AVX2 as
-// the static target (the EU needs neither).
-#define HWY_DISABLE_PCLMUL_AES 1
-#include <hwy/highway.h>
+#include "core/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera::eu_lanes {

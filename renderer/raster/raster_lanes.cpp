@@ -10,10 +10,7 @@
 
 #include "tessera/image.h"
 
-// x86-64-v3 has no PCLMUL/AES, which Highway 1.0 otherwise requires before it takes AVX2 as
-// the static target (the rasterizer needs neither).
-#define HWY_DISABLE_PCLMUL_AES 1
-#include <hwy/highway.h>
+#include "core/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera::raster_lanes {

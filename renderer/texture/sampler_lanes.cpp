@@ -20,10 +20,7 @@
 #include "tessera/image.h"
 #include "tessera/sampler.h"
 
-// x86-64-v3 has no PCLMUL/AES, which Highway 1.0 otherwise requires before it takes AVX2 as
-// the static target (the sampler needs neither).
-#define HWY_DISABLE_PCLMUL_AES 1
-#include <hwy/highway.h>
+#include "core/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera::sampler_lanes {
