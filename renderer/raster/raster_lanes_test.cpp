@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "raster/tile_rasterizer.h"
+#include "raster/raster_test_support.h"
 
 namespace tessera {
 namespace {
@@ -146,13 +147,7 @@ struct IndexShader {
 
 TEST(RasterLanes, DepthStatesMatchPerPixelReference) {
   const int w = 44, h = 37;
-  std::vector<DepthState> states;
-  for (CompareOp op : {CompareOp::never, CompareOp::less, CompareOp::equal, CompareOp::less_or_equal,
-                       CompareOp::greater, CompareOp::not_equal, CompareOp::greater_or_equal, CompareOp::always}) {
-    states.push_back(DepthState{true, true, op});
-  }
-  states.push_back(DepthState{true, false, CompareOp::less});
-  states.push_back(DepthState{false, true, CompareOp::less});
+  const std::vector<DepthState> states = raster_testing::every_depth_state();
   for (size_t s = 0; s <= states.size(); ++s) {
     const bool less_path = s == states.size();  // the compiled-in LESS test
     const DepthState state = less_path ? DepthState{} : states[s];

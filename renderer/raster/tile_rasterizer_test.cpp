@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "raster/tile_rasterizer.h"
+#include "raster/raster_test_support.h"
 #include "texture/texture_test_support.h"
 #include "shaders/lambert.h"
 
@@ -122,13 +123,7 @@ TEST(TileRasterizerBatch, AcrossTrianglesMatchesOneQuadAtATime) {
   // odd sizes at multiples of 8 (a frame's right and bottom tiles).
   const int vw = 8192, vh = 8192;
   const int tiles[][4] = {{64, 32, 37, 29}, {0, 0, 64, 64}, {128, 8, 9, 7}};
-  std::vector<DepthState> states;
-  for (CompareOp op : {CompareOp::never, CompareOp::less, CompareOp::equal, CompareOp::less_or_equal,
-                       CompareOp::greater, CompareOp::not_equal, CompareOp::greater_or_equal, CompareOp::always}) {
-    states.push_back(DepthState{true, true, op});
-  }
-  states.push_back(DepthState{true, false, CompareOp::less});
-  states.push_back(DepthState{false, true, CompareOp::less});
+  const std::vector<DepthState> states = raster_testing::every_depth_state();
   // Per depth state (the last is the compiled-in LESS): quads shaded and samples failed.
   std::vector<uint64_t> shaded(states.size() + 1), failed(states.size() + 1);
   auto count = [&](size_t s, std::pair<uint64_t, uint64_t> r) {
