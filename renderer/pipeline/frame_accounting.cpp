@@ -11,17 +11,16 @@
 
 namespace tessera {
 
-std::vector<BinChunk> atomic_lists(const std::vector<BinChunk>& bins, const TileGrid& grid, const TileGrid& atomic,
+std::vector<BinChunk> atomic_lists(const std::vector<BinChunk>& bins, const TileGrid& atomic,
                                    const SampleExtent& samples) {
   std::vector<BinChunk> out(bins.size());
-  const bool nested = grid.tile_size % atomic.tile_size == 0;
+  // Binning on the atomic grid gives the lists refine_bins derives from the render grid's
+  // (FixedTiling.RefinedListsEqualBinningOnTheFineGrid) and, in the same pass, each
+  // triangle's atomic tiles, which the accounting's incidence reads.
   tbb::parallel_for(tbb::blocked_range<size_t>(0, bins.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t c = r.begin(); c < r.end(); ++c) {
-      if (nested) {
-        refine_bins(grid, atomic, samples, bins[c], out[c].offsets, out[c].entries);
-      } else {
-        bin_setups(atomic, samples, bins[c].setups, out[c].offsets, out[c].entries);
-      }
+      bin_setups(atomic, samples, bins[c].setups, out[c].offsets, out[c].entries, &out[c].setup_offsets,
+                 &out[c].setup_tiles);
     }
   });
   return out;

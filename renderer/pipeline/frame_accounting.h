@@ -32,9 +32,11 @@ struct TilingAccounting {
   double picb_ms = 0, generation_ms = 0, accounting_ms = 0;
 };
 
-// The frame's lists over atomic tiles: the bins themselves when `grid` is the atomic grid,
-// else refined from them (or, when tile sizes do not nest, binned from the set-up triangles).
-std::vector<BinChunk> atomic_lists(const std::vector<BinChunk>& bins, const TileGrid& grid, const TileGrid& atomic,
+// A fixed frame's lists over atomic tiles, binned from its set-up triangles, with each
+// triangle's atomic tiles (BinChunk::setup_offsets/setup_tiles) for the accounting. Where the
+// render tiles are whole atomic tiles these equal its lists refined to atomic tiles
+// (refine_bins).
+std::vector<BinChunk> atomic_lists(const std::vector<BinChunk>& bins, const TileGrid& atomic,
                                    const SampleExtent& samples);
 
 // PICB (every listed triangle adds the PIC to its atomic tile; 64-bit sums saturated to 16

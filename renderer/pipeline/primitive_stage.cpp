@@ -111,7 +111,8 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
       }
       if (last > first) close_run(d);
       rc[RasterCounters::setup] += chunk.setups.size();
-      bin_chunk(in.grid, in.samples, chunk);
+      // The tiling accounting reads each triangle's tiles: binning finds them in that order.
+      bin_chunk(in.grid, in.samples, chunk, in.record_sources ? BinLists::by_setup : BinLists::by_tile);
       rc[RasterCounters::bin_entries] += chunk.entries.size();
     }
   });

@@ -287,7 +287,7 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
     if (accounting) {
       if (!adaptive) {
         t0 = Clock::now();
-        refined = atomic_lists(prims.chunks, grid, tiling.atomic, reach);
+        refined = atomic_lists(prims.chunks, tiling.atomic, reach);
         const double refine_ms = ms_since(t0);
         build_picb_and_supertiles(refined, pic, tiling);
         tiling.picb_ms += refine_ms;

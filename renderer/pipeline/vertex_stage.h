@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "core/uninitialized.h"
 #include "geometry/clipper.h"
 #include "pipeline/scene_draws.h"
 #include "tessera/eu_shader_math.h"
@@ -11,7 +12,9 @@
 namespace tessera {
 
 struct VertexStageResult {
-  std::vector<ClipVertex> vertices;  // list.vertices entries, draw after draw
+  // list.vertices entries, draw after draw; sized without writing them (the stage writes each
+  // once, in parallel, instead of after a serial zero fill).
+  UninitializedVector<ClipVertex> vertices;
   EuShaderMath math;                 // the vertex program's EU work (integer sums: order-free)
 };
 

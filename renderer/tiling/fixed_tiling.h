@@ -30,7 +30,15 @@ struct BinChunk {
   std::vector<TriangleSetup> setups;
   std::vector<uint32_t> offsets;  // tile_count + 1 entries; tile t uses entries[offsets[t]..offsets[t+1])
   std::vector<uint32_t> entries;  // indices into setups, in primitive order within each tile
+  // Optional, the same lists the other way round (binning with `BinLists::by_setup`): per set-up
+  // triangle its tiles, ascending, CSR over `setups` (setups.size() + 1 offsets). Binning finds
+  // them in this order anyway; the tiling accounting reads them instead of transposing the lists.
+  std::vector<uint32_t> setup_offsets;
+  std::vector<uint32_t> setup_tiles;
 };
+
+// Which lists binning fills: per tile only, or per set-up triangle as well.
+enum class BinLists { by_tile, by_setup };
 
 // Calls visit(tile id) for every tile of `g` the triangle can touch: the tiles of its bounding
 // box, less those where one edge function excludes every sample of the tile's pixels.
@@ -78,10 +86,15 @@ void for_each_tile(const TileGrid& g, const SampleExtent& samples, const Triangl
 // Fills chunk.offsets/entries from chunk.setups. A tile inside a triangle's bounding box is
 // skipped when one edge function is negative at all four tile corners (the triangle cannot
 // reach it). `samples` is the reach of the sample positions inside a pixel.
-void bin_chunk(const TileGrid& grid, const SampleExtent& samples, BinChunk& chunk);
-// The same lists for `setups` into separate arrays (a second grid over the same triangles).
+// With BinLists::by_setup, chunk.setup_offsets/setup_tiles too (otherwise they are cleared).
+// Each (triangle, tile) pair is tested once: the tiles found while counting are replayed for
+// the fill.
+void bin_chunk(const TileGrid& grid, const SampleExtent& samples, BinChunk& chunk, BinLists lists = BinLists::by_tile);
+// The same lists for `setups` into separate arrays (a second grid over the same triangles);
+// with `setup_offsets` and `setup_tiles`, the per-triangle lists too.
 void bin_setups(const TileGrid& grid, const SampleExtent& samples, const std::vector<TriangleSetup>& setups,
-                std::vector<uint32_t>& offsets, std::vector<uint32_t>& entries);
+                std::vector<uint32_t>& offsets, std::vector<uint32_t>& entries,
+                std::vector<uint32_t>* setup_offsets = nullptr, std::vector<uint32_t>* setup_tiles = nullptr);
 // The chunk's lists over a finer grid whose tiles nest in the chunk's own (fine.tile_size
 // divides grid.tile_size), derived from its lists: each listed triangle is tested against the
 // fine tiles of the tile it is listed in only. The result equals bin_setups on the fine grid

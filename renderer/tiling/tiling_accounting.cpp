@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <tuple>
+#include <utility>
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
@@ -59,9 +61,18 @@ void reach_of_chunk(const BinChunk& b, const BinChunk* coarse, const Nesting& ne
                     const std::vector<uint32_t>& source, const std::vector<uint32_t>& verts, uint32_t* first,
                     uint8_t* several, ChunkReach& reach) {
   const size_t n = source.size();
-  std::vector<uint32_t> offsets, tiles, coarse_offsets, coarse_tiles;
-  transpose(b, n, offsets, tiles);
-  if (coarse) transpose(*coarse, n, coarse_offsets, coarse_tiles);
+  // Per set-up triangle its tiles: kept by binning (BinLists::by_setup), else transposed here.
+  std::vector<uint32_t> own_offsets, own_tiles, own_coarse_offsets, own_coarse_tiles;
+  using Lists = std::pair<const uint32_t*, const uint32_t*>;
+  auto by_setup = [&](const BinChunk& lists, std::vector<uint32_t>& own_o, std::vector<uint32_t>& own_t) -> Lists {
+    if (lists.setup_offsets.size() == n + 1) return {lists.setup_offsets.data(), lists.setup_tiles.data()};
+    transpose(lists, n, own_o, own_t);
+    return {own_o.data(), own_t.data()};
+  };
+  const auto [offsets, tiles] = by_setup(b, own_offsets, own_tiles);
+  const uint32_t* coarse_offsets = nullptr;
+  const uint32_t* coarse_tiles = nullptr;
+  if (coarse) std::tie(coarse_offsets, coarse_tiles) = by_setup(*coarse, own_coarse_offsets, own_coarse_tiles);
   // Set-up triangles in source order (already so from the primitive stage), pieces adjacent.
   std::vector<uint32_t> order;
   if (!std::is_sorted(source.begin(), source.end())) {
@@ -74,23 +85,23 @@ void reach_of_chunk(const BinChunk& b, const BinChunk* coarse, const Nesting& ne
   uint32_t parent_epoch = 0;
   if (coarse) parent_mark.assign(coarse->offsets.empty() ? 0 : coarse->offsets.size() - 1, 0);
   // The distinct tiles of set-up triangles [i, end) (one primitive's pieces) in `lists`.
-  auto union_of = [&](size_t i, size_t end, const std::vector<uint32_t>& lo, const std::vector<uint32_t>& lt,
-                      std::vector<uint32_t>& buffer, const uint32_t*& list, size_t& count) {
+  auto union_of = [&](size_t i, size_t end, const uint32_t* lo, const uint32_t* lt, std::vector<uint32_t>& buffer,
+                      const uint32_t*& list, size_t& count) {
     const uint32_t s = setup_at(i);
-    list = lt.data() + lo[s];
+    list = lt + lo[s];
     count = lo[size_t(s) + 1] - lo[s];
     if (end == i + 1) return;
     buffer.clear();
     for (size_t k = i; k < end; ++k) {
       const uint32_t piece = setup_at(k);
-      buffer.insert(buffer.end(), lt.begin() + lo[piece], lt.begin() + lo[size_t(piece) + 1]);
+      buffer.insert(buffer.end(), lt + lo[piece], lt + lo[size_t(piece) + 1]);
     }
     std::sort(buffer.begin(), buffer.end());
     buffer.erase(std::unique(buffer.begin(), buffer.end()), buffer.end());
     list = buffer.data();
     count = buffer.size();
   };
-  reach.tiles.reserve(tiles.size());
+  reach.tiles.reserve(offsets[n]);
   reach.primitive.reserve(n);
   reach.offsets.reserve(n + 1);
   for (size_t i = 0; i < n;) {
