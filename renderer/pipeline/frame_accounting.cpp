@@ -14,9 +14,10 @@ namespace tessera {
 std::vector<BinChunk> atomic_lists(const std::vector<BinChunk>& bins, const TileGrid& atomic,
                                    const SampleExtent& samples) {
   std::vector<BinChunk> out(bins.size());
-  // Binning on the atomic grid gives the lists refine_bins derives from the render grid's
-  // (FixedTiling.RefinedListsEqualBinningOnTheFineGrid) and, in the same pass, each
-  // triangle's atomic tiles, which the accounting's incidence reads.
+  // Binned directly rather than refined from the render grid's lists: the same lists (a
+  // triangle reaching an atomic tile reaches the render tile holding it), one tile test per
+  // (triangle, atomic tile) either way, and each triangle's atomic tiles come out in the
+  // order the accounting's incidence reads them.
   tbb::parallel_for(tbb::blocked_range<size_t>(0, bins.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t c = r.begin(); c < r.end(); ++c) {
       bin_setups(atomic, samples, bins[c].setups, out[c].offsets, out[c].entries, &out[c].setup_offsets,

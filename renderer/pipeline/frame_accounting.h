@@ -34,8 +34,8 @@ struct TilingAccounting {
 
 // A fixed frame's lists over atomic tiles, binned from its set-up triangles, with each
 // triangle's atomic tiles (BinChunk::setup_offsets/setup_tiles) for the accounting. Where the
-// render tiles are whole atomic tiles these equal its lists refined to atomic tiles
-// (refine_bins).
+// render tiles are whole atomic tiles, every atomic tile listing a triangle lies in a render
+// tile listing it (FixedTiling.FineListsNestInTheCoarseOnes).
 std::vector<BinChunk> atomic_lists(const std::vector<BinChunk>& bins, const TileGrid& atomic,
                                    const SampleExtent& samples);
 

@@ -95,11 +95,5 @@ void bin_chunk(const TileGrid& grid, const SampleExtent& samples, BinChunk& chun
 void bin_setups(const TileGrid& grid, const SampleExtent& samples, const std::vector<TriangleSetup>& setups,
                 std::vector<uint32_t>& offsets, std::vector<uint32_t>& entries,
                 std::vector<uint32_t>* setup_offsets = nullptr, std::vector<uint32_t>* setup_tiles = nullptr);
-// The chunk's lists over a finer grid whose tiles nest in the chunk's own (fine.tile_size
-// divides grid.tile_size), derived from its lists: each listed triangle is tested against the
-// fine tiles of the tile it is listed in only. The result equals bin_setups on the fine grid
-// (a triangle reaching a fine tile reaches the tile holding it), in primitive order per tile.
-void refine_bins(const TileGrid& grid, const TileGrid& fine, const SampleExtent& samples, const BinChunk& chunk,
-                 std::vector<uint32_t>& offsets, std::vector<uint32_t>& entries);
 
 }  // namespace tessera

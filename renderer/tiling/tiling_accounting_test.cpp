@@ -285,5 +285,59 @@ TEST(TilingAccounting, RandomFramesDoNotDependOnThreadCount) {
   }
 }
 
+// Lists carrying each set-up triangle's tiles (what binning keeps with BinLists::by_setup),
+// derived here the slow way: every tile's list searched for the triangle, tiles ascending.
+std::vector<BinChunk> with_setup_lists(const std::vector<BinChunk>& bins,
+                                       const std::vector<std::vector<uint32_t>>& primitive) {
+  std::vector<BinChunk> out = bins;
+  for (size_t c = 0; c < out.size(); ++c) {
+    BinChunk& b = out[c];
+    b.setup_offsets = {0};
+    b.setup_tiles.clear();
+    for (uint32_t s = 0; s < primitive[c].size(); ++s) {
+      for (size_t t = 0; t + 1 < b.offsets.size(); ++t) {
+        if (std::find(b.entries.begin() + b.offsets[t], b.entries.begin() + b.offsets[t + 1], s) !=
+            b.entries.begin() + b.offsets[t + 1])
+          b.setup_tiles.push_back(uint32_t(t));
+      }
+      b.setup_offsets.push_back(uint32_t(b.setup_tiles.size()));
+    }
+  }
+  return out;
+}
+
+// The incidence read from the per-triangle lists (no transposition) counts what the
+// definition counts, on the fine grid alone and with the coarse grid, at 1 and many threads.
+TEST(TilingAccounting, PerTriangleListsMatchThePairSetsAtAnyThreadCount) {
+  for (uint32_t seed = 500; seed < 620; ++seed) {
+    const RandomFrame r(seed);
+    std::mt19937 rng(seed);
+    const std::string what = "seed " + std::to_string(seed);
+    const std::vector<BinChunk> bins = with_setup_lists(r.bins, r.primitive);
+    const std::vector<BinChunk> coarse_bins = with_setup_lists(r.coarse_bins, r.primitive);
+    TilingFrame fine_frame = r.frame, coarse_frame = r.coarse;
+    fine_frame.bins = &bins;
+    coarse_frame.bins = &coarse_bins;
+    const TileIncidence fine = tile_incidence(fine_frame);
+    const TileIncidence both = tile_incidence(fine_frame, &coarse_bins, coarse_frame.grid);
+    for (const TilePartition& p : partitions_of(fine_frame.grid, rng)) {
+      expect_reference(r, fine_frame, fine, p, what + " fine");
+      expect_reference(r, fine_frame, both, p, what + " fine with coarse");
+    }
+    for (const TilePartition& p : partitions_of(coarse_frame.grid, rng)) {
+      expect_reference(r, coarse_frame, both, p, what + " coarse");
+      TilingWork one;
+      {
+        tbb::global_control single(tbb::global_control::max_allowed_parallelism, 1);
+        one = account_tiling(coarse_frame, tile_incidence(fine_frame, &coarse_bins, coarse_frame.grid), p);
+      }
+      const TilingWork many = account_tiling(coarse_frame, both, p);
+      EXPECT_EQ(one.crossings, many.crossings) << what;
+      EXPECT_EQ(one.pass2_invocations, many.pass2_invocations) << what;
+      EXPECT_EQ(one.binned_vertices, many.binned_vertices) << what;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tessera
