@@ -11,22 +11,6 @@
 
 namespace tessera {
 
-std::vector<BinChunk> atomic_lists(const std::vector<BinChunk>& bins, const TileGrid& atomic,
-                                   const SampleExtent& samples) {
-  std::vector<BinChunk> out(bins.size());
-  // Binned directly rather than refined from the render grid's lists: the same lists (a
-  // triangle reaching an atomic tile reaches the render tile holding it), one tile test per
-  // (triangle, atomic tile) either way, and each triangle's atomic tiles come out in the
-  // order the accounting's incidence reads them.
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, bins.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t c = r.begin(); c < r.end(); ++c) {
-      bin_setups(atomic, samples, bins[c].setups, out[c].offsets, out[c].entries, &out[c].setup_offsets,
-                 &out[c].setup_tiles);
-    }
-  });
-  return out;
-}
-
 void build_picb_and_supertiles(const std::vector<BinChunk>& atomic_bins, uint32_t pic, TilingAccounting& out) {
   auto t0 = Clock::now();
   const TileGrid& atomic = out.atomic;

@@ -32,13 +32,6 @@ struct TilingAccounting {
   double picb_ms = 0, generation_ms = 0, accounting_ms = 0;
 };
 
-// A fixed frame's lists over atomic tiles, binned from its set-up triangles, with each
-// triangle's atomic tiles (BinChunk::setup_offsets/setup_tiles) for the accounting. Where the
-// render tiles are whole atomic tiles, every atomic tile listing a triangle lies in a render
-// tile listing it (FixedTiling.FineListsNestInTheCoarseOnes).
-std::vector<BinChunk> atomic_lists(const std::vector<BinChunk>& bins, const TileGrid& atomic,
-                                   const SampleExtent& samples);
-
 // PICB (every listed triangle adds the PIC to its atomic tile; 64-bit sums saturated to 16
 // bits) and the supertiles grown from it.
 void build_picb_and_supertiles(const std::vector<BinChunk>& atomic_bins, uint32_t pic, TilingAccounting& out);

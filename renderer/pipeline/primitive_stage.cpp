@@ -33,6 +33,8 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
   out.chunks.assign(chunk_count, BinChunk{});
   out.counters.assign(chunk_count, RasterCounters{});
   out.sources.assign(in.record_sources ? chunk_count : 0, {});
+  const TileGrid* atomic = in.record_sources ? in.atomic : nullptr;
+  out.atomic.assign(atomic ? chunk_count : 0, BinChunk{});
   out.draw_runs.assign(in.per_draw ? chunk_count : 0, {});
   tbb::parallel_for(tbb::blocked_range<size_t>(0, chunk_count, 1), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t c = r.begin(); c < r.end(); ++c) {
@@ -114,6 +116,10 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
       // The tiling accounting reads each triangle's tiles: binning finds them in that order.
       bin_chunk(in.grid, in.samples, chunk, in.record_sources ? BinLists::by_setup : BinLists::by_tile);
       rc[RasterCounters::bin_entries] += chunk.entries.size();
+      if (atomic) {
+        BinChunk& a = out.atomic[c];
+        bin_setups(*atomic, in.samples, chunk.setups, a.offsets, a.entries, &a.setup_offsets, &a.setup_tiles);
+      }
     }
   });
 }

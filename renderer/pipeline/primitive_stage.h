@@ -41,6 +41,9 @@ struct PrimitiveStageInput {
   TileGrid grid;                // the bin grid
   SampleExtent samples;         // sample reach in a pixel (binning and setup bounds)
   bool record_sources = false;  // per set-up triangle, its source primitive (tiling accounting)
+  // With record_sources, a second grid (a fixed frame's atomic tiles) that each chunk is also
+  // binned on while its set-up triangles are still in cache, for the tiling accounting.
+  const TileGrid* atomic = nullptr;
   bool per_draw = false;        // per-draw counters (DrawRun), for per-draw diagnostics
 };
 
@@ -54,6 +57,7 @@ struct PrimitiveStageOutput {
   std::vector<BinChunk> chunks;
   std::vector<RasterCounters> counters;         // per chunk
   std::vector<std::vector<uint32_t>> sources;   // with record_sources: per chunk, per set-up triangle
+  std::vector<BinChunk> atomic;                 // with `atomic`: per chunk, lists only (no setups)
   std::vector<std::vector<DrawRun>> draw_runs;  // with per_draw: per chunk, its draws in order
 };
 

@@ -216,7 +216,7 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
 
   PrimitiveStageOutput prims;
   TileStageOutput tiles;
-  std::vector<BinChunk> refined;  // fixed tiling's lists over atomic tiles (accounting)
+  std::vector<BinChunk> refined;  // fixed tiling's lists over atomic tiles (accounting, from the primitive stage)
   bool have_picb = false;
   const uint32_t pic =
       primitive_intersection_cost(cfg.tiling.alpha, 1.0 - cfg.tiling.alpha, pf.vertex_bytes, pf.vs_length, 3);
@@ -231,6 +231,8 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
     pin.grid = grid;
     pin.samples = reach;
     pin.record_sources = accounting;
+    // A fixed frame's accounting reads its lists over atomic tiles: binned in the same pass.
+    pin.atomic = accounting && !adaptive ? &tiling.atomic : nullptr;
     pin.per_draw = pf.per_draw;
     run_primitive_stage(pin, prims);
     times.primitive = ms_since(t0);
@@ -286,11 +288,8 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
     // The tiler's accounting, from what the frame produced.
     if (accounting) {
       if (!adaptive) {
-        t0 = Clock::now();
-        refined = atomic_lists(prims.chunks, tiling.atomic, reach);
-        const double refine_ms = ms_since(t0);
+        refined = std::move(prims.atomic);
         build_picb_and_supertiles(refined, pic, tiling);
-        tiling.picb_ms += refine_ms;
         have_picb = true;
       }
       const std::vector<uint32_t> vertices_of = primitive_vertices(pf.draws, pf.triangles);
