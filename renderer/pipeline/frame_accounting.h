@@ -1,8 +1,8 @@
 // Frame accounting of the tiler (adaptive-tiling spec): the PICB over atomic tiles, the
 // supertiles generated from it, and what two-pass vertex shading and a parameter buffer do
 // under the rendered tiling and under each baseline tiling of the same frame. It reads what
-// the primitive stage produced (the bin lists, refined to atomic tiles when the frame was
-// binned on larger ones, and each set-up triangle's source primitive) and never changes a
+// the primitive stage produced (the bin lists, on atomic tiles too when the frame was binned
+// on larger ones, each triangle's tiles, and each set-up triangle's source primitive) and never changes a
 // pixel. In adaptive mode the PICB and supertiles are functional (they are the render units)
 // and are made before the tile stage; the rest runs after it, behind tiling.accounting.
 #pragma once

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "color/color_stats.h"
@@ -138,11 +140,16 @@ void collect_draw_work(const PrimitiveStageOutput& prims, const TileStageOutput&
 // Per primitive in frame order, its three frame-wide vertex ids (two-pass VS accounting).
 std::vector<uint32_t> primitive_vertices(const std::vector<PrimitiveDraw>& draws, size_t triangles) {
   std::vector<uint32_t> out(triangles * 3);
-  for (const PrimitiveDraw& d : draws) {
-    for (size_t i = 0; i < d.triangle_count * 3; ++i) {
-      out[d.triangle_base * 3 + i] = uint32_t(d.vertex_base + d.indices[i]);
-    }
-  }
+  // Parallel within each draw as well (a 1M-triangle frame may be one draw): disjoint ranges.
+  tbb::parallel_for(size_t(0), draws.size(), [&](size_t k) {
+    const PrimitiveDraw& d = draws[k];
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, d.triangle_count * 3, 1 << 16),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                        for (size_t i = r.begin(); i < r.end(); ++i) {
+                          out[d.triangle_base * 3 + i] = uint32_t(d.vertex_base + d.indices[i]);
+                        }
+                      });
+  });
   return out;
 }
 
