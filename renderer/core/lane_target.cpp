@@ -4,6 +4,7 @@
 // because they all take Highway's settings from core/highway.h.
 #include "tessera/lane_target.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
@@ -48,27 +49,32 @@ void apply_environment() {
 }  // namespace
 
 std::vector<std::string> lane_targets() {
+  static const int64_t cpu = [] {
+    hwy::SetSupportedTargetsForTest(0);  // before any forcing: what the CPU itself supports
+    return hwy::SupportedTargets();
+  }();
   std::vector<std::string> out;
   for (int64_t t : compiled_targets()) {
-    if (hwy::SupportedTargets() & t) out.emplace_back(hwy::TargetName(t));
+    if (cpu & t) out.emplace_back(hwy::TargetName(t));
   }
   return out;
 }
 
 void set_lane_target(std::string_view name) {
   const std::string want = lower(name) == "avx512" ? "avx3" : lower(name);
-  hwy::SetSupportedTargetsForTest(0);  // back to what the CPU supports
-  if (want == "best") return;
+  if (want == "best") {
+    hwy::SetSupportedTargetsForTest(0);  // back to what the CPU supports
+    return;
+  }
   for (int64_t t : compiled_targets()) {
     if (lower(hwy::TargetName(t)) != want) continue;
-    if ((hwy::SupportedTargets() & t) == 0) {
-      throw Error("lane target '" + std::string(name) + "' is not supported by this CPU (it runs: " +
-                  names([&] {
-                    std::vector<int64_t> ok;
-                    for (int64_t c : compiled_targets())
-                      if (hwy::SupportedTargets() & c) ok.push_back(c);
-                    return ok;
-                  }()) +
+    std::vector<int64_t> runnable;
+    for (const std::string& r : lane_targets()) {
+      for (int64_t c : compiled_targets())
+        if (r == hwy::TargetName(c)) runnable.push_back(c);
+    }
+    if (std::find(runnable.begin(), runnable.end(), t) == runnable.end()) {
+      throw Error("lane target '" + std::string(name) + "' is not supported by this CPU (it runs: " + names(runnable) +
                   ")");
     }
     hwy::SetSupportedTargetsForTest(t);
