@@ -175,6 +175,11 @@ void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum,
   t.setup = &setup;
 }
 
+const Kernels* target_kernels() {
+  static const Kernels k{&prepare, &cover_row, &interpolate_quad};
+  return &k;
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::raster_lanes
 HWY_AFTER_NAMESPACE();
@@ -185,6 +190,8 @@ HWY_EXPORT(prepare);
 HWY_EXPORT(cover_row);
 HWY_EXPORT(interpolate_quad);
 HWY_EXPORT(encode_colors);
+HWY_EXPORT(target_kernels);
+const Kernels& kernels() { return *HWY_DYNAMIC_DISPATCH(target_kernels)(); }
 void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum, TriangleLanes& t) {
   HWY_DYNAMIC_DISPATCH(prepare)(setup, e, inv_sum, t);
 }

@@ -233,9 +233,13 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
   alignas(64) raster_lanes::TriangleLanes lanes;
   alignas(64) raster_lanes::RowLanes row_lanes;
   bool use_lanes = false;
+  const raster_lanes::Kernels* lane_kernels = nullptr;  // dispatched once here, not per row
   if constexpr (kSamples == 1) {
     use_lanes = edge_values_fit_int32(e, x_lo, y_lo, x_hi, y_hi);
-    if (use_lanes) raster_lanes::prepare(t, e, inv_sum, lanes);
+    if (use_lanes) {
+      lane_kernels = &raster_lanes::kernels();
+      lane_kernels->prepare(t, e, inv_sum, lanes);
+    }
   }
   auto corner = [](int p) { return int64_t(p) * kSubpixelOne; };
   auto barycentrics = [&](const int64_t v[3], float b[3]) {
@@ -402,9 +406,9 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
               row0 = stored_rows;
               row1 = stored_rows + 8;
             }
-            covered = raster_lanes::cover_row(lanes, edge, valid, full, row0, row1, &passed, row_lanes);
+            covered = lane_kernels->cover_row(lanes, edge, valid, full, row0, row1, &passed, row_lanes);
           } else {
-            covered = raster_lanes::cover_row(lanes, edge, valid, full, nullptr, nullptr, nullptr, row_lanes);
+            covered = lane_kernels->cover_row(lanes, edge, valid, full, nullptr, nullptr, nullptr, row_lanes);
             for (uint32_t m = covered; m; m &= m - 1) {
               const int j = std::countr_zero(m);
               if (depth_test.passes(row_lanes.z[j], tile.depth[pixel_index(bx + (j & 7), qy + (j >> 3))]))
@@ -433,7 +437,7 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
             const unsigned live = ((passed >> qc) & 3u) | ((passed >> (qc + 8)) & 3u) << 2;
             float(*quad_varyings)[kVaryingCount] = kBatched ? batch_slot(live) : varyings;
             if constexpr (kVaryingCount == kMaxVaryings) {
-              raster_lanes::interpolate_quad(lanes, row_lanes, qc, quad_varyings);
+              lane_kernels->interpolate_quad(lanes, row_lanes, qc, quad_varyings);
             }
             unsigned live_samples[4];
             for (int p = 0; p < 4; ++p) {
