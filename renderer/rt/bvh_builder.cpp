@@ -268,8 +268,7 @@ inline __m256 prefix_costs(const __m256* rows, __m256& count) {
   const __m256 dx = _mm256_sub_ps(_mm256_xor_ps(c[4], sign), c[0]);
   const __m256 dy = _mm256_sub_ps(_mm256_xor_ps(c[5], sign), c[1]);
   const __m256 dz = _mm256_sub_ps(_mm256_xor_ps(c[6], sign), c[2]);
-  const __m256 area =
-      _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dy), _mm256_mul_ps(dy, dz)), _mm256_mul_ps(dz, dx));
+  const __m256 area = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dy), _mm256_mul_ps(dy, dz)), _mm256_mul_ps(dz, dx));
   count = c[3];
   static_assert(kBlockWidth == 4, "the block count is a shift by 2");
   const __m256i blocks =
@@ -307,10 +306,9 @@ Split sweep_simd(const Bins& bins, size_t n, const BinMapper& m, int nb) {
   for (int g = 0; g < groups; ++g) {
     __m256 left_count, right_count;
     const __m256 c = _mm256_add_ps(prefix_costs(left + 8 * g, left_count), prefix_costs(right + 8 * g, right_count));
-    const __m256 valid =
-        _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(left_count, zero, _CMP_NEQ_OQ),
-                                    _mm256_cmp_ps(left_count, all, _CMP_NEQ_OQ)),
-                      _mm256_cmp_ps(c, infv, _CMP_LT_OQ));
+    const __m256 valid = _mm256_and_ps(
+        _mm256_and_ps(_mm256_cmp_ps(left_count, zero, _CMP_NEQ_OQ), _mm256_cmp_ps(left_count, all, _CMP_NEQ_OQ)),
+        _mm256_cmp_ps(c, infv, _CMP_LT_OQ));
     const __m256 masked = _mm256_blendv_ps(infv, c, valid);
     _mm256_store_ps(cost + 8 * g, masked);
     least = _mm256_min_ps(least, masked);

@@ -163,13 +163,14 @@ TEST(RtBvhBuilder, SimdSweepBuildsTheReferenceTree) {
   std::vector<std::pair<std::string, std::vector<Aabb>>> inputs;
   inputs.push_back({"random", random_boxes(20000, 11)});
   inputs.push_back({"grid (parallel binning at the top)", grid_boxes(200)});
-  for (int n : {3, 5, 8, 9, 13, 16, 17, 33, 64, 65, 200}) inputs.push_back({"small random", random_boxes(size_t(n), 100 + uint32_t(n))});
+  for (int n : {3, 5, 8, 9, 13, 16, 17, 33, 64, 65, 200})
+    inputs.push_back({"small random", random_boxes(size_t(n), 100 + uint32_t(n))});
   inputs.push_back({"quantized, 3 values", quantized_boxes(5000, 3, 12)});
   inputs.push_back({"quantized, 9 values", quantized_boxes(20000, 9, 13)});
   inputs.push_back({"equal boxes", std::vector<Aabb>(40000, Aabb{glm::vec3(1.0f), glm::vec3(2.0f)})});
   {
     std::vector<Aabb> points = random_boxes(5000, 14), flat = random_boxes(5000, 15), line = random_boxes(3000, 16);
-    for (Aabb& b : points) b.hi = b.lo;  // zero area
+    for (Aabb& b : points) b.hi = b.lo;           // zero area
     for (Aabb& b : flat) b.lo.z = b.hi.z = 0.0f;  // no extent on z
     for (Aabb& b : line) b.lo.y = b.hi.y = b.lo.z = b.hi.z = 1.0f;
     inputs.push_back({"points", points});
