@@ -80,8 +80,8 @@ void set_lane_target(std::string_view name) {
     hwy::SetSupportedTargetsForTest(t);
     return;
   }
-  throw Error("lane target '" + std::string(name) + "' is not compiled into this build (compiled: " +
-              names(compiled_targets()) + "; or 'best', 'avx512')");
+  throw Error("lane target '" + std::string(name) +
+              "' is not compiled into this build (compiled: " + names(compiled_targets()) + "; or 'best', 'avx512')");
 }
 
 std::string lane_target() {

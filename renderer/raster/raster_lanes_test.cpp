@@ -80,7 +80,8 @@ TEST(RasterLanes, QuadRowsMatchScalarInt64Path) {
             for (float& s : stored) s = float(unit(rng));
             alignas(64) raster_lanes::RowLanes out;
             uint32_t passed = 0;
-            const uint32_t covered = raster_lanes::cover_row(lanes, edge, valid, false, stored, stored + 8, &passed, out);
+            const uint32_t covered =
+                raster_lanes::cover_row(lanes, edge, valid, false, stored, stored + 8, &passed, out);
             float varyings[4][4][kMaxVaryings];
             for (int qc = 0; qc < 8; qc += 2) raster_lanes::interpolate_quad(lanes, out, qc, varyings[qc / 2]);
             for (int j = 0; j < 16; ++j) {

@@ -159,8 +159,10 @@ TEST(TileRasterizerBatch, AcrossTrianglesMatchesOneQuadAtATime) {
       for (int shared = 0; shared < 2; ++shared) {
         const std::string where =
             "tile " + std::to_string(x0) + "," + std::to_string(y0) + " shared " + std::to_string(shared);
-        count(states.size(), check_same<1>(tris, u, x0, y0, w, h, LessDepthTest{}, shared, (where + " 1x less").c_str()));
-        count(states.size(), check_same<4>(tris, u, x0, y0, w, h, LessDepthTest{}, shared, (where + " 4x less").c_str()));
+        count(states.size(),
+              check_same<1>(tris, u, x0, y0, w, h, LessDepthTest{}, shared, (where + " 1x less").c_str()));
+        count(states.size(),
+              check_same<4>(tris, u, x0, y0, w, h, LessDepthTest{}, shared, (where + " 4x less").c_str()));
         for (size_t s = 0; s < states.size(); ++s) {
           const DepthState& st = states[s];
           const std::string name = where + " state " + std::to_string(s);

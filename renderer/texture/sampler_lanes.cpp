@@ -221,12 +221,12 @@ void lod_rho(const float* dudx, const float* dvdx, const float* dudy, const floa
   }
 }
 
-void trilinear_rgba(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r,
-                    float* g, float* b, float* a, SamplerCounters& counters) {
+void trilinear_rgba(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r, float* g,
+                    float* b, float* a, SamplerCounters& counters) {
   trilinear<true>(texture, u, v, lod, n, r, g, b, a, counters);
 }
-void trilinear_rgb(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r,
-                   float* g, float* b, float* a, SamplerCounters& counters) {
+void trilinear_rgb(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r, float* g,
+                   float* b, float* a, SamplerCounters& counters) {
   trilinear<false>(texture, u, v, lod, n, r, g, b, a, counters);
 }
 

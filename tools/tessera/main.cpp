@@ -47,9 +47,8 @@ int main(int argc, char** argv) {
   const SweepCommands sweep_commands = add_sweep_command(app, sweep_args);
   CLI::App* config_cmd = app.add_subcommand("config", "Print the full default configuration as JSON");
   const std::string commit = TESSERA_GIT_COMMIT;
-  app.set_version_flag("--version",
-                       std::string("tessera ") + TESSERA_VERSION + (commit.empty() ? "" : " (commit " + commit + ")") +
-                           "\n" + lane_target_line());
+  app.set_version_flag("--version", std::string("tessera ") + TESSERA_VERSION +
+                                        (commit.empty() ? "" : " (commit " + commit + ")") + "\n" + lane_target_line());
 
   try {
     app.parse(argc, argv);
