@@ -147,7 +147,8 @@ struct QuadBatch {
 };
 
 // Shades a batch's quads and writes their live samples' colour, then calls the hook per quad,
-// in quad order.
+// in quad order (or once with the run, for a hook with run(quads, write_quad): it writes quad
+// i with write_quad(i), in order, and handles each written quad before the next write).
 template <typename FragmentShader, int kVaryingCount, int kSamples, typename QuadHook>
 void flush_quads(QuadBatch<FragmentShader, kVaryingCount, kSamples>& b, TileBuffer& tile,
                  typename FragmentShader::Counters& shader_counters, QuadHook& on_quad_written) {
@@ -171,7 +172,8 @@ void flush_quads(QuadBatch<FragmentShader, kVaryingCount, kSamples>& b, TileBuff
   }
   raster_lanes::encode_colors(linear, written, encoded);
   written = 0;
-  for (int i = 0; i < b.quads; ++i) {
+  // Writes quad i's samples (quads in order: i = 0, 1, ...) and returns it.
+  auto write_quad = [&](int i) -> const auto& {
     const auto& q = b.pending[i];
     for (int p = 0; p < 4; ++p) {
       if (!q.live_samples[p]) continue;
@@ -182,10 +184,20 @@ void flush_quads(QuadBatch<FragmentShader, kVaryingCount, kSamples>& b, TileBuff
         if (q.live_samples[p] & (1u << k)) tile.color[base + size_t(k)] = c;
       }
     }
-    if constexpr (std::is_invocable_v<QuadHook, int, int, const unsigned*>) {
-      on_quad_written(q.qx - tile.x0, q.qy - tile.y0, q.live_samples);
-    } else {
-      on_quad_written(q.qx - tile.x0, q.qy - tile.y0);
+    return q;
+  };
+  if constexpr (requires { on_quad_written.run(b.quads, write_quad); }) {
+    // A hook taking the run (the colour unit) writes each quad through write_quad and accounts
+    // it before the next: the same order as the loop below.
+    on_quad_written.run(b.quads, write_quad);
+  } else {
+    for (int i = 0; i < b.quads; ++i) {
+      const auto& q = write_quad(i);
+      if constexpr (std::is_invocable_v<QuadHook, int, int, const unsigned*>) {
+        on_quad_written(q.qx - tile.x0, q.qy - tile.y0, q.live_samples);
+      } else {
+        on_quad_written(q.qx - tile.x0, q.qy - tile.y0);
+      }
     }
   }
   b.quads = 0;
