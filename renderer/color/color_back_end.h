@@ -50,6 +50,17 @@ class ColorBackEnd {
   // rasterizer does for every quad it writes: defined, inline, in color/quad_hook.h.
   template <int kN>
   void on_quad_written(int qx, int qy);
+  // A run of quads written one after another (the rasterizer's flushed batch), for a caller
+  // that knows the sample count: `write(i)` writes quad i's samples and returns where
+  // (QuadWrite); each quad is accounted right after its write, as on_quad_written<kN> would,
+  // so the counters are the same. The run's per-quad work stays in one loop (no call per
+  // quad, members loaded once, the repeat rule and hit counts in registers). Defined, inline,
+  // in color/quad_hook.h.
+  struct QuadWrite {
+    int qx, qy;  // tile pixel of the quad's top-left pixel
+  };
+  template <int kN, typename WriteQuad>
+  void on_quad_run(int quads, WriteQuad&& write);
   // End of the bin tile: evicts every resident line (LRU first) and fixes each block's final
   // stored form, which the resolve decodes.
   void flush();

@@ -7,7 +7,9 @@
 //   reference model of the spec's flows written the plain way: every access searches the cache,
 //   every eviction builds the block's PlanedTile and encodes its planes. Traffic, every final
 //   state and size must be equal on random quad streams for every sample count and several
-//   cache geometries and bin-tile shapes.
+//   cache geometries and bin-tile shapes;
+// - the run entry (on_quad_run, the rasterizer's flushed batches) against the per-quad entry
+//   and the reference on random runs of opaque quad writes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -470,6 +472,127 @@ TEST(ColorShortcuts, BackEndMatchesTheStraightforwardModel) {
           run_stream(samples, g, shape[0], shape[1], start_clear, false, ++seed);
           run_stream(samples, g, shape[0], shape[1], start_clear, true, ++seed);
         }
+      }
+    }
+  }
+}
+
+// One opaque quad write: where, the samples written per pixel and the pixel's one colour.
+struct OpaqueQuad {
+  int qx, qy;
+  unsigned live[4];
+  Rgba8 colour[4];
+};
+
+void write_quad(std::vector<Rgba8>& buffer, int width, int samples, const OpaqueQuad& q) {
+  for (int p = 0; p < 4; ++p) {
+    const size_t i = size_t(q.qy + (p >> 1)) * size_t(width) + size_t(q.qx + (p & 1));
+    for (int k = 0; k < samples; ++k) {
+      if (q.live[p] & (1u << k)) buffer[i * size_t(samples) + size_t(k)] = q.colour[p];
+    }
+  }
+}
+
+template <int kN>
+void run_quad_runs(const ColorCacheGeometry& g, int width, int height, bool start_clear, uint64_t seed) {
+  SCOPED_TRACE(::testing::Message() << kN << "x, cache " << g.size_bytes << "/" << g.line_bytes << "/" << g.ways
+                                    << ", " << width << "x" << height << (start_clear ? ", cleared" : ", loaded"));
+  Rng rng{seed};
+  const Rgba8 clear = 0xff202020u;
+  std::vector<Rgba8> start(size_t(width) * size_t(height) * size_t(kN), clear);
+  if (!start_clear) {
+    for (Rgba8& c : start) c = rng.below(3) == 0 ? kTricky[rng.below(7)] : clear;
+  }
+  std::vector<Rgba8> palette = {kTricky[0], kTricky[1], clear};
+  for (int i = 0, n = 1 + int(rng.below(10)); i < n; ++i) palette.push_back(rng.next());
+  // The stream: quads in raster order over 8x8 blocks, each written one to three times (the
+  // next triangles' quads), jumps elsewhere now and then; every written pixel takes one colour
+  // in its live samples (whole pixels, partial coverage, untouched pixels, empty quads).
+  const unsigned all = (1u << kN) - 1;
+  std::vector<OpaqueQuad> quads;
+  for (int by = 0; by < height; by += 8) {
+    for (int bx = 0; bx < width; bx += 8) {
+      for (int qy = by; qy < std::min(by + 8, height); qy += 2) {
+        for (int qx = bx; qx < std::min(bx + 8, width); qx += 2) {
+          for (int r = 0, repeats = 1 + int(rng.below(3)); r < repeats; ++r) {
+            OpaqueQuad q{qx, qy, {}, {}};
+            if (rng.below(12) == 0) {
+              q.qx = int(rng.below(uint32_t(width))) & ~1;
+              q.qy = int(rng.below(uint32_t(height))) & ~1;
+            }
+            const Rgba8 colour = palette[rng.below(uint32_t(palette.size()))];
+            for (int p = 0; p < 4; ++p) {
+              const int x = q.qx + (p & 1), y = q.qy + (p >> 1);
+              const uint32_t kind = rng.below(8);
+              q.live[p] = x >= width || y >= height ? 0u : kind < 5 ? all : kind == 5 ? 0u : unsigned(rng.next()) & all;
+              q.colour[p] = rng.below(6) == 0 ? palette[rng.below(uint32_t(palette.size()))] : colour;
+            }
+            quads.push_back(q);
+          }
+        }
+      }
+    }
+  }
+  // Each unit on its own copy of the bin tile, written as it goes.
+  std::vector<Rgba8> run_buffer = start, quad_buffer = start, reference_buffer = start;
+  ColorBackEnd run_unit(g, kN, clear, run_buffer.data(), width, height, false, start_clear);
+  ColorBackEnd quad_unit(g, kN, clear, quad_buffer.data(), width, height, false, start_clear);
+  ReferenceBackEnd reference(g, kN, clear, reference_buffer.data(), width, height);
+  for (const OpaqueQuad& q : quads) {
+    write_quad(quad_buffer, width, kN, q);
+    quad_unit.on_quad_written<kN>(q.qx, q.qy);
+    write_quad(reference_buffer, width, kN, q);
+    reference.on_quad_written(q.qx, q.qy);
+  }
+  // Runs of 1 to 16 quads (a flushed batch), crossing blocks and halves.
+  int written = 0;
+  size_t next = 0;
+  while (next < quads.size()) {
+    const int n = int(std::min<size_t>(1 + rng.below(16), quads.size() - next));
+    run_unit.on_quad_run<kN>(n, [&](int i) {
+      EXPECT_EQ(i, written - int(next));  // quads written in order, one at a time
+      const OpaqueQuad& q = quads[next + size_t(i)];
+      write_quad(run_buffer, width, kN, q);
+      ++written;
+      return ColorBackEnd::QuadWrite{q.qx, q.qy};
+    });
+    next += size_t(n);
+  }
+  ASSERT_EQ(written, int(quads.size()));
+  ASSERT_EQ(run_buffer, reference_buffer);
+  run_unit.flush();
+  quad_unit.flush();
+  reference.flush();
+  expect_same_traffic(run_unit.traffic(), reference.traffic());
+  expect_same_traffic(quad_unit.traffic(), reference.traffic());
+  EXPECT_GT(reference.traffic().accesses, quads.size() / 2);
+  for (int b = 0; b < run_unit.blocks_x() * run_unit.blocks_y(); ++b) {
+    const StoredTile expected = reference.final_tile(b);
+    const StoredTile got = run_unit.final_tile(b);  // a view the next call reuses: copied
+    ASSERT_EQ(got.state, expected.state) << "block " << b;
+    ASSERT_EQ(got.plane_bits, expected.plane_bits) << "block " << b;
+    ASSERT_EQ(got.index_bits, expected.index_bits) << "block " << b;
+    ASSERT_EQ(got.planes_used, expected.planes_used) << "block " << b;
+    ASSERT_EQ(got.baseline_uncompressed_bits, expected.baseline_uncompressed_bits) << "block " << b;
+    ASSERT_EQ(got.baseline_planes_only_bits, expected.baseline_planes_only_bits) << "block " << b;
+  }
+}
+
+TEST(ColorShortcuts, QuadRunsMatchThePerQuadEntryAndTheModel) {
+  const ColorCacheGeometry geometries[] = {
+      {16384, 64, 4},  // the default
+      {2048, 64, 2},   // evictions in the middle of runs, of blocks the run writes again
+      {512, 128, 1},   // direct-mapped whole-plane lines
+      {64, 64, 1},     // one line: a quad's second plane displaces its first
+  };
+  const int shapes[][2] = {{32, 32}, {21, 10}, {64, 16}};  // whole bin tiles, and one cut by the frame's edge
+  uint64_t seed = 1000;
+  for (const ColorCacheGeometry& g : geometries) {
+    for (const auto& shape : shapes) {
+      for (bool start_clear : {true, false}) {
+        run_quad_runs<2>(g, shape[0], shape[1], start_clear, ++seed);
+        run_quad_runs<4>(g, shape[0], shape[1], start_clear, ++seed);
+        run_quad_runs<8>(g, shape[0], shape[1], start_clear, ++seed);
       }
     }
   }

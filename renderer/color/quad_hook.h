@@ -2,6 +2,7 @@
 // the sample count at compile time (the tile stage), inline. A quad inside the bin tile is
 // counted in place (in vector lanes at 4x, quad_lanes.h); a quad that leaves one plane whose
 // line is resident is a hit answered here; anything else goes on out of line.
+// ColorBackEnd::on_quad_run<kN>: the same for a run of quads (the rasterizer's flushed batch).
 #pragma once
 
 #include "color/color_back_end.h"
@@ -50,6 +51,79 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
     return;
   }
   access_quad(block, half, planes);
+}
+
+template <int kN, typename WriteQuad>
+void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
+  // What every quad of the run reads, loaded once (the stores below are bytes, which may alias
+  // any member, so the per-quad entry reloads them for every quad).
+  const int width = width_, height = height_, blocks_x = blocks_x_;
+  const bool two_halves = halves_ == 2;
+  const Rgba8* const buffer = buffer_;
+  uint8_t* const counts = pixel_planes_.data();
+  Analysis* const analysis = analysis_.data();
+  std::array<int32_t, 2 * kMaxSamples>* const line_ways = line_ways_.data();
+  // The repeat rule's state and the hit counts in registers; written back around the calls
+  // out of line (misses, the bin tile's edge), which read and update them.
+  int repeat_block = repeat_block_, repeat_half = repeat_half_, repeat_planes = repeat_planes_;
+  uint64_t accesses = 0, hits = 0;
+  auto out_of_line = [&](auto&& call) {
+    repeat_block_ = repeat_block, repeat_half_ = repeat_half, repeat_planes_ = repeat_planes;
+    call();
+    repeat_block = repeat_block_, repeat_half = repeat_half_, repeat_planes = repeat_planes_;
+  };
+  for (int i = 0; i < quads; ++i) {
+    const QuadWrite q = write(i);
+    const int qx = q.qx, qy = q.qy;
+    if (qx + 1 >= width || qy + 1 >= height) {  // the bin tile's edge
+      out_of_line([&] { on_quad_written(qx, qy); });
+      continue;
+    }
+    const size_t i0 = size_t(qy) * size_t(width) + size_t(qx);
+    uint8_t* c0 = counts + i0;
+    uint8_t* c1 = c0 + width;
+    // Quad coordinates are never negative: unsigned division is a shift.
+    const int block = int(unsigned(qy) / kTileHeight) * blocks_x + int(unsigned(qx) / kTileWidth);
+    const int half = two_halves ? int(unsigned(qx) % kTileWidth / (kTileWidth / 2)) : 0;
+    analysis[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
+    const Rgba8* row0 = buffer + i0 * size_t(kN);
+    const Rgba8* row1 = row0 + size_t(width) * size_t(kN);
+    int planes;
+    if constexpr (kN == 4) {
+      planes = quad_lanes::quad_planes4(row0, row1, c0, c1);
+    } else if (samples_uniform<kN>(row0) & samples_uniform<kN>(row0 + kN) & samples_uniform<kN>(row1) &
+               samples_uniform<kN>(row1 + kN)) {
+      c0[0] = c0[1] = c1[0] = c1[1] = 1;
+      planes = 1;
+    } else {
+      c0[0] = uint8_t(distinct_samples<kN>(row0));
+      c0[1] = uint8_t(distinct_samples<kN>(row0 + kN));
+      c1[0] = uint8_t(distinct_samples<kN>(row1));
+      c1[1] = uint8_t(distinct_samples<kN>(row1 + kN));
+      planes = std::max(std::max(c0[0], c0[1]), std::max(c1[0], c1[1]));
+    }
+    accesses += uint64_t(planes);
+    if (block == repeat_block && half == repeat_half && planes == repeat_planes) {
+      // The previous quad's lines, all still resident: only the counts change (access_quad).
+      hits += uint64_t(planes);
+      continue;
+    }
+    // access_quad inline: resident lines are refreshed through their noted ways in plane
+    // order; a missing line goes out of line (room, then the fill).
+    repeat_block = block, repeat_half = half, repeat_planes = planes;
+    const int32_t* ways = &line_ways[size_t(block)][size_t(half * kMaxSamples)];
+    for (int k = 0; k < planes; ++k) {
+      if (ways[k] != 0) {
+        cache_.touch(ways[k] - 1);
+        ++hits;
+      } else {
+        out_of_line([&] { miss(block, k, key(block, k, half)); });
+      }
+    }
+  }
+  repeat_block_ = repeat_block, repeat_half_ = repeat_half, repeat_planes_ = repeat_planes;
+  traffic_.accesses += accesses;
+  traffic_.hits += hits;
 }
 
 }  // namespace tessera::color

@@ -5,13 +5,10 @@
 // path (a non-normal operand, a result outside the normal range, a NaN): those lanes are
 // evaluated again by the scalar eu_fast functions, so every lane is bit-identical to them.
 //
-// Included before eu_math_kernels.h: the kernels call eu::fma/add/mul by qualified name, which
-// binds to the overloads visible where the kernels are defined. Private to renderer/eu.
-#pragma once
-
-#include <type_traits>
-
-namespace tessera::eu {
+// No include guard and no namespace: eu_lanes.cpp includes it once per Highway target inside
+// that target's own `eu` namespace, before that target's copy of the kernels and algorithms
+// (eu_math_kernels_body.h, eu_math_algo_body.h), which call eu::fma/add/mul by qualified name
+// and so bind to these overloads. <type_traits> must be included first. Private to renderer/eu.
 
 template <class L>
 struct LaneIsa {
@@ -54,5 +51,3 @@ template <class L>
 L getmantdiv(LaneOf<L> a, LaneOf<L> b, LaneIsa<L>& k) {
   return L::getmantdiv(a, b, k.slow);
 }
-
-}  // namespace tessera::eu

@@ -6,15 +6,21 @@
 // any NaN result is evaluated again by the scalar eu_fast function, so each lane is bit for bit
 // what eu_fast (and so the datapath model) returns.
 //
-// The vectors are the build's baseline target (x86-64-v3: AVX2 with FMA; NEON on AArch64),
-// chosen statically: the shared algorithm templates are compiled outside Highway's per-target
-// regions, so they cannot be instantiated for a wider target than the baseline (docs/eu.md).
+// Compiled once per Highway target (core/highway.h: AVX-512, 16 lanes, and AVX2, 8 lanes, on
+// x86-64-v3) and dispatched at run time. The algorithms are instantiated inside each target's
+// namespace from the same source (eu_math_kernels_body.h, eu_math_algo_body.h): templates defined
+// outside a target's region do not carry its instruction set and could not inline its vector
+// operations (docs/eu.md "Lane batches").
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "eu/eu_lanes.cpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
-#include "eu/eu_lane_isa.h"  // before the kernels: they bind eu::fma/add/mul where defined
-#include "eu/eu_math_impl.h"
+#include "eu/eu_math_coefficients.h"
+#include "eu/eu_math_coefficients_dw.h"
 #include "tessera/eu_shader_math.h"
 
 #include "core/highway.h"
@@ -121,18 +127,19 @@ struct Lanes {
   }
 };
 
-}  // namespace HWY_NAMESPACE
-}  // namespace tessera::eu_lanes
-HWY_AFTER_NAMESPACE();
-
-namespace tessera::eu::kernels {
+// This target's copy of the lane ISA, the kernels and the algorithms.
+namespace eu {
+namespace coeffs = ::tessera::eu::coeffs;
+#include "eu/eu_lane_isa.h"
+namespace kernels {
+#include "eu/eu_math_kernels_body.h"
 template <>
-struct Consts<tessera::eu_lanes::HWY_NAMESPACE::Lanes> : Consts<float> {};
-}  // namespace tessera::eu::kernels
-
-HWY_BEFORE_NAMESPACE();
-namespace tessera::eu_lanes {
-namespace HWY_NAMESPACE {
+struct Consts<Lanes> : Consts<float> {};
+}  // namespace kernels
+namespace algo {
+#include "eu/eu_math_algo_body.h"
+}  // namespace algo
+}  // namespace eu
 
 // Runs `algo` on n lanes a vector at a time (a partial last vector padded with 1), then
 // re-evaluates the lanes that left the fast path with the scalar function.
@@ -194,16 +201,31 @@ TESSERA_EU_LANES2(div)
 #undef TESSERA_EU_LANES1
 #undef TESSERA_EU_LANES2
 
+int host_lanes() { return int(hn::Lanes(DF())); }
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::eu_lanes
 HWY_AFTER_NAMESPACE();
 
+#if HWY_ONCE
+namespace tessera::eu_lanes {
+HWY_EXPORT(log2_lanes);
+HWY_EXPORT(exp_lanes);
+HWY_EXPORT(sqrt_lanes);
+HWY_EXPORT(rsqrt_lanes);
+HWY_EXPORT(pow_lanes);
+HWY_EXPORT(div_lanes);
+HWY_EXPORT(host_lanes);
+}  // namespace tessera::eu_lanes
+
 namespace tessera::eu_fast {
-void log2_lanes(const float* x, float* out, int n) { eu_lanes::HWY_NAMESPACE::log2_lanes(x, out, n); }
-void exp_lanes(const float* x, float* out, int n) { eu_lanes::HWY_NAMESPACE::exp_lanes(x, out, n); }
-void sqrt_lanes(const float* x, float* out, int n) { eu_lanes::HWY_NAMESPACE::sqrt_lanes(x, out, n); }
-void rsqrt_lanes(const float* x, float* out, int n) { eu_lanes::HWY_NAMESPACE::rsqrt_lanes(x, out, n); }
-void pow_lanes(const float* x, const float* y, float* out, int n) { eu_lanes::HWY_NAMESPACE::pow_lanes(x, y, out, n); }
-void div_lanes(const float* x, const float* y, float* out, int n) { eu_lanes::HWY_NAMESPACE::div_lanes(x, y, out, n); }
-int host_lanes() { return int(hwy::HWY_NAMESPACE::Lanes(eu_lanes::HWY_NAMESPACE::DF())); }
+using namespace eu_lanes;  // HWY_DYNAMIC_DISPATCH names the dispatch tables unqualified
+void log2_lanes(const float* x, float* out, int n) { HWY_DYNAMIC_DISPATCH(log2_lanes)(x, out, n); }
+void exp_lanes(const float* x, float* out, int n) { HWY_DYNAMIC_DISPATCH(exp_lanes)(x, out, n); }
+void sqrt_lanes(const float* x, float* out, int n) { HWY_DYNAMIC_DISPATCH(sqrt_lanes)(x, out, n); }
+void rsqrt_lanes(const float* x, float* out, int n) { HWY_DYNAMIC_DISPATCH(rsqrt_lanes)(x, out, n); }
+void pow_lanes(const float* x, const float* y, float* out, int n) { HWY_DYNAMIC_DISPATCH(pow_lanes)(x, y, out, n); }
+void div_lanes(const float* x, const float* y, float* out, int n) { HWY_DYNAMIC_DISPATCH(div_lanes)(x, y, out, n); }
+int host_lanes() { return HWY_DYNAMIC_DISPATCH(host_lanes)(); }
 }  // namespace tessera::eu_fast
+#endif  // HWY_ONCE

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "shaders/lambert.h"
+#include "eu/lane_target_test_support.h"
 #include "texture/texture_test_support.h"
 
 namespace tessera {
@@ -82,55 +83,57 @@ void expect_same_counts(const LambertFragmentShader::Counters& a, const LambertF
 }
 
 TEST(FragmentProgramLanes, BatchesMatchTheOneQuadProgramBitForBit) {
-  const Texture texture = random_texture(48, 20, 3);
-  int configurations = 0;
-  uint64_t pixels = 0;
-  for (int textured = 0; textured < 2; ++textured) {
-    for (int specular = 0; specular < 2; ++specular) {
-      for (int fog = 0; fog < 2; ++fog) {
-        for (ToneMapping tone : {ToneMapping::clamp, ToneMapping::reinhard, ToneMapping::exponential}) {
-          const LambertLighting lit = lighting(fog != 0, tone);
-          LambertFragmentShader::Uniforms u;
-          u.base_color = glm::vec3(0.9f, 0.7f, 0.5f);
-          u.texture = textured ? &texture : nullptr;
-          u.lighting = &lit;
-          u.specular = specular ? glm::vec3(0.4f) : glm::vec3(0.0f);
-          u.shininess = 24.0f;
-          u.emissive = fog ? glm::vec3(0.1f, 0.0f, 0.02f) : glm::vec3(0.0f);
-          ++configurations;
-          const std::vector<float> v = random_quads(64, uint32_t(configurations));
-          const auto* quads = reinterpret_cast<const float(*)[kV]>(v.data());
-          std::mt19937 rng(uint32_t(100 + configurations));
-          for (int first = 0; first < 64;) {
-            const int count = 1 + int(rng() % 4);  // 1 to 4 quads: 4 to 16 lanes
-            if (first + count > 64) break;
-            unsigned live[4];
-            for (int q = 0; q < count; ++q) live[q] = rng() % 16;  // 0 to 4 live pixels, none too
-            LambertFragmentShader::Counters scalar, lanes;
-            glm::vec3 one[16], batch[16];
-            for (int q = 0; q < count; ++q) {
-              LambertFragmentShader::run_quad(u, quads + 4 * (first + q), live[q], one + 4 * q, scalar);
-            }
-            LambertFragmentShader::run_quads(u, quads + 4 * first, live, count, batch, lanes);
-            for (int q = 0; q < count; ++q) {
-              for (int i = 0; i < 4; ++i) {
-                if (!(live[q] & (1u << i))) continue;
-                ++pixels;
-                for (int c = 0; c < 3; ++c) {
-                  ASSERT_EQ(std::bit_cast<uint32_t>(batch[4 * q + i][c]), std::bit_cast<uint32_t>(one[4 * q + i][c]))
-                      << "configuration " << configurations << ", quad " << first + q << ", pixel " << i;
+  lane_testing::for_each_lane_target([&] {
+    const Texture texture = random_texture(48, 20, 3);
+    int configurations = 0;
+    uint64_t pixels = 0;
+    for (int textured = 0; textured < 2; ++textured) {
+      for (int specular = 0; specular < 2; ++specular) {
+        for (int fog = 0; fog < 2; ++fog) {
+          for (ToneMapping tone : {ToneMapping::clamp, ToneMapping::reinhard, ToneMapping::exponential}) {
+            const LambertLighting lit = lighting(fog != 0, tone);
+            LambertFragmentShader::Uniforms u;
+            u.base_color = glm::vec3(0.9f, 0.7f, 0.5f);
+            u.texture = textured ? &texture : nullptr;
+            u.lighting = &lit;
+            u.specular = specular ? glm::vec3(0.4f) : glm::vec3(0.0f);
+            u.shininess = 24.0f;
+            u.emissive = fog ? glm::vec3(0.1f, 0.0f, 0.02f) : glm::vec3(0.0f);
+            ++configurations;
+            const std::vector<float> v = random_quads(64, uint32_t(configurations));
+            const auto* quads = reinterpret_cast<const float(*)[kV]>(v.data());
+            std::mt19937 rng(uint32_t(100 + configurations));
+            for (int first = 0; first < 64;) {
+              const int count = 1 + int(rng() % 4);  // 1 to 4 quads: 4 to 16 lanes
+              if (first + count > 64) break;
+              unsigned live[4];
+              for (int q = 0; q < count; ++q) live[q] = rng() % 16;  // 0 to 4 live pixels, none too
+              LambertFragmentShader::Counters scalar, lanes;
+              glm::vec3 one[16], batch[16];
+              for (int q = 0; q < count; ++q) {
+                LambertFragmentShader::run_quad(u, quads + 4 * (first + q), live[q], one + 4 * q, scalar);
+              }
+              LambertFragmentShader::run_quads(u, quads + 4 * first, live, count, batch, lanes);
+              for (int q = 0; q < count; ++q) {
+                for (int i = 0; i < 4; ++i) {
+                  if (!(live[q] & (1u << i))) continue;
+                  ++pixels;
+                  for (int c = 0; c < 3; ++c) {
+                    ASSERT_EQ(std::bit_cast<uint32_t>(batch[4 * q + i][c]), std::bit_cast<uint32_t>(one[4 * q + i][c]))
+                        << "configuration " << configurations << ", quad " << first + q << ", pixel " << i;
+                  }
                 }
               }
+              expect_same_counts(scalar, lanes);
+              first += count;
             }
-            expect_same_counts(scalar, lanes);
-            first += count;
           }
         }
       }
     }
-  }
-  EXPECT_EQ(configurations, 24);
-  EXPECT_GT(pixels, 24u * 64u);
+    EXPECT_EQ(configurations, 24);
+    EXPECT_GT(pixels, 24u * 64u);
+  });
 }
 
 }  // namespace

@@ -4,13 +4,17 @@
 // vector, for every batch length up to a few vectors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "eu/eu_test_operands.h"
+#include "eu/lane_target_test_support.h"
+#include "tessera/error.h"
 #include "tessera/eu_shader_math.h"
+#include "tessera/lane_target.h"
 
 namespace tessera::eu {
 namespace {
@@ -72,35 +76,41 @@ void check_binary(const char* name, Binary scalar, BinaryLanes lanes) {
 }
 
 TEST(EuLanes, UnaryFunctionsMatchScalarBitForBit) {
-  check_unary("rsqrt", eu_fast::rsqrt, eu_fast::rsqrt_lanes);
-  check_unary("sqrt", eu_fast::sqrt, eu_fast::sqrt_lanes);
-  check_unary("exp", eu_fast::exp, eu_fast::exp_lanes);
-  check_unary("log2", eu_fast::log2, eu_fast::log2_lanes);
+  lane_testing::for_each_lane_target([&] {
+    check_unary("rsqrt", eu_fast::rsqrt, eu_fast::rsqrt_lanes);
+    check_unary("sqrt", eu_fast::sqrt, eu_fast::sqrt_lanes);
+    check_unary("exp", eu_fast::exp, eu_fast::exp_lanes);
+    check_unary("log2", eu_fast::log2, eu_fast::log2_lanes);
+  });
 }
 
 TEST(EuLanes, BinaryFunctionsMatchScalarBitForBit) {
-  check_binary("div", eu_fast::div, eu_fast::div_lanes);
-  check_binary("pow", eu_fast::pow, eu_fast::pow_lanes);
+  lane_testing::for_each_lane_target([&] {
+    check_binary("div", eu_fast::div, eu_fast::div_lanes);
+    check_binary("pow", eu_fast::pow, eu_fast::pow_lanes);
+  });
 }
 
 // Shading's own operand ranges (normal vectors' squared lengths, attenuations, powers of
 // cosines): the vector fast path, not the fallback, gives these lanes.
 TEST(EuLanes, ShadingRangesMatchScalarBitForBit) {
-  Rng rng(77);
-  std::vector<float> x, y;
-  for (int i = 0; i < 4096; ++i) {
-    x.push_back(float(rng.next() % 1000000) * 1e-6f + 1e-7f);
-    y.push_back(1.0f + float(rng.next() % 128));
-  }
-  std::vector<float> want(x.size()), got(x.size());
-  for (size_t i = 0; i < x.size(); ++i) want[i] = eu_fast::pow(x[i], y[i]);
-  eu_fast::pow_lanes(x.data(), y.data(), got.data(), int(x.size()));
-  expect_same(want, got, "pow");
-  for (size_t i = 0; i < x.size(); ++i) want[i] = eu_fast::div(1.0f, y[i] * x[i]);
-  std::vector<float> ones(x.size(), 1.0f), yx(x.size());
-  for (size_t i = 0; i < x.size(); ++i) yx[i] = y[i] * x[i];
-  eu_fast::div_lanes(ones.data(), yx.data(), got.data(), int(x.size()));
-  expect_same(want, got, "div");
+  lane_testing::for_each_lane_target([&] {
+    Rng rng(77);
+    std::vector<float> x, y;
+    for (int i = 0; i < 4096; ++i) {
+      x.push_back(float(rng.next() % 1000000) * 1e-6f + 1e-7f);
+      y.push_back(1.0f + float(rng.next() % 128));
+    }
+    std::vector<float> want(x.size()), got(x.size());
+    for (size_t i = 0; i < x.size(); ++i) want[i] = eu_fast::pow(x[i], y[i]);
+    eu_fast::pow_lanes(x.data(), y.data(), got.data(), int(x.size()));
+    expect_same(want, got, "pow");
+    for (size_t i = 0; i < x.size(); ++i) want[i] = eu_fast::div(1.0f, y[i] * x[i]);
+    std::vector<float> ones(x.size(), 1.0f), yx(x.size());
+    for (size_t i = 0; i < x.size(); ++i) yx[i] = y[i] * x[i];
+    eu_fast::div_lanes(ones.data(), yx.data(), got.data(), int(x.size()));
+    expect_same(want, got, "div");
+  });
 }
 
 TEST(EuLanes, CountsOneCallPerLane) {
@@ -112,6 +122,32 @@ TEST(EuLanes, CountsOneCallPerLane) {
   EXPECT_EQ(math.calls(EuMathFunction::rsqrt), 5u);
   EXPECT_EQ(math.calls(EuMathFunction::div), 3u);
   EXPECT_EQ(math.total_calls(), 8u);
+}
+
+// The run-time dispatch follows a forced target: the vector width the lane code reports is that
+// target's (16 binary32 lanes for AVX-512, 8 for AVX2, 4 for 128-bit targets).
+TEST(LaneTarget, DispatchFollowsTheForcedTarget) {
+  lane_testing::for_each_lane_target([&] {
+    const std::string t = lane_target();
+    const int want = t == "AVX3" || t == "AVX3_DL" ? 16 : t == "AVX2" ? 8 : 4;
+    EXPECT_EQ(eu_fast::host_lanes(), want);
+  });
+  const auto runnable = lane_targets();
+  if (std::find(runnable.begin(), runnable.end(), "AVX3") != runnable.end()) {
+    set_lane_target("AvX512");  // alias, case-insensitive
+    EXPECT_EQ(lane_target(), "AVX3");
+  } else {
+    EXPECT_THROW(set_lane_target("avx512"), Error);  // compiled on x86-64 but not runnable here
+  }
+  set_lane_target("best");
+  EXPECT_EQ(lane_target(), lane_targets().front());
+}
+
+TEST(LaneTarget, UnknownTargetsAreRefused) {
+  EXPECT_THROW(set_lane_target("sse2"), Error);
+  EXPECT_THROW(set_lane_target(""), Error);
+  EXPECT_THROW(set_lane_target("avx2 "), Error);
+  EXPECT_EQ(lane_target(), lane_targets().front());  // a refused name changes nothing
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "raster/tile_rasterizer.h"
 #include "shaders/interpolated_color.h"
 #include "shaders/lambert.h"
+#include "tessera/lane_target.h"
 
 namespace tessera {
 
@@ -25,6 +26,33 @@ struct TilePass {
   std::optional<color::ColorBackEnd> back_end;
   typename FragmentShader::Counters shader;
   uint64_t entries = 0;
+};
+
+// The hook the rasterizer calls after each quad write (per_quad), and flush_quads with a run of
+// opaque quads: the colour unit takes the run in one call (ColorBackEnd::on_quad_run) unless
+// per-draw diagnostics want every quad.
+template <int kSamples, typename PerQuad>
+struct ColorQuadHook {
+  PerQuad& per_quad;
+  const TileBuffer& tile;
+  color::ColorBackEnd* back_end;  // set when the run goes to the colour unit alone
+  void operator()(int x, int y, const unsigned* live) const { per_quad(x, y, live); }
+  template <typename WriteQuad>
+  void run(int quads, WriteQuad& write_quad) const {
+    if constexpr (kSamples > 1) {
+      if (back_end) {
+        back_end->on_quad_run<kSamples>(quads, [&](int i) {
+          const auto& q = write_quad(i);
+          return color::ColorBackEnd::QuadWrite{q.qx - tile.x0, q.qy - tile.y0};
+        });
+        return;
+      }
+    }
+    for (int i = 0; i < quads; ++i) {
+      const auto& q = write_quad(i);
+      per_quad(q.qx - tile.x0, q.qy - tile.y0, q.live_samples);
+    }
+  }
 };
 
 // Whether a draw's fragment program needs its material entry (programs without one never do).
@@ -67,7 +95,7 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
       p.back_end.emplace(job.color_cache, kSamples, job.clear_color, tile.color, tile.width, tile.height, false,
                          !job.initial_color);
   uint32_t current_draw = 0;
-  auto on_quad = [&](int x, int y, const unsigned* live) {
+  auto per_quad = [&](int x, int y, const unsigned* live) {
     if constexpr (kSamples > 1)
       if (p.back_end) p.back_end->template on_quad_written<kSamples>(x, y);
     if (!job.sample_draw) return;
@@ -81,6 +109,9 @@ void draw_tile(const TileStageInput<FragmentShader>& job, const Frame& frame, in
       }
     }
   };
+  ColorQuadHook<kSamples, decltype(per_quad)> on_quad{per_quad, tile, nullptr};
+  if constexpr (kSamples > 1)
+    if (p.back_end && !job.sample_draw) on_quad.back_end = &*p.back_end;
   // Per-draw diagnostics: the counters a draw's work is read from, before each triangle (only
   // these, so the bookkeeping stays small next to the rasterization).
   constexpr RasterCounters::Id kPerDraw[] = {RasterCounters::fragments_covered, RasterCounters::samples_covered,
@@ -259,6 +290,7 @@ void render_unit(const TileStageInput<FragmentShader>& job, Frame& frame, const 
 
 template <typename FragmentShader>
 void run_tile_stage(const TileStageInput<FragmentShader>& in, Frame& frame, TileStageOutput& out) {
+  lane_target();  // applies TESSERA_LANE_TARGET before the first lane call (tessera/lane_target.h)
   const TileGrid& grid = in.grid;
   const size_t tiles = size_t(grid.tile_count());
   out.counters.assign(tiles, RasterCounters{});

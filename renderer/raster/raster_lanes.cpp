@@ -1,8 +1,11 @@
-// Quad rows in Highway vectors at the build's baseline target (x86-64-v3: AVX2, 8 lanes, two
-// vectors per row; NEON: four), chosen statically as the EU's lane batches are (eu_lanes.cpp).
+// Quad rows in Highway vectors, compiled per target and dispatched at run time as the EU's lane
+// batches are (eu_lanes.cpp): AVX-512 holds a row in one vector, AVX2 in two, NEON in four.
 // The float operations are the scalar path's, one per lane, in the same order and without
 // contraction (the build passes -ffp-contract=off; Highway's Mul/Add/Div are single IEEE
 // operations), so each lane's result is bit for bit the scalar one.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "raster/raster_lanes.cpp"
+
 #include "raster/raster_lanes.h"
 
 #include <cmath>
@@ -74,7 +77,7 @@ uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid
 }
 
 void interpolate_quad(const TriangleLanes& t, const RowLanes& row, int lane, float (*out)[kMaxVaryings]) {
-  const DF df;
+  const hn::CappedTag<float, kMaxVaryings> df;  // a 16-lane vector would run past a pixel's varyings
   const size_t n = hn::Lanes(df);
   const float(*v)[kMaxVaryings] = t.setup->varyings;
   for (int p = 0; p < 4; ++p) {
@@ -172,20 +175,33 @@ void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum,
   t.setup = &setup;
 }
 
+const Kernels* target_kernels() {
+  static const Kernels k{&prepare, &cover_row, &interpolate_quad};
+  return &k;
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::raster_lanes
 HWY_AFTER_NAMESPACE();
 
+#if HWY_ONCE
 namespace tessera::raster_lanes {
+HWY_EXPORT(prepare);
+HWY_EXPORT(cover_row);
+HWY_EXPORT(interpolate_quad);
+HWY_EXPORT(encode_colors);
+HWY_EXPORT(target_kernels);
+const Kernels& kernels() { return *HWY_DYNAMIC_DISPATCH(target_kernels)(); }
 void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum, TriangleLanes& t) {
-  HWY_NAMESPACE::prepare(setup, e, inv_sum, t);
+  HWY_DYNAMIC_DISPATCH(prepare)(setup, e, inv_sum, t);
 }
 uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full, const float* depth_row0,
                    const float* depth_row1, uint32_t* passed, RowLanes& out) {
-  return HWY_NAMESPACE::cover_row(t, edge, valid, full, depth_row0, depth_row1, passed, out);
+  return HWY_DYNAMIC_DISPATCH(cover_row)(t, edge, valid, full, depth_row0, depth_row1, passed, out);
 }
 void interpolate_quad(const TriangleLanes& t, const RowLanes& row, int lane, float (*out)[kMaxVaryings]) {
-  HWY_NAMESPACE::interpolate_quad(t, row, lane, out);
+  HWY_DYNAMIC_DISPATCH(interpolate_quad)(t, row, lane, out);
 }
-void encode_colors(const float* linear, int n, uint32_t* out) { HWY_NAMESPACE::encode_colors(linear, n, out); }
+void encode_colors(const float* linear, int n, uint32_t* out) { HWY_DYNAMIC_DISPATCH(encode_colors)(linear, n, out); }
 }  // namespace tessera::raster_lanes
+#endif  // HWY_ONCE

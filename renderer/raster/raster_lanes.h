@@ -50,6 +50,16 @@ uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid
 // scalar order), into out[0..3] (pixels (0,0), (1,0), (0,1), (1,1)).
 void interpolate_quad(const TriangleLanes& t, const RowLanes& row, int lane, float (*out)[kMaxVaryings]);
 
+// The three per-row functions above of the SIMD target chosen now (run-time dispatch, core/highway.h),
+// for the rasterizer to fetch once per triangle and tile rather than dispatch on every row and quad.
+struct Kernels {
+  void (*prepare)(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum, TriangleLanes& t);
+  uint32_t (*cover_row)(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full,
+                        const float* depth_row0, const float* depth_row1, uint32_t* passed, RowLanes& out);
+  void (*interpolate_quad)(const TriangleLanes& t, const RowLanes& row, int lane, float (*out)[kMaxVaryings]);
+};
+const Kernels& kernels();
+
 // Encodes n linear colours (r, g, b per colour, n * 3 floats) for the RGBA8 sRGB colour buffer
 // (alpha 255): every channel bit for bit encode_srgb8 (NaN and values <= 0 give 0, >= 1 give
 // 255), by the same bucket table and steps, gathered in lanes. `linear` must be readable for

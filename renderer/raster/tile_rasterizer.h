@@ -147,7 +147,8 @@ struct QuadBatch {
 };
 
 // Shades a batch's quads and writes their live samples' colour, then calls the hook per quad,
-// in quad order.
+// in quad order (or once with the run, for a hook with run(quads, write_quad): it writes quad
+// i with write_quad(i), in order, and handles each written quad before the next write).
 template <typename FragmentShader, int kVaryingCount, int kSamples, typename QuadHook>
 void flush_quads(QuadBatch<FragmentShader, kVaryingCount, kSamples>& b, TileBuffer& tile,
                  typename FragmentShader::Counters& shader_counters, QuadHook& on_quad_written) {
@@ -171,7 +172,8 @@ void flush_quads(QuadBatch<FragmentShader, kVaryingCount, kSamples>& b, TileBuff
   }
   raster_lanes::encode_colors(linear, written, encoded);
   written = 0;
-  for (int i = 0; i < b.quads; ++i) {
+  // Writes quad i's samples (quads in order: i = 0, 1, ...) and returns it.
+  auto write_quad = [&](int i) -> const auto& {
     const auto& q = b.pending[i];
     for (int p = 0; p < 4; ++p) {
       if (!q.live_samples[p]) continue;
@@ -182,10 +184,20 @@ void flush_quads(QuadBatch<FragmentShader, kVaryingCount, kSamples>& b, TileBuff
         if (q.live_samples[p] & (1u << k)) tile.color[base + size_t(k)] = c;
       }
     }
-    if constexpr (std::is_invocable_v<QuadHook, int, int, const unsigned*>) {
-      on_quad_written(q.qx - tile.x0, q.qy - tile.y0, q.live_samples);
-    } else {
-      on_quad_written(q.qx - tile.x0, q.qy - tile.y0);
+    return q;
+  };
+  if constexpr (requires { on_quad_written.run(b.quads, write_quad); }) {
+    // A hook taking the run (the colour unit) writes each quad through write_quad and accounts
+    // it before the next: the same order as the loop below.
+    on_quad_written.run(b.quads, write_quad);
+  } else {
+    for (int i = 0; i < b.quads; ++i) {
+      const auto& q = write_quad(i);
+      if constexpr (std::is_invocable_v<QuadHook, int, int, const unsigned*>) {
+        on_quad_written(q.qx - tile.x0, q.qy - tile.y0, q.live_samples);
+      } else {
+        on_quad_written(q.qx - tile.x0, q.qy - tile.y0);
+      }
     }
   }
   b.quads = 0;
@@ -233,9 +245,13 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
   alignas(64) raster_lanes::TriangleLanes lanes;
   alignas(64) raster_lanes::RowLanes row_lanes;
   bool use_lanes = false;
+  const raster_lanes::Kernels* lane_kernels = nullptr;  // dispatched once here, not per row
   if constexpr (kSamples == 1) {
     use_lanes = edge_values_fit_int32(e, x_lo, y_lo, x_hi, y_hi);
-    if (use_lanes) raster_lanes::prepare(t, e, inv_sum, lanes);
+    if (use_lanes) {
+      lane_kernels = &raster_lanes::kernels();
+      lane_kernels->prepare(t, e, inv_sum, lanes);
+    }
   }
   auto corner = [](int p) { return int64_t(p) * kSubpixelOne; };
   auto barycentrics = [&](const int64_t v[3], float b[3]) {
@@ -402,9 +418,9 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
               row0 = stored_rows;
               row1 = stored_rows + 8;
             }
-            covered = raster_lanes::cover_row(lanes, edge, valid, full, row0, row1, &passed, row_lanes);
+            covered = lane_kernels->cover_row(lanes, edge, valid, full, row0, row1, &passed, row_lanes);
           } else {
-            covered = raster_lanes::cover_row(lanes, edge, valid, full, nullptr, nullptr, nullptr, row_lanes);
+            covered = lane_kernels->cover_row(lanes, edge, valid, full, nullptr, nullptr, nullptr, row_lanes);
             for (uint32_t m = covered; m; m &= m - 1) {
               const int j = std::countr_zero(m);
               if (depth_test.passes(row_lanes.z[j], tile.depth[pixel_index(bx + (j & 7), qy + (j >> 3))]))
@@ -433,7 +449,7 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
             const unsigned live = ((passed >> qc) & 3u) | ((passed >> (qc + 8)) & 3u) << 2;
             float(*quad_varyings)[kVaryingCount] = kBatched ? batch_slot(live) : varyings;
             if constexpr (kVaryingCount == kMaxVaryings) {
-              raster_lanes::interpolate_quad(lanes, row_lanes, qc, quad_varyings);
+              lane_kernels->interpolate_quad(lanes, row_lanes, qc, quad_varyings);
             }
             unsigned live_samples[4];
             for (int p = 0; p < 4; ++p) {

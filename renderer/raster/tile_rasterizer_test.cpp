@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "raster/tile_rasterizer.h"
+#include "eu/lane_target_test_support.h"
 #include "raster/raster_test_support.h"
 #include "texture/texture_test_support.h"
 #include "shaders/lambert.h"
@@ -97,89 +98,93 @@ std::pair<uint64_t, uint64_t> check_same(const std::vector<TriangleSetup>& tris,
 }
 
 TEST(TileRasterizerBatch, AcrossTrianglesMatchesOneQuadAtATime) {
-  const Texture texture = random_texture(64, 32, 5);
-  LambertLighting lit;
-  lit.ambient = glm::vec3(0.05f);
-  lit.light_count = 2;
-  lit.lights[0].type = LightType::directional;
-  lit.lights[0].direction = glm::vec3(0.3f, -1.0f, -0.2f);
-  lit.lights[0].color = glm::vec3(1.0f, 0.9f, 0.8f);
-  lit.lights[1].type = LightType::point;
-  lit.lights[1].position = glm::vec3(1.0f, 2.0f, 1.5f);
-  lit.lights[1].intensity = 4.0f;
-  lit.eye = glm::vec3(0.2f, 1.0f, 4.0f);
-  lit.prepare();
-  // Two draws: textured, and untextured with highlights.
-  LambertFragmentShader::Uniforms draws[2];
-  draws[0].base_color = glm::vec3(0.9f, 0.7f, 0.5f);
-  draws[0].texture = &texture;
-  draws[0].lighting = &lit;
-  draws[1].base_color = glm::vec3(0.3f, 0.8f, 0.4f);
-  draws[1].lighting = &lit;
-  draws[1].specular = glm::vec3(0.4f);
-  draws[1].shininess = 16.0f;
+  lane_testing::for_each_lane_target([&] {
+    const Texture texture = random_texture(64, 32, 5);
+    LambertLighting lit;
+    lit.ambient = glm::vec3(0.05f);
+    lit.light_count = 2;
+    lit.lights[0].type = LightType::directional;
+    lit.lights[0].direction = glm::vec3(0.3f, -1.0f, -0.2f);
+    lit.lights[0].color = glm::vec3(1.0f, 0.9f, 0.8f);
+    lit.lights[1].type = LightType::point;
+    lit.lights[1].position = glm::vec3(1.0f, 2.0f, 1.5f);
+    lit.lights[1].intensity = 4.0f;
+    lit.eye = glm::vec3(0.2f, 1.0f, 4.0f);
+    lit.prepare();
+    // Two draws: textured, and untextured with highlights.
+    LambertFragmentShader::Uniforms draws[2];
+    draws[0].base_color = glm::vec3(0.9f, 0.7f, 0.5f);
+    draws[0].texture = &texture;
+    draws[0].lighting = &lit;
+    draws[1].base_color = glm::vec3(0.3f, 0.8f, 0.4f);
+    draws[1].lighting = &lit;
+    draws[1].specular = glm::vec3(0.4f);
+    draws[1].shininess = 16.0f;
 
-  // A viewport of 8192 so that a few triangles fail the int32 bound (the int64 path); tiles of
-  // odd sizes at multiples of 8 (a frame's right and bottom tiles).
-  const int vw = 8192, vh = 8192;
-  const int tiles[][4] = {{64, 32, 37, 29}, {0, 0, 64, 64}, {128, 8, 9, 7}};
-  const std::vector<DepthState> states = raster_testing::every_depth_state();
-  // Per depth state (the last is the compiled-in LESS): quads shaded and samples failed.
-  std::vector<uint64_t> shaded(states.size() + 1), failed(states.size() + 1);
-  auto count = [&](size_t s, std::pair<uint64_t, uint64_t> r) {
-    shaded[s] += r.first;
-    failed[s] += r.second;
-  };
-  for (const auto& tl : tiles) {
-    const int x0 = tl[0], y0 = tl[1], w = tl[2], h = tl[3];
-    std::mt19937 rng(uint32_t(7 + x0 + y0));
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    std::vector<TriangleSetup> tris;
-    std::vector<const LambertFragmentShader::Uniforms*> u;
-    for (int n = 0; n < 400; ++n) {
-      // Mostly small triangles (a few quads each), some larger, a few huge (int64 path).
-      const double size = n % 97 == 0 ? 30000.0 : n % 10 == 0 ? 40.0 : 1.0 + unit(rng) * 6.0;
-      const double cx = x0 + unit(rng) * w, cy = y0 + unit(rng) * h;
-      ClipVertex v[3];
-      for (auto& vert : v) {
-        const double x = cx + (unit(rng) - 0.5) * size, y = cy + (unit(rng) - 0.5) * size;
-        const float z = float(int(unit(rng) * 8.0) / 8.0);  // snapped: equal depths happen
-        const float cw = float(0.5 + unit(rng));
-        vert = ClipVertex{};
-        vert.clip = {float((2.0 * x / vw - 1.0) * cw), float((2.0 * y / vh - 1.0) * cw), z * cw, cw};
-        for (int k = 0; k < kMaxVaryings; ++k) vert.varyings[k] = float(unit(rng) * 4.0 - 2.0);
+    // A viewport of 8192 so that a few triangles fail the int32 bound (the int64 path); tiles of
+    // odd sizes at multiples of 8 (a frame's right and bottom tiles).
+    const int vw = 8192, vh = 8192;
+    const int tiles[][4] = {{64, 32, 37, 29}, {0, 0, 64, 64}, {128, 8, 9, 7}};
+    const std::vector<DepthState> states = raster_testing::every_depth_state();
+    // Per depth state (the last is the compiled-in LESS): quads shaded and samples failed.
+    std::vector<uint64_t> shaded(states.size() + 1), failed(states.size() + 1);
+    auto count = [&](size_t s, std::pair<uint64_t, uint64_t> r) {
+      shaded[s] += r.first;
+      failed[s] += r.second;
+    };
+    for (const auto& tl : tiles) {
+      const int x0 = tl[0], y0 = tl[1], w = tl[2], h = tl[3];
+      std::mt19937 rng(uint32_t(7 + x0 + y0));
+      std::uniform_real_distribution<double> unit(0.0, 1.0);
+      std::vector<TriangleSetup> tris;
+      std::vector<const LambertFragmentShader::Uniforms*> u;
+      for (int n = 0; n < 400; ++n) {
+        // Mostly small triangles (a few quads each), some larger, a few huge (int64 path).
+        const double size = n % 97 == 0 ? 30000.0 : n % 10 == 0 ? 40.0 : 1.0 + unit(rng) * 6.0;
+        const double cx = x0 + unit(rng) * w, cy = y0 + unit(rng) * h;
+        ClipVertex v[3];
+        for (auto& vert : v) {
+          const double x = cx + (unit(rng) - 0.5) * size, y = cy + (unit(rng) - 0.5) * size;
+          const float z = float(int(unit(rng) * 8.0) / 8.0);  // snapped: equal depths happen
+          const float cw = float(0.5 + unit(rng));
+          vert = ClipVertex{};
+          vert.clip = {float((2.0 * x / vw - 1.0) * cw), float((2.0 * y / vh - 1.0) * cw), z * cw, cw};
+          for (int k = 0; k < kMaxVaryings; ++k) vert.varyings[k] = float(unit(rng) * 4.0 - 2.0);
+        }
+        TriangleSetup t;
+        if (setup_triangle(v[0], v[1], v[2], Viewport{vw, vh}, false, kMaxVaryings, 0, t) != SetupResult::ok) continue;
+        tris.push_back(t);
+        u.push_back(&draws[(n / 37) % 2]);  // runs of one draw
       }
-      TriangleSetup t;
-      if (setup_triangle(v[0], v[1], v[2], Viewport{vw, vh}, false, kMaxVaryings, 0, t) != SetupResult::ok) continue;
-      tris.push_back(t);
-      u.push_back(&draws[(n / 37) % 2]);  // runs of one draw
-    }
-    for (int shared = 0; shared < 2; ++shared) {
-      const std::string where =
-          "tile " + std::to_string(x0) + "," + std::to_string(y0) + " shared " + std::to_string(shared);
-      count(states.size(), check_same<1>(tris, u, x0, y0, w, h, LessDepthTest{}, shared, (where + " 1x less").c_str()));
-      count(states.size(), check_same<4>(tris, u, x0, y0, w, h, LessDepthTest{}, shared, (where + " 4x less").c_str()));
-      for (size_t s = 0; s < states.size(); ++s) {
-        const DepthState& st = states[s];
-        const std::string name = where + " state " + std::to_string(s);
-        count(s, check_same<1>(tris, u, x0, y0, w, h, DepthStateTest{st}, shared, (name + " 1x").c_str()));
-        count(s, check_same<4>(tris, u, x0, y0, w, h, DepthStateTest{st}, shared, (name + " 4x").c_str()));
+      for (int shared = 0; shared < 2; ++shared) {
+        const std::string where =
+            "tile " + std::to_string(x0) + "," + std::to_string(y0) + " shared " + std::to_string(shared);
+        count(states.size(),
+              check_same<1>(tris, u, x0, y0, w, h, LessDepthTest{}, shared, (where + " 1x less").c_str()));
+        count(states.size(),
+              check_same<4>(tris, u, x0, y0, w, h, LessDepthTest{}, shared, (where + " 4x less").c_str()));
+        for (size_t s = 0; s < states.size(); ++s) {
+          const DepthState& st = states[s];
+          const std::string name = where + " state " + std::to_string(s);
+          count(s, check_same<1>(tris, u, x0, y0, w, h, DepthStateTest{st}, shared, (name + " 1x").c_str()));
+          count(s, check_same<4>(tris, u, x0, y0, w, h, DepthStateTest{st}, shared, (name + " 4x").c_str()));
+        }
       }
     }
-  }
-  // Something drawn and something overdrawn or rejected, where the state allows it.
-  for (size_t s = 0; s <= states.size(); ++s) {
-    const DepthState st = s < states.size() ? states[s] : DepthState{};
-    if (st.test && st.compare == CompareOp::never) {
-      EXPECT_EQ(shaded[s], 0u) << "state " << s;
-      continue;
+    // Something drawn and something overdrawn or rejected, where the state allows it.
+    for (size_t s = 0; s <= states.size(); ++s) {
+      const DepthState st = s < states.size() ? states[s] : DepthState{};
+      if (st.test && st.compare == CompareOp::never) {
+        EXPECT_EQ(shaded[s], 0u) << "state " << s;
+        continue;
+      }
+      EXPECT_GT(shaded[s], 0u) << "state " << s;
+      if (st.test && st.compare != CompareOp::always) {
+        EXPECT_GT(failed[s], 0u) << "state " << s;
+      }
     }
-    EXPECT_GT(shaded[s], 0u) << "state " << s;
-    if (st.test && st.compare != CompareOp::always) {
-      EXPECT_GT(failed[s], 0u) << "state " << s;
-    }
-  }
-  EXPECT_GT(shaded[states.size()], 2000u);
+    EXPECT_GT(shaded[states.size()], 2000u);
+  });
 }
 
 }  // namespace

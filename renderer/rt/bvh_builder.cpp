@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <limits>
 #include <string>
 
@@ -196,10 +197,142 @@ struct Split {
   float cost = std::numeric_limits<float>::infinity();
 };
 
+// Cost of splitting after bin i = A(left) * blocks(left) + A(right) * blocks(right), counting
+// triangles in blocks of 4 since a block costs one SIMD test whatever its fill.
+inline float blocks_of(uint32_t count) { return float((count + kBlockWidth - 1) / kBlockWidth); }
+
+// The reference sweep, one candidate at a time over per-axis integer counts (it serves the
+// parallel binning, whose counts exceed a chunk's float-exact lane-3 counts, and is what the
+// SIMD sweep must reproduce bit for bit). Selected without branches on the data (they
+// mispredicted on nearly every small node), keeping the first strictly better candidate.
+Split sweep_scalar(const Bins& bins, const uint32_t (&counts)[3][kMaxBins], size_t n, const BinMapper& m, int nb) {
+  float best_cost = std::numeric_limits<float>::infinity();
+  int best_key = -1;  // axis * kMaxBins + bin
+  float right_cost[kMaxBins];
+  for (int a = 0; a < 3; ++a) {
+    if (m.scale_of[a] == 0.0f) continue;
+    Box8 acc;
+    uint32_t count = 0;
+    for (int i = nb - 1; i > 0; --i) {
+      acc.extend(bins.box[a][i]);
+      count += counts[a][i];
+      right_cost[i] = half_area(acc) * blocks_of(count);  // unused where the right side is empty
+    }
+    acc = Box8{};
+    count = 0;
+    for (int i = 0; i < nb - 1; ++i) {
+      acc.extend(bins.box[a][i]);
+      count += counts[a][i];
+      const float cost = half_area(acc) * blocks_of(count) + right_cost[i + 1];
+      const bool better = (count != 0) & (count != n) & (cost < best_cost);
+      best_cost = better ? cost : best_cost;
+      best_key = better ? a * kMaxBins + i + 1 : best_key;
+    }
+  }
+  Split best;
+  if (best_key >= 0) best = Split{best_key / kMaxBins, best_key % kMaxBins, best_cost};
+  return best;
+}
+
+// Transposes 8 boxes (rows: lo x y z, count, -hi x y z, -) into one register per lane.
+inline void transpose8(const __m256* rows, __m256 (&col)[8]) {
+  const __m256 t0 = _mm256_unpacklo_ps(rows[0], rows[1]), t1 = _mm256_unpackhi_ps(rows[0], rows[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(rows[2], rows[3]), t3 = _mm256_unpackhi_ps(rows[2], rows[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(rows[4], rows[5]), t5 = _mm256_unpackhi_ps(rows[4], rows[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(rows[6], rows[7]), t7 = _mm256_unpackhi_ps(rows[6], rows[7]);
+  const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+  col[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+  col[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+  col[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+  col[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+  col[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+  col[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+  col[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+  col[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+// half_area * blocks of 8 prefix boxes at once, with the scalar path's operations in the same
+// order ((dx*dy + dy*dz) + dz*dx, then the block count) so every cost has the same bits; the
+// counts are the prefixes' lane 3 (returned in `count`).
+inline __m256 prefix_costs(const __m256* rows, __m256& count) {
+  __m256 c[8];
+  transpose8(rows, c);
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  const __m256 dx = _mm256_sub_ps(_mm256_xor_ps(c[4], sign), c[0]);
+  const __m256 dy = _mm256_sub_ps(_mm256_xor_ps(c[5], sign), c[1]);
+  const __m256 dz = _mm256_sub_ps(_mm256_xor_ps(c[6], sign), c[2]);
+  const __m256 area = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dy), _mm256_mul_ps(dy, dz)), _mm256_mul_ps(dz, dx));
+  count = c[3];
+  static_assert(kBlockWidth == 4, "the block count is a shift by 2");
+  const __m256i blocks =
+      _mm256_srli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(c[3]), _mm256_set1_epi32(kBlockWidth - 1)), 2);
+  return _mm256_mul_ps(area, _mm256_cvtepi32_ps(blocks));
+}
+
+// The same choice as sweep_scalar from the float counts in the bins' lane 3 (exact: a Bins
+// counts fewer than kParallelBinThreshold primitives). The candidates of all three axes (split
+// after bin i = 0..nb-2, axis-major, the scalar order) are laid out in one array of prefix
+// boxes, so their costs are computed 8 at a time; the first candidate of least cost wins, as
+// the scalar path's first strictly better one does.
+Split sweep_simd(const Bins& bins, size_t n, const BinMapper& m, int nb) {
+  constexpr int kPadded = (3 * (kMaxBins - 1) + 7) / 8 * 8;
+  const int per_axis = nb - 1, total = 3 * per_axis, groups = (total + 7) / 8;
+  // left[k]: bins 0..i of candidate k's axis; right[k]: bins i+1..nb-1 (lane 3: their count).
+  alignas(32) __m256 left[kPadded], right[kPadded];
+  const __m256 empty = Bins::empty();
+  for (int a = 0; a < 3; ++a) {
+    __m256 acc = empty;
+    for (int i = 0; i < per_axis; ++i) left[a * per_axis + i] = acc = Bins::combine(acc, bins.box[a][i]);
+    acc = empty;
+    for (int i = nb - 1; i > 0; --i) right[a * per_axis + i - 1] = acc = Bins::combine(acc, bins.box[a][i]);
+  }
+  // Padding and axes without extent (skipped by the scalar sweep) get a left count of 0,
+  // which makes them invalid below.
+  for (int k = total; k < groups * 8; ++k) left[k] = right[k] = empty;
+  for (int a = 0; a < 3; ++a)
+    if (m.scale_of[a] == 0.0f)
+      for (int i = 0; i < per_axis; ++i) left[a * per_axis + i] = empty;
+  const float inf = std::numeric_limits<float>::infinity();
+  alignas(32) float cost[kPadded];
+  __m256 least = _mm256_set1_ps(inf);
+  const __m256 zero = _mm256_setzero_ps(), all = _mm256_set1_ps(float(n)), infv = _mm256_set1_ps(inf);
+  for (int g = 0; g < groups; ++g) {
+    __m256 left_count, right_count;
+    const __m256 c = _mm256_add_ps(prefix_costs(left + 8 * g, left_count), prefix_costs(right + 8 * g, right_count));
+    const __m256 valid = _mm256_and_ps(
+        _mm256_and_ps(_mm256_cmp_ps(left_count, zero, _CMP_NEQ_OQ), _mm256_cmp_ps(left_count, all, _CMP_NEQ_OQ)),
+        _mm256_cmp_ps(c, infv, _CMP_LT_OQ));
+    const __m256 masked = _mm256_blendv_ps(infv, c, valid);
+    _mm256_store_ps(cost + 8 * g, masked);
+    least = _mm256_min_ps(least, masked);
+  }
+  __m128 m4 = _mm_min_ps(_mm256_castps256_ps128(least), _mm256_extractf128_ps(least, 1));
+  m4 = _mm_min_ps(m4, _mm_movehl_ps(m4, m4));
+  m4 = _mm_min_ss(m4, _mm_movehdup_ps(m4));
+  const float best_cost = _mm_cvtss_f32(m4);
+  Split best;
+  if (!(best_cost < inf)) return best;
+  const __m256 bv = _mm256_set1_ps(best_cost);
+  for (int g = 0;; ++g) {
+    const int mask = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_load_ps(cost + 8 * g), bv, _CMP_EQ_OQ));
+    if (mask) {
+      const int k = 8 * g + std::countr_zero(unsigned(mask));
+      return Split{k / per_axis, k % per_axis + 1, cost[k]};
+    }
+  }
+}
+
 // Bins the range and sweeps for the cheapest plane. Kept out of the recursive build so its
 // bin sets do not sit in every level's stack frame.
 [[gnu::noinline]] Split find_split(const PrimRef* refs, uint32_t* bin_of, size_t begin, size_t end, const BinMapper& m,
-                                   int nb) {
+                                   int nb, SplitSweep sweep) {
   const size_t n = end - begin;
   Bins bins(nb);
   uint32_t counts[3][kMaxBins];
@@ -224,42 +357,13 @@ struct Split {
       for (int a = 0; a < 3; ++a)
         for (int i = 0; i < nb; ++i) counts[a][i] += p.count(a, i);
     }
-  } else {
-    bin_range(refs, bin_of, begin, end, m, nb, bins);
-    for (int a = 0; a < 3; ++a)
-      for (int i = 0; i < nb; ++i) counts[a][i] = bins.count(a, i);
+    return sweep_scalar(bins, counts, n, m, nb);
   }
-  // Sweep: cost of splitting after bin i = A(left) * blocks(left) + A(right) * blocks(right),
-  // counting triangles in blocks of 4 since a block costs one SIMD test whatever its fill.
-  auto blocks = [](uint32_t count) { return float((count + kBlockWidth - 1) / kBlockWidth); };
-  // Selected without branches on the data (they mispredicted on nearly every small node),
-  // keeping the first strictly better candidate as before.
-  float best_cost = std::numeric_limits<float>::infinity();
-  int best_key = -1;  // axis * kMaxBins + bin
-  float right_cost[kMaxBins];
-  for (int a = 0; a < 3; ++a) {
-    if (m.scale_of[a] == 0.0f) continue;
-    Box8 acc;
-    uint32_t count = 0;
-    for (int i = nb - 1; i > 0; --i) {
-      acc.extend(bins.box[a][i]);
-      count += counts[a][i];
-      right_cost[i] = half_area(acc) * blocks(count);  // unused where the right side is empty
-    }
-    acc = Box8{};
-    count = 0;
-    for (int i = 0; i < nb - 1; ++i) {
-      acc.extend(bins.box[a][i]);
-      count += counts[a][i];
-      const float cost = half_area(acc) * blocks(count) + right_cost[i + 1];
-      const bool better = (count != 0) & (count != n) & (cost < best_cost);
-      best_cost = better ? cost : best_cost;
-      best_key = better ? a * kMaxBins + i + 1 : best_key;
-    }
-  }
-  Split best;
-  if (best_key >= 0) best = Split{best_key / kMaxBins, best_key % kMaxBins, best_cost};
-  return best;
+  bin_range(refs, bin_of, begin, end, m, nb, bins);
+  if (sweep == SplitSweep::simd) return sweep_simd(bins, n, m, nb);
+  for (int a = 0; a < 3; ++a)
+    for (int i = 0; i < nb; ++i) counts[a][i] = bins.count(a, i);
+  return sweep_scalar(bins, counts, n, m, nb);
 }
 
 struct Builder {
@@ -311,7 +415,7 @@ struct Builder {
     const BinMapper m(centroids2, nb);
     Split split;
     if (sah) {
-      split = find_split(refs, bin_of, begin, end, m, nb);
+      split = find_split(refs, bin_of, begin, end, m, nb, opt.sweep);
       // Leaf when small enough and not worse than a split (a node step ~ one block test).
       const float area = half_area(box);
       const float blocks = float((n + kBlockWidth - 1) / kBlockWidth);

@@ -74,10 +74,15 @@ struct BinaryBvh {
   size_t blocks = 0;            // blocks of kBlockWidth primitives the leaves fill
 };
 
+// How the SAH split is chosen from the bins: `simd` computes the candidates' costs 8 at a time,
+// `scalar` one at a time (the reference; tests check both give the same tree).
+enum class SplitSweep { simd, scalar };
+
 struct BinaryBuildOptions {
   int bins = 32;
   int max_leaf_size = 8;
   int max_sah_depth = 64;  // below this depth splits fall back to the object median
+  SplitSweep sweep = SplitSweep::simd;
 };
 
 // Writes the boxes of primitives [first, first + out.size()) to `out`. Called concurrently

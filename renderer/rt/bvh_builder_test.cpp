@@ -112,7 +112,7 @@ std::vector<uint32_t> flatten(const BinaryBvh& bvh) {
     const BinaryNode& n = bvh.nodes[slot];
     for (float v : n.lo) out.push_back(std::bit_cast<uint32_t>(v));
     for (float v : n.hi) out.push_back(std::bit_cast<uint32_t>(v));
-    out.push_back(n.first), out.push_back(n.count), out.push_back(n.leaf());
+    out.push_back(n.first), out.push_back(n.count), out.push_back(n.right), out.push_back(n.blocks);
     if (!n.leaf()) stack.push_back(n.right), stack.push_back(slot + 1);
   }
   return out;
@@ -141,6 +141,68 @@ TEST(RtBvhBuilder, SameTreeForAnyThreadCount) {
   EXPECT_EQ(one.order, many.order);
   EXPECT_EQ(one.depth, many.depth);
   EXPECT_EQ(flatten(one), flatten(many));
+}
+
+// Boxes whose corners come from a few values: many coincident centroids and equal split costs,
+// where only the tie-breaking decides the split.
+std::vector<Aabb> quantized_boxes(size_t n, int values, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> pos(0, values - 1), size(0, 2);
+  std::vector<Aabb> boxes(n);
+  for (Aabb& b : boxes) {
+    const glm::vec3 lo(float(pos(rng)), float(pos(rng)), float(pos(rng)));
+    b.extend(lo);
+    b.extend(lo + glm::vec3(float(size(rng)), float(size(rng)), float(size(rng))));
+  }
+  return boxes;
+}
+
+// The SIMD split sweep must choose what the scalar reference chooses: same tree, node for node
+// (bounds, ranges, child slots, block counts) and the same primitive order.
+TEST(RtBvhBuilder, SimdSweepBuildsTheReferenceTree) {
+  std::vector<std::pair<std::string, std::vector<Aabb>>> inputs;
+  inputs.push_back({"random", random_boxes(20000, 11)});
+  inputs.push_back({"grid (parallel binning at the top)", grid_boxes(200)});
+  for (int n : {3, 5, 8, 9, 13, 16, 17, 33, 64, 65, 200})
+    inputs.push_back({"small random", random_boxes(size_t(n), 100 + uint32_t(n))});
+  inputs.push_back({"quantized, 3 values", quantized_boxes(5000, 3, 12)});
+  inputs.push_back({"quantized, 9 values", quantized_boxes(20000, 9, 13)});
+  inputs.push_back({"equal boxes", std::vector<Aabb>(40000, Aabb{glm::vec3(1.0f), glm::vec3(2.0f)})});
+  {
+    std::vector<Aabb> points = random_boxes(5000, 14), flat = random_boxes(5000, 15), line = random_boxes(3000, 16);
+    for (Aabb& b : points) b.hi = b.lo;           // zero area
+    for (Aabb& b : flat) b.lo.z = b.hi.z = 0.0f;  // no extent on z
+    for (Aabb& b : line) b.lo.y = b.hi.y = b.lo.z = b.hi.z = 1.0f;
+    inputs.push_back({"points", points});
+    inputs.push_back({"flat", flat});
+    inputs.push_back({"line", line});
+  }
+  {
+    // Areas overflow to infinity: every candidate costs inf and the split falls back to medians.
+    std::vector<Aabb> huge = random_boxes(3000, 17);
+    for (Aabb& b : huge) b.lo *= 1e35f, b.hi *= 1e35f;
+    inputs.push_back({"huge", huge});
+  }
+  for (const auto& [name, boxes] : inputs) {
+    for (int bins : {4, 13, 32, 64}) {
+      for (int max_leaf : {1, 8}) {
+        SCOPED_TRACE(name + ", bins " + std::to_string(bins) + ", max leaf " + std::to_string(max_leaf) + ", " +
+                     std::to_string(boxes.size()) + " boxes");
+        BinaryBuildOptions options;
+        options.bins = bins;
+        options.max_leaf_size = max_leaf;
+        const BinaryBvh simd = build_binary_bvh(boxes, options);
+        options.sweep = SplitSweep::scalar;
+        const BinaryBvh scalar = build_binary_bvh(boxes, options);
+        check_tree(simd, boxes, options);
+        EXPECT_EQ(simd.slots, scalar.slots);
+        EXPECT_EQ(simd.depth, scalar.depth);
+        EXPECT_EQ(simd.blocks, scalar.blocks);
+        EXPECT_EQ(simd.order, scalar.order);
+        EXPECT_EQ(flatten(simd), flatten(scalar));
+      }
+    }
+  }
 }
 
 TEST(RtBvhBuilder, CoincidentBoxesSplitByMedian) {

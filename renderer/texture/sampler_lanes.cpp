@@ -11,7 +11,11 @@
 //   lanes need (usually one or two, a quad's lanes share a level of detail), filters every lane
 //   on each (the addresses stay in range on any level, every coordinate being reduced), and
 //   keeps each lane's own levels by selects.
-// Like eu_lanes.cpp, the vectors are the build's baseline target (AVX2 on x86-64-v3).
+// Like eu_lanes.cpp, compiled per target (AVX-512 and AVX2 on x86-64-v3) and dispatched at run
+// time.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "texture/sampler_lanes.cpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -217,19 +221,36 @@ void lod_rho(const float* dudx, const float* dvdx, const float* dudy, const floa
   }
 }
 
+void trilinear_rgba(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r, float* g,
+                    float* b, float* a, SamplerCounters& counters) {
+  trilinear<true>(texture, u, v, lod, n, r, g, b, a, counters);
+}
+void trilinear_rgb(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r, float* g,
+                   float* b, float* a, SamplerCounters& counters) {
+  trilinear<false>(texture, u, v, lod, n, r, g, b, a, counters);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::sampler_lanes
 HWY_AFTER_NAMESPACE();
 
+#if HWY_ONCE
+namespace tessera::sampler_lanes {
+HWY_EXPORT(trilinear_rgba);
+HWY_EXPORT(trilinear_rgb);
+HWY_EXPORT(lod_rho);
+}  // namespace tessera::sampler_lanes
+
 namespace tessera {
+using namespace sampler_lanes;  // HWY_DYNAMIC_DISPATCH names the dispatch tables unqualified
 
 void sample_texture_lanes(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r,
                           float* g, float* b, float* a, SamplerCounters& counters) {
   if (texture.sampler == SamplerState{} && !texture.levels.empty()) {
     if (a) {
-      sampler_lanes::HWY_NAMESPACE::trilinear<true>(texture, u, v, lod, n, r, g, b, a, counters);
+      HWY_DYNAMIC_DISPATCH(trilinear_rgba)(texture, u, v, lod, n, r, g, b, a, counters);
     } else {
-      sampler_lanes::HWY_NAMESPACE::trilinear<false>(texture, u, v, lod, n, r, g, b, a, counters);
+      HWY_DYNAMIC_DISPATCH(trilinear_rgb)(texture, u, v, lod, n, r, g, b, a, counters);
     }
     return;
   }
@@ -249,7 +270,7 @@ void texture_lod_lanes(const Texture& texture, const float* dudx, const float* d
     return;
   }
   const Image& base = texture.levels[0];
-  sampler_lanes::HWY_NAMESPACE::lod_rho(dudx, dvdx, dudy, dvdy, n, float(base.width), float(base.height), lod);
+  HWY_DYNAMIC_DISPATCH(lod_rho)(dudx, dvdx, dudy, dvdy, n, float(base.width), float(base.height), lod);
   // The rest of texture_lod per lane (log2 is the C library's, as there).
   const float max_lod = float(texture.levels.size() - 1);
   for (int i = 0; i < n; ++i) {
@@ -259,3 +280,4 @@ void texture_lod_lanes(const Texture& texture, const float* dudx, const float* d
 }
 
 }  // namespace tessera
+#endif  // HWY_ONCE

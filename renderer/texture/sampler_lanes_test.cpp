@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "tessera/sampler.h"
+#include "eu/lane_target_test_support.h"
 #include "texture/texture_test_support.h"
 
 namespace tessera {
@@ -87,101 +88,111 @@ void expect_lanes_match(const Texture& t, const Inputs& in, const char* what) {
 }
 
 TEST(SamplerLanes, DefaultTrilinearMatchesScalarOnEveryTextureShape) {
-  const struct { int w, h; } sizes[] = {{1, 1}, {2, 2}, {5, 3}, {1, 7}, {64, 32}, {3, 129}};
-  uint32_t seed = 1;
-  for (const auto& s : sizes) {
-    const Texture t = random_texture(s.w, s.h, seed++);
-    const Inputs in = inputs(256, seed++, float(t.levels.size()));
-    expect_lanes_match(t, in, "default sampler");
-  }
+  lane_testing::for_each_lane_target([&] {
+    const struct { int w, h; } sizes[] = {{1, 1}, {2, 2}, {5, 3}, {1, 7}, {64, 32}, {3, 129}};
+    uint32_t seed = 1;
+    for (const auto& s : sizes) {
+      const Texture t = random_texture(s.w, s.h, seed++);
+      const Inputs in = inputs(256, seed++, float(t.levels.size()));
+      expect_lanes_match(t, in, "default sampler");
+    }
+  });
 }
 
 TEST(SamplerLanes, QuadsSharingALevelOfDetailMatchScalar) {
-  // The fragment program's batches: four lanes per quad with one lod, neighbouring coordinates.
-  const Texture t = random_texture(37, 20, 7);
-  std::mt19937 rng(8);
-  std::uniform_real_distribution<float> coord(-1.0f, 2.0f), level(0.0f, 7.0f), step(0.0f, 0.05f);
-  Inputs in;
-  for (int q = 0; q < 64; ++q) {
-    const float u = coord(rng), v = coord(rng), lod = level(rng), du = step(rng), dv = step(rng);
-    for (int i = 0; i < 4; ++i) {
-      in.u.push_back(u + float(i & 1) * du);
-      in.v.push_back(v + float(i >> 1) * dv);
-      in.lod.push_back(lod);
+  lane_testing::for_each_lane_target([&] {
+    // The fragment program's batches: four lanes per quad with one lod, neighbouring coordinates.
+    const Texture t = random_texture(37, 20, 7);
+    std::mt19937 rng(8);
+    std::uniform_real_distribution<float> coord(-1.0f, 2.0f), level(0.0f, 7.0f), step(0.0f, 0.05f);
+    Inputs in;
+    for (int q = 0; q < 64; ++q) {
+      const float u = coord(rng), v = coord(rng), lod = level(rng), du = step(rng), dv = step(rng);
+      for (int i = 0; i < 4; ++i) {
+        in.u.push_back(u + float(i & 1) * du);
+        in.v.push_back(v + float(i >> 1) * dv);
+        in.lod.push_back(lod);
+      }
     }
-  }
-  expect_lanes_match(t, in, "quads");
+    expect_lanes_match(t, in, "quads");
+  });
 }
 
 TEST(SamplerLanes, EverySamplerStateMatchesScalar) {
-  const TextureWrap wraps[] = {TextureWrap::repeat, TextureWrap::clamp_to_edge, TextureWrap::mirrored_repeat};
-  const TextureFilter filters[] = {TextureFilter::nearest, TextureFilter::linear};
-  const MipFilter mips[] = {MipFilter::none, MipFilter::nearest, MipFilter::linear};
-  Texture t = random_texture(9, 6, 11);
-  const Inputs in = inputs(64, 12, float(t.levels.size()));
-  int states = 0;
-  for (TextureWrap wu : wraps) {
-    for (TextureWrap wv : wraps) {
-      for (TextureFilter mag : filters) {
-        for (TextureFilter min : filters) {
-          for (MipFilter mip : mips) {
-            t.sampler = SamplerState{wu, wv, mag, min, mip};
-            expect_lanes_match(t, in, "sampler state");
-            ++states;
+  lane_testing::for_each_lane_target([&] {
+    const TextureWrap wraps[] = {TextureWrap::repeat, TextureWrap::clamp_to_edge, TextureWrap::mirrored_repeat};
+    const TextureFilter filters[] = {TextureFilter::nearest, TextureFilter::linear};
+    const MipFilter mips[] = {MipFilter::none, MipFilter::nearest, MipFilter::linear};
+    Texture t = random_texture(9, 6, 11);
+    const Inputs in = inputs(64, 12, float(t.levels.size()));
+    int states = 0;
+    for (TextureWrap wu : wraps) {
+      for (TextureWrap wv : wraps) {
+        for (TextureFilter mag : filters) {
+          for (TextureFilter min : filters) {
+            for (MipFilter mip : mips) {
+              t.sampler = SamplerState{wu, wv, mag, min, mip};
+              expect_lanes_match(t, in, "sampler state");
+              ++states;
+            }
           }
         }
       }
     }
-  }
-  EXPECT_EQ(states, 108);
+    EXPECT_EQ(states, 108);
+  });
 }
 
 TEST(SamplerLanes, NoLevelsAndASingleLevelMatchScalar) {
-  Texture empty;  // no levels: white, one sample, no fetches
-  const Inputs in = inputs(20, 13, 3.0f);
-  expect_lanes_match(empty, in, "no levels");
-  const Texture single = random_texture(4, 4, 14, false);  // one level only
-  expect_lanes_match(single, inputs(40, 15, 0.0f), "one level");
+  lane_testing::for_each_lane_target([&] {
+    Texture empty;  // no levels: white, one sample, no fetches
+    const Inputs in = inputs(20, 13, 3.0f);
+    expect_lanes_match(empty, in, "no levels");
+    const Texture single = random_texture(4, 4, 14, false);  // one level only
+    expect_lanes_match(single, inputs(40, 15, 0.0f), "one level");
+  });
 }
 
 // texture_lod_lanes against texture_lod: derivatives random over many magnitudes and special
 // (NaN, infinities, zeros, huge, tiny), textures with no level, one level and odd chains,
 // batches of 1 to 16 quads.
 TEST(SamplerLanes, LevelOfDetailMatchesScalar) {
-  const float specials[] = {kNaN, kInf, -kInf, 0.0f, -0.0f, 1e30f, -1e30f, 1e-30f, 1e-45f, 1.0f, -0.5f};
-  std::mt19937 rng(29);
-  std::uniform_real_distribution<float> exponent(-20.0f, 10.0f), sign(-1.0f, 1.0f);
-  std::uniform_int_distribution<int> pick(0, 5);
-  std::uniform_int_distribution<size_t> which(0, std::size(specials) - 1);
-  auto derivative = [&] {
-    return pick(rng) == 0 ? specials[which(rng)] : std::copysign(std::exp2(exponent(rng)), sign(rng));
-  };
-  const Texture textures[] = {Texture{}, random_texture(4, 4, 30, false), random_texture(37, 20, 31),
-                              random_texture(1, 300, 32)};
-  uint64_t checked = 0, positive = 0;
-  for (const Texture& t : textures) {
-    for (int round = 0; round < 400; ++round) {
-      const int n = 1 + round % 16;
-      float dudx[16], dvdx[16], dudy[16], dvdy[16], lod[16];
-      for (int i = 0; i < n; ++i) {
-        dudx[i] = derivative();
-        dvdx[i] = derivative();
-        dudy[i] = derivative();
-        dvdy[i] = derivative();
-      }
-      texture_lod_lanes(t, dudx, dvdx, dudy, dvdy, n, lod);
-      for (int i = 0; i < n; ++i) {
-        const float want = texture_lod(t, glm::vec2(dudx[i], dvdx[i]), glm::vec2(dudy[i], dvdy[i]));
-        ASSERT_EQ(std::bit_cast<uint32_t>(lod[i]), std::bit_cast<uint32_t>(want))
-            << "levels " << t.levels.size() << ", derivatives " << dudx[i] << " " << dvdx[i] << " " << dudy[i] << " "
-            << dvdy[i];
-        ++checked;
-        positive += want > 0.0f;
+  lane_testing::for_each_lane_target([&] {
+    const float specials[] = {kNaN, kInf, -kInf, 0.0f, -0.0f, 1e30f, -1e30f, 1e-30f, 1e-45f, 1.0f, -0.5f};
+    std::mt19937 rng(29);
+    std::uniform_real_distribution<float> exponent(-20.0f, 10.0f), sign(-1.0f, 1.0f);
+    std::uniform_int_distribution<int> pick(0, 5);
+    std::uniform_int_distribution<size_t> which(0, std::size(specials) - 1);
+    auto derivative = [&] {
+      return pick(rng) == 0 ? specials[which(rng)] : std::copysign(std::exp2(exponent(rng)), sign(rng));
+    };
+    const Texture textures[] = {Texture{}, random_texture(4, 4, 30, false), random_texture(37, 20, 31),
+                                random_texture(1, 300, 32)};
+    uint64_t checked = 0, positive = 0;
+    for (const Texture& t : textures) {
+      for (int round = 0; round < 400; ++round) {
+        const int n = 1 + round % 16;
+        float dudx[16], dvdx[16], dudy[16], dvdy[16], lod[16];
+        for (int i = 0; i < n; ++i) {
+          dudx[i] = derivative();
+          dvdx[i] = derivative();
+          dudy[i] = derivative();
+          dvdy[i] = derivative();
+        }
+        texture_lod_lanes(t, dudx, dvdx, dudy, dvdy, n, lod);
+        for (int i = 0; i < n; ++i) {
+          const float want = texture_lod(t, glm::vec2(dudx[i], dvdx[i]), glm::vec2(dudy[i], dvdy[i]));
+          ASSERT_EQ(std::bit_cast<uint32_t>(lod[i]), std::bit_cast<uint32_t>(want))
+              << "levels " << t.levels.size() << ", derivatives " << dudx[i] << " " << dvdx[i] << " " << dudy[i] << " "
+              << dvdy[i];
+          ++checked;
+          positive += want > 0.0f;
+        }
       }
     }
-  }
-  EXPECT_EQ(checked, 4u * 3400u);  // 25 rounds of batches of 1 to 16 per texture
-  EXPECT_GT(positive, 1000u);      // levels above the base were reached
+    EXPECT_EQ(checked, 4u * 3400u);  // 25 rounds of batches of 1 to 16 per texture
+    EXPECT_GT(positive, 1000u);      // levels above the base were reached
+  });
 }
 
 }  // namespace

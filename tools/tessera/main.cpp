@@ -11,6 +11,21 @@
 #include "tessellate_command.h"
 #include "tessera/config.h"
 #include "tessera/error.h"
+#include "tessera/lane_target.h"
+
+namespace {
+// For --version: the SIMD target the lane code runs on and the others it could (a bad
+// TESSERA_LANE_TARGET is reported there rather than ending the program before parsing).
+std::string lane_target_line() {
+  std::string runnable;
+  for (const std::string& t : tessera::lane_targets()) runnable += (runnable.empty() ? "" : ", ") + t;
+  try {
+    return "lane target: " + tessera::lane_target() + " (runnable: " + runnable + ")";
+  } catch (const tessera::Error& e) {
+    return std::string("lane target: ") + e.what();
+  }
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace tessera::cli;
@@ -32,8 +47,8 @@ int main(int argc, char** argv) {
   const SweepCommands sweep_commands = add_sweep_command(app, sweep_args);
   CLI::App* config_cmd = app.add_subcommand("config", "Print the full default configuration as JSON");
   const std::string commit = TESSERA_GIT_COMMIT;
-  app.set_version_flag("--version",
-                       std::string("tessera ") + TESSERA_VERSION + (commit.empty() ? "" : " (commit " + commit + ")"));
+  app.set_version_flag("--version", std::string("tessera ") + TESSERA_VERSION +
+                                        (commit.empty() ? "" : " (commit " + commit + ")") + "\n" + lane_target_line());
 
   try {
     app.parse(argc, argv);
