@@ -44,7 +44,7 @@ struct PrimitiveStageInput {
   // With record_sources, a second grid (a fixed frame's atomic tiles) that each chunk is also
   // binned on while its set-up triangles are still in cache, for the tiling accounting.
   const TileGrid* atomic = nullptr;
-  bool per_draw = false;        // per-draw counters (DrawRun), for per-draw diagnostics
+  bool per_draw = false;  // per-draw counters (DrawRun), for per-draw diagnostics
 };
 
 // The counters of one draw's primitives within one chunk (a chunk holds runs of draws).

@@ -15,7 +15,7 @@ struct VertexStageResult {
   // list.vertices entries, draw after draw; sized without writing them (the stage writes each
   // once, in parallel, instead of after a serial zero fill).
   UninitializedVector<ClipVertex> vertices;
-  EuShaderMath math;                 // the vertex program's EU work (integer sums: order-free)
+  EuShaderMath math;  // the vertex program's EU work (integer sums: order-free)
 };
 
 // Runs inside the caller's task arena.
