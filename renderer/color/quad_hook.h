@@ -11,6 +11,26 @@
 
 namespace tessera::color {
 
+// The plane count of the quad whose two pixel rows start at row0/row1 (kN samples a pixel),
+// each pixel's own count stored in c0[0..1], c1[0..1] for evictions to read.
+template <int kN>
+inline int quad_plane_counts(const Rgba8* row0, const Rgba8* row1, uint8_t* c0, uint8_t* c1) {
+  if constexpr (kN == 4) {
+    return quad_lanes::quad_planes4(row0, row1, c0, c1);
+  } else {
+    if (samples_uniform<kN>(row0) & samples_uniform<kN>(row0 + kN) & samples_uniform<kN>(row1) &
+        samples_uniform<kN>(row1 + kN)) {
+      c0[0] = c0[1] = c1[0] = c1[1] = 1;
+      return 1;
+    }
+    c0[0] = uint8_t(distinct_samples<kN>(row0));
+    c0[1] = uint8_t(distinct_samples<kN>(row0 + kN));
+    c1[0] = uint8_t(distinct_samples<kN>(row1));
+    c1[1] = uint8_t(distinct_samples<kN>(row1 + kN));
+    return std::max(std::max(c0[0], c0[1]), std::max(c1[0], c1[1]));
+  }
+}
+
 template <int kN>
 void ColorBackEnd::on_quad_written(int qx, int qy) {
   // Members in locals: the count stores below are bytes, which may alias anything.
@@ -26,20 +46,7 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
   const int half = halves_ == 2 ? int(unsigned(qx) % kTileWidth / (kTileWidth / 2)) : 0;
   analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
   int32_t* ways = &line_way(block, 0, half);
-  int planes;
-  if constexpr (kN == 4) {
-    planes = quad_lanes::quad_planes4(row0, row1, c0, c1);
-  } else if (samples_uniform<kN>(row0) & samples_uniform<kN>(row0 + kN) & samples_uniform<kN>(row1) &
-             samples_uniform<kN>(row1 + kN)) {
-    c0[0] = c0[1] = c1[0] = c1[1] = 1;
-    planes = 1;
-  } else {
-    c0[0] = uint8_t(distinct_samples<kN>(row0));
-    c0[1] = uint8_t(distinct_samples<kN>(row0 + kN));
-    c1[0] = uint8_t(distinct_samples<kN>(row1));
-    c1[1] = uint8_t(distinct_samples<kN>(row1 + kN));
-    planes = std::max(std::max(c0[0], c0[1]), std::max(c1[0], c1[1]));
-  }
+  const int planes = quad_plane_counts<kN>(row0, row1, c0, c1);
   if (planes == 1 && ways[0] != 0) {
     // One plane, its line resident: a hit (access_quad's repeat rule included).
     ++traffic_.accesses;
@@ -88,20 +95,7 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
     analysis[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
     const Rgba8* row0 = buffer + i0 * size_t(kN);
     const Rgba8* row1 = row0 + size_t(width) * size_t(kN);
-    int planes;
-    if constexpr (kN == 4) {
-      planes = quad_lanes::quad_planes4(row0, row1, c0, c1);
-    } else if (samples_uniform<kN>(row0) & samples_uniform<kN>(row0 + kN) & samples_uniform<kN>(row1) &
-               samples_uniform<kN>(row1 + kN)) {
-      c0[0] = c0[1] = c1[0] = c1[1] = 1;
-      planes = 1;
-    } else {
-      c0[0] = uint8_t(distinct_samples<kN>(row0));
-      c0[1] = uint8_t(distinct_samples<kN>(row0 + kN));
-      c1[0] = uint8_t(distinct_samples<kN>(row1));
-      c1[1] = uint8_t(distinct_samples<kN>(row1 + kN));
-      planes = std::max(std::max(c0[0], c0[1]), std::max(c1[0], c1[1]));
-    }
+    const int planes = quad_plane_counts<kN>(row0, row1, c0, c1);
     accesses += uint64_t(planes);
     if (block == repeat_block && half == repeat_half && planes == repeat_planes) {
       // The previous quad's lines, all still resident: only the counts change (access_quad).
