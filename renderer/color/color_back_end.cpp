@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "color/plane_lanes.h"
+#include "color/quad_hook.h"
 #include "color/quad_lanes.h"
 #include "color/sample_planes.h"
 
@@ -219,17 +220,7 @@ int quad_planes(const Rgba8* buffer, uint8_t* counts, int qx, int qy, int width,
     const Rgba8* row1 = row0 + size_t(width) * size_t(kN);
     uint8_t* c0 = counts + i0;
     uint8_t* c1 = c0 + width;
-    if constexpr (kN == 4) return quad_lanes::quad_planes4(row0, row1, c0, c1);
-    if (samples_uniform<kN>(row0) & samples_uniform<kN>(row0 + kN) & samples_uniform<kN>(row1) &
-        samples_uniform<kN>(row1 + kN)) {
-      c0[0] = c0[1] = c1[0] = c1[1] = 1;
-      return 1;
-    }
-    c0[0] = uint8_t(distinct_samples<kN>(row0));
-    c0[1] = uint8_t(distinct_samples<kN>(row0 + kN));
-    c1[0] = uint8_t(distinct_samples<kN>(row1));
-    c1[1] = uint8_t(distinct_samples<kN>(row1 + kN));
-    return std::max(std::max(c0[0], c0[1]), std::max(c1[0], c1[1]));
+    return quad_plane_counts<kN>(row0, row1, c0, c1);
   }
   int planes = 1;
   for (int p = 0; p < 4; ++p) {
