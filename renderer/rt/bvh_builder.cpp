@@ -80,6 +80,12 @@ struct alignas(32) PrimRef {
   uint32_t index() const { return uint32_t(_mm256_extract_epi32(_mm256_castps_si256(v), 7)); }
 };
 
+// centroid2() read from memory: the -hi half as the subtraction's memory operand.
+inline __m128 centroid2_of(const PrimRef* r) {
+  const float* f = reinterpret_cast<const float*>(r);
+  return _mm_sub_ps(_mm_load_ps(f), _mm_load_ps(f + 4));
+}
+
 // Per-axis bin boxes as plain registers (no default member initialisers): a node's bins are
 // reset for its `n` bins only, not for all kMaxBins, which dominated small ranges. Lane 3 (+inf
 // in references) holds the bin's primitive count as a float, so one register update bins a
@@ -489,39 +495,45 @@ struct Builder {
       // registers: the swaps would otherwise force them through memory).
       // The bins come from the binning (positions are each examined once, so swapped
       // references need not carry theirs along): a short dependency chain ahead of each branch.
-      const uint32_t shift = 8 * uint32_t(split.axis), split_bin = uint32_t(split.bin);
-      auto goes_left = [&](const PrimRef* r) { return ((bin_of[r - refs] >> shift) & 0xff) < split_bin; };
+      // Each side walks a reference pointer and a bin pointer together, both local: stores of
+      // references (vector types may alias anything) would otherwise reload the members, and
+      // an index derived from the reference pointer costs a subtraction and a shift a step.
+      const uint32_t field = 0xffu << (8 * split.axis), limit = uint32_t(split.bin) << (8 * split.axis);
       const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
       __m256 lb = inf, rb = inf;
       __m128 lc_lo = _mm256_castps256_ps128(inf), lc_hi = _mm_sub_ps(_mm_setzero_ps(), lc_lo);
       __m128 rc_lo = lc_lo, rc_hi = lc_hi;
       PrimRef* i = refs + begin;
       PrimRef* j = refs + end;
+      const uint32_t* bin_i = bin_of + begin;
+      const uint32_t* bin_j = bin_of + end;
       for (;;) {
-        for (; i < j; ++i) {
-          if (!goes_left(i)) break;
-          const __m128 c = i->centroid2();
-          lb = _mm256_min_ps(lb, i->v);
+        for (; i < j; ++i, ++bin_i) {
+          if ((*bin_i & field) >= limit) break;
+          const __m256 v = i->v;
+          const __m128 c = centroid2_of(i);
+          lb = _mm256_min_ps(lb, v);
           lc_lo = _mm_min_ps(lc_lo, c), lc_hi = _mm_max_ps(lc_hi, c);
         }
-        for (; i < j; --j) {
-          if (goes_left(j - 1)) break;
-          const __m128 c = (j - 1)->centroid2();
-          rb = _mm256_min_ps(rb, (j - 1)->v);
+        for (; i < j; --j, --bin_j) {
+          if ((bin_j[-1] & field) < limit) break;
+          const __m256 v = (j - 1)->v;
+          const __m128 c = centroid2_of(j - 1);
+          rb = _mm256_min_ps(rb, v);
           rc_lo = _mm_min_ps(rc_lo, c), rc_hi = _mm_max_ps(rc_hi, c);
         }
         if (i >= j) break;
         // *i belongs right and *(j - 1) left: swap them into place.
-        --j;
+        --j, --bin_j;
         const __m256 right_v = i->v, left_v = j->v;
         i->v = left_v;
         j->v = right_v;
-        const __m128 lc = i->centroid2(), rc = j->centroid2();
+        const __m128 lc = centroid2_of(i), rc = centroid2_of(j);
         lb = _mm256_min_ps(lb, left_v);
         lc_lo = _mm_min_ps(lc_lo, lc), lc_hi = _mm_max_ps(lc_hi, lc);
         rb = _mm256_min_ps(rb, right_v);
         rc_lo = _mm_min_ps(rc_lo, rc), rc_hi = _mm_max_ps(rc_hi, rc);
-        ++i;
+        ++i, ++bin_i;
       }
       mid = size_t(i - refs);
       lbox.v = lb, rbox.v = rb;
