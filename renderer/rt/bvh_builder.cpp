@@ -593,6 +593,7 @@ BinaryBvh build_binary_bvh(size_t n, const PrimitiveBoundsFn& bounds, const Bina
       tbb::blocked_range<size_t>(0, chunks, 1),
       [&](const tbb::blocked_range<size_t>& r) {
         Aabb batch[kBoundsBatch];
+        const __m128 inf4 = _mm_set1_ps(std::numeric_limits<float>::infinity()), sign4 = _mm_set1_ps(-0.0f);
         for (size_t c = r.begin(); c != r.end(); ++c) {
           Box8 box;
           Box4 centroids2;
@@ -601,11 +602,15 @@ BinaryBvh build_binary_bvh(size_t n, const PrimitiveBoundsFn& bounds, const Bina
             const size_t k = std::min(kBoundsBatch, chunk_end - first);
             bounds(first, std::span<Aabb>(batch, k));
             for (size_t e = 0; e < k; ++e) {
-              const Aabb& b = batch[e];
+              // The box's six floats as two overlapping loads: lo.xyz hi.x and lo.z hi.xyz.
+              static_assert(sizeof(Aabb) == 6 * sizeof(float));
+              const float* b = &batch[e].lo.x;
+              const __m128 lo = _mm_blend_ps(_mm_loadu_ps(b), inf4, 0x8);
+              const __m128 hi = _mm_loadu_ps(b + 2);
+              const __m128 neg_hi = _mm_castsi128_ps(_mm_insert_epi32(
+                  _mm_castps_si128(_mm_xor_ps(_mm_shuffle_ps(hi, hi, _MM_SHUFFLE(3, 3, 2, 1)), sign4)), int(first + e), 3));
               PrimRef& ref = refs[first + e];
-              const __m128 neg_hi = _mm_castsi128_ps(
-                  _mm_insert_epi32(_mm_castps_si128(_mm_setr_ps(-b.hi.x, -b.hi.y, -b.hi.z, 0.0f)), int(first + e), 3));
-              ref.v = _mm256_set_m128(neg_hi, _mm_setr_ps(b.lo.x, b.lo.y, b.lo.z, std::numeric_limits<float>::infinity()));
+              ref.v = _mm256_set_m128(neg_hi, lo);
               box.extend(ref.v);
               centroids2.extend(ref.centroid2());
             }
