@@ -247,26 +247,37 @@ WideBvh build_mesh_bvh(std::span<const glm::vec3> positions, std::span<const uin
   TS_CHECK(binary.blocks < (1u << 26), "rt: too many triangle blocks");
   TS_CHECK(binary.nodes[0].blocks == binary.blocks, "rt: leaf blocks do not match the binary tree");
   bvh.blocks.resize(binary.blocks);
+  // A block's vertices are loaded one per register (xyz, lane 3 not loaded: the last vertex may
+  // end the array) and transposed 4 by 4 into its planes; unused lanes hold +0 and kInvalidId.
+  static_assert(kBlockWidth == 4, "one SSE register a vertex plane");
   auto fill_leaf = [&](const BinaryNode& leaf, uint32_t first_block) {
+    const __m128i xyz = _mm_setr_epi32(-1, -1, -1, 0);
+    const float* p = &positions.data()->x;
     for (uint32_t b = 0; b * kBlockWidth < leaf.count; ++b) {
-      TriangleBlock block{};
+      alignas(16) uint32_t primitive[kBlockWidth];
+      __m128 v[3][kBlockWidth];  // vertex k of the lane's triangle
       for (int lane = 0; lane < kBlockWidth; ++lane) {
         const uint32_t k = b * kBlockWidth + uint32_t(lane);
         if (k >= leaf.count) {
-          block.primitive[lane] = kInvalidId;
+          primitive[lane] = kInvalidId;
+          v[0][lane] = v[1][lane] = v[2][lane] = _mm_setzero_ps();
           continue;
         }
         const uint32_t prim = binary.order[leaf.first + k];
-        block.primitive[lane] = prim;
-        const glm::vec3 v[3] = {positions[indices[3 * prim]], positions[indices[3 * prim + 1]],
-                                positions[indices[3 * prim + 2]]};
-        for (int a = 0; a < 3; ++a) {
-          block.v0[a][lane] = v[0][a];
-          block.v1[a][lane] = v[1][a];
-          block.v2[a][lane] = v[2][a];
-        }
+        primitive[lane] = prim;
+        for (int vertex = 0; vertex < 3; ++vertex)
+          v[vertex][lane] = _mm_maskload_ps(p + 3 * size_t(indices[3 * size_t(prim) + size_t(vertex)]), xyz);
       }
-      bvh.blocks[first_block + b] = block;
+      TriangleBlock& block = bvh.blocks[first_block + b];
+      float (*const planes[3])[kBlockWidth] = {block.v0, block.v1, block.v2};
+      for (int vertex = 0; vertex < 3; ++vertex) {
+        __m128 x = v[vertex][0], y = v[vertex][1], z = v[vertex][2], w = v[vertex][3];
+        _MM_TRANSPOSE4_PS(x, y, z, w);  // now x, y, z hold the four lanes' coordinates
+        _mm_store_ps(planes[vertex][0], x);
+        _mm_store_ps(planes[vertex][1], y);
+        _mm_store_ps(planes[vertex][2], z);
+      }
+      _mm_store_si128(reinterpret_cast<__m128i*>(block.primitive), _mm_load_si128(reinterpret_cast<const __m128i*>(primitive)));
     }
   };
   // Subtrees of at least kFillTask primitives split into two tasks; smaller ones are walked by
