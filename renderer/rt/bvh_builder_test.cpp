@@ -179,11 +179,24 @@ std::vector<std::pair<std::string, std::vector<Aabb>>> reference_inputs() {
     inputs.push_back({"line", line});
   }
   {
-    // Both zeros: bounds keep the sign the builder's min order gives them.
+    // Both zeros: bounds keep the sign the builder's min/max order gives them. Random ones, and
+    // a coherent grid (long runs of references on one side) whose every box has a zero of
+    // random sign as its lowest z, and on the x = 0 column as its lowest x.
     std::vector<Aabb> zeros = quantized_boxes(3000, 3, 18);
     for (size_t i = 0; i < zeros.size(); ++i)
       if (i % 3 == 0) zeros[i].lo = glm::vec3(-0.0f), zeros[i].hi.z = -0.0f;
     inputs.push_back({"signed zeros", zeros});
+    std::mt19937 rng(19);
+    std::vector<Aabb> grid;
+    for (int k = 0; k < 6000; ++k) {
+      const float x = float(k % 64), y = float(k / 64);
+      const float z0 = rng() & 1 ? -0.0f : 0.0f;
+      Aabb b;
+      b.lo = glm::vec3(x == 0.0f && (rng() & 1) ? -0.0f : x, y, z0);
+      b.hi = glm::vec3(x + 1.0f, y + 1.0f, float(k % 3));
+      grid.push_back(b);
+    }
+    inputs.push_back({"signed zeros, coherent", grid});
   }
   {
     // Areas overflow to infinity: every candidate costs inf and the split falls back to medians.
