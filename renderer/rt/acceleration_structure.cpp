@@ -176,15 +176,34 @@ void check_triangle(std::span<const glm::vec3> positions, std::span<const uint32
   }
 }
 
-bool triangle_ok(std::span<const glm::vec3> positions, std::span<const uint32_t> indices, size_t i) {
-  for (int k = 0; k < 3; ++k) {
-    const uint32_t index = indices[3 * i + size_t(k)];
-    if (index >= positions.size()) return false;
-    const glm::vec3& v = positions[index];
-    if (!(std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z))) return false;
-  }
+// Triangle i's box as Aabb::extend over its vertices in order gives it, in SSE registers:
+// extend's min(lo, p) is (p < lo ? p : lo), which is _mm_min_ps(p, lo), so even a -0 / +0 tie
+// keeps extend's operand. False for a triangle check_triangle rejects (an index out of range or
+// a coordinate not finite: all exponent bits set). Lane 3 is not loaded (the last vertex may end
+// the array).
+bool triangle_box(std::span<const glm::vec3> positions, std::span<const uint32_t> indices, size_t i, Aabb& box) {
+  static_assert(sizeof(glm::vec3) == 3 * sizeof(float) && sizeof(Aabb) == 6 * sizeof(float));
+  const uint32_t* tri = indices.data() + 3 * i;
+  const size_t count = positions.size();
+  if ((tri[0] >= count) | (tri[1] >= count) | (tri[2] >= count)) return false;
+  const __m128i xyz = _mm_setr_epi32(-1, -1, -1, 0);
+  const float* p = &positions.data()->x;
+  const __m128 v0 = _mm_maskload_ps(p + 3 * size_t(tri[0]), xyz);
+  const __m128 v1 = _mm_maskload_ps(p + 3 * size_t(tri[1]), xyz);
+  const __m128 v2 = _mm_maskload_ps(p + 3 * size_t(tri[2]), xyz);
+  const __m128i exponent = _mm_set1_epi32(0x7f800000);
+  auto not_finite = [&](__m128 v) { return _mm_cmpeq_epi32(_mm_and_si128(_mm_castps_si128(v), exponent), exponent); };
+  if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(not_finite(v0), not_finite(v1)), not_finite(v2)))) return false;
+  const __m128 lo = _mm_min_ps(v2, _mm_min_ps(v1, v0));
+  const __m128 hi = _mm_max_ps(v2, _mm_max_ps(v1, v0));
+  alignas(16) float l[4], h[4];
+  _mm_store_ps(l, lo);
+  _mm_store_ps(h, hi);
+  box.lo = glm::vec3(l[0], l[1], l[2]);
+  box.hi = glm::vec3(h[0], h[1], h[2]);
   return true;
 }
+
 }  // namespace
 
 WideBvh build_mesh_bvh(std::span<const glm::vec3> positions, std::span<const uint32_t> indices,
@@ -209,10 +228,9 @@ WideBvh build_mesh_bvh(std::span<const glm::vec3> positions, std::span<const uin
         for (size_t e = 0; e < out.size(); ++e) {
           const size_t i = first + e;
           Aabb box;
-          if (triangle_ok(positions, indices, i)) {
-            for (int k = 0; k < 3; ++k) box.extend(positions[indices[3 * i + size_t(k)]]);
-          } else {
+          if (!triangle_box(positions, indices, i, box)) {
             bad = std::min(bad, i);
+            box = Aabb{};
             box.extend(glm::vec3(0.0f));
           }
           out[e] = box;
@@ -229,26 +247,37 @@ WideBvh build_mesh_bvh(std::span<const glm::vec3> positions, std::span<const uin
   TS_CHECK(binary.blocks < (1u << 26), "rt: too many triangle blocks");
   TS_CHECK(binary.nodes[0].blocks == binary.blocks, "rt: leaf blocks do not match the binary tree");
   bvh.blocks.resize(binary.blocks);
+  // A block's vertices are loaded one per register (xyz, lane 3 not loaded: the last vertex may
+  // end the array) and transposed 4 by 4 into its planes; unused lanes hold +0 and kInvalidId.
+  static_assert(kBlockWidth == 4, "one SSE register a vertex plane");
   auto fill_leaf = [&](const BinaryNode& leaf, uint32_t first_block) {
+    const __m128i xyz = _mm_setr_epi32(-1, -1, -1, 0);
+    const float* p = &positions.data()->x;
     for (uint32_t b = 0; b * kBlockWidth < leaf.count; ++b) {
-      TriangleBlock block{};
+      alignas(16) uint32_t primitive[kBlockWidth];
+      __m128 v[3][kBlockWidth];  // vertex k of the lane's triangle
       for (int lane = 0; lane < kBlockWidth; ++lane) {
         const uint32_t k = b * kBlockWidth + uint32_t(lane);
         if (k >= leaf.count) {
-          block.primitive[lane] = kInvalidId;
+          primitive[lane] = kInvalidId;
+          v[0][lane] = v[1][lane] = v[2][lane] = _mm_setzero_ps();
           continue;
         }
         const uint32_t prim = binary.order[leaf.first + k];
-        block.primitive[lane] = prim;
-        const glm::vec3 v[3] = {positions[indices[3 * prim]], positions[indices[3 * prim + 1]],
-                                positions[indices[3 * prim + 2]]};
-        for (int a = 0; a < 3; ++a) {
-          block.v0[a][lane] = v[0][a];
-          block.v1[a][lane] = v[1][a];
-          block.v2[a][lane] = v[2][a];
-        }
+        primitive[lane] = prim;
+        for (int vertex = 0; vertex < 3; ++vertex)
+          v[vertex][lane] = _mm_maskload_ps(p + 3 * size_t(indices[3 * size_t(prim) + size_t(vertex)]), xyz);
       }
-      bvh.blocks[first_block + b] = block;
+      TriangleBlock& block = bvh.blocks[first_block + b];
+      float (*const planes[3])[kBlockWidth] = {block.v0, block.v1, block.v2};
+      for (int vertex = 0; vertex < 3; ++vertex) {
+        __m128 x = v[vertex][0], y = v[vertex][1], z = v[vertex][2], w = v[vertex][3];
+        _MM_TRANSPOSE4_PS(x, y, z, w);  // now x, y, z hold the four lanes' coordinates
+        _mm_store_ps(planes[vertex][0], x);
+        _mm_store_ps(planes[vertex][1], y);
+        _mm_store_ps(planes[vertex][2], z);
+      }
+      _mm_store_si128(reinterpret_cast<__m128i*>(block.primitive), _mm_load_si128(reinterpret_cast<const __m128i*>(primitive)));
     }
   };
   // Subtrees of at least kFillTask primitives split into two tasks; smaller ones are walked by

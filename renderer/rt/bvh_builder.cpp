@@ -54,7 +54,7 @@ struct Box4 {
 
 // A box as one AVX register: lo in lanes 0-2, -hi in lanes 4-6, so merging boxes is a single
 // min (negation is exact, so this is the same as min/max on lo/hi). Lanes 3 and 7 carry no
-// box: a primitive's index rides in lane 3.
+// box: a primitive's index rides in lane 7, a bin's count in lane 3.
 struct Box8 {
   __m256 v = _mm256_set1_ps(std::numeric_limits<float>::infinity());
   void extend(__m256 b) { v = _mm256_min_ps(v, b); }
@@ -71,19 +71,26 @@ inline float half_area(const Box8& b) {
   return _mm_cvtss_f32(_mm_add_ss(_mm_add_ss(p, _mm_shuffle_ps(p, p, 1)), _mm_movehl_ps(p, p)));
 }
 
-// A primitive's box (as Box8) with its index in lane 3.
+// A primitive's box (as Box8) with its index in lane 7 and +inf in lane 3, so that a min with
+// a bin (Bins::add) leaves the bin's count in lane 3 as it is.
 struct alignas(32) PrimRef {
   __m256 v;
   // Twice the centroid: lo + hi, written lo - (-hi) (exact).
   __m128 centroid2() const { return _mm_sub_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)); }
-  uint32_t index() const { return uint32_t(_mm_extract_epi32(_mm_castps_si128(_mm256_castps256_ps128(v)), 3)); }
+  uint32_t index() const { return uint32_t(_mm256_extract_epi32(_mm256_castps_si256(v), 7)); }
 };
 
+// centroid2() read from memory: the -hi half as the subtraction's memory operand.
+inline __m128 centroid2_of(const PrimRef* r) {
+  const float* f = reinterpret_cast<const float*>(r);
+  return _mm_sub_ps(_mm_load_ps(f), _mm_load_ps(f + 4));
+}
+
 // Per-axis bin boxes as plain registers (no default member initialisers): a node's bins are
-// reset for its `n` bins only, not for all kMaxBins, which dominated small ranges. Lane 3 (the
-// index lane of references) holds the bin's primitive count as a float, so one register update
-// bins a primitive on an axis; a Bins never counts more than kParallelBinThreshold primitives,
-// far below float's exact-integer limit.
+// reset for its `n` bins only, not for all kMaxBins, which dominated small ranges. Lane 3 (+inf
+// in references) holds the bin's primitive count as a float, so one register update bins a
+// primitive on an axis; a Bins never counts more than kParallelBinThreshold primitives, far
+// below float's exact-integer limit.
 struct Bins {
   __m256 box[3][kMaxBins];
   Bins() = default;  // uninitialised: reset() the bins in use
@@ -92,17 +99,23 @@ struct Bins {
     const float inf = std::numeric_limits<float>::infinity();
     return _mm256_setr_ps(inf, inf, inf, 0.0f, inf, inf, inf, inf);
   }
-  // A reference (its lane 3, the index, is not a count) and another bin.
+  // A reference: the min keeps the count (the reference's lane 3 is +inf); subtracting -1 in
+  // lane 3 counts it, and subtracting +0 leaves every other lane's bits as they are (adding
+  // +0 would turn -0 into +0).
   static __m256 add(__m256 bin, __m256 ref) {
-    return _mm256_blend_ps(_mm256_min_ps(bin, ref), _mm256_add_ps(bin, _mm256_setr_ps(0, 0, 0, 1, 0, 0, 0, 0)), 0x08);
+    return _mm256_sub_ps(_mm256_min_ps(bin, ref), _mm256_setr_ps(0, 0, 0, -1.0f, 0, 0, 0, 0));
   }
   static __m256 combine(__m256 bin, __m256 other) {
     return _mm256_blend_ps(_mm256_min_ps(bin, other), _mm256_add_ps(bin, other), 0x08);
   }
   void reset(int n) {
+    // Four bins a step (n >= 4 always): the loop's own instructions were three of every four.
     const __m256 e = empty();
-    for (int a = 0; a < 3; ++a)
-      for (int i = 0; i < n; ++i) box[a][i] = e;
+    for (int a = 0; a < 3; ++a) {
+      int i = 0;
+      for (; i + 4 <= n; i += 4) box[a][i] = box[a][i + 1] = box[a][i + 2] = box[a][i + 3] = e;
+      for (; i < n; ++i) box[a][i] = e;
+    }
   }
   void merge(const Bins& o, int n) {
     for (int a = 0; a < 3; ++a)
@@ -113,15 +126,23 @@ struct Bins {
   }
 };
 
+// Byte offset of box[axis][bin] in a Bins: a bin update is then one load of its offset.
+constexpr uint32_t bin_offset(int axis, uint32_t bin) {
+  return (uint32_t(axis) * kMaxBins + bin) * uint32_t(sizeof(__m256));
+}
+
 // Maps a centroid to bins on all three axes: the same expression serves binning and the
 // partition, so the two always agree.
 struct BinMapper {
   __m128 origin, scale;
   __m128i top;
   float scale_of[4];
+  // The same per axis, broadcast for 8 references at a time (bins8).
+  __m256 origin8[3], scale8[3];
+  __m256i top8;
   BinMapper(const Box4& centroids2, int bins) {
     origin = centroids2.lo;
-    alignas(16) float sc[4];
+    alignas(16) float sc[4], o[4];
     for (int a = 0; a < 3; ++a) {
       const float e = centroids2.extent(a);
       sc[a] = e > 0.0f ? float(bins) * 0.99999f / e : 0.0f;
@@ -130,6 +151,9 @@ struct BinMapper {
     for (int a = 0; a < 4; ++a) scale_of[a] = sc[a];
     scale = _mm_load_ps(sc);
     top = _mm_set1_epi32(bins - 1);
+    _mm_store_ps(o, origin);
+    for (int a = 0; a < 3; ++a) origin8[a] = _mm256_set1_ps(o[a]), scale8[a] = _mm256_set1_ps(sc[a]);
+    top8 = _mm256_set1_epi32(bins - 1);
   }
   __m128i bins(__m128 c2) const {
     const __m128i i = _mm_cvttps_epi32(_mm_mul_ps(_mm_sub_ps(c2, origin), scale));
@@ -141,53 +165,98 @@ struct BinMapper {
         _mm_shuffle_epi8(bins(c2), _mm_setr_epi8(0, 4, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
     return uint32_t(_mm_cvtsi128_si32(b));
   }
+  // bins() of 8 references, one register per axis: their doubled centroids are transposed
+  // (references k and k + 4 share a register, so the lanes come out in reference order) and
+  // each lane takes bins()'s operations in bins()'s order, so every bin is the same. Writes the
+  // packed bins and, per axis, the bins' byte offsets in a Bins (off[a * stride + 0..8)).
+  void bins8(const PrimRef* r, uint32_t* packed, uint32_t* off, size_t stride) const {
+    __m256 c[4];
+    for (int k = 0; k < 4; ++k) {
+      const __m256 a = r[k].v, b = r[k + 4].v;
+      c[k] = _mm256_sub_ps(_mm256_permute2f128_ps(a, b, 0x20), _mm256_permute2f128_ps(a, b, 0x31));
+    }
+    const __m256 t0 = _mm256_unpacklo_ps(c[0], c[1]), t1 = _mm256_unpackhi_ps(c[0], c[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(c[2], c[3]), t3 = _mm256_unpackhi_ps(c[2], c[3]);
+    const __m256 axis[3] = {_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)),
+                            _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)),
+                            _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0))};
+    __m256i bin[3];
+    for (int a = 0; a < 3; ++a) {
+      const __m256i i = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_sub_ps(axis[a], origin8[a]), scale8[a]));
+      bin[a] = _mm256_max_epi32(_mm256_min_epi32(i, top8), _mm256_setzero_si256());
+      const __m256i offset = _mm256_add_epi32(_mm256_slli_epi32(bin[a], 5), _mm256_set1_epi32(int(bin_offset(a, 0))));
+      static_assert(sizeof(__m256) == 32, "a bin's offset is its index shifted by 5");
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(off + size_t(a) * stride), offset);
+    }
+    const __m256i p =
+        _mm256_or_si256(bin[0], _mm256_or_si256(_mm256_slli_epi32(bin[1], 8), _mm256_slli_epi32(bin[2], 16)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(packed), p);
+  }
+  // One reference, the same outputs as bins8.
+  void bins1(const PrimRef& r, uint32_t* packed, uint32_t* off, size_t stride) const {
+    const uint32_t p = packed_bins(r.centroid2());
+    *packed = p;
+    for (int a = 0; a < 3; ++a) off[size_t(a) * stride] = bin_offset(a, (p >> (8 * a)) & 0xff);
+  }
 };
-
-// The bin's slot in a Bins for each axis of a packed word.
-inline void bin_one(__m256 v, uint32_t packed, Bins& bins) {
-  __m256* b0 = &bins.box[0][packed & 0xff];
-  __m256* b1 = &bins.box[1][(packed >> 8) & 0xff];
-  __m256* b2 = &bins.box[2][packed >> 16];
-  *b0 = Bins::add(*b0, v);
-  *b1 = Bins::add(*b1, v);
-  *b2 = Bins::add(*b2, v);
-}
 
 // Bins references round robin into `Sets` bin sets (the first is `bins`), then merges them.
 // The bins of a batch are computed first, in a pass without stores to the bins: computed
 // in the same pass, a bin's address is known only late, and loads of later bins would be
 // issued past stores whose address is still unknown, stalling or replaying when they alias.
-// They are kept in `bin_of` (beside `refs`, same index) for the partition.
+// That pass computes 8 references at a time (BinIndexing::simd) and leaves each bin's byte
+// offset, so an update is an offset load, a min, a subtract and a store. The packed bins are
+// kept in `bin_of` (beside `refs`, same index) for the partition.
 template <int Sets>
 void bin_range_sets(const PrimRef* refs, uint32_t* bin_of, size_t begin, size_t end, const BinMapper& m, int nb,
-                    Bins& bins) {
-  constexpr size_t kBatch = 64;
+                    BinIndexing indexing, Bins& bins) {
+  constexpr size_t kBatch = 64, kLanes = 8;
+  static_assert(kBatch % kManyBinSets == 0, "batches keep the round robin's phase");
   Bins extra[Sets > 1 ? Sets - 1 : 1];
-  Bins* set[Sets];
-  set[0] = &bins;
-  for (int k = 1; k < Sets; ++k) extra[k - 1].reset(nb), set[k] = &extra[k - 1];
+  char* set[Sets];
+  set[0] = reinterpret_cast<char*>(&bins);
+  for (int k = 1; k < Sets; ++k) extra[k - 1].reset(nb), set[k] = reinterpret_cast<char*>(&extra[k - 1]);
+  // Per axis, kLanes entries of slack before the batch's: its last group may start before it.
+  constexpr size_t kStride = kLanes + kBatch;
+  alignas(32) uint32_t offsets[3 * kStride];
+  uint32_t* const off = offsets + kLanes;  // off[a * kStride + i]: reference first + i, axis a
+  const bool lanes = indexing == BinIndexing::simd && end - begin >= kLanes;
   for (size_t first = begin; first < end; first += kBatch) {
     const size_t count = std::min(kBatch, end - first);
     const PrimRef* r = refs + first;
     uint32_t* packed = bin_of + first;
-    for (size_t i = 0; i < count; ++i) packed[i] = m.packed_bins(r[i].centroid2());
+    if (lanes) {
+      size_t i = 0;
+      for (; i + kLanes <= count; i += kLanes) m.bins8(r + i, packed + i, off + i, kStride);
+      // The last group ends at the batch's end, overlapping the group before it (or the
+      // previous batch): those references' bins are written again, with the same values.
+      if (i < count) m.bins8(r + count - kLanes, packed + count - kLanes, off + count - kLanes, kStride);
+    } else {
+      for (size_t i = 0; i < count; ++i) m.bins1(r[i], packed + i, off + i, kStride);
+    }
+    auto update = [&](char* s, __m256 v, size_t i) {
+      for (size_t a = 0; a < 3; ++a) {
+        __m256* bin = reinterpret_cast<__m256*>(s + off[a * kStride + i]);
+        *bin = Bins::add(*bin, v);
+      }
+    };
     size_t i = 0;
     for (; i + Sets <= count; i += Sets)
-      for (int k = 0; k < Sets; ++k) bin_one(r[i + size_t(k)].v, packed[i + size_t(k)], *set[k]);
-    for (int k = 0; i < count; ++i, ++k) bin_one(r[i].v, packed[i], *set[k]);
+      for (int k = 0; k < Sets; ++k) update(set[k], r[i + size_t(k)].v, i + size_t(k));
+    for (int k = 0; i < count; ++i, ++k) update(set[k], r[i].v, i);
   }
   for (int k = 1; k < Sets; ++k) bins.merge(extra[k - 1], nb);
 }
 
 void bin_range(const PrimRef* refs, uint32_t* bin_of, size_t begin, size_t end, const BinMapper& m, int nb,
-               Bins& bins) {
+               BinIndexing indexing, Bins& bins) {
   const size_t n = end - begin;
   if (n < kTwoBinSetThreshold) {
-    bin_range_sets<1>(refs, bin_of, begin, end, m, nb, bins);
+    bin_range_sets<1>(refs, bin_of, begin, end, m, nb, indexing, bins);
   } else if (n < kManyBinSetThreshold) {
-    bin_range_sets<2>(refs, bin_of, begin, end, m, nb, bins);
+    bin_range_sets<2>(refs, bin_of, begin, end, m, nb, indexing, bins);
   } else {
-    bin_range_sets<kManyBinSets>(refs, bin_of, begin, end, m, nb, bins);
+    bin_range_sets<kManyBinSets>(refs, bin_of, begin, end, m, nb, indexing, bins);
   }
 }
 
@@ -332,7 +401,7 @@ Split sweep_simd(const Bins& bins, size_t n, const BinMapper& m, int nb) {
 // Bins the range and sweeps for the cheapest plane. Kept out of the recursive build so its
 // bin sets do not sit in every level's stack frame.
 [[gnu::noinline]] Split find_split(const PrimRef* refs, uint32_t* bin_of, size_t begin, size_t end, const BinMapper& m,
-                                   int nb, SplitSweep sweep) {
+                                   int nb, SplitSweep sweep, BinIndexing indexing) {
   const size_t n = end - begin;
   Bins bins(nb);
   uint32_t counts[3][kMaxBins];
@@ -345,7 +414,7 @@ Split sweep_simd(const Bins& bins, size_t n, const BinMapper& m, int nb) {
         [&](const tbb::blocked_range<size_t>& r) {
           for (size_t c = r.begin(); c != r.end(); ++c) {
             partial[c].reset(nb);
-            bin_range(refs, bin_of, begin + c * kBinChunk, std::min(end, begin + (c + 1) * kBinChunk), m, nb,
+            bin_range(refs, bin_of, begin + c * kBinChunk, std::min(end, begin + (c + 1) * kBinChunk), m, nb, indexing,
                       partial[c]);
           }
         },
@@ -359,7 +428,7 @@ Split sweep_simd(const Bins& bins, size_t n, const BinMapper& m, int nb) {
     }
     return sweep_scalar(bins, counts, n, m, nb);
   }
-  bin_range(refs, bin_of, begin, end, m, nb, bins);
+  bin_range(refs, bin_of, begin, end, m, nb, indexing, bins);
   if (sweep == SplitSweep::simd) return sweep_simd(bins, n, m, nb);
   for (int a = 0; a < 3; ++a)
     for (int i = 0; i < nb; ++i) counts[a][i] = bins.count(a, i);
@@ -415,7 +484,7 @@ struct Builder {
     const BinMapper m(centroids2, nb);
     Split split;
     if (sah) {
-      split = find_split(refs, bin_of, begin, end, m, nb, opt.sweep);
+      split = find_split(refs, bin_of, begin, end, m, nb, opt.sweep, opt.indexing);
       // Leaf when small enough and not worse than a split (a node step ~ one block test).
       const float area = half_area(box);
       const float blocks = float((n + kBlockWidth - 1) / kBlockWidth);
@@ -430,39 +499,45 @@ struct Builder {
       // registers: the swaps would otherwise force them through memory).
       // The bins come from the binning (positions are each examined once, so swapped
       // references need not carry theirs along): a short dependency chain ahead of each branch.
-      const uint32_t shift = 8 * uint32_t(split.axis), split_bin = uint32_t(split.bin);
-      auto goes_left = [&](const PrimRef* r) { return ((bin_of[r - refs] >> shift) & 0xff) < split_bin; };
+      // Each side walks a reference pointer and a bin pointer together, both local: stores of
+      // references (vector types may alias anything) would otherwise reload the members, and
+      // an index derived from the reference pointer costs a subtraction and a shift a step.
+      const uint32_t field = 0xffu << (8 * split.axis), limit = uint32_t(split.bin) << (8 * split.axis);
       const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
       __m256 lb = inf, rb = inf;
       __m128 lc_lo = _mm256_castps256_ps128(inf), lc_hi = _mm_sub_ps(_mm_setzero_ps(), lc_lo);
       __m128 rc_lo = lc_lo, rc_hi = lc_hi;
       PrimRef* i = refs + begin;
       PrimRef* j = refs + end;
+      const uint32_t* bin_i = bin_of + begin;
+      const uint32_t* bin_j = bin_of + end;
       for (;;) {
-        for (; i < j; ++i) {
-          if (!goes_left(i)) break;
-          const __m128 c = i->centroid2();
-          lb = _mm256_min_ps(lb, i->v);
+        for (; i < j; ++i, ++bin_i) {
+          if ((*bin_i & field) >= limit) break;
+          const __m256 v = i->v;
+          const __m128 c = centroid2_of(i);
+          lb = _mm256_min_ps(lb, v);
           lc_lo = _mm_min_ps(lc_lo, c), lc_hi = _mm_max_ps(lc_hi, c);
         }
-        for (; i < j; --j) {
-          if (goes_left(j - 1)) break;
-          const __m128 c = (j - 1)->centroid2();
-          rb = _mm256_min_ps(rb, (j - 1)->v);
+        for (; i < j; --j, --bin_j) {
+          if ((bin_j[-1] & field) < limit) break;
+          const __m256 v = (j - 1)->v;
+          const __m128 c = centroid2_of(j - 1);
+          rb = _mm256_min_ps(rb, v);
           rc_lo = _mm_min_ps(rc_lo, c), rc_hi = _mm_max_ps(rc_hi, c);
         }
         if (i >= j) break;
         // *i belongs right and *(j - 1) left: swap them into place.
-        --j;
+        --j, --bin_j;
         const __m256 right_v = i->v, left_v = j->v;
         i->v = left_v;
         j->v = right_v;
-        const __m128 lc = i->centroid2(), rc = j->centroid2();
+        const __m128 lc = centroid2_of(i), rc = centroid2_of(j);
         lb = _mm256_min_ps(lb, left_v);
         lc_lo = _mm_min_ps(lc_lo, lc), lc_hi = _mm_max_ps(lc_hi, lc);
         rb = _mm256_min_ps(rb, right_v);
         rc_lo = _mm_min_ps(rc_lo, rc), rc_hi = _mm_max_ps(rc_hi, rc);
-        ++i;
+        ++i, ++bin_i;
       }
       mid = size_t(i - refs);
       lbox.v = lb, rbox.v = rb;
@@ -522,6 +597,7 @@ BinaryBvh build_binary_bvh(size_t n, const PrimitiveBoundsFn& bounds, const Bina
       tbb::blocked_range<size_t>(0, chunks, 1),
       [&](const tbb::blocked_range<size_t>& r) {
         Aabb batch[kBoundsBatch];
+        const __m128 inf4 = _mm_set1_ps(std::numeric_limits<float>::infinity()), sign4 = _mm_set1_ps(-0.0f);
         for (size_t c = r.begin(); c != r.end(); ++c) {
           Box8 box;
           Box4 centroids2;
@@ -530,11 +606,15 @@ BinaryBvh build_binary_bvh(size_t n, const PrimitiveBoundsFn& bounds, const Bina
             const size_t k = std::min(kBoundsBatch, chunk_end - first);
             bounds(first, std::span<Aabb>(batch, k));
             for (size_t e = 0; e < k; ++e) {
-              const Aabb& b = batch[e];
+              // The box's six floats as two overlapping loads: lo.xyz hi.x and lo.z hi.xyz.
+              static_assert(sizeof(Aabb) == 6 * sizeof(float));
+              const float* b = &batch[e].lo.x;
+              const __m128 lo = _mm_blend_ps(_mm_loadu_ps(b), inf4, 0x8);
+              const __m128 hi = _mm_loadu_ps(b + 2);
+              const __m128 neg_hi = _mm_castsi128_ps(_mm_insert_epi32(
+                  _mm_castps_si128(_mm_xor_ps(_mm_shuffle_ps(hi, hi, _MM_SHUFFLE(3, 3, 2, 1)), sign4)), int(first + e), 3));
               PrimRef& ref = refs[first + e];
-              const __m128 lo = _mm_castsi128_ps(
-                  _mm_insert_epi32(_mm_castps_si128(_mm_setr_ps(b.lo.x, b.lo.y, b.lo.z, 0.0f)), int(first + e), 3));
-              ref.v = _mm256_set_m128(_mm_setr_ps(-b.hi.x, -b.hi.y, -b.hi.z, 0.0f), lo);
+              ref.v = _mm256_set_m128(neg_hi, lo);
               box.extend(ref.v);
               centroids2.extend(ref.centroid2());
             }

@@ -78,11 +78,16 @@ struct BinaryBvh {
 // `scalar` one at a time (the reference; tests check both give the same tree).
 enum class SplitSweep { simd, scalar };
 
+// How the binning computes the references' bins: `simd` 8 references at a time, `scalar` one
+// at a time (the reference; tests check both give the same tree).
+enum class BinIndexing { simd, scalar };
+
 struct BinaryBuildOptions {
   int bins = 32;
   int max_leaf_size = 8;
   int max_sah_depth = 64;  // below this depth splits fall back to the object median
   SplitSweep sweep = SplitSweep::simd;
+  BinIndexing indexing = BinIndexing::simd;
 };
 
 // Writes the boxes of primitives [first, first + out.size()) to `out`. Called concurrently

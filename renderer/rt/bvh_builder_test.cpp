@@ -157,13 +157,14 @@ std::vector<Aabb> quantized_boxes(size_t n, int values, uint32_t seed) {
   return boxes;
 }
 
-// The SIMD split sweep must choose what the scalar reference chooses: same tree, node for node
-// (bounds, ranges, child slots, block counts) and the same primitive order.
-TEST(RtBvhBuilder, SimdSweepBuildsTheReferenceTree) {
+// Inputs where the split choice is delicate: random, coherent, ties, degenerate and overflowing
+// boxes, and range sizes around the 8-reference lane groups and 64-reference batches of the
+// binning.
+std::vector<std::pair<std::string, std::vector<Aabb>>> reference_inputs() {
   std::vector<std::pair<std::string, std::vector<Aabb>>> inputs;
   inputs.push_back({"random", random_boxes(20000, 11)});
   inputs.push_back({"grid (parallel binning at the top)", grid_boxes(200)});
-  for (int n : {3, 5, 8, 9, 13, 16, 17, 33, 64, 65, 200})
+  for (int n : {3, 5, 7, 8, 9, 13, 15, 16, 17, 33, 64, 65, 71, 72, 127, 129, 200, 1031})
     inputs.push_back({"small random", random_boxes(size_t(n), 100 + uint32_t(n))});
   inputs.push_back({"quantized, 3 values", quantized_boxes(5000, 3, 12)});
   inputs.push_back({"quantized, 9 values", quantized_boxes(20000, 9, 13)});
@@ -178,12 +179,40 @@ TEST(RtBvhBuilder, SimdSweepBuildsTheReferenceTree) {
     inputs.push_back({"line", line});
   }
   {
+    // Both zeros: bounds keep the sign the builder's min/max order gives them. Random ones, and
+    // a coherent grid (long runs of references on one side) whose every box has a zero of
+    // random sign as its lowest z, and on the x = 0 column as its lowest x.
+    std::vector<Aabb> zeros = quantized_boxes(3000, 3, 18);
+    for (size_t i = 0; i < zeros.size(); ++i)
+      if (i % 3 == 0) zeros[i].lo = glm::vec3(-0.0f), zeros[i].hi.z = -0.0f;
+    inputs.push_back({"signed zeros", zeros});
+    std::mt19937 rng(19);
+    std::vector<Aabb> grid;
+    for (int k = 0; k < 6000; ++k) {
+      const float x = float(k % 64), y = float(k / 64);
+      const float z0 = rng() & 1 ? -0.0f : 0.0f;
+      Aabb b;
+      b.lo = glm::vec3(x == 0.0f && (rng() & 1) ? -0.0f : x, y, z0);
+      b.hi = glm::vec3(x + 1.0f, y + 1.0f, float(k % 3));
+      grid.push_back(b);
+    }
+    inputs.push_back({"signed zeros, coherent", grid});
+  }
+  {
     // Areas overflow to infinity: every candidate costs inf and the split falls back to medians.
     std::vector<Aabb> huge = random_boxes(3000, 17);
     for (Aabb& b : huge) b.lo *= 1e35f, b.hi *= 1e35f;
     inputs.push_back({"huge", huge});
   }
-  for (const auto& [name, boxes] : inputs) {
+  return inputs;
+}
+
+// Builds every reference input with `reference` changed by `to_reference`, and with the
+// defaults, and compares the trees node for node (bounds, ranges, child slots, block counts)
+// and the primitive order.
+template <typename Change>
+void expect_reference_trees(Change to_reference) {
+  for (const auto& [name, boxes] : reference_inputs()) {
     for (int bins : {4, 13, 32, 64}) {
       for (int max_leaf : {1, 8}) {
         SCOPED_TRACE(name + ", bins " + std::to_string(bins) + ", max leaf " + std::to_string(max_leaf) + ", " +
@@ -191,18 +220,29 @@ TEST(RtBvhBuilder, SimdSweepBuildsTheReferenceTree) {
         BinaryBuildOptions options;
         options.bins = bins;
         options.max_leaf_size = max_leaf;
-        const BinaryBvh simd = build_binary_bvh(boxes, options);
-        options.sweep = SplitSweep::scalar;
-        const BinaryBvh scalar = build_binary_bvh(boxes, options);
-        check_tree(simd, boxes, options);
-        EXPECT_EQ(simd.slots, scalar.slots);
-        EXPECT_EQ(simd.depth, scalar.depth);
-        EXPECT_EQ(simd.blocks, scalar.blocks);
-        EXPECT_EQ(simd.order, scalar.order);
-        EXPECT_EQ(flatten(simd), flatten(scalar));
+        const BinaryBvh fast = build_binary_bvh(boxes, options);
+        to_reference(options);
+        const BinaryBvh reference = build_binary_bvh(boxes, options);
+        check_tree(fast, boxes, options);
+        EXPECT_EQ(fast.slots, reference.slots);
+        EXPECT_EQ(fast.depth, reference.depth);
+        EXPECT_EQ(fast.blocks, reference.blocks);
+        EXPECT_EQ(fast.order, reference.order);
+        EXPECT_EQ(flatten(fast), flatten(reference));
       }
     }
   }
+}
+
+// The SIMD split sweep must choose what the scalar reference chooses.
+TEST(RtBvhBuilder, SimdSweepBuildsTheReferenceTree) {
+  expect_reference_trees([](BinaryBuildOptions& options) { options.sweep = SplitSweep::scalar; });
+}
+
+// Bins computed 8 references at a time must be those computed one at a time: same splits, same
+// partitions.
+TEST(RtBvhBuilder, LaneBinningBuildsTheReferenceTree) {
+  expect_reference_trees([](BinaryBuildOptions& options) { options.indexing = BinIndexing::scalar; });
 }
 
 TEST(RtBvhBuilder, CoincidentBoxesSplitByMedian) {

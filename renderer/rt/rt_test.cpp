@@ -497,6 +497,15 @@ TEST(RtBuild, BadInputIsAClearError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("non-finite"), std::string::npos) << e.what();
   }
+  // An infinite coordinate, in the last vertex of the array, and the lowest bad triangle named.
+  const std::vector<glm::vec3> inf{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {-std::numeric_limits<float>::infinity(), 0, 0}};
+  try {
+    build_mesh_bvh(inf, std::vector<uint32_t>{0, 1, 2, 0, 1, 2, 1, 3, 2, 0, 3, 1});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("non-finite"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("triangle 2"), std::string::npos) << e.what();
+  }
   Scene s = single_mesh_scene(make_mesh(p, {0, 1, 2}));
   s.instances.push_back(Instance{5, 0, glm::mat4(1.0f)});
   EXPECT_THROW(AccelerationStructure::build(s), Error);
