@@ -3,6 +3,7 @@
 #include "tessera/eu_shader_math.h"
 
 #include <array>
+#include <mutex>
 #include <string>
 
 #include "eu/eu_math.h"
@@ -95,46 +96,56 @@ const AluProfiles& alu_profiles() {
   return instance;
 }
 
-// Profiles: [precision][function], precision 0 = binary32. The opcode counts are those of any
+// The profiles of one function: what a binary32 call, a binary64 call and a call of the
+// branchy baseline (binary32, its dynamic instructions) cost. The opcode counts are those of any
 // call (the same for every input). Block activations depend on the data in the model (a zero
 // operand takes the special bypass), so the profile's are the rounded mean over 256 fixed
-// ordinary operands (random x in [8, 16), y in [1.2, 2), full significands).
-struct Profiles {
-  std::array<std::array<EuCounters, kMathFunctionCount>, 2> p;
-  Profiles() {
-    constexpr int kSamples = 256;
-    for (int f = 0; f < kMathFunctionCount; ++f) {
-      EuCounters sum[2];
-      uint64_t state = 0x9E0F11E;  // fixed: the profiles are deterministic
-      for (int i = 0; i < kSamples; ++i) {
-        const double x = 8.0 + 8.0 * unit_random(state);  // full significands
-        const double y = 1.2 + 0.8 * unit_random(state);
-        evaluate(MathFunction(f), false, float(x), float(y), sum[0]);
-        evaluate(MathFunction(f), false, x, y, sum[1]);
-      }
-      for (int prec = 0; prec < 2; ++prec) {
-        EuCounters& out = p[size_t(prec)][size_t(f)];
-        for (size_t i = 0; i < out.instructions.size(); ++i) out.instructions[i] = sum[prec].instructions[i] / kSamples;
-        for (size_t i = 0; i < out.v.size(); ++i) out.v[i] = (sum[prec].v[i] + kSamples / 2) / kSamples;
-      }
-      // The branchy baseline's dynamic instructions for the same operands (binary32), for the
-      // timing model's comparison of the two libraries.
-      EuCounters branchy;
-      state = 0x9E0F11E;
-      for (int i = 0; i < kSamples; ++i) {
-        const double x = 8.0 + 8.0 * unit_random(state);
-        const double y = 1.2 + 0.8 * unit_random(state);
-        evaluate(MathFunction(f), true, float(x), float(y), branchy);
-      }
-      baseline_instructions[size_t(f)] = (dynamic_instructions(branchy) + kSamples / 2) / kSamples;
-    }
+// ordinary operands (random x in [8, 16), y in [1.2, 2), full significands). Each of the three
+// is computed on first use: evaluating the model is ~5 M host instructions per function and
+// kind, and a frame needs few of them (the Lambert programs: binary32 rsqrt and div), so
+// computing all 27 up front cost the first frame ~47 M instructions.
+enum class ProfileKind : uint8_t { binary32, binary64, baseline };
+inline constexpr int kProfileKinds = 3;
+inline constexpr int kProfileSamples = 256;
+
+// Calls each(x, y) on the profiles' fixed operands, the same sequence for every function and kind.
+template <class Each>
+void for_profile_operands(Each each) {
+  uint64_t state = 0x9E0F11E;  // fixed: the profiles are deterministic
+  for (int i = 0; i < kProfileSamples; ++i) {
+    const double x = 8.0 + 8.0 * unit_random(state);  // full significands
+    const double y = 1.2 + 0.8 * unit_random(state);
+    each(x, y);
   }
-  std::array<uint64_t, kMathFunctionCount> baseline_instructions{};
+}
+
+struct Profile {
+  std::once_flag once;
+  EuCounters counters;             // binary32 and binary64 kinds
+  uint64_t baseline_instructions = 0;  // baseline kind
 };
 
-const Profiles& profiles() {
-  static const Profiles instance;  // thread-safe initialisation
-  return instance;
+Profile& computed_profile(MathFunction f, ProfileKind kind) {
+  static std::array<Profile, size_t(kMathFunctionCount) * kProfileKinds> table;  // thread-safe per entry
+  Profile& profile = table[size_t(f) * kProfileKinds + size_t(kind)];
+  std::call_once(profile.once, [&] {
+    EuCounters sum;
+    if (kind == ProfileKind::binary64) {
+      for_profile_operands([&](double x, double y) { evaluate(f, false, x, y, sum); });
+    } else {
+      for_profile_operands([&](double x, double y) {
+        evaluate(f, kind == ProfileKind::baseline, float(x), float(y), sum);
+      });
+    }
+    if (kind == ProfileKind::baseline) {
+      profile.baseline_instructions = (dynamic_instructions(sum) + kProfileSamples / 2) / kProfileSamples;
+      return;
+    }
+    EuCounters& out = profile.counters;
+    for (size_t i = 0; i < out.instructions.size(); ++i) out.instructions[i] = sum.instructions[i] / kProfileSamples;
+    for (size_t i = 0; i < out.v.size(); ++i) out.v[i] = (sum.v[i] + kProfileSamples / 2) / kProfileSamples;
+  });
+  return profile;
 }
 
 void add_scaled(EuCounters& into, const EuCounters& profile, uint64_t times) {
@@ -147,13 +158,19 @@ void add_scaled(EuCounters& into, const EuCounters& profile, uint64_t times) {
 float evaluate_native(MathFunction f, float x, float y) { return evaluate_native_t(f, x, y); }
 double evaluate_native(MathFunction f, double x, double y) { return evaluate_native_t(f, x, y); }
 
-const EuCounters& call_profile(MathFunction f, bool single) { return profiles().p[single ? 0 : 1][size_t(f)]; }
-uint64_t baseline_call_instructions(MathFunction f) { return profiles().baseline_instructions[size_t(f)]; }
+const EuCounters& call_profile(MathFunction f, bool single) {
+  return computed_profile(f, single ? ProfileKind::binary32 : ProfileKind::binary64).counters;
+}
+uint64_t baseline_call_instructions(MathFunction f) {
+  return computed_profile(f, ProfileKind::baseline).baseline_instructions;
+}
 
 EuCounters to_counters(const EuShaderMath& calls) {
   EuCounters k;
-  for (int f = 0; f < kMathFunctionCount; ++f)
-    add_scaled(k, call_profile(MathFunction(f), true), calls.calls(MathFunction(f)));
+  for (int f = 0; f < kMathFunctionCount; ++f) {
+    // A function never called adds nothing: its profile is not computed for it.
+    if (const uint64_t n = calls.calls(MathFunction(f)); n != 0) add_scaled(k, call_profile(MathFunction(f), true), n);
+  }
   const AluProfiles& alu = alu_profiles();
   add_scaled(k, alu.fma, calls.alu_fma());
   add_scaled(k, alu.mul, calls.alu_mul());

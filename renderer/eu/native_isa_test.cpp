@@ -219,5 +219,45 @@ TEST(EuShaderMath, CountsCallsAndPublishesProfileTimesCalls) {
   EXPECT_GT(stats.get_u64("eu.fma.rounder"), 0u);
 }
 
+// The profiles are computed per function and kind on first use (eu_shader_math.cpp): whatever
+// the order, each is its definition, recomputed here on the model: the truncated mean opcode
+// counts and the rounded mean blocks over the 256 fixed operands (x in [8, 16), y in [1.2, 2)
+// from seed 0x9E0F11E) in binary32 and binary64, and the branchy baseline's rounded mean dynamic
+// instructions in binary32. Functions are visited last to first so that most are first used
+// here, not by a frame.
+TEST(EuShaderMath, CallProfilesAreTheirFixedOperandMeans) {
+  constexpr int kSamples = 256;
+  for (int fi = kMathFunctionCount - 1; fi >= 0; --fi) {
+    const MathFunction f = MathFunction(fi);
+    EuCounters sum32, sum64, branchy;
+    uint64_t state = 0x9E0F11E;
+    for (int i = 0; i < kSamples; ++i) {
+      const double x = 8.0 + 8.0 * unit_random(state);
+      const double y = 1.2 + 0.8 * unit_random(state);
+      evaluate(f, false, float(x), float(y), sum32);
+      evaluate(f, false, x, y, sum64);
+      evaluate(f, true, float(x), float(y), branchy);
+    }
+    EXPECT_EQ(baseline_call_instructions(f), (dynamic_instructions(branchy) + kSamples / 2) / kSamples)
+        << math_function_name(f);
+    for (const bool single : {true, false}) {
+      const EuCounters& sum = single ? sum32 : sum64;
+      const EuCounters& profile = call_profile(f, single);
+      for (size_t j = 0; j < sum.instructions.size(); ++j)
+        EXPECT_EQ(profile.instructions[j], sum.instructions[j] / kSamples) << math_function_name(f) << " opcode " << j;
+      for (size_t j = 0; j < sum.v.size(); ++j)
+        EXPECT_EQ(profile.v[j], (sum.v[j] + kSamples / 2) / kSamples) << math_function_name(f) << " " << EuCounters::kKeys[j];
+    }
+  }
+  // An accumulator's counters add only the functions it called: none called, only the ALU.
+  EuShaderMath alu_only;
+  alu_only.alu(3, 2, 1);
+  const EuCounters alu = to_counters(alu_only);
+  EuShaderMath with_rsqrt = alu_only;
+  with_rsqrt.rsqrt(4.0f);
+  EXPECT_EQ(dynamic_instructions(to_counters(with_rsqrt)),
+            dynamic_instructions(alu) + dynamic_instructions(call_profile(MathFunction::rsqrt, true)));
+}
+
 }  // namespace
 }  // namespace tessera::eu

@@ -1,0 +1,35 @@
+// The Lambert fragment program's lane batches (LambertFragmentShader::run_quads) compiled per
+// SIMD target and dispatched at run time, as the raster, sampler and EU lane files are: the
+// program's own loops (gathering the batch, normalisation, lighting, fog, tone mapping) are
+// plain loops over the 16 lanes in shaders/lambert_lanes-inl.h, which the compiler vectorises
+// for the target of each pass, so AVX-512 runs a batch as one vector instead of two AVX2 ones.
+// Every target gives the same bits (the float operations are per lane, in the scalar order,
+// without contraction).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "pipeline/lambert_lanes.cpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "shaders/lambert.h"
+
+#include "core/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera::shaders {
+namespace HWY_NAMESPACE {
+#include "shaders/lambert_lanes-inl.h"
+}  // namespace HWY_NAMESPACE
+}  // namespace tessera::shaders
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tessera::shaders {
+HWY_EXPORT(run_quads);
+
+void LambertFragmentShader::run_quads(const Uniforms& u, const float (*varyings)[LambertVertexShader::kVaryings],
+                                      const unsigned* live, int quads, glm::vec3* out, Counters& counters) {
+  HWY_DYNAMIC_DISPATCH(run_quads)(u, varyings, live, quads, out, counters);
+}
+}  // namespace tessera::shaders
+#endif  // HWY_ONCE

@@ -1,0 +1,303 @@
+// The fragment program's lane batches (LambertFragmentShader::run_quads), compiled once per
+// SIMD target: renderer/pipeline/lambert_lanes.cpp includes this file inside each Highway
+// target's namespace, so the plain loops over kShadeLanes lanes below become AVX-512 vectors
+// (one per 16 lanes) on the AVX3 target and AVX2 vectors (two) on the AVX2 one. Each lane's
+// arithmetic is the scalar program's in the same order (a dot product is (x * x' + y * y') +
+// z * z' as glm::dot; no contraction into FMA, -ffp-contract=off), so every lane on every
+// target is bit for bit what the one-pixel functions give (eu.FragmentProgramLanes.* per
+// target, the tile stage's identity check).
+//
+// No include guard: included once per target, inside namespace tessera::shaders::HWY_NAMESPACE
+// (the types and the scalar program come from shaders/lambert.h, included before).
+
+// glm::dot(a[i], b[i]) for every lane into d.
+inline void dot_lanes(const Vec3Lanes& a, const Vec3Lanes& b, float* d) {
+  for (int i = 0; i < kShadeLanes; ++i) d[i] = a.x[i] * b.x[i] + a.y[i] * b.y[i] + a.z[i] * b.z[i];
+}
+
+// v[i] * r[i] for every lane.
+inline void scale_lanes(Vec3Lanes& v, const float* r) {
+  for (int i = 0; i < kShadeLanes; ++i) {
+    v.x[i] = v.x[i] * r[i];
+    v.y[i] = v.y[i] * r[i];
+    v.z[i] = v.z[i] * r[i];
+  }
+}
+
+inline void normalize_lanes(Vec3Lanes& v, int n, EuShaderMath& math) {
+  float s[kShadeLanes], r[kShadeLanes] = {};
+  dot_lanes(v, v, s);
+  for (int i = 0; i < kShadeLanes; ++i) s[i] = std::max(s[i], 1e-30f);
+  math.alu(2u * unsigned(n), 4u * unsigned(n), 0);
+  math.rsqrt_lanes(s, r, n);
+  scale_lanes(v, r);
+}
+
+// lit_surface (all lights visible) for every lane into c.
+inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, const glm::vec3& specular,
+                              float shininess, Vec3Lanes& c, EuShaderMath& math) {
+  const int n = p.n;
+  const unsigned un = unsigned(n);
+  const bool highlights = specular != glm::vec3(0.0f);
+  Vec3Lanes radiance, highlight, dir;
+  float attenuation[kShadeLanes] = {}, cosine[kShadeLanes], scale[kShadeLanes];
+  for (int i = 0; i < kShadeLanes; ++i) {
+    radiance.x[i] = lit.ambient.x;
+    radiance.y[i] = lit.ambient.y;
+    radiance.z[i] = lit.ambient.z;
+    highlight.x[i] = highlight.y[i] = highlight.z[i] = 0.0f;
+  }
+  for (int l = 0; l < lit.light_count; ++l) {
+    const Light& light = lit.lights[l];
+    if (light.type == LightType::directional) {
+      const glm::vec3 to = lit.to_light[l];
+      for (int i = 0; i < kShadeLanes; ++i) {
+        dir.x[i] = to.x;
+        dir.y[i] = to.y;
+        dir.z[i] = to.z;
+        attenuation[i] = 1.0f;
+      }
+    } else {
+      float dist2[kShadeLanes], clamped[kShadeLanes], floor4[kShadeLanes], ones[kShadeLanes], r[kShadeLanes] = {};
+      for (int i = 0; i < kShadeLanes; ++i) {
+        dir.x[i] = light.position.x - p.world.x[i];
+        dir.y[i] = light.position.y - p.world.y[i];
+        dir.z[i] = light.position.z - p.world.z[i];
+      }
+      dot_lanes(dir, dir, dist2);
+      for (int i = 0; i < kShadeLanes; ++i) {
+        clamped[i] = std::max(dist2[i], 1e-30f);
+        floor4[i] = std::max(dist2[i], 1e-4f);
+        ones[i] = 1.0f;
+      }
+      math.alu(2u * un, 4u * un, 3u * un);
+      math.rsqrt_lanes(clamped, r, n);
+      math.div_lanes(ones, floor4, attenuation, n);
+      scale_lanes(dir, r);
+    }
+    dot_lanes(p.normal, dir, cosine);
+    for (int i = 0; i < kShadeLanes; ++i) {
+      const float ndotl = std::max(cosine[i], 0.0f);
+      scale[i] = light.intensity * attenuation[i];
+      const float k = scale[i] * ndotl;
+      radiance.x[i] = radiance.x[i] + light.color.x * k;
+      radiance.y[i] = radiance.y[i] + light.color.y * k;
+      radiance.z[i] = radiance.z[i] + light.color.z * k;
+    }
+    math.alu(5u * un, 3u * un, 0);
+    if (highlights) {
+      Vec3Lanes h;
+      float ndoth[kShadeLanes], power[kShadeLanes], sp[kShadeLanes] = {};
+      for (int i = 0; i < kShadeLanes; ++i) {
+        h.x[i] = dir.x[i] + p.to_eye.x[i];
+        h.y[i] = dir.y[i] + p.to_eye.y[i];
+        h.z[i] = dir.z[i] + p.to_eye.z[i];
+      }
+      normalize_lanes(h, n, math);
+      dot_lanes(p.normal, h, ndoth);
+      for (int i = 0; i < kShadeLanes; ++i) {
+        ndoth[i] = std::max(ndoth[i], 0.0f);
+        power[i] = shininess;
+      }
+      math.pow_lanes(ndoth, power, sp, n);
+      for (int i = 0; i < kShadeLanes; ++i) {
+        const float k = scale[i] * (cosine[i] > 0.0f ? sp[i] : 0.0f);
+        highlight.x[i] = highlight.x[i] + light.color.x * k;
+        highlight.y[i] = highlight.y[i] + light.color.y * k;
+        highlight.z[i] = highlight.z[i] + light.color.z * k;
+      }
+      math.alu(5u * un, 2u * un, 3u * un);
+    }
+  }
+  for (int i = 0; i < kShadeLanes; ++i) {
+    c.x[i] = p.albedo.x[i] * radiance.x[i];
+    c.y[i] = p.albedo.y[i] * radiance.y[i];
+    c.z[i] = p.albedo.z[i] * radiance.z[i];
+  }
+  math.alu(0, 3u * un, 0);
+  if (highlights) {
+    for (int i = 0; i < kShadeLanes; ++i) {
+      c.x[i] = c.x[i] + specular.x * highlight.x[i];
+      c.y[i] = c.y[i] + specular.y * highlight.y[i];
+      c.z[i] = c.z[i] + specular.z * highlight.z[i];
+    }
+    math.alu(3u * un, 0, 0);
+  }
+}
+
+// fog_and_tone_map for every lane, in place.
+inline void fog_and_tone_map_lanes(const LambertLighting& lit, const float* eye_distance, Vec3Lanes& c, int n,
+                                   EuShaderMath& math) {
+  const unsigned un = unsigned(n);
+  float* channels[3] = {c.x, c.y, c.z};
+  if (lit.fog.density > 0.0f) {
+    float x[kShadeLanes], f[kShadeLanes] = {};
+    for (int i = 0; i < kShadeLanes; ++i) x[i] = -lit.fog.density * eye_distance[i];
+    math.exp_lanes(x, f, n);
+    for (int k = 0; k < 3; ++k) {
+      float* ck = channels[k];
+      const float fog = lit.fog.color[k];
+      for (int i = 0; i < kShadeLanes; ++i) ck[i] = fog + (ck[i] - fog) * f[i];
+    }
+    math.alu(3u * un, un, 3u * un);
+  }
+  for (int k = 0; k < 3; ++k) {
+    float* ck = channels[k];
+    for (int i = 0; i < kShadeLanes; ++i) ck[i] = ck[i] * lit.exposure;
+  }
+  math.alu(0, 3u * un, 0);
+  switch (lit.tone_mapping) {
+    case ToneMapping::clamp: break;
+    case ToneMapping::reinhard: {
+      // One library call for the three channels' lanes, as before (3n lanes).
+      float ones[3 * kShadeLanes], den[3 * kShadeLanes], q[3 * kShadeLanes];
+      for (int k = 0; k < 3; ++k) {
+        for (int i = 0; i < n; ++i) {
+          ones[k * n + i] = 1.0f;
+          den[k * n + i] = 1.0f + channels[k][i];
+        }
+      }
+      math.div_lanes(ones, den, q, 3 * n);
+      for (int k = 0; k < 3; ++k) {
+        for (int i = 0; i < n; ++i) channels[k][i] = channels[k][i] * q[k * n + i];
+      }
+      math.alu(0, 3u * un, 3u * un);
+      break;
+    }
+    case ToneMapping::exponential: {
+      float x[3 * kShadeLanes], e[3 * kShadeLanes];
+      for (int k = 0; k < 3; ++k) {
+        for (int i = 0; i < n; ++i) x[k * n + i] = -channels[k][i];
+      }
+      math.exp_lanes(x, e, 3 * n);
+      for (int k = 0; k < 3; ++k) {
+        for (int i = 0; i < n; ++i) channels[k][i] = 1.0f - e[k * n + i];
+      }
+      math.alu(0, 0, 3u * un);
+      break;
+    }
+  }
+}
+
+// shade_lit (normal sign +1) for every lane of p; p.normal holds the interpolated normals.
+inline void shade_lit_lanes(const LambertFragmentShader::Uniforms& u, ShadeLanes& p, bool textured, Vec3Lanes& c,
+                            FragmentCounters& counters) {
+  EuShaderMath& math = counters.math;
+  const LambertLighting& lit = *u.lighting;
+  const int n = p.n;
+  const unsigned un = unsigned(n);
+  if (textured) math.alu(0, 3u * un, 0);
+  normalize_lanes(p.normal, n, math);
+  const bool highlights = u.specular != glm::vec3(0.0f);
+  const bool fog = lit.fog.density > 0.0f;
+  for (int i = 0; i < kShadeLanes; ++i) {
+    p.to_eye.x[i] = p.to_eye.y[i] = p.to_eye.z[i] = 0.0f;
+    p.eye_distance[i] = 0.0f;
+  }
+  if (highlights || fog) {
+    Vec3Lanes e;
+    float e2[kShadeLanes], r[kShadeLanes] = {};
+    for (int i = 0; i < kShadeLanes; ++i) {
+      e.x[i] = lit.eye.x - p.world.x[i];
+      e.y[i] = lit.eye.y - p.world.y[i];
+      e.z[i] = lit.eye.z - p.world.z[i];
+    }
+    dot_lanes(e, e, e2);
+    for (int i = 0; i < kShadeLanes; ++i) e2[i] = std::max(e2[i], 1e-30f);
+    math.alu(2u * un, un, 3u * un);
+    if (highlights) {
+      math.rsqrt_lanes(e2, r, n);
+      scale_lanes(e, r);
+      p.to_eye = e;
+      math.alu(0, 3u * un, 0);
+    }
+    if (fog) math.sqrt_lanes(e2, p.eye_distance, n);
+  }
+  lit_surface_lanes(lit, p, u.specular, u.shininess, c, math);
+  if (u.emissive != glm::vec3(0.0f)) {
+    for (int i = 0; i < kShadeLanes; ++i) {
+      c.x[i] = c.x[i] + u.emissive.x;
+      c.y[i] = c.y[i] + u.emissive.y;
+      c.z[i] = c.z[i] + u.emissive.z;
+    }
+    math.alu(3u * un, 0, 0);
+  }
+  fog_and_tone_map_lanes(lit, p.eye_distance, c, n, math);
+}
+
+void run_quads(const LambertFragmentShader::Uniforms& u, const float (*varyings)[LambertVertexShader::kVaryings],
+               const unsigned* live, int quads, glm::vec3* out, FragmentCounters& counters) {
+  ShadeLanes p;
+  int lane_of[kShadeLanes];
+  // The texture coordinates and level of detail of every lane, sampled together below.
+  float tu[kShadeLanes], tv[kShadeLanes], tlod[kShadeLanes];
+  // Each quad's level of detail from its coarse derivatives (texture_lod, the quads in lanes);
+  // a batch holds at most kShadeLanes quads, each with a live pixel.
+  float quad_lod[kShadeLanes] = {};
+  if (u.texture) {
+    float dudx[kShadeLanes] = {}, dvdx[kShadeLanes] = {}, dudy[kShadeLanes] = {}, dvdy[kShadeLanes] = {};
+    for (int q = 0; q < quads; ++q) {
+      const float(*v)[LambertVertexShader::kVaryings] = varyings + 4 * q;
+      dudx[q] = v[1][6] - v[0][6];
+      dvdx[q] = v[1][7] - v[0][7];
+      dudy[q] = v[2][6] - v[0][6];
+      dvdy[q] = v[2][7] - v[0][7];
+    }
+    texture_lod_lanes(*u.texture, dudx, dvdx, dudy, dvdy, quads, quad_lod);
+  }
+  for (int q = 0; q < quads; ++q) {
+    const float(*v)[LambertVertexShader::kVaryings] = varyings + 4 * q;
+    const float lod = quad_lod[q];
+    for (int i = 0; i < 4; ++i) {
+      if (!(live[q] & (1u << i))) continue;
+      const int k = p.n++;
+      lane_of[k] = 4 * q + i;
+      p.world.x[k] = v[i][0];
+      p.world.y[k] = v[i][1];
+      p.world.z[k] = v[i][2];
+      p.normal.x[k] = v[i][3];
+      p.normal.y[k] = v[i][4];
+      p.normal.z[k] = v[i][5];
+      tu[k] = v[i][6];
+      tv[k] = v[i][7];
+      tlod[k] = lod;
+    }
+  }
+  const int n = p.n;
+  if (n == 0) return;
+  // Lanes past n repeat lane 0, so every lane holds ordinary values: the loops below run over
+  // all kShadeLanes lanes (whole host vectors, no remainder loop), library calls and counts
+  // over n.
+  for (int k = n; k < kShadeLanes; ++k) {
+    p.world.x[k] = p.world.x[0];
+    p.world.y[k] = p.world.y[0];
+    p.world.z[k] = p.world.z[0];
+    p.normal.x[k] = p.normal.x[0];
+    p.normal.y[k] = p.normal.y[0];
+    p.normal.z[k] = p.normal.z[0];
+  }
+  if (u.texture) {
+    // The program reads no texture alpha: it is not filtered.
+    sample_texture_lanes(*u.texture, tu, tv, tlod, n, p.albedo.x, p.albedo.y, p.albedo.z, nullptr, counters.sampler);
+    for (int k = n; k < kShadeLanes; ++k) {
+      p.albedo.x[k] = p.albedo.x[0];
+      p.albedo.y[k] = p.albedo.y[0];
+      p.albedo.z[k] = p.albedo.z[0];
+    }
+    // albedo = base_color * texture(uv).rgb
+    for (int i = 0; i < kShadeLanes; ++i) {
+      p.albedo.x[i] = u.base_color.x * p.albedo.x[i];
+      p.albedo.y[i] = u.base_color.y * p.albedo.y[i];
+      p.albedo.z[i] = u.base_color.z * p.albedo.z[i];
+    }
+  } else {
+    for (int i = 0; i < kShadeLanes; ++i) {
+      p.albedo.x[i] = u.base_color.x;
+      p.albedo.y[i] = u.base_color.y;
+      p.albedo.z[i] = u.base_color.z;
+    }
+  }
+  Vec3Lanes c;
+  shade_lit_lanes(u, p, u.texture != nullptr, c, counters);
+  for (int i = 0; i < n; ++i) out[lane_of[i]] = glm::vec3(c.x[i], c.y[i], c.z[i]);
+}
