@@ -24,7 +24,8 @@ constexpr size_t kBlock = size_t(1) << 14;
 
 // v[i] += v[i - 1] for every i >= 1 (running sums in place; v[0] is the base), in fixed
 // blocks: their totals, the totals' running sums, then each block's own.
-void prefix_sums(std::vector<uint32_t>& v) {
+template <typename Vector>
+void prefix_sums(Vector& v) {
   const size_t blocks = (v.size() + kBlock - 1) / kBlock;
   if (blocks <= 1) {
     for (size_t i = 1; i < v.size(); ++i) v[i] += v[i - 1];
@@ -175,7 +176,7 @@ void reach_of_chunk(const BinChunk& b, const BinChunk* coarse, const Nesting& ne
 }
 
 // Sum over the lists of the distinct render tiles their tiles map to (kNone: not counted).
-uint64_t distinct_owners(const std::vector<uint32_t>& offsets, const std::vector<uint32_t>& tiles,
+uint64_t distinct_owners(const UninitializedVector<uint32_t>& offsets, const UninitializedVector<uint32_t>& tiles,
                          const std::vector<uint32_t>& owner, uint32_t render_tiles) {
   const size_t lists = offsets.size() - 1;
   if (lists == 0) return 0;
@@ -295,7 +296,10 @@ TileIncidence tile_incidence(const TilingFrame& f, const std::vector<BinChunk>* 
   });
 
   // Their tiles: every tile of every primitive using them, then sorted and made distinct.
-  std::vector<uint32_t> count(size_t(multi) + 1, 0);
+  UninitializedVector<uint32_t> count(size_t(multi) + 1);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, count.size(), kBlock), [&](const tbb::blocked_range<size_t>& r) {
+    std::fill(count.begin() + std::ptrdiff_t(r.begin()), count.begin() + std::ptrdiff_t(r.end()), 0u);
+  });
   auto for_each_multi_vertex = [&](auto&& visit) {
     tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t c = r.begin(); c < r.end(); ++c) {
