@@ -11,11 +11,39 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 
+#include "core/uninitialized.h"
+
 namespace tessera {
 
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
+// Vertices (or multi-tile vertices) per block of the incidence's blocked passes: fixed, so
+// what a block counts does not depend on the thread count.
+constexpr size_t kBlock = size_t(1) << 14;
+
+// v[i] += v[i - 1] for every i >= 1 (running sums in place; v[0] is the base), in fixed
+// blocks: their totals, the totals' running sums, then each block's own.
+template <typename Vector>
+void prefix_sums(Vector& v) {
+  const size_t blocks = (v.size() + kBlock - 1) / kBlock;
+  if (blocks <= 1) {
+    for (size_t i = 1; i < v.size(); ++i) v[i] += v[i - 1];
+    return;
+  }
+  std::vector<uint32_t> carry(blocks, 0);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t b = r.begin(); b < r.end(); ++b) {
+      for (size_t i = b * kBlock + 1, e = std::min(v.size(), (b + 1) * kBlock); i < e; ++i) v[i] += v[i - 1];
+    }
+  });
+  for (size_t b = 1; b < blocks; ++b) carry[b] = carry[b - 1] + v[b * kBlock - 1];
+  tbb::parallel_for(tbb::blocked_range<size_t>(1, blocks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t b = r.begin(); b < r.end(); ++b) {
+      for (size_t i = b * kBlock, e = std::min(v.size(), (b + 1) * kBlock); i < e; ++i) v[i] += carry[b];
+    }
+  });
+}
 
 struct TileCounts {
   uint64_t pixels = 0;
@@ -148,7 +176,7 @@ void reach_of_chunk(const BinChunk& b, const BinChunk* coarse, const Nesting& ne
 }
 
 // Sum over the lists of the distinct render tiles their tiles map to (kNone: not counted).
-uint64_t distinct_owners(const std::vector<uint32_t>& offsets, const std::vector<uint32_t>& tiles,
+uint64_t distinct_owners(const UninitializedVector<uint32_t>& offsets, const UninitializedVector<uint32_t>& tiles,
                          const std::vector<uint32_t>& owner, uint32_t render_tiles) {
   const size_t lists = offsets.size() - 1;
   if (lists == 0) return 0;
@@ -216,8 +244,13 @@ TileIncidence tile_incidence(const TilingFrame& f, const std::vector<BinChunk>* 
     }
   }
   std::vector<ChunkReach> reach(chunks);
-  std::vector<uint32_t> first(size_t(f.vertices), kNone);
-  std::vector<uint8_t> several(size_t(f.vertices), 0);
+  // Per vertex, filled in blocks in parallel (a frame has some 10^5-10^6 vertices).
+  UninitializedVector<uint32_t> first(size_t(f.vertices));
+  UninitializedVector<uint8_t> several(size_t(f.vertices));
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, first.size(), kBlock), [&](const tbb::blocked_range<size_t>& r) {
+    std::fill(first.begin() + std::ptrdiff_t(r.begin()), first.begin() + std::ptrdiff_t(r.end()), kNone);
+    std::fill(several.begin() + std::ptrdiff_t(r.begin()), several.begin() + std::ptrdiff_t(r.end()), uint8_t(0));
+  });
   tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t c = r.begin(); c < r.end(); ++c) {
       reach_of_chunk(bins[c], coarse_bins ? &(*coarse_bins)[c] : nullptr, nest, inc.tiles, (*f.setup_primitive)[c],
@@ -226,17 +259,47 @@ TileIncidence tile_incidence(const TilingFrame& f, const std::vector<BinChunk>* 
   });
 
   // Vertices reaching several tiles are numbered in vertex order; `first` now holds their number.
-  uint32_t multi = 0;
-  for (size_t v = 0; v < first.size(); ++v) {
-    if (several[v]) {
-      first[v] = multi++;
-    } else if (first[v] != kNone) {
-      ++(first[v] < inc.tiles ? inc.single_vertices : inc.coarse_only_vertices);
+  // In fixed blocks of vertices: each block's counts, their running sums (block order), then
+  // each block numbers its own; the numbers and counts do not depend on the thread count.
+  const size_t vertex_blocks = (first.size() + kBlock - 1) / kBlock;
+  struct VertexBlock {
+    uint32_t multi = 0;
+    uint64_t single = 0, coarse_only = 0;
+  };
+  std::vector<VertexBlock> vb(vertex_blocks);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, vertex_blocks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t b = r.begin(); b < r.end(); ++b) {
+      VertexBlock& c = vb[b];
+      for (size_t v = b * kBlock, e = std::min(first.size(), v + kBlock); v < e; ++v) {
+        if (several[v]) {
+          ++c.multi;
+        } else if (first[v] != kNone) {
+          ++(first[v] < inc.tiles ? c.single : c.coarse_only);
+        }
+      }
     }
+  });
+  std::vector<uint32_t> multi_base(vertex_blocks + 1, 0);
+  for (size_t b = 0; b < vertex_blocks; ++b) {
+    multi_base[b + 1] = multi_base[b] + vb[b].multi;
+    inc.single_vertices += vb[b].single;
+    inc.coarse_only_vertices += vb[b].coarse_only;
   }
+  const uint32_t multi = multi_base[vertex_blocks];
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, vertex_blocks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t b = r.begin(); b < r.end(); ++b) {
+      uint32_t m = multi_base[b];
+      for (size_t v = b * kBlock, e = std::min(first.size(), v + kBlock); v < e; ++v) {
+        if (several[v]) first[v] = m++;
+      }
+    }
+  });
 
   // Their tiles: every tile of every primitive using them, then sorted and made distinct.
-  std::vector<uint32_t> count(size_t(multi) + 1, 0);
+  UninitializedVector<uint32_t> count(size_t(multi) + 1);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, count.size(), kBlock), [&](const tbb::blocked_range<size_t>& r) {
+    std::fill(count.begin() + std::ptrdiff_t(r.begin()), count.begin() + std::ptrdiff_t(r.end()), 0u);
+  });
   auto for_each_multi_vertex = [&](auto&& visit) {
     tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t c = r.begin(); c < r.end(); ++c) {
@@ -254,49 +317,88 @@ TileIncidence tile_incidence(const TilingFrame& f, const std::vector<BinChunk>* 
   for_each_multi_vertex([&](uint32_t m, const uint32_t*, uint32_t n) {
     std::atomic_ref<uint32_t>(count[size_t(m) + 1]).fetch_add(n, std::memory_order_relaxed);
   });
-  for (size_t i = 0; i < multi; ++i) count[i + 1] += count[i];
-  std::vector<uint32_t> gathered(count[multi]);
+  prefix_sums(count);
+  UninitializedVector<uint32_t> gathered(count[multi]);  // every entry written below
   {
-    std::vector<uint32_t> cursor(count.begin(), count.end() - 1);
+    UninitializedVector<uint32_t> cursor(count.begin(), count.end() - 1);
     for_each_multi_vertex([&](uint32_t m, const uint32_t* list, uint32_t n) {
       const uint32_t at = std::atomic_ref<uint32_t>(cursor[m]).fetch_add(n, std::memory_order_relaxed);
       std::copy(list, list + n, gathered.begin() + at);
     });
   }
-  std::vector<uint32_t> distinct(multi);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, multi, 256), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t m = r.begin(); m < r.end(); ++m) {
-      auto b = gathered.begin() + count[m], e = gathered.begin() + count[m + 1];
-      std::sort(b, e);
-      distinct[m] = uint32_t(std::unique(b, e) - b);
-    }
-  });
+  // Per vertex its distinct tiles, then (in place) their running sums: the CSR offsets.
   inc.vertex_offsets.resize(size_t(multi) + 1);
   inc.vertex_offsets[0] = 0;
-  uint64_t multi_on_fine = 0;  // lists ascending: a fine tile, if any, comes first
-  for (size_t m = 0; m < multi; ++m) {
-    inc.vertex_offsets[m + 1] = inc.vertex_offsets[m] + distinct[m];
-    multi_on_fine += gathered[count[m]] < inc.tiles;
-  }
+  const size_t multi_blocks = (size_t(multi) + kBlock - 1) / kBlock;
+  std::vector<uint64_t> on_fine(multi_blocks, 0);  // per block: lists ascending, a fine tile (if any) first
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, multi_blocks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t b = r.begin(); b < r.end(); ++b) {
+      for (size_t m = b * kBlock, e = std::min(size_t(multi), m + kBlock); m < e; ++m) {
+        auto first_tile = gathered.begin() + count[m], last_tile = gathered.begin() + count[m + 1];
+        std::sort(first_tile, last_tile);
+        inc.vertex_offsets[m + 1] = uint32_t(std::unique(first_tile, last_tile) - first_tile);
+        on_fine[b] += gathered[count[m]] < inc.tiles;
+      }
+    }
+  });
+  prefix_sums(inc.vertex_offsets);
+  uint64_t multi_on_fine = 0;
+  for (uint64_t n : on_fine) multi_on_fine += n;
   inc.binned_vertices = inc.single_vertices + multi_on_fine;
   inc.coarse_binned_vertices = inc.single_vertices + inc.coarse_only_vertices + multi;
   inc.vertex_tiles.resize(inc.vertex_offsets[multi]);
-  for (size_t m = 0; m < multi; ++m) {
-    std::copy_n(gathered.begin() + count[m], distinct[m], inc.vertex_tiles.begin() + inc.vertex_offsets[m]);
-  }
-
-  for (const ChunkReach& cr : reach) {
-    for (size_t i = 0; i < cr.primitive.size(); ++i) {
-      const uint32_t n = cr.offsets[i + 1] - cr.offsets[i];
-      if (n == 1) {
-        ++(cr.tiles[cr.offsets[i]] < inc.tiles ? inc.single_primitives : inc.coarse_only_primitives);
-        continue;
-      }
-      inc.primitive_tiles.insert(inc.primitive_tiles.end(), cr.tiles.begin() + cr.offsets[i],
-                                 cr.tiles.begin() + cr.offsets[i + 1]);
-      inc.primitive_offsets.push_back(uint32_t(inc.primitive_tiles.size()));
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, multi, 1024), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t m = r.begin(); m < r.end(); ++m) {
+      std::copy_n(gathered.begin() + count[m], inc.vertex_offsets[m + 1] - inc.vertex_offsets[m],
+                  inc.vertex_tiles.begin() + inc.vertex_offsets[m]);
     }
+  });
+
+  // The primitives reaching several tile ids, chunk after chunk: each chunk's counts, their
+  // running sums, then each chunk copies its lists to its place.
+  struct ChunkCounts {
+    uint64_t single = 0, coarse_only = 0;
+    uint32_t lists = 0, tiles = 0;
+  };
+  std::vector<ChunkCounts> cc(chunks + 1);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t c = r.begin(); c < r.end(); ++c) {
+      const ChunkReach& cr = reach[c];
+      ChunkCounts& n = cc[c + 1];
+      for (size_t i = 0; i < cr.primitive.size(); ++i) {
+        const uint32_t k = cr.offsets[i + 1] - cr.offsets[i];
+        if (k == 1) {
+          ++(cr.tiles[cr.offsets[i]] < inc.tiles ? n.single : n.coarse_only);
+        } else {
+          ++n.lists;
+          n.tiles += k;
+        }
+      }
+    }
+  });
+  for (size_t c = 0; c < chunks; ++c) {
+    inc.single_primitives += cc[c + 1].single;
+    inc.coarse_only_primitives += cc[c + 1].coarse_only;
+    cc[c + 1].lists += cc[c].lists;
+    cc[c + 1].tiles += cc[c].tiles;
   }
+  inc.primitive_offsets.resize(size_t(cc[chunks].lists) + 1);
+  inc.primitive_offsets[0] = 0;
+  inc.primitive_tiles.resize(cc[chunks].tiles);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks, 1), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t c = r.begin(); c < r.end(); ++c) {
+      const ChunkReach& cr = reach[c];
+      size_t list = cc[c].lists;
+      uint32_t at = cc[c].tiles;
+      for (size_t i = 0; i < cr.primitive.size(); ++i) {
+        const uint32_t k = cr.offsets[i + 1] - cr.offsets[i];
+        if (k == 1) continue;
+        std::copy_n(cr.tiles.begin() + cr.offsets[i], k, inc.primitive_tiles.begin() + at);
+        at += k;
+        inc.primitive_offsets[++list] = at;
+      }
+    }
+  });
   return inc;
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/uninitialized.h"
 #include "tiling/fixed_tiling.h"
 
 namespace tessera {
@@ -90,9 +91,10 @@ struct TileIncidence {
   // Coarse grid only: primitives and vertices reaching no fine tile and one coarse tile, and
   // the vertices of primitives listed on the coarse grid.
   uint64_t coarse_only_primitives = 0, coarse_only_vertices = 0, coarse_binned_vertices = 0;
-  // CSR over the primitives (then the vertices) reaching two tile ids or more.
-  std::vector<uint32_t> primitive_offsets{0}, primitive_tiles;
-  std::vector<uint32_t> vertex_offsets{0}, vertex_tiles;
+  // CSR over the primitives (then the vertices) reaching two tile ids or more. Sized without
+  // a fill: the blocked passes that build them write every entry.
+  UninitializedVector<uint32_t> primitive_offsets{0}, primitive_tiles;
+  UninitializedVector<uint32_t> vertex_offsets{0}, vertex_tiles;
 };
 
 // Parallel over chunks; the result does not depend on the thread count. `coarse_bins` (per

@@ -104,7 +104,9 @@ struct RandomFrame {
   std::vector<uint32_t> vertices;
   TilingFrame frame, coarse;
 
-  explicit RandomFrame(uint32_t seed) {
+  // `scale` multiplies the primitives per chunk and the vertex pool (and divides how often a
+  // primitive lands anywhere), so that a frame spans several of the incidence's vertex blocks.
+  explicit RandomFrame(uint32_t seed, uint32_t scale = 1) {
     std::mt19937 rng(seed);
     auto below = [&](uint32_t n) { return uint32_t(rng() % n); };
     const int ratio = 1 << below(3);
@@ -113,25 +115,25 @@ struct RandomFrame {
     coarse.grid = TileGrid::make(width, height, 16 * ratio);
     const TileGrid& fg = frame.grid;
     const TileGrid& cg = coarse.grid;
-    const uint32_t chunk_count = 1 + below(4);
+    const uint32_t chunk_count = scale > 1 ? 4 : 1 + below(4);
     uint32_t next_primitive = 0;
-    const uint32_t vertex_pool = 1 + below(200);
+    const uint32_t vertex_pool = scale > 1 ? 200 * scale : 1 + below(200);
     bins.resize(chunk_count);
     coarse_bins.resize(chunk_count);
     primitive.resize(chunk_count);
     for (uint32_t c = 0; c < chunk_count; ++c) {
       // Per set-up triangle, its coarse and fine tiles; then the per-tile lists.
       std::vector<std::vector<uint32_t>> coarse_of, fine_of;
-      const uint32_t primitives = below(60);
+      const uint32_t primitives = scale > 1 ? 60 * scale : below(60);
       for (uint32_t p = 0; p < primitives; ++p, ++next_primitive) {
         const uint32_t pieces = below(5) == 0 ? 2 + below(3) : 1;
         for (uint32_t k = 0; k < pieces; ++k) {
           primitive[c].push_back(next_primitive);
           std::vector<uint32_t> ct, ft;
-          const uint32_t kind = below(10);
+          const uint32_t kind = below(10 * scale);
           if (kind == 0) {
             // none: culled by the tile test everywhere
-          } else if (kind < 7) {  // a small cluster around one tile
+          } else if (kind < 7 * scale) {  // a small cluster around one tile
             const int x = int(below(uint32_t(cg.tiles_x))), y = int(below(uint32_t(cg.tiles_y)));
             for (int dy = 0; dy <= int(below(2)); ++dy) {
               for (int dx = 0; dx <= int(below(2)); ++dx) {
@@ -337,6 +339,35 @@ TEST(TilingAccounting, PerTriangleListsMatchThePairSetsAtAnyThreadCount) {
       EXPECT_EQ(one.binned_vertices, many.binned_vertices) << what;
     }
   }
+}
+
+// A frame of some 10^5 vertices, most of them in several tiles: the incidence's blocked
+// passes (vertex numbering, running sums, per-chunk copies) span many blocks. Its counts equal
+// the definition's, and the whole incidence is the same at 1 thread and at many.
+TEST(TilingAccounting, LargeFrameSpansSeveralBlocks) {
+  const RandomFrame r(7, 200);
+  ASSERT_GT(r.frame.vertices, 16384u);
+  const TileIncidence both = tile_incidence(r.frame, &r.coarse_bins, r.coarse.grid);
+  ASSERT_GT(both.vertex_offsets.size(), 2u * 16384u + 1u);
+  ASSERT_GT(both.primitive_offsets.size(), 16384u + 1u);
+  std::mt19937 rng(7);
+  for (const TilePartition& p : partitions_of(r.frame.grid, rng)) expect_reference(r, r.frame, both, p, "fine");
+  for (const TilePartition& p : partitions_of(r.coarse.grid, rng)) expect_reference(r, r.coarse, both, p, "coarse");
+  TileIncidence one;
+  {
+    tbb::global_control single(tbb::global_control::max_allowed_parallelism, 1);
+    one = tile_incidence(r.frame, &r.coarse_bins, r.coarse.grid);
+  }
+  EXPECT_EQ(one.single_primitives, both.single_primitives);
+  EXPECT_EQ(one.single_vertices, both.single_vertices);
+  EXPECT_EQ(one.binned_vertices, both.binned_vertices);
+  EXPECT_EQ(one.coarse_only_primitives, both.coarse_only_primitives);
+  EXPECT_EQ(one.coarse_only_vertices, both.coarse_only_vertices);
+  EXPECT_EQ(one.coarse_binned_vertices, both.coarse_binned_vertices);
+  EXPECT_EQ(one.primitive_offsets, both.primitive_offsets);
+  EXPECT_EQ(one.primitive_tiles, both.primitive_tiles);
+  EXPECT_EQ(one.vertex_offsets, both.vertex_offsets);
+  EXPECT_EQ(one.vertex_tiles, both.vertex_tiles);
 }
 
 }  // namespace
