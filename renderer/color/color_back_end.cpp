@@ -267,12 +267,13 @@ void ColorBackEnd::access_quad(int block, int half, int planes) {
   // The same lines as the previous quad, all still resident: they are the cache's most recent
   // lines in this very order, and touching them again in that order leaves every line's LRU
   // rank as it is. Only the counts change.
-  if (block == repeat_block_ && half == repeat_half_ && planes == repeat_planes_) {
+  const int lines = lines_key(block, half, planes);
+  if (lines == repeat_lines_) {
     traffic_.accesses += uint64_t(planes);
     traffic_.hits += uint64_t(planes);
     return;
   }
-  repeat_block_ = block, repeat_half_ = half, repeat_planes_ = planes;  // evict() clears it if it takes the block
+  repeat_lines_ = lines;  // evict() clears it if it takes the block
   // Resident lines are refreshed through the way noted at their fill; no search.
   int32_t* ways = &line_way(block, 0, half);
   for (int plane = 0; plane < planes; ++plane) {
@@ -329,7 +330,8 @@ bool ColorBackEnd::all_used_planes_resident(int block, Analysis& a) {
 void ColorBackEnd::evict(uint64_t line) {
   // Eviction flow: the tile holding the displaced line leaves with all its resident lines.
   const int block = int(line >> 8);
-  if (block == repeat_block_) repeat_block_ = -1;  // the next quad's lines are no longer all resident
+  // The next quad's lines are no longer all resident (-1 names no block).
+  if (block == block_of_lines_key(repeat_lines_)) repeat_lines_ = -1;
   BlockMemory& m = memory_[size_t(block)];
   Analysis& a = analysis(block);
   // Step 3: the index-bit palette only when every used plane is in the cache.

@@ -153,9 +153,12 @@ class ColorBackEnd {
   }
   ColorTile scratch_;  // the samples the index-bit palette reads
   ColorTraffic traffic_;
-  // The previous quad's lines (block, half, planes), while all of them are still resident
-  // and no other line was touched since (-1: none): a quad with the same lines hits them all.
-  int repeat_block_ = -1, repeat_half_ = 0, repeat_planes_ = 0;
+  // The previous quad's lines (block, half, planes as one lines_key), while all of them are
+  // still resident and no other line was touched since (-1: none): a quad with the same lines
+  // hits them all. One key so that the test is one compare, not three data-dependent branches.
+  int repeat_lines_ = -1;
+  static int lines_key(int block, int half, int planes) { return block << 5 | half << 4 | planes; }
+  static int block_of_lines_key(int key) { return key >> 5; }
 };
 
 }  // namespace tessera::color
