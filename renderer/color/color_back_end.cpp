@@ -116,10 +116,14 @@ Plane ColorBackEnd::plane(int block, int k) {
   const int x_end = std::min(kTileWidth, width_ - bx);
   const size_t n = size_t(samples_);
   const bool inside = x_end == kTileWidth && by + kTileHeight <= height_;
-  if (k == 0 && samples_ == 4 && inside) {
+  if (samples_ == 4 && inside) {
+    // In place from the samples (their counts in pixel_planes_ agree with them).
     const Rgba8* rows[kTileHeight];
     for (int y = 0; y < kTileHeight; ++y) rows[y] = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * 4;
-    plane_lanes::first_samples4(rows, out.data());
+    if (k == 0)
+      plane_lanes::first_samples4(rows, out.data());
+    else
+      plane_lanes::later_plane4(rows, k, out.data());
     return out;
   }
   for (int y = 0; y < kTileHeight; ++y) {

@@ -157,9 +157,67 @@ TEST(ColorShortcuts, BlockLanesMatchTheSampleBySampleComputation) {
           << "tile " << i << " cap " << cap << " colours " << count;
     }
     if (n == 4) {
+      const PlanedTile planed = to_planes(t);
       Plane first;
       plane_lanes::first_samples4(rows, first.data());
-      ASSERT_EQ(first, to_planes(t).planes[0]) << "tile " << i;
+      ASSERT_EQ(first, planed.planes[0]) << "tile " << i;
+      for (int k = 1; k < 4; ++k) {
+        Plane later;
+        plane_lanes::later_plane4(rows, k, later.data());
+        ASSERT_EQ(later, planed.planes[size_t(k)]) << "tile " << i << " plane " << k;
+      }
+    }
+  }
+}
+
+TEST(ColorShortcuts, LaterPlanesInLanesMatchToPlanes) {
+  // Every assignment of four colours (0 and -0 as bits, and 0 itself, which the gather gives a
+  // pixel with fewer colours) to the samples of each pixel, the block's other pixels random.
+  Rng rng{0x5851f42d4c957f2dull};
+  const Rgba8 colours[4] = {0x00000000u, 0x80000000u, 0x3f800000u, 0xffffffffu};
+  for (int pattern = 0; pattern < 256; ++pattern) {
+    ColorTile t;
+    t.samples = 4;
+    for (int p = 0; p < kTilePixels; ++p) {
+      for (int k = 0; k < 4; ++k) {
+        t.at(p, k) = p % 3 == 0 ? colours[(pattern + p) >> (2 * k) & 3] : colours[rng.below(4)] ^ (rng.below(4) ? 0u : 1u);
+      }
+    }
+    const Rgba8* rows[kTileHeight];
+    for (int y = 0; y < kTileHeight; ++y) rows[y] = &t.color[size_t(y * kTileWidth * 4)];
+    const PlanedTile planed = to_planes(t);
+    for (int k = 1; k < 4; ++k) {
+      Plane later;
+      plane_lanes::later_plane4(rows, k, later.data());
+      ASSERT_EQ(later, planed.planes[size_t(k)]) << "pattern " << pattern << " plane " << k;
+    }
+  }
+}
+
+TEST(ColorShortcuts, DistinctColoursInLanesMatchThePlainCount) {
+  // 1 to 32 colours, each pixel's colour at random or repeating one of a chosen pixel (every
+  // pair of positions, both in one vector of lanes and across vectors), tricky bit patterns.
+  Rng rng{0x14057b7ef767814full};
+  auto check = [](const Plane& plane, const char* what, int i) {
+    ASSERT_EQ(plane_lanes::distinct_colours(plane), distinct_plainly(plane.data(), kTilePixels)) << what << " " << i;
+  };
+  for (int i = 0; i < 50000; ++i) {
+    Plane plane;
+    const uint32_t colours = 1 + rng.below(uint32_t(kTilePixels));
+    for (int p = 0; p < kTilePixels; ++p) {
+      plane[size_t(p)] = i % 2 ? kTricky[rng.below(7)] ^ rng.below(colours) : rng.below(colours) * 0x01010101u;
+    }
+    check(plane, "random", i);
+  }
+  for (int a = 0; a < kTilePixels; ++a) {
+    for (int b = 0; b < kTilePixels; ++b) {
+      Plane plane;
+      for (int p = 0; p < kTilePixels; ++p) plane[size_t(p)] = 0x1000u + uint32_t(p);
+      plane[size_t(b)] = plane[size_t(a)];  // one repeat (none when a == b)
+      check(plane, "pair", a * kTilePixels + b);
+      plane.fill(0x80000000u);
+      plane[size_t(a)] = 0;  // -0 and +0 as bits
+      check(plane, "signed zero", a);
     }
   }
 }

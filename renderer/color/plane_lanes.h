@@ -1,7 +1,8 @@
 // The colour unit's per-block work on evictions in Highway vectors at the build's baseline
 // target (x86-64-v3: AVX2; NEON on AArch64), chosen statically as the rasterizer's and the
-// EU's lanes are: a plane's channel ranges (its delta code's size), the index-bit palette's
-// colour-count test, and plane 0's gather.
+// EU's lanes are: a plane's channel ranges (its delta code's size) and colour count (its
+// palette's size), the index-bit palette's colour-count test, and the gather of a block's
+// planes at 4 samples.
 #pragma once
 
 #include <cstdint>
@@ -20,5 +21,12 @@ bool at_most_colours(const uint32_t* const* rows, int row_count, int row_length,
 // Plane 0 of an 8x4 block at 4 samples: the first sample of each pixel of the four rows (each
 // 32 colours, pixel-major) into out[0..31].
 void first_samples4(const uint32_t* const rows[4], uint32_t* out);
+
+// Plane `plane` (1..3) of the same block: each pixel's plane-th distinct colour in sample order,
+// 0 for a pixel with fewer colours (pixel_plane_colour, sample_planes.h).
+void later_plane4(const uint32_t* const rows[4], int plane, uint32_t* out);
+
+// How many distinct colours the plane's 32 pixels hold (1..32), compared as bits.
+int distinct_colours(const Plane& plane);
 
 }  // namespace tessera::color::plane_lanes
