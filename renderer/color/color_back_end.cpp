@@ -74,18 +74,16 @@ void ColorBackEnd::count_planes(int block, Analysis& a) {
   if (!counted_[size_t(block)]) recount(block);
   const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
   if (bx + kTileWidth <= width_ && by + kTileHeight <= height_) {
-    // Inside the bin tile, four rows of eight counts: all ones (counts are 1..8) is one plane.
-    uint64_t any = 0;
-    for (int y = 0; y < kTileHeight; ++y) {
-      uint64_t row;
-      std::memcpy(&row, &pixel_planes_[size_t(by + y) * size_t(width_) + size_t(bx)], sizeof row);
-      any |= row;
-    }
-    if (any == 0x0101010101010101ull) {
-      a.half_planes = {1, int8_t(halves_ == 2 ? 1 : 0)};
-      a.planes_used = 1;
-      return;
-    }
+    // Inside the bin tile, four rows of eight counts: each half's largest in vector lanes.
+    const uint8_t* rows[kTileHeight];
+    for (int y = 0; y < kTileHeight; ++y) rows[y] = &pixel_planes_[size_t(by + y) * size_t(width_) + size_t(bx)];
+    uint8_t maxima[2];
+    plane_lanes::half_maxima(rows, maxima);
+    const int8_t left = int8_t(maxima[0]), right = int8_t(maxima[1]);
+    const int8_t most = std::max(left, right);
+    a.half_planes = halves_ == 2 ? std::array<int8_t, 2>{left, right} : std::array<int8_t, 2>{most, 0};
+    a.planes_used = most;
+    return;
   }
   int half_planes[2] = {1, 1};
   const int x_end = std::min(kTileWidth, width_ - bx);
@@ -314,7 +312,7 @@ void ColorBackEnd::fill(int block, int plane) {
   if (!m.index_on_chip) traffic_.index_bits_read += uint64_t(tile_index_bits(samples_));
   m.index_on_chip = true;
   if (m.state == TileState::planes_compressed || m.state == TileState::planes_uncompressed) {
-    traffic_.plane_bits_read += uint64_t((m.plane_bits[size_t(plane)] + halves_ - 1) / halves_);
+    traffic_.plane_bits_read += uint64_t((m.plane_bits[size_t(plane)] + halves_ - 1) >> (halves_ - 1));  // halves_ is 1 or 2
   }
 }
 
@@ -360,22 +358,26 @@ void ColorBackEnd::evict(uint64_t line) {
   } else {
     ++traffic_.palette_skipped;
   }
-  // Step 4: each resident plane (or half plane) with the best plane codec, or raw.
+  // Step 4: each resident plane (or half plane) with the best plane codec, or raw. The planes in
+  // use are known from the pixels' counts (no samples read), so they are taken once.
+  const int used = planes_used(block, a);
+  const int halves = halves_;
+  std::array<int32_t, 2 * kMaxSamples>& ways = line_ways_[size_t(block)];
   for (int p = 0; p < samples_ && m.resident_lines > 0; ++p) {
-    for (int h = 0; h < halves_; ++h) {
-      const int way = line_way(block, p, h);
+    for (int h = 0; h < halves; ++h) {
+      const int way = ways[size_t(h * kMaxSamples + p)];
       if (way == 0) continue;
       cache_.erase_way(way - 1);
       --m.resident_lines;
-      const int stored_bits = p < planes_used(block, a) ? plane_bits(block, a, p) : 0;
+      const int stored_bits = p < used ? plane_bits(block, a, p) : 0;
       m.plane_bits[size_t(p)] = stored_bits;
-      traffic_.plane_bits_written += uint64_t((stored_bits + halves_ - 1) / halves_);
+      // A half line carries half the plane's bits, rounded up (halves is 1 or 2).
+      traffic_.plane_bits_written += uint64_t((stored_bits + halves - 1) >> (halves - 1));
     }
   }
-  line_ways_[size_t(block)] = {};
+  ways = {};
   bool any_compressed = false;
-  for (int p = 0; p < planes_used(block, a); ++p)
-    any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
+  for (int p = 0; p < used; ++p) any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
   m.state = any_compressed ? TileState::planes_compressed : TileState::planes_uncompressed;
   traffic_.control_bits_written += kControlBits;
   if (m.resident_lines == 0) {

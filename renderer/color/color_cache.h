@@ -44,6 +44,21 @@ class ColorCache {
     w.last_use = ++clock_;
     mru_ = w.key;
   }
+  // Hits on `count` lines in this order, each way (1 + the way) known to hold its key: what
+  // touch() on each would do, without a branch. Only the first can be the most recent line (the
+  // others follow it and are distinct), and the most recent line's last use is the clock, so
+  // "refresh unless most recent" is "advance the clock unless most recent, then stamp".
+  void touch_lines(const int32_t* ways, int count) {
+    Way& first = ways_[size_t(ways[0] - 1)];
+    clock_ += first.key != mru_;
+    first.last_use = clock_;
+    mru_ = first.key;
+    for (int k = 1; k < count; ++k) {
+      Way& w = ways_[size_t(ways[k] - 1)];
+      w.last_use = ++clock_;
+      mru_ = w.key;
+    }
+  }
   bool contains(uint64_t key) const;
   // The line a new key would displace: the least recently used of a full set, or kNoLine
   // when its set has a free way.

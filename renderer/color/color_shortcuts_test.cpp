@@ -130,6 +130,21 @@ TEST(ColorShortcuts, QuadCountsInLanesMatchTheSampleBySampleCount) {
   }
 }
 
+TEST(ColorShortcuts, MissingLinesInLanesMatchTheWays) {
+  // Ways 0 (not resident), 1 and large, in every pattern of the first eight.
+  Rng rng{0x6a09e667f3bcc909ull};
+  for (int pattern = 0; pattern < 256; ++pattern) {
+    int32_t ways[2 * kMaxSamples];
+    for (int k = 0; k < 2 * kMaxSamples; ++k)
+      ways[k] = k < 8 && (pattern >> k & 1) ? 0 : int32_t(rng.below(2) ? 1 : 1 + rng.below(1u << 30));
+    unsigned expected = 0;
+    for (int k = 0; k < 8; ++k) expected |= unsigned(ways[k] == 0) << k;
+    ASSERT_EQ(quad_lanes::missing_lines<2>(ways), expected & 3u) << pattern;
+    ASSERT_EQ(quad_lanes::missing_lines<4>(ways), expected & 15u) << pattern;
+    ASSERT_EQ(quad_lanes::missing_lines<8>(ways), expected) << pattern;
+  }
+}
+
 TEST(ColorShortcuts, BlockLanesMatchTheSampleBySampleComputation) {
   Rng rng{0xda942042e4dd58b5ull};
   for (int i = 0; i < 30000; ++i) {
@@ -190,6 +205,28 @@ TEST(ColorShortcuts, LaterPlanesInLanesMatchToPlanes) {
       Plane later;
       plane_lanes::later_plane4(rows, k, later.data());
       ASSERT_EQ(later, planed.planes[size_t(k)]) << "pattern " << pattern << " plane " << k;
+    }
+  }
+}
+
+TEST(ColorShortcuts, HalfMaximaInLanesMatchThePlainMaximum) {
+  // Pixel counts 1..8 (and the full byte range, which lanes must not treat as signed), each
+  // row's largest in every column of either half.
+  Rng rng{0x2c1b3c6d7e8f9a0bull};
+  for (int i = 0; i < 20000; ++i) {
+    uint8_t counts[kTileHeight][kTileWidth];
+    const uint32_t top = i % 4 == 3 ? 256u : 1u + rng.below(8);
+    for (auto& row : counts)
+      for (uint8_t& c : row) c = uint8_t(i % 4 == 3 ? rng.below(top) : 1 + rng.below(top));
+    if (i % 5 == 0) counts[rng.below(kTileHeight)][rng.below(kTileWidth)] = 8;
+    const uint8_t* rows[kTileHeight] = {counts[0], counts[1], counts[2], counts[3]};
+    uint8_t maxima[2];
+    plane_lanes::half_maxima(rows, maxima);
+    for (int half = 0; half < 2; ++half) {
+      uint8_t expected = 0;
+      for (const auto& row : counts)
+        for (int x = half * 4; x < half * 4 + 4; ++x) expected = std::max(expected, row[x]);
+      ASSERT_EQ(maxima[half], expected) << "rows " << i << " half " << half;
     }
   }
 }

@@ -109,6 +109,19 @@ void later_plane4(const uint32_t* const rows[4], int plane, uint32_t* out) {
   }
 }
 
+void half_maxima(const uint8_t* const rows[4], uint8_t out[2]) {
+  // The rows' bytewise maximum, then folded within each half (a 32-bit lane) by 2 and 1 bytes.
+  const hn::FixedTag<uint8_t, 8> d;
+  const hn::FixedTag<uint32_t, 2> d32;
+  auto m = hn::Max(hn::Max(hn::LoadU(d, rows[0]), hn::LoadU(d, rows[1])),
+                   hn::Max(hn::LoadU(d, rows[2]), hn::LoadU(d, rows[3])));
+  m = hn::Max(m, hn::BitCast(d, hn::ShiftRight<16>(hn::BitCast(d32, m))));
+  m = hn::Max(m, hn::BitCast(d, hn::ShiftRight<8>(hn::BitCast(d32, m))));
+  alignas(8) uint8_t bytes[8];
+  hn::Store(m, d, bytes);
+  out[0] = bytes[0], out[1] = bytes[4];
+}
+
 int distinct_colours(const Plane& plane) {
   // A pixel repeats a colour when it equals an earlier pixel; the plane's colours are the pixels
   // that do not. All pairs are compared, vector against vector rotated by 0..n-1 lanes (within
@@ -167,5 +180,6 @@ void first_samples4(const uint32_t* const rows[4], uint32_t* out) { HWY_NAMESPAC
 void later_plane4(const uint32_t* const rows[4], int plane, uint32_t* out) {
   HWY_NAMESPACE::later_plane4(rows, plane, out);
 }
+void half_maxima(const uint8_t* const rows[4], uint8_t out[2]) { HWY_NAMESPACE::half_maxima(rows, out); }
 int distinct_colours(const Plane& plane) { return HWY_NAMESPACE::distinct_colours(plane); }
 }  // namespace tessera::color::plane_lanes

@@ -26,6 +26,9 @@ void first_samples4(const uint32_t* const rows[4], uint32_t* out);
 // 0 for a pixel with fewer colours (pixel_plane_colour, sample_planes.h).
 void later_plane4(const uint32_t* const rows[4], int plane, uint32_t* out);
 
+// The largest of four rows of eight bytes, in the left (columns 0..3) and right (4..7) halves.
+void half_maxima(const uint8_t* const rows[4], uint8_t out[2]);
+
 // How many distinct colours the plane's 32 pixels hold (1..32), compared as bits.
 int distinct_colours(const Plane& plane);
 

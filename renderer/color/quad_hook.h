@@ -96,17 +96,24 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
     const Rgba8* row0 = buffer + i0 * size_t(kN);
     const Rgba8* row1 = row0 + size_t(width) * size_t(kN);
     const int planes = quad_plane_counts<kN>(row0, row1, c0, c1);
-    accesses += uint64_t(planes);
     const int lines = lines_key(block, half, planes);
     if (lines == repeat_lines) {
       // The previous quad's lines, all still resident: only the counts change (access_quad).
+      accesses += uint64_t(planes);
       hits += uint64_t(planes);
       continue;
     }
-    // access_quad inline: resident lines are refreshed through their noted ways in plane
-    // order; a missing line goes out of line (room, then the fill).
-    repeat_lines = lines;
+    // access_quad inline: resident lines are refreshed through their noted ways in plane order,
+    // with no branch per line while all are resident (most quads); with a missing line, line by
+    // line, the missing one out of line (room, then the fill).
     const int32_t* ways = &line_ways[size_t(block)][size_t(half * kMaxSamples)];
+    repeat_lines = lines;
+    accesses += uint64_t(planes);
+    if ((quad_lanes::missing_lines<kN>(ways) & ((1u << planes) - 1)) == 0) {
+      hits += uint64_t(planes);
+      cache_.touch_lines(ways, planes);
+      continue;
+    }
     for (int k = 0; k < planes; ++k) {
       if (ways[k] != 0) {
         cache_.touch(ways[k] - 1);

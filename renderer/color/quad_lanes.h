@@ -1,7 +1,7 @@
-// A 2x2 quad's plane counts at 4 samples in Highway vectors at the build's baseline target
-// (x86-64-v3: AVX2; NEON on AArch64), chosen statically as the rasterizer's and the EU's lanes
-// are. Inline: the colour back end counts every quad written, and the call would cost about as
-// much as the count.
+// A 2x2 quad's plane counts at 4 samples, and which of a quad's cache lines are resident, in
+// Highway vectors at the build's baseline target (x86-64-v3: AVX2; NEON on AArch64), chosen
+// statically as the rasterizer's and the EU's lanes are. Inline: the colour back end counts
+// every quad written, and the call would cost about as much as the count.
 #pragma once
 
 #include <algorithm>
@@ -73,6 +73,20 @@ HWY_INLINE int quad_planes4(const uint32_t* row0, const uint32_t* row1, uint8_t*
   return std::bit_width((t0 | t1) >> 16);
 }
 
+// Bit k set when ways[k] is 0 (line k not resident), k < kN.
+template <int kN>
+HWY_INLINE unsigned missing_lines(const int32_t* ways) {
+  const hn::CappedTag<int32_t, kN> d;
+  const size_t n = hn::Lanes(d);
+  unsigned missing = 0;
+  for (size_t i = 0; i < size_t(kN); i += n) {
+    uint8_t bits[8] = {};
+    hn::StoreMaskBits(d, hn::Eq(hn::LoadU(d, ways + i), hn::Zero(d)), bits);
+    missing |= unsigned(bits[0]) << i;
+  }
+  return missing;
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::color::quad_lanes
 HWY_AFTER_NAMESPACE();
@@ -81,5 +95,9 @@ namespace tessera::color::quad_lanes {
 // Each pixel's distinct colours (1..4) to counts0[0..1] and counts1[0..1]; returns the most.
 HWY_INLINE int quad_planes4(const uint32_t* row0, const uint32_t* row1, uint8_t* counts0, uint8_t* counts1) {
   return HWY_NAMESPACE::quad_planes4(row0, row1, counts0, counts1);
+}
+template <int kN>
+HWY_INLINE unsigned missing_lines(const int32_t* ways) {
+  return HWY_NAMESPACE::missing_lines<kN>(ways);
 }
 }  // namespace tessera::color::quad_lanes
