@@ -70,14 +70,15 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
   uint8_t* const counts = pixel_planes_.data();
   Analysis* const analysis = analysis_.data();
   std::array<int32_t, 2 * kMaxSamples>* const line_ways = line_ways_.data();
-  // The repeat rule's state and the hit counts in registers; written back around the calls
-  // out of line (misses, the bin tile's edge), which read and update them.
-  int repeat_lines = repeat_lines_;
+  // The hit counts in registers. No repeat rule here (access_quad's "same lines as the previous
+  // quad: touch nothing"): touching those lines again in the same order leaves them the most
+  // recent in that order, so every later LRU decision is the same, and with the touches free
+  // of branches the test would cost more (a data-dependent branch on every quad) than it saves.
+  // The calls out of line see no previous quad's lines (-1), as this loop touched others.
   uint64_t accesses = 0, hits = 0;
   auto out_of_line = [&](auto&& call) {
-    repeat_lines_ = repeat_lines;
+    repeat_lines_ = -1;
     call();
-    repeat_lines = repeat_lines_;
   };
   for (int i = 0; i < quads; ++i) {
     const QuadWrite q = write(i);
@@ -96,18 +97,10 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
     const Rgba8* row0 = buffer + i0 * size_t(kN);
     const Rgba8* row1 = row0 + size_t(width) * size_t(kN);
     const int planes = quad_plane_counts<kN>(row0, row1, c0, c1);
-    const int lines = lines_key(block, half, planes);
-    if (lines == repeat_lines) {
-      // The previous quad's lines, all still resident: only the counts change (access_quad).
-      accesses += uint64_t(planes);
-      hits += uint64_t(planes);
-      continue;
-    }
     // access_quad inline: resident lines are refreshed through their noted ways in plane order,
     // with no branch per line while all are resident (most quads); with a missing line, line by
     // line, the missing one out of line (room, then the fill).
     const int32_t* ways = &line_ways[size_t(block)][size_t(half * kMaxSamples)];
-    repeat_lines = lines;
     accesses += uint64_t(planes);
     if ((quad_lanes::missing_lines<kN>(ways) & ((1u << planes) - 1)) == 0) {
       hits += uint64_t(planes);
@@ -123,7 +116,7 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
       }
     }
   }
-  repeat_lines_ = repeat_lines;
+  repeat_lines_ = -1;
   traffic_.accesses += accesses;
   traffic_.hits += hits;
 }
