@@ -7,7 +7,7 @@ namespace tessera::color {
 ColorCache::ColorCache(const ColorCacheGeometry& geometry)
     : geometry_(geometry),
       sets_(uint64_t(std::max(1, geometry.sets()))),
-      ways_(size_t(std::max(1, geometry.sets())) * size_t(std::max(1, geometry.ways))) {}
+      ways_(size_t(std::max(1, geometry.sets())) * size_t(std::max(1, geometry.ways)) + 1) {}
 
 bool ColorCache::contains(uint64_t key) const {
   const size_t base = set_of(key) * size_t(geometry_.ways);

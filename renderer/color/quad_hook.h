@@ -104,7 +104,7 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
     accesses += uint64_t(planes);
     if ((quad_lanes::missing_lines<kN>(ways) & ((1u << planes) - 1)) == 0) {
       hits += uint64_t(planes);
-      cache_.touch_lines(ways, planes);
+      cache_.touch_lines<kN>(ways, planes);
       continue;
     }
     for (int k = 0; k < planes; ++k) {
