@@ -445,9 +445,12 @@ ColorBackEnd::FinalSizes ColorBackEnd::final_sizes(int block, Analysis& a, bool 
 }
 
 void ColorBackEnd::flush() {
-  for (uint64_t line : cache_.resident_lru_order()) {
-    // Earlier tile evictions may have taken it.
-    if (line_way(int(line >> 8), int(line >> 1 & 127), int(line & 1)) != 0) evict(line);
+  // Every block with resident lines leaves through the eviction flow. The model evicts the
+  // resident lines least recently used first, but an eviction reads and changes only its own
+  // block (its lines, samples and memory state) and adds to sums, so the order of the blocks
+  // changes no count and no final form: block order, with no sort of the cache's lines.
+  for (size_t b = 0; b < memory_.size(); ++b) {
+    if (memory_[b].resident_lines > 0) evict(key(int(b), 0, 0));  // evict() reads the block alone
   }
   // The stored form each block ends in, from its final samples and its final control state.
   for (size_t b = 0; b < memory_.size(); ++b) {
