@@ -61,7 +61,7 @@ class ColorBackEnd {
   };
   template <int kN, typename WriteQuad>
   void on_quad_run(int quads, WriteQuad&& write);
-  // End of the bin tile: evicts every resident line (LRU first) and fixes each block's final
+  // End of the bin tile: evicts every block with resident lines and fixes each block's final
   // stored form, which the resolve decodes.
   void flush();
 
