@@ -155,27 +155,44 @@ int ColorBackEnd::plane_bits(int block, Analysis& a, int plane_index) {
   return bits - 1;
 }
 
-bool ColorBackEnd::palette_may_fit(int block) const {
-  // The encoder's first test (index_palette_max_colours) on the samples in place: most shaded
-  // blocks have too many colours and are turned away without copying them into a tile. Blocks
-  // cut by the bin tile's edge go to the encoder.
-  const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
-  if (bx + kTileWidth > width_ || by + kTileHeight > height_) return true;
-  const Rgba8* rows[kTileHeight];
-  for (int y = 0; y < kTileHeight; ++y)
-    rows[y] = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * size_t(samples_);
-  return plane_lanes::at_most_colours(rows, kTileHeight, kTileWidth * samples_, index_palette_max_colours(samples_));
-}
-
 bool ColorBackEnd::palette_fits(int block, Analysis& a) {
-  if (a.palette < 0 && !palette_may_fit(block)) a.palette = 0;
-  if (a.palette < 0) {
-    IndexBits bits;
-    copy_block(block, scratch_);  // the codec reads a tile; the scratch one is not cleared each time
-    const auto enc = encode_index_palette(scratch_, clear_, bits);
-    a.palette = enc ? 1 : 0;
-    if (enc) a.palette_state = tile_state_for(enc->mode);
+  if (a.palette >= 0) return a.palette == 1;
+  // The encoder's first test (index_palette_max_colours) on the samples in place: most shaded
+  // blocks have too many colours and are turned away without copying them into a tile. At 4x
+  // the colours found, the clear colour among them or not, and the pixels' counts decide the
+  // mode (index_palette_mode4) without the encoder. Blocks cut by the bin tile's edge, and the
+  // other sample counts, go to the encoder.
+  const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
+  if (bx + kTileWidth <= width_ && by + kTileHeight <= height_) {
+    const Rgba8* rows[kTileHeight];
+    for (int y = 0; y < kTileHeight; ++y)
+      rows[y] = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * size_t(samples_);
+    const int cap = index_palette_max_colours(samples_);
+    Rgba8 colours[kMaxSamples];
+    const int count = plane_lanes::colours_up_to(rows, kTileHeight, kTileWidth * samples_, cap, colours);
+    if (count > cap) {
+      a.palette = 0;
+      return false;
+    }
+    if (samples_ == 4) {
+      if (!counted_[size_t(block)]) recount(block);
+      int pixels_with[kMaxSamples + 1] = {};
+      for (int y = 0; y < kTileHeight; ++y) {
+        const uint8_t* counts = &pixel_planes_[size_t(by + y) * size_t(width_) + size_t(bx)];
+        for (int x = 0; x < kTileWidth; ++x) ++pixels_with[counts[x]];
+      }
+      const bool clear_among = std::find(colours, colours + count, clear_) != colours + count;
+      const auto mode = index_palette_mode4(count, clear_among, pixels_with[2], pixels_with[3]);
+      a.palette = mode ? 1 : 0;
+      if (mode) a.palette_state = tile_state_for(*mode);
+      return a.palette == 1;
+    }
   }
+  IndexBits bits;
+  copy_block(block, scratch_);  // the codec reads a tile; the scratch one is not cleared each time
+  const auto enc = encode_index_palette(scratch_, clear_, bits);
+  a.palette = enc ? 1 : 0;
+  if (enc) a.palette_state = tile_state_for(enc->mode);
   return a.palette == 1;
 }
 

@@ -100,7 +100,6 @@ class ColorBackEnd {
   // Plane k of the block as to_planes would build it (colour k of each pixel, or 0).
   Plane plane(int block, int k);
   int plane_bits(int block, Analysis& a, int plane);
-  bool palette_may_fit(int block) const;
   bool palette_fits(int block, Analysis& a);
   bool all_used_planes_resident(int block, Analysis& a);
   // A final stored form without payloads: what the counters read (ColorCounters::add).

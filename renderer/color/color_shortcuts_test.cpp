@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "color/color_back_end.h"
+#include "color/index_palette.h"
 #include "color/plane_lanes.h"
 #include "color/quad_hook.h"
 #include "color/quad_lanes.h"
@@ -168,8 +169,10 @@ TEST(ColorShortcuts, BlockLanesMatchTheSampleBySampleComputation) {
     const Rgba8* rows[kTileHeight];
     for (int y = 0; y < kTileHeight; ++y) rows[y] = &t.color[size_t(y * kTileWidth * n)];
     for (int cap = 1; cap <= kMaxSamples; ++cap) {
-      ASSERT_EQ(plane_lanes::at_most_colours(rows, kTileHeight, kTileWidth * n, cap), count <= cap)
-          << "tile " << i << " cap " << cap << " colours " << count;
+      Rgba8 found[kMaxSamples];
+      const int got = plane_lanes::colours_up_to(rows, kTileHeight, kTileWidth * n, cap, found);
+      ASSERT_EQ(got, std::min(count, cap + 1)) << "tile " << i << " cap " << cap << " colours " << count;
+      for (int k = 0; k < std::min(count, cap); ++k) ASSERT_EQ(found[k], distinct[k]) << "tile " << i << " colour " << k;
     }
     if (n == 4) {
       const PlanedTile planed = to_planes(t);
@@ -183,6 +186,50 @@ TEST(ColorShortcuts, BlockLanesMatchTheSampleBySampleComputation) {
       }
     }
   }
+}
+
+TEST(ColorShortcuts, IndexPaletteModeAt4xMatchesTheEncoder) {
+  // 4x tiles of 1-3 colours (the clear colour among them or not, -0/+0 as bits), each pixel one,
+  // two or three of them in proportions that put method_b and method_b_clear on both sides of
+  // their budgets: the mode from the counts alone against the encoder's.
+  Rng rng{0x9b05688c2b3e6c1full};
+  const Rgba8 clear = 0xff102030u;
+  int seen[kIndexPaletteModes + 1] = {};
+  for (int i = 0; i < 40000; ++i) {
+    const int colours = 1 + int(rng.below(3));
+    Rgba8 palette[3];
+    for (int c = 0; c < colours; ++c) palette[c] = rng.below(3) == 0 ? clear : rng.below(2) ? kTricky[rng.below(7)] : rng.next();
+    ColorTile t;
+    t.samples = 4;
+    const uint32_t mixed = rng.below(33);  // how many pixels may mix colours
+    for (int p = 0; p < kTilePixels; ++p) {
+      const int base = int(rng.below(uint32_t(colours)));
+      for (int k = 0; k < 4; ++k) {
+        t.at(p, k) = uint32_t(p) < mixed && rng.below(2) ? palette[rng.below(uint32_t(colours))] : palette[base];
+      }
+    }
+    Rgba8 distinct[3];
+    int count = 0;
+    for (int j = 0; j < kTilePixels * 4; ++j) {
+      const Rgba8 c = t.color[size_t(j)];
+      if (std::find(distinct, distinct + count, c) == distinct + count) distinct[count++] = c;
+    }
+    int pixels_with[5] = {};
+    for (int p = 0; p < kTilePixels; ++p) ++pixels_with[distinct_plainly(&t.at(p, 0), 4)];
+    IndexBits bits;
+    const auto enc = encode_index_palette(t, clear, bits);
+    const auto mode = index_palette_mode4(count, std::find(distinct, distinct + count, clear) != distinct + count,
+                                          pixels_with[2], pixels_with[3]);
+    ASSERT_EQ(mode.has_value(), enc.has_value()) << "tile " << i;
+    if (mode) ASSERT_EQ(*mode, enc->mode) << "tile " << i;
+    ++seen[mode ? int(*mode) : kIndexPaletteModes];
+  }
+  // Every 4x mode, and three-colour tiles that fit none, were met.
+  for (IndexPaletteMode m : {IndexPaletteMode::one_colour, IndexPaletteMode::two_colour, IndexPaletteMode::method_b,
+                             IndexPaletteMode::method_b_clear})
+    EXPECT_GT(seen[int(m)], 0) << index_palette_mode_name(m);
+  EXPECT_GT(seen[kIndexPaletteModes], 0);
+  EXPECT_EQ(index_palette_mode4(4, true, 0, 0), std::nullopt);  // more than three never fit
 }
 
 TEST(ColorShortcuts, LaterPlanesInLanesMatchToPlanes) {

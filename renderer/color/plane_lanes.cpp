@@ -32,14 +32,13 @@ void channel_ranges(const Plane& plane, uint8_t lo[4], uint8_t hi[4]) {
   for (int k = 0; k < 4; ++k) lo[k] = l[k], hi[k] = h[k];
 }
 
-bool at_most_colours(const uint32_t* const* rows, int row_count, int row_length, int cap) {
+int colours_up_to(const uint32_t* const* rows, int row_count, int row_length, int cap, uint32_t* found) {
   // The colours found so far, each broadcast; a vector whose lanes all match one of them
   // needs nothing more (flat and two-colour blocks: one compare per colour per 8 samples).
   const hn::CappedTag<uint32_t, 8> d;
   const size_t n = hn::Lanes(d);
   using V = hn::Vec<decltype(d)>;
   V colours[8];
-  uint32_t found[8];
   int count = 0;
   for (int r = 0; r < row_count; ++r) {
     for (size_t i = 0; i < size_t(row_length); i += n) {
@@ -50,14 +49,14 @@ bool at_most_colours(const uint32_t* const* rows, int row_count, int row_length,
         if (hn::AllTrue(d, known)) break;
         // The first lane holding a new colour.
         const intptr_t lane = hn::FindFirstTrue(d, hn::Not(known));
-        if (count == cap) return false;
+        if (count == cap) return cap + 1;
         found[count] = rows[r][i + size_t(lane)];
         colours[count] = hn::Set(d, found[count]);
         ++count;
       }
     }
   }
-  return true;
+  return count;
 }
 
 void first_samples4(const uint32_t* const rows[4], uint32_t* out) {
@@ -173,8 +172,8 @@ HWY_AFTER_NAMESPACE();
 
 namespace tessera::color::plane_lanes {
 void channel_ranges(const Plane& plane, uint8_t lo[4], uint8_t hi[4]) { HWY_NAMESPACE::channel_ranges(plane, lo, hi); }
-bool at_most_colours(const uint32_t* const* rows, int row_count, int row_length, int cap) {
-  return HWY_NAMESPACE::at_most_colours(rows, row_count, row_length, cap);
+int colours_up_to(const uint32_t* const* rows, int row_count, int row_length, int cap, uint32_t* found) {
+  return HWY_NAMESPACE::colours_up_to(rows, row_count, row_length, cap, found);
 }
 void first_samples4(const uint32_t* const rows[4], uint32_t* out) { HWY_NAMESPACE::first_samples4(rows, out); }
 void later_plane4(const uint32_t* const rows[4], int plane, uint32_t* out) {

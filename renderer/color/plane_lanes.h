@@ -14,9 +14,10 @@ namespace tessera::color::plane_lanes {
 // The smallest and largest value of each channel (R = 0 ... A = 3) over the plane's pixels.
 void channel_ranges(const Plane& plane, uint8_t lo[4], uint8_t hi[4]);
 
-// Whether the colours of `rows` (each `row_length` colours, a multiple of 8) number at most
-// `cap` (at most kMaxSamples) distinct values. Stops at the first colour past the cap.
-bool at_most_colours(const uint32_t* const* rows, int row_count, int row_length, int cap);
+// The distinct colours of `rows` (each `row_length` colours, a multiple of 8) in the order they
+// first appear, up to `cap` (at most kMaxSamples) of them in found[0..cap-1]. Returns their
+// number, or cap + 1 as soon as a colour past the cap appears (that one is not stored).
+int colours_up_to(const uint32_t* const* rows, int row_count, int row_length, int cap, uint32_t* found);
 
 // Plane 0 of an 8x4 block at 4 samples: the first sample of each pixel of the four rows (each
 // 32 colours, pixel-major) into out[0..31].
