@@ -54,8 +54,8 @@ class ColorBackEnd {
   // that knows the sample count: `write(i)` writes quad i's samples and returns where
   // (QuadWrite); each quad is accounted right after its write, as on_quad_written<kN> would,
   // so the counters are the same. The run's per-quad work stays in one loop (no call per
-  // quad, members loaded once, the repeat rule and hit counts in registers). Defined, inline,
-  // in color/quad_hook.h.
+  // quad, members loaded once, hit counts in registers, resident lines touched without a branch
+  // per line). Defined, inline, in color/quad_hook.h.
   struct QuadWrite {
     int qx, qy;  // tile pixel of the quad's top-left pixel
   };
