@@ -74,18 +74,16 @@ void ColorBackEnd::count_planes(int block, Analysis& a) {
   if (!counted_[size_t(block)]) recount(block);
   const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
   if (bx + kTileWidth <= width_ && by + kTileHeight <= height_) {
-    // Inside the bin tile, four rows of eight counts: all ones (counts are 1..8) is one plane.
-    uint64_t any = 0;
-    for (int y = 0; y < kTileHeight; ++y) {
-      uint64_t row;
-      std::memcpy(&row, &pixel_planes_[size_t(by + y) * size_t(width_) + size_t(bx)], sizeof row);
-      any |= row;
-    }
-    if (any == 0x0101010101010101ull) {
-      a.half_planes = {1, int8_t(halves_ == 2 ? 1 : 0)};
-      a.planes_used = 1;
-      return;
-    }
+    // Inside the bin tile, four rows of eight counts: each half's largest in vector lanes.
+    const uint8_t* rows[kTileHeight];
+    for (int y = 0; y < kTileHeight; ++y) rows[y] = &pixel_planes_[size_t(by + y) * size_t(width_) + size_t(bx)];
+    uint8_t maxima[2];
+    plane_lanes::half_maxima(rows, maxima);
+    const int8_t left = int8_t(maxima[0]), right = int8_t(maxima[1]);
+    const int8_t most = std::max(left, right);
+    a.half_planes = halves_ == 2 ? std::array<int8_t, 2>{left, right} : std::array<int8_t, 2>{most, 0};
+    a.planes_used = most;
+    return;
   }
   int half_planes[2] = {1, 1};
   const int x_end = std::min(kTileWidth, width_ - bx);
@@ -116,10 +114,14 @@ Plane ColorBackEnd::plane(int block, int k) {
   const int x_end = std::min(kTileWidth, width_ - bx);
   const size_t n = size_t(samples_);
   const bool inside = x_end == kTileWidth && by + kTileHeight <= height_;
-  if (k == 0 && samples_ == 4 && inside) {
+  if (samples_ == 4 && inside) {
+    // In place from the samples (their counts in pixel_planes_ agree with them).
     const Rgba8* rows[kTileHeight];
     for (int y = 0; y < kTileHeight; ++y) rows[y] = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * 4;
-    plane_lanes::first_samples4(rows, out.data());
+    if (k == 0)
+      plane_lanes::first_samples4(rows, out.data());
+    else
+      plane_lanes::later_plane4(rows, k, out.data());
     return out;
   }
   for (int y = 0; y < kTileHeight; ++y) {
@@ -153,27 +155,44 @@ int ColorBackEnd::plane_bits(int block, Analysis& a, int plane_index) {
   return bits - 1;
 }
 
-bool ColorBackEnd::palette_may_fit(int block) const {
-  // The encoder's first test (index_palette_max_colours) on the samples in place: most shaded
-  // blocks have too many colours and are turned away without copying them into a tile. Blocks
-  // cut by the bin tile's edge go to the encoder.
-  const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
-  if (bx + kTileWidth > width_ || by + kTileHeight > height_) return true;
-  const Rgba8* rows[kTileHeight];
-  for (int y = 0; y < kTileHeight; ++y)
-    rows[y] = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * size_t(samples_);
-  return plane_lanes::at_most_colours(rows, kTileHeight, kTileWidth * samples_, index_palette_max_colours(samples_));
-}
-
 bool ColorBackEnd::palette_fits(int block, Analysis& a) {
-  if (a.palette < 0 && !palette_may_fit(block)) a.palette = 0;
-  if (a.palette < 0) {
-    IndexBits bits;
-    copy_block(block, scratch_);  // the codec reads a tile; the scratch one is not cleared each time
-    const auto enc = encode_index_palette(scratch_, clear_, bits);
-    a.palette = enc ? 1 : 0;
-    if (enc) a.palette_state = tile_state_for(enc->mode);
+  if (a.palette >= 0) return a.palette == 1;
+  // The encoder's first test (index_palette_max_colours) on the samples in place: most shaded
+  // blocks have too many colours and are turned away without copying them into a tile. At 4x
+  // the colours found, the clear colour among them or not, and the pixels' counts decide the
+  // mode (index_palette_mode4) without the encoder. Blocks cut by the bin tile's edge, and the
+  // other sample counts, go to the encoder.
+  const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
+  if (bx + kTileWidth <= width_ && by + kTileHeight <= height_) {
+    const Rgba8* rows[kTileHeight];
+    for (int y = 0; y < kTileHeight; ++y)
+      rows[y] = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * size_t(samples_);
+    const int cap = index_palette_max_colours(samples_);
+    Rgba8 colours[kMaxSamples];
+    const int count = plane_lanes::colours_up_to(rows, kTileHeight, kTileWidth * samples_, cap, colours);
+    if (count > cap) {
+      a.palette = 0;
+      return false;
+    }
+    if (samples_ == 4) {
+      if (!counted_[size_t(block)]) recount(block);
+      int pixels_with[kMaxSamples + 1] = {};
+      for (int y = 0; y < kTileHeight; ++y) {
+        const uint8_t* counts = &pixel_planes_[size_t(by + y) * size_t(width_) + size_t(bx)];
+        for (int x = 0; x < kTileWidth; ++x) ++pixels_with[counts[x]];
+      }
+      const bool clear_among = std::find(colours, colours + count, clear_) != colours + count;
+      const auto mode = index_palette_mode4(count, clear_among, pixels_with[2], pixels_with[3]);
+      a.palette = mode ? 1 : 0;
+      if (mode) a.palette_state = tile_state_for(*mode);
+      return a.palette == 1;
+    }
   }
+  IndexBits bits;
+  copy_block(block, scratch_);  // the codec reads a tile; the scratch one is not cleared each time
+  const auto enc = encode_index_palette(scratch_, clear_, bits);
+  a.palette = enc ? 1 : 0;
+  if (enc) a.palette_state = tile_state_for(enc->mode);
   return a.palette == 1;
 }
 
@@ -267,12 +286,13 @@ void ColorBackEnd::access_quad(int block, int half, int planes) {
   // The same lines as the previous quad, all still resident: they are the cache's most recent
   // lines in this very order, and touching them again in that order leaves every line's LRU
   // rank as it is. Only the counts change.
-  if (block == repeat_block_ && half == repeat_half_ && planes == repeat_planes_) {
+  const int lines = lines_key(block, half, planes);
+  if (lines == repeat_lines_) {
     traffic_.accesses += uint64_t(planes);
     traffic_.hits += uint64_t(planes);
     return;
   }
-  repeat_block_ = block, repeat_half_ = half, repeat_planes_ = planes;  // evict() clears it if it takes the block
+  repeat_lines_ = lines;  // evict() clears it if it takes the block
   // Resident lines are refreshed through the way noted at their fill; no search.
   int32_t* ways = &line_way(block, 0, half);
   for (int plane = 0; plane < planes; ++plane) {
@@ -309,7 +329,7 @@ void ColorBackEnd::fill(int block, int plane) {
   if (!m.index_on_chip) traffic_.index_bits_read += uint64_t(tile_index_bits(samples_));
   m.index_on_chip = true;
   if (m.state == TileState::planes_compressed || m.state == TileState::planes_uncompressed) {
-    traffic_.plane_bits_read += uint64_t((m.plane_bits[size_t(plane)] + halves_ - 1) / halves_);
+    traffic_.plane_bits_read += uint64_t((m.plane_bits[size_t(plane)] + halves_ - 1) >> (halves_ - 1));  // halves_ is 1 or 2
   }
 }
 
@@ -329,7 +349,8 @@ bool ColorBackEnd::all_used_planes_resident(int block, Analysis& a) {
 void ColorBackEnd::evict(uint64_t line) {
   // Eviction flow: the tile holding the displaced line leaves with all its resident lines.
   const int block = int(line >> 8);
-  if (block == repeat_block_) repeat_block_ = -1;  // the next quad's lines are no longer all resident
+  // The next quad's lines are no longer all resident (-1 names no block).
+  if (block == block_of_lines_key(repeat_lines_)) repeat_lines_ = -1;
   BlockMemory& m = memory_[size_t(block)];
   Analysis& a = analysis(block);
   // Step 3: the index-bit palette only when every used plane is in the cache.
@@ -354,22 +375,26 @@ void ColorBackEnd::evict(uint64_t line) {
   } else {
     ++traffic_.palette_skipped;
   }
-  // Step 4: each resident plane (or half plane) with the best plane codec, or raw.
+  // Step 4: each resident plane (or half plane) with the best plane codec, or raw. The planes in
+  // use are known from the pixels' counts (no samples read), so they are taken once.
+  const int used = planes_used(block, a);
+  const int halves = halves_;
+  std::array<int32_t, 2 * kMaxSamples>& ways = line_ways_[size_t(block)];
   for (int p = 0; p < samples_ && m.resident_lines > 0; ++p) {
-    for (int h = 0; h < halves_; ++h) {
-      const int way = line_way(block, p, h);
+    for (int h = 0; h < halves; ++h) {
+      const int way = ways[size_t(h * kMaxSamples + p)];
       if (way == 0) continue;
       cache_.erase_way(way - 1);
       --m.resident_lines;
-      const int stored_bits = p < planes_used(block, a) ? plane_bits(block, a, p) : 0;
+      const int stored_bits = p < used ? plane_bits(block, a, p) : 0;
       m.plane_bits[size_t(p)] = stored_bits;
-      traffic_.plane_bits_written += uint64_t((stored_bits + halves_ - 1) / halves_);
+      // A half line carries half the plane's bits, rounded up (halves is 1 or 2).
+      traffic_.plane_bits_written += uint64_t((stored_bits + halves - 1) >> (halves - 1));
     }
   }
-  line_ways_[size_t(block)] = {};
+  ways = {};
   bool any_compressed = false;
-  for (int p = 0; p < planes_used(block, a); ++p)
-    any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
+  for (int p = 0; p < used; ++p) any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
   m.state = any_compressed ? TileState::planes_compressed : TileState::planes_uncompressed;
   traffic_.control_bits_written += kControlBits;
   if (m.resident_lines == 0) {
@@ -437,9 +462,12 @@ ColorBackEnd::FinalSizes ColorBackEnd::final_sizes(int block, Analysis& a, bool 
 }
 
 void ColorBackEnd::flush() {
-  for (uint64_t line : cache_.resident_lru_order()) {
-    // Earlier tile evictions may have taken it.
-    if (line_way(int(line >> 8), int(line >> 1 & 127), int(line & 1)) != 0) evict(line);
+  // Every block with resident lines leaves through the eviction flow. The model evicts the
+  // resident lines least recently used first, but an eviction reads and changes only its own
+  // block (its lines, samples and memory state) and adds to sums, so the order of the blocks
+  // changes no count and no final form: block order, with no sort of the cache's lines.
+  for (size_t b = 0; b < memory_.size(); ++b) {
+    if (memory_[b].resident_lines > 0) evict(key(int(b), 0, 0));  // evict() reads the block alone
   }
   // The stored form each block ends in, from its final samples and its final control state.
   for (size_t b = 0; b < memory_.size(); ++b) {

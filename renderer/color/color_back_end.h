@@ -54,14 +54,14 @@ class ColorBackEnd {
   // that knows the sample count: `write(i)` writes quad i's samples and returns where
   // (QuadWrite); each quad is accounted right after its write, as on_quad_written<kN> would,
   // so the counters are the same. The run's per-quad work stays in one loop (no call per
-  // quad, members loaded once, the repeat rule and hit counts in registers). Defined, inline,
-  // in color/quad_hook.h.
+  // quad, members loaded once, hit counts in registers, resident lines touched without a branch
+  // per line). Defined, inline, in color/quad_hook.h.
   struct QuadWrite {
     int qx, qy;  // tile pixel of the quad's top-left pixel
   };
   template <int kN, typename WriteQuad>
   void on_quad_run(int quads, WriteQuad&& write);
-  // End of the bin tile: evicts every resident line (LRU first) and fixes each block's final
+  // End of the bin tile: evicts every block with resident lines and fixes each block's final
   // stored form, which the resolve decodes.
   void flush();
 
@@ -100,7 +100,6 @@ class ColorBackEnd {
   // Plane k of the block as to_planes would build it (colour k of each pixel, or 0).
   Plane plane(int block, int k);
   int plane_bits(int block, Analysis& a, int plane);
-  bool palette_may_fit(int block) const;
   bool palette_fits(int block, Analysis& a);
   bool all_used_planes_resident(int block, Analysis& a);
   // A final stored form without payloads: what the counters read (ColorCounters::add).
@@ -153,9 +152,12 @@ class ColorBackEnd {
   }
   ColorTile scratch_;  // the samples the index-bit palette reads
   ColorTraffic traffic_;
-  // The previous quad's lines (block, half, planes), while all of them are still resident
-  // and no other line was touched since (-1: none): a quad with the same lines hits them all.
-  int repeat_block_ = -1, repeat_half_ = 0, repeat_planes_ = 0;
+  // The previous quad's lines (block, half, planes as one lines_key), while all of them are
+  // still resident and no other line was touched since (-1: none): a quad with the same lines
+  // hits them all. One key so that the test is one compare, not three data-dependent branches.
+  int repeat_lines_ = -1;
+  static int lines_key(int block, int half, int planes) { return block << 5 | half << 4 | planes; }
+  static int block_of_lines_key(int key) { return key >> 5; }
 };
 
 }  // namespace tessera::color

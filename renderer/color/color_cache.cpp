@@ -7,7 +7,7 @@ namespace tessera::color {
 ColorCache::ColorCache(const ColorCacheGeometry& geometry)
     : geometry_(geometry),
       sets_(uint64_t(std::max(1, geometry.sets()))),
-      ways_(size_t(std::max(1, geometry.sets())) * size_t(std::max(1, geometry.ways))) {}
+      ways_(size_t(std::max(1, geometry.sets())) * size_t(std::max(1, geometry.ways)) + 1) {}
 
 bool ColorCache::contains(uint64_t key) const {
   const size_t base = set_of(key) * size_t(geometry_.ways);
@@ -29,15 +29,18 @@ uint64_t ColorCache::victim_for(uint64_t key) const {
 }
 
 ColorCache::Way& ColorCache::way_for(uint64_t key) {
-  // A free way of the key's set, else its least recently used one.
+  // A free way of the key's set (the first), else its least recently used one. A free way's
+  // last use is 0 and a held one's at least 1 (the clock advances before every stamp), so both
+  // are the first way of least last use: one pass with no branch on the ways' contents.
   const size_t base = set_of(key) * size_t(geometry_.ways);
-  Way* victim = &ways_[base];
-  for (int w = 0; w < geometry_.ways; ++w) {
-    Way& way = ways_[base + size_t(w)];
-    if (way.key == kNoLine) return way;
-    if (way.last_use < victim->last_use) victim = &way;
+  size_t victim = base;
+  uint64_t oldest = ways_[base].last_use;
+  for (size_t w = base + 1; w < base + size_t(geometry_.ways); ++w) {
+    const bool older = ways_[w].last_use < oldest;
+    victim = older ? w : victim;
+    oldest = older ? ways_[w].last_use : oldest;
   }
-  return *victim;
+  return ways_[victim];
 }
 
 uint64_t ColorCache::insert(uint64_t key) {

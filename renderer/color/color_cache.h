@@ -44,6 +44,29 @@ class ColorCache {
     w.last_use = ++clock_;
     mru_ = w.key;
   }
+  // Hits on `count` (1..kMax) lines in this order, each way (1 + the way) known to hold its
+  // key: what touch() on each would do, without a branch. Only the first can be the most recent
+  // line (the others follow it and are distinct), and the most recent line's last use is the
+  // clock, so "refresh unless most recent" is "advance the clock unless most recent, then
+  // stamp". Slots past `count` stamp a spare way that holds no key, leaving the clock as it is.
+  template <int kMax>
+  void touch_lines(const int32_t* ways, int count) {
+    Way* const all = ways_.data();
+    const size_t spare = ways_.size() - 1;
+    Way& first = all[size_t(ways[0] - 1)];
+    uint64_t clock = clock_ + uint64_t(first.key != mru_);
+    first.last_use = clock;
+    uint64_t mru = first.key;
+    for (int k = 1; k < kMax; ++k) {
+      const bool touched = k < count;
+      Way& w = all[touched ? size_t(ways[k] - 1) : spare];
+      clock += uint64_t(touched);
+      w.last_use = clock;
+      mru = touched ? w.key : mru;
+    }
+    clock_ = clock;
+    mru_ = mru;
+  }
   bool contains(uint64_t key) const;
   // The line a new key would displace: the least recently used of a full set, or kNoLine
   // when its set has a free way.
@@ -85,7 +108,7 @@ class ColorCache {
   }
   ColorCacheGeometry geometry_;
   uint64_t sets_;          // max(1, sets)
-  std::vector<Way> ways_;  // sets x ways
+  std::vector<Way> ways_;  // sets x ways, then a spare that never holds a key (touch_lines)
   uint64_t clock_ = 0;
   // The most recently used resident key (kNoLine if none): a quad's next write usually hits
   // it, and refreshing the newest line changes no LRU order, so that hit needs no search.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "color/color_back_end.h"
+#include "color/index_palette.h"
 #include "color/plane_lanes.h"
 #include "color/quad_hook.h"
 #include "color/quad_lanes.h"
@@ -130,6 +131,21 @@ TEST(ColorShortcuts, QuadCountsInLanesMatchTheSampleBySampleCount) {
   }
 }
 
+TEST(ColorShortcuts, MissingLinesInLanesMatchTheWays) {
+  // Ways 0 (not resident), 1 and large, in every pattern of the first eight.
+  Rng rng{0x6a09e667f3bcc909ull};
+  for (int pattern = 0; pattern < 256; ++pattern) {
+    int32_t ways[2 * kMaxSamples];
+    for (int k = 0; k < 2 * kMaxSamples; ++k)
+      ways[k] = k < 8 && (pattern >> k & 1) ? 0 : int32_t(rng.below(2) ? 1 : 1 + rng.below(1u << 30));
+    unsigned expected = 0;
+    for (int k = 0; k < 8; ++k) expected |= unsigned(ways[k] == 0) << k;
+    ASSERT_EQ(quad_lanes::missing_lines<2>(ways), expected & 3u) << pattern;
+    ASSERT_EQ(quad_lanes::missing_lines<4>(ways), expected & 15u) << pattern;
+    ASSERT_EQ(quad_lanes::missing_lines<8>(ways), expected) << pattern;
+  }
+}
+
 TEST(ColorShortcuts, BlockLanesMatchTheSampleBySampleComputation) {
   Rng rng{0xda942042e4dd58b5ull};
   for (int i = 0; i < 30000; ++i) {
@@ -153,13 +169,139 @@ TEST(ColorShortcuts, BlockLanesMatchTheSampleBySampleComputation) {
     const Rgba8* rows[kTileHeight];
     for (int y = 0; y < kTileHeight; ++y) rows[y] = &t.color[size_t(y * kTileWidth * n)];
     for (int cap = 1; cap <= kMaxSamples; ++cap) {
-      ASSERT_EQ(plane_lanes::at_most_colours(rows, kTileHeight, kTileWidth * n, cap), count <= cap)
-          << "tile " << i << " cap " << cap << " colours " << count;
+      Rgba8 found[kMaxSamples];
+      const int got = plane_lanes::colours_up_to(rows, kTileHeight, kTileWidth * n, cap, found);
+      ASSERT_EQ(got, std::min(count, cap + 1)) << "tile " << i << " cap " << cap << " colours " << count;
+      for (int k = 0; k < std::min(count, cap); ++k) ASSERT_EQ(found[k], distinct[k]) << "tile " << i << " colour " << k;
     }
     if (n == 4) {
+      const PlanedTile planed = to_planes(t);
       Plane first;
       plane_lanes::first_samples4(rows, first.data());
-      ASSERT_EQ(first, to_planes(t).planes[0]) << "tile " << i;
+      ASSERT_EQ(first, planed.planes[0]) << "tile " << i;
+      for (int k = 1; k < 4; ++k) {
+        Plane later;
+        plane_lanes::later_plane4(rows, k, later.data());
+        ASSERT_EQ(later, planed.planes[size_t(k)]) << "tile " << i << " plane " << k;
+      }
+    }
+  }
+}
+
+TEST(ColorShortcuts, IndexPaletteModeAt4xMatchesTheEncoder) {
+  // 4x tiles of 1-3 colours (the clear colour among them or not, -0/+0 as bits), each pixel one,
+  // two or three of them in proportions that put method_b and method_b_clear on both sides of
+  // their budgets: the mode from the counts alone against the encoder's.
+  Rng rng{0x9b05688c2b3e6c1full};
+  const Rgba8 clear = 0xff102030u;
+  int seen[kIndexPaletteModes + 1] = {};
+  for (int i = 0; i < 40000; ++i) {
+    const int colours = 1 + int(rng.below(3));
+    Rgba8 palette[3];
+    for (int c = 0; c < colours; ++c) palette[c] = rng.below(3) == 0 ? clear : rng.below(2) ? kTricky[rng.below(7)] : rng.next();
+    ColorTile t;
+    t.samples = 4;
+    const uint32_t mixed = rng.below(33);  // how many pixels may mix colours
+    for (int p = 0; p < kTilePixels; ++p) {
+      const int base = int(rng.below(uint32_t(colours)));
+      for (int k = 0; k < 4; ++k) {
+        t.at(p, k) = uint32_t(p) < mixed && rng.below(2) ? palette[rng.below(uint32_t(colours))] : palette[base];
+      }
+    }
+    Rgba8 distinct[3];
+    int count = 0;
+    for (int j = 0; j < kTilePixels * 4; ++j) {
+      const Rgba8 c = t.color[size_t(j)];
+      if (std::find(distinct, distinct + count, c) == distinct + count) distinct[count++] = c;
+    }
+    int pixels_with[5] = {};
+    for (int p = 0; p < kTilePixels; ++p) ++pixels_with[distinct_plainly(&t.at(p, 0), 4)];
+    IndexBits bits;
+    const auto enc = encode_index_palette(t, clear, bits);
+    const auto mode = index_palette_mode4(count, std::find(distinct, distinct + count, clear) != distinct + count,
+                                          pixels_with[2], pixels_with[3]);
+    ASSERT_EQ(mode.has_value(), enc.has_value()) << "tile " << i;
+    if (mode) ASSERT_EQ(*mode, enc->mode) << "tile " << i;
+    ++seen[mode ? int(*mode) : kIndexPaletteModes];
+  }
+  // Every 4x mode, and three-colour tiles that fit none, were met.
+  for (IndexPaletteMode m : {IndexPaletteMode::one_colour, IndexPaletteMode::two_colour, IndexPaletteMode::method_b,
+                             IndexPaletteMode::method_b_clear})
+    EXPECT_GT(seen[int(m)], 0) << index_palette_mode_name(m);
+  EXPECT_GT(seen[kIndexPaletteModes], 0);
+  EXPECT_EQ(index_palette_mode4(4, true, 0, 0), std::nullopt);  // more than three never fit
+}
+
+TEST(ColorShortcuts, LaterPlanesInLanesMatchToPlanes) {
+  // Every assignment of four colours (0 and -0 as bits, and 0 itself, which the gather gives a
+  // pixel with fewer colours) to the samples of each pixel, the block's other pixels random.
+  Rng rng{0x5851f42d4c957f2dull};
+  const Rgba8 colours[4] = {0x00000000u, 0x80000000u, 0x3f800000u, 0xffffffffu};
+  for (int pattern = 0; pattern < 256; ++pattern) {
+    ColorTile t;
+    t.samples = 4;
+    for (int p = 0; p < kTilePixels; ++p) {
+      for (int k = 0; k < 4; ++k) {
+        t.at(p, k) = p % 3 == 0 ? colours[(pattern + p) >> (2 * k) & 3] : colours[rng.below(4)] ^ (rng.below(4) ? 0u : 1u);
+      }
+    }
+    const Rgba8* rows[kTileHeight];
+    for (int y = 0; y < kTileHeight; ++y) rows[y] = &t.color[size_t(y * kTileWidth * 4)];
+    const PlanedTile planed = to_planes(t);
+    for (int k = 1; k < 4; ++k) {
+      Plane later;
+      plane_lanes::later_plane4(rows, k, later.data());
+      ASSERT_EQ(later, planed.planes[size_t(k)]) << "pattern " << pattern << " plane " << k;
+    }
+  }
+}
+
+TEST(ColorShortcuts, HalfMaximaInLanesMatchThePlainMaximum) {
+  // Pixel counts 1..8 (and the full byte range, which lanes must not treat as signed), each
+  // row's largest in every column of either half.
+  Rng rng{0x2c1b3c6d7e8f9a0bull};
+  for (int i = 0; i < 20000; ++i) {
+    uint8_t counts[kTileHeight][kTileWidth];
+    const uint32_t top = i % 4 == 3 ? 256u : 1u + rng.below(8);
+    for (auto& row : counts)
+      for (uint8_t& c : row) c = uint8_t(i % 4 == 3 ? rng.below(top) : 1 + rng.below(top));
+    if (i % 5 == 0) counts[rng.below(kTileHeight)][rng.below(kTileWidth)] = 8;
+    const uint8_t* rows[kTileHeight] = {counts[0], counts[1], counts[2], counts[3]};
+    uint8_t maxima[2];
+    plane_lanes::half_maxima(rows, maxima);
+    for (int half = 0; half < 2; ++half) {
+      uint8_t expected = 0;
+      for (const auto& row : counts)
+        for (int x = half * 4; x < half * 4 + 4; ++x) expected = std::max(expected, row[x]);
+      ASSERT_EQ(maxima[half], expected) << "rows " << i << " half " << half;
+    }
+  }
+}
+
+TEST(ColorShortcuts, DistinctColoursInLanesMatchThePlainCount) {
+  // 1 to 32 colours, each pixel's colour at random or repeating one of a chosen pixel (every
+  // pair of positions, both in one vector of lanes and across vectors), tricky bit patterns.
+  Rng rng{0x14057b7ef767814full};
+  auto check = [](const Plane& plane, const char* what, int i) {
+    ASSERT_EQ(plane_lanes::distinct_colours(plane), distinct_plainly(plane.data(), kTilePixels)) << what << " " << i;
+  };
+  for (int i = 0; i < 50000; ++i) {
+    Plane plane;
+    const uint32_t colours = 1 + rng.below(uint32_t(kTilePixels));
+    for (int p = 0; p < kTilePixels; ++p) {
+      plane[size_t(p)] = i % 2 ? kTricky[rng.below(7)] ^ rng.below(colours) : rng.below(colours) * 0x01010101u;
+    }
+    check(plane, "random", i);
+  }
+  for (int a = 0; a < kTilePixels; ++a) {
+    for (int b = 0; b < kTilePixels; ++b) {
+      Plane plane;
+      for (int p = 0; p < kTilePixels; ++p) plane[size_t(p)] = 0x1000u + uint32_t(p);
+      plane[size_t(b)] = plane[size_t(a)];  // one repeat (none when a == b)
+      check(plane, "pair", a * kTilePixels + b);
+      plane.fill(0x80000000u);
+      plane[size_t(a)] = 0;  // -0 and +0 as bits
+      check(plane, "signed zero", a);
     }
   }
 }

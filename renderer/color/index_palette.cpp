@@ -247,6 +247,21 @@ std::optional<IndexPaletteEncoding> encode_index_palette(const ColorTile& tile, 
   return std::nullopt;
 }
 
+std::optional<IndexPaletteMode> index_palette_mode4(int colours, bool clear_among_them, int two_colour_pixels,
+                                                    int three_colour_pixels) {
+  // encode_mode's sizes at 4x (256 index bits): one colour is 32 bits; two are 64 + a bit per
+  // sample (192); three are method_b's 96 + a 3-bit mode per pixel + the payload, or
+  // method_b_clear's 64 + modes + payload when the clear colour is among them.
+  constexpr int kBudget = 256, kModes = 3 * kTilePixels;
+  if (colours == 1) return IndexPaletteMode::one_colour;
+  if (colours == 2) return IndexPaletteMode::two_colour;
+  if (colours != 3) return std::nullopt;
+  const int payload = 4 * two_colour_pixels + 7 * three_colour_pixels;
+  if (3 * 32 + kModes + payload <= kBudget) return IndexPaletteMode::method_b;
+  if (clear_among_them && 2 * 32 + kModes + payload <= kBudget) return IndexPaletteMode::method_b_clear;
+  return std::nullopt;
+}
+
 ColorTile decode_index_palette(IndexPaletteMode mode, const IndexBits& bits, int samples, Rgba8 clear_color) {
   // The mode and sample count come from a stored tile (untrusted): each mode exists at fixed
   // sample counts, and the variable-length modes are sized from their per-pixel codes before

@@ -43,6 +43,13 @@ constexpr int index_palette_max_colours(int samples) { return samples >= 8 ? 8 :
 // meets the budget (the tile then goes to the planes).
 std::optional<IndexPaletteEncoding> encode_index_palette(const ColorTile& tile, Rgba8 clear_color, IndexBits& bits);
 
+// The mode encode_index_palette picks for a 4x tile, from what alone decides it at 4x: the
+// tile's distinct colours (1..3; more never fit), whether the clear colour is one of them, and
+// how many pixels hold two and three of them (method_b's payload: 4 and 7 bits a pixel).
+// Nothing when no mode meets the budget. For a caller that needs the mode, not the bits.
+std::optional<IndexPaletteMode> index_palette_mode4(int colours, bool clear_among_them, int two_colour_pixels,
+                                                    int three_colour_pixels);
+
 // Rebuilds every sample from the index bits alone (the fill flow reads nothing else). Throws
 // tessera::Error when the mode does not exist at `samples` or its pixel codes need more bits
 // than the tile has (bit patterns the encoder never produces).

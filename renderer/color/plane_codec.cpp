@@ -93,35 +93,13 @@ CompressedPlane compress_plane(const Plane& plane, PlaneCodec codec) {
 inline int palette_bits(int count) { return 5 + 32 * count + kTilePixels * bits_for(count - 1); }
 
 int compressed_plane_bits(const Plane& plane) {
+  // compress_plane_best keeps the palette when it is smaller than delta (or raw), else that. The
+  // palette's size grows with its colour count, so the result is the smaller of the two sizes:
+  // the count is taken whole, in vector lanes, rather than stopping once it is large enough
+  // (a noisy plane's count ran to 27 colours before the palette could give up, on
+  // unpredictable branches).
   const int limit = std::min(delta_bits(plane), kPlaneBits);
-  // The result is the smaller of the palette and `limit` (what compress_plane_best keeps). The
-  // palette's size grows with its colour count, so counting stops as soon as the colours seen
-  // make it no smaller than `limit`. Shaded planes hold many colours: each pixel is looked up
-  // in a small open-addressed set (64 slots for at most 32 colours, a bit per occupied slot)
-  // rather than searched for among those seen, and a pixel with its left neighbour's colour
-  // (runs: flat areas, a sparse plane's zeros) is not looked up at all.
-  Rgba8 slots[64];
-  uint64_t occupied = 0;
-  int count = 0;
-  for (size_t i = 0; i < plane.size(); ++i) {
-    const Rgba8 c = plane[i];
-    if (i > 0 && c == plane[i - 1]) continue;
-    unsigned slot = (c * 0x9e3779b1u) >> 26;
-    bool seen = false;
-    while (occupied >> slot & 1) {
-      if (slots[slot] == c) {
-        seen = true;
-        break;
-      }
-      slot = (slot + 1) & 63;
-    }
-    if (seen) continue;
-    occupied |= uint64_t(1) << slot;
-    slots[slot] = c;
-    ++count;
-    if (palette_bits(count) >= limit) return limit;
-  }
-  return palette_bits(count);  // below limit, which is at most 1024
+  return std::min(limit, palette_bits(plane_lanes::distinct_colours(plane)));
 }
 
 CompressedPlane compress_plane_best(const Plane& plane) {

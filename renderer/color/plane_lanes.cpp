@@ -1,5 +1,6 @@
 #include "color/plane_lanes.h"
 
+#include <array>
 #include <cstddef>
 
 #include "core/highway.h"
@@ -31,14 +32,13 @@ void channel_ranges(const Plane& plane, uint8_t lo[4], uint8_t hi[4]) {
   for (int k = 0; k < 4; ++k) lo[k] = l[k], hi[k] = h[k];
 }
 
-bool at_most_colours(const uint32_t* const* rows, int row_count, int row_length, int cap) {
+int colours_up_to(const uint32_t* const* rows, int row_count, int row_length, int cap, uint32_t* found) {
   // The colours found so far, each broadcast; a vector whose lanes all match one of them
   // needs nothing more (flat and two-colour blocks: one compare per colour per 8 samples).
   const hn::CappedTag<uint32_t, 8> d;
   const size_t n = hn::Lanes(d);
   using V = hn::Vec<decltype(d)>;
   V colours[8];
-  uint32_t found[8];
   int count = 0;
   for (int r = 0; r < row_count; ++r) {
     for (size_t i = 0; i < size_t(row_length); i += n) {
@@ -49,14 +49,14 @@ bool at_most_colours(const uint32_t* const* rows, int row_count, int row_length,
         if (hn::AllTrue(d, known)) break;
         // The first lane holding a new colour.
         const intptr_t lane = hn::FindFirstTrue(d, hn::Not(known));
-        if (count == cap) return false;
+        if (count == cap) return cap + 1;
         found[count] = rows[r][i + size_t(lane)];
         colours[count] = hn::Set(d, found[count]);
         ++count;
       }
     }
   }
-  return true;
+  return count;
 }
 
 void first_samples4(const uint32_t* const rows[4], uint32_t* out) {
@@ -72,14 +72,113 @@ void first_samples4(const uint32_t* const rows[4], uint32_t* out) {
   }
 }
 
+void later_plane4(const uint32_t* const rows[4], int plane, uint32_t* out) {
+  // Per pixel (one 128-bit block of four samples): the samples not yet of a found colour
+  // ("fresh", all but colour 0's at the start); the first fresh sample of the block is the next
+  // colour, spread over the block and then taken off the fresh ones. A pixel with fewer colours
+  // runs out of fresh samples and gives 0. No branch on the data: the plane's pixels mix one-,
+  // two- and more-colour pixels in no predictable order.
+  const hn::CappedTag<uint32_t, 8> d;
+  const size_t n = hn::Lanes(d);
+  using V = hn::Vec<decltype(d)>;
+  const V all = hn::Set(d, ~0u);
+  auto colour_of = [&](const V v) {
+    V fresh = hn::Xor(hn::VecFromMask(d, hn::Eq(v, hn::Broadcast<0>(v))), all);
+    V colour = hn::Zero(d);
+    for (int k = 1; k <= plane; ++k) {
+      if (k > 1) fresh = hn::AndNot(hn::VecFromMask(d, hn::Eq(v, colour)), fresh);
+      // Inclusive prefix OR of fresh within the block, then shifted: fresh at an earlier lane.
+      V before = hn::Or(fresh, hn::ShiftLeftLanes<1>(d, fresh));
+      before = hn::ShiftLeftLanes<1>(d, hn::Or(before, hn::ShiftLeftLanes<2>(d, before)));
+      colour = hn::And(hn::AndNot(before, fresh), v);  // at most one lane per block
+      colour = hn::Or(colour, hn::Shuffle1032(colour));
+      colour = hn::Or(colour, hn::Shuffle0321(colour));
+    }
+    return colour;
+  };
+  // Every lane of a block holds its pixel's colour: the even lanes of the even lanes, as for
+  // plane 0, pack one per pixel.
+  for (int r = 0; r < 4; ++r) {
+    for (size_t i = 0; i < 32; i += 4 * n) {
+      const auto a = hn::ConcatEven(d, colour_of(hn::LoadU(d, rows[r] + i + n)), colour_of(hn::LoadU(d, rows[r] + i)));
+      const auto b = hn::ConcatEven(d, colour_of(hn::LoadU(d, rows[r] + i + 3 * n)),
+                                    colour_of(hn::LoadU(d, rows[r] + i + 2 * n)));
+      hn::StoreU(hn::ConcatEven(d, b, a), d, out + size_t(r) * 8 + i / 4);
+    }
+  }
+}
+
+void half_maxima(const uint8_t* const rows[4], uint8_t out[2]) {
+  // The rows' bytewise maximum, then folded within each half (a 32-bit lane) by 2 and 1 bytes.
+  const hn::FixedTag<uint8_t, 8> d;
+  const hn::FixedTag<uint32_t, 2> d32;
+  auto m = hn::Max(hn::Max(hn::LoadU(d, rows[0]), hn::LoadU(d, rows[1])),
+                   hn::Max(hn::LoadU(d, rows[2]), hn::LoadU(d, rows[3])));
+  m = hn::Max(m, hn::BitCast(d, hn::ShiftRight<16>(hn::BitCast(d32, m))));
+  m = hn::Max(m, hn::BitCast(d, hn::ShiftRight<8>(hn::BitCast(d32, m))));
+  alignas(8) uint8_t bytes[8];
+  hn::Store(m, d, bytes);
+  out[0] = bytes[0], out[1] = bytes[4];
+}
+
+int distinct_colours(const Plane& plane) {
+  // A pixel repeats a colour when it equals an earlier pixel; the plane's colours are the pixels
+  // that do not. All pairs are compared, vector against vector rotated by 0..n-1 lanes (within
+  // a vector only the rotations' lanes that reach back, lanes r.. of rotation r), with no
+  // branch on the data: the set the scalar count used mispredicted on every noisy plane.
+  const hn::CappedTag<uint32_t, 8> d;
+  constexpr size_t n = hn::MaxLanes(d);
+  constexpr size_t kVectors = kTilePixels / n;
+  using V = hn::Vec<decltype(d)>;
+  V v[kVectors], repeats[kVectors];
+  for (size_t a = 0; a < kVectors; ++a) v[a] = hn::LoadU(d, plane.data() + a * n);
+  for (size_t a = 0; a < kVectors; ++a) {
+    repeats[a] = hn::Zero(d);
+    for (size_t b = 0; b < a; ++b) repeats[a] = hn::Or(repeats[a], hn::VecFromMask(d, hn::Eq(v[a], v[b])));
+  }
+  // Rotation r: lane i holds lane (i - r) mod n; its lanes i >= r reach back (all ones).
+  struct Rotation {
+    alignas(64) std::array<int32_t, n> lanes;
+    alignas(64) std::array<uint32_t, n> back;
+  };
+  static constexpr auto kRotations = [] {
+    std::array<Rotation, n> t{};
+    for (size_t r = 0; r < n; ++r) {
+      for (size_t i = 0; i < n; ++i) {
+        t[r].lanes[i] = int32_t((i + n - r) % n);
+        t[r].back[i] = i >= r ? ~0u : 0u;
+      }
+    }
+    return t;
+  }();
+  for (size_t r = 1; r < n; ++r) {
+    const auto rotation = hn::SetTableIndices(d, kRotations[r].lanes.data());
+    const V back = hn::Load(d, kRotations[r].back.data());
+    for (size_t b = 0; b < kVectors; ++b) {
+      const V rotated = hn::TableLookupLanes(v[b], rotation);
+      repeats[b] = hn::Or(repeats[b], hn::And(hn::VecFromMask(d, hn::Eq(v[b], rotated)), back));
+      for (size_t a = b + 1; a < kVectors; ++a)
+        repeats[a] = hn::Or(repeats[a], hn::VecFromMask(d, hn::Eq(v[a], rotated)));
+    }
+  }
+  size_t repeated = 0;
+  for (size_t a = 0; a < kVectors; ++a) repeated += hn::CountTrue(d, hn::MaskFromVec(repeats[a]));
+  return kTilePixels - int(repeated);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::color::plane_lanes
 HWY_AFTER_NAMESPACE();
 
 namespace tessera::color::plane_lanes {
 void channel_ranges(const Plane& plane, uint8_t lo[4], uint8_t hi[4]) { HWY_NAMESPACE::channel_ranges(plane, lo, hi); }
-bool at_most_colours(const uint32_t* const* rows, int row_count, int row_length, int cap) {
-  return HWY_NAMESPACE::at_most_colours(rows, row_count, row_length, cap);
+int colours_up_to(const uint32_t* const* rows, int row_count, int row_length, int cap, uint32_t* found) {
+  return HWY_NAMESPACE::colours_up_to(rows, row_count, row_length, cap, found);
 }
 void first_samples4(const uint32_t* const rows[4], uint32_t* out) { HWY_NAMESPACE::first_samples4(rows, out); }
+void later_plane4(const uint32_t* const rows[4], int plane, uint32_t* out) {
+  HWY_NAMESPACE::later_plane4(rows, plane, out);
+}
+void half_maxima(const uint8_t* const rows[4], uint8_t out[2]) { HWY_NAMESPACE::half_maxima(rows, out); }
+int distinct_colours(const Plane& plane) { return HWY_NAMESPACE::distinct_colours(plane); }
 }  // namespace tessera::color::plane_lanes

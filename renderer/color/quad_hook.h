@@ -51,8 +51,8 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
     // One plane, its line resident: a hit (access_quad's repeat rule included).
     ++traffic_.accesses;
     ++traffic_.hits;
-    if (block != repeat_block_ || half != repeat_half_ || repeat_planes_ != 1) {
-      repeat_block_ = block, repeat_half_ = half, repeat_planes_ = 1;
+    if (const int lines = lines_key(block, half, 1); lines != repeat_lines_) {
+      repeat_lines_ = lines;
       cache_.touch(ways[0] - 1);
     }
     return;
@@ -65,19 +65,20 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
   // What every quad of the run reads, loaded once (the stores below are bytes, which may alias
   // any member, so the per-quad entry reloads them for every quad).
   const int width = width_, height = height_, blocks_x = blocks_x_;
-  const bool two_halves = halves_ == 2;
+  const unsigned half_mask = halves_ == 2 ? 1 : 0;  // a quad's half of its block: (qx / 4) & half_mask
   const Rgba8* const buffer = buffer_;
   uint8_t* const counts = pixel_planes_.data();
   Analysis* const analysis = analysis_.data();
   std::array<int32_t, 2 * kMaxSamples>* const line_ways = line_ways_.data();
-  // The repeat rule's state and the hit counts in registers; written back around the calls
-  // out of line (misses, the bin tile's edge), which read and update them.
-  int repeat_block = repeat_block_, repeat_half = repeat_half_, repeat_planes = repeat_planes_;
+  // The hit counts in registers. No repeat rule here (access_quad's "same lines as the previous
+  // quad: touch nothing"): touching those lines again in the same order leaves them the most
+  // recent in that order, so every later LRU decision is the same, and with the touches free
+  // of branches the test would cost more (a data-dependent branch on every quad) than it saves.
+  // The calls out of line see no previous quad's lines (-1), as this loop touched others.
   uint64_t accesses = 0, hits = 0;
   auto out_of_line = [&](auto&& call) {
-    repeat_block_ = repeat_block, repeat_half_ = repeat_half, repeat_planes_ = repeat_planes;
+    repeat_lines_ = -1;
     call();
-    repeat_block = repeat_block_, repeat_half = repeat_half_, repeat_planes = repeat_planes_;
   };
   for (int i = 0; i < quads; ++i) {
     const QuadWrite q = write(i);
@@ -91,21 +92,21 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
     uint8_t* c1 = c0 + width;
     // Quad coordinates are never negative: unsigned division is a shift.
     const int block = int(unsigned(qy) / kTileHeight) * blocks_x + int(unsigned(qx) / kTileWidth);
-    const int half = two_halves ? int(unsigned(qx) % kTileWidth / (kTileWidth / 2)) : 0;
+    const int half = int(unsigned(qx) / (kTileWidth / 2) & half_mask);
     analysis[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
     const Rgba8* row0 = buffer + i0 * size_t(kN);
     const Rgba8* row1 = row0 + size_t(width) * size_t(kN);
     const int planes = quad_plane_counts<kN>(row0, row1, c0, c1);
+    // access_quad inline: resident lines are refreshed through their noted ways in plane order,
+    // with no branch per line while all are resident (most quads); with a missing line, line by
+    // line, the missing one out of line (room, then the fill).
+    const int32_t* ways = &line_ways[size_t(block)][size_t(half * kMaxSamples)];
     accesses += uint64_t(planes);
-    if (block == repeat_block && half == repeat_half && planes == repeat_planes) {
-      // The previous quad's lines, all still resident: only the counts change (access_quad).
+    if ((quad_lanes::missing_lines<kN>(ways) & ((1u << planes) - 1)) == 0) {
       hits += uint64_t(planes);
+      cache_.touch_lines<kN>(ways, planes);
       continue;
     }
-    // access_quad inline: resident lines are refreshed through their noted ways in plane
-    // order; a missing line goes out of line (room, then the fill).
-    repeat_block = block, repeat_half = half, repeat_planes = planes;
-    const int32_t* ways = &line_ways[size_t(block)][size_t(half * kMaxSamples)];
     for (int k = 0; k < planes; ++k) {
       if (ways[k] != 0) {
         cache_.touch(ways[k] - 1);
@@ -115,7 +116,7 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
       }
     }
   }
-  repeat_block_ = repeat_block, repeat_half_ = repeat_half, repeat_planes_ = repeat_planes;
+  repeat_lines_ = -1;
   traffic_.accesses += accesses;
   traffic_.hits += hits;
 }

@@ -1,11 +1,12 @@
-// A 2x2 quad's plane counts at 4 samples in Highway vectors at the build's baseline target
-// (x86-64-v3: AVX2; NEON on AArch64), chosen statically as the rasterizer's and the EU's lanes
-// are. Inline: the colour back end counts every quad written, and the call would cost about as
-// much as the count.
+// A 2x2 quad's plane counts at 4 samples, and which of a quad's cache lines are resident, in
+// Highway vectors at the build's baseline target (x86-64-v3: AVX2; NEON on AArch64), chosen
+// statically as the rasterizer's and the EU's lanes are. Inline: the colour back end counts
+// every quad written, and the call would cost about as much as the count.
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -13,29 +14,20 @@
 
 namespace tessera::color::quad_lanes {
 
-// Distinct colours of four samples a, b, c, d from their pairwise equalities, bits 0..5 =
-// a==b, b==c, c==d, d==a, a==c, b==d (equality is transitive, so the bits name a partition;
-// its classes are the colours): the samples joined along the equal pairs.
-constexpr int colours_of_pairs(int pairs) {
-  constexpr int kPair[6][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}, {1, 3}};
-  int cls[4] = {0, 1, 2, 3};
-  for (int i = 0; i < 6; ++i) {
-    if (!(pairs >> i & 1)) continue;
-    const int a = cls[kPair[i][0]], b = cls[kPair[i][1]];
-    const int lo = a < b ? a : b;
-    for (int& c : cls) c = c == a || c == b ? lo : c;
+// A row of two pixels by its repeat bits (bit 4p + j: sample j of pixel p equals an earlier
+// sample of that pixel): byte 0 and 1 the pixels' colour counts (4 minus their repeats), byte
+// 2 the larger count c as the bit 1 << (c - 1), so that two rows' maxima combine with an OR
+// and a bit width rather than a data-dependent compare.
+constexpr std::array<uint32_t, 256> row_counts_table() {
+  std::array<uint32_t, 256> t{};
+  for (uint32_t m = 0; m < 256; ++m) {
+    // Sample 0 has no earlier sample: its bit is never set (counted out, so counts are 1..4).
+    const uint32_t c0 = 4 - uint32_t(std::popcount(m & 14u)), c1 = 4 - uint32_t(std::popcount(m >> 4 & 14u));
+    t[m] = c0 | c1 << 8 | 1u << ((c0 > c1 ? c0 : c1) - 1) << 16;
   }
-  int colours = 0;
-  for (int k = 0; k < 4; ++k) colours += cls[k] == k;
-  return colours;
-}
-
-constexpr std::array<uint8_t, 64> colours_of_pairs_table() {
-  std::array<uint8_t, 64> t{};
-  for (int i = 0; i < 64; ++i) t[size_t(i)] = uint8_t(colours_of_pairs(i));
   return t;
 }
-inline constexpr std::array<uint8_t, 64> kColoursOfPairs = colours_of_pairs_table();
+inline constexpr std::array<uint32_t, 256> kRowCounts = row_counts_table();
 
 }  // namespace tessera::color::quad_lanes
 
@@ -44,43 +36,55 @@ namespace tessera::color::quad_lanes {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// `row0` and `row1` each hold two pixels' four samples. A pixel's samples are one 128-bit block:
-// compared with itself rotated by one and by two samples, it gives all six pairs (Highway's
-// shuffles act per 128-bit block, so a 256-bit vector takes both pixels of a row).
+// `row0` and `row1` each hold two pixels' four samples. A pixel's samples are one 128-bit block;
+// compared with itself rotated by one, two and three samples (Highway's shuffles act per block,
+// so a 256-bit vector takes both pixels of a row), lane j learns whether sample j equals an
+// earlier sample of its pixel. A pixel's colours are its samples that do not: 4 minus its
+// "repeat" lanes. No test for the common one-colour quad: three quarters of the quads have a
+// pixel of two or more colours, so a branch on it costs more in mispredictions than it saves.
 HWY_INLINE int quad_planes4(const uint32_t* row0, const uint32_t* row1, uint8_t* counts0, uint8_t* counts1) {
   const hn::CappedTag<uint32_t, 8> d;
   constexpr size_t kRow = 8;  // two pixels of four samples
   const size_t n = hn::Lanes(d);
-  // Every pixel one colour (most quads): each sample equals the next.
-  bool uniform = true;
-  for (size_t i = 0; i < kRow; i += n) {
-    const auto v0 = hn::LoadU(d, row0 + i), v1 = hn::LoadU(d, row1 + i);
-    uniform = uniform && hn::AllTrue(d, hn::And(hn::Eq(v0, hn::Shuffle0321(v0)), hn::Eq(v1, hn::Shuffle0321(v1))));
-  }
-  if (uniform) {
-    counts0[0] = counts0[1] = counts1[0] = counts1[1] = 1;
-    return 1;
-  }
-  uint32_t next[2] = {}, across[2] = {};  // per row, 4 mask bits per pixel
+  // Lanes that have an earlier sample 1, 2 and 3 places back in their pixel.
+  alignas(32) static constexpr uint32_t kBack1[8] = {0, ~0u, ~0u, ~0u, 0, ~0u, ~0u, ~0u};
+  alignas(32) static constexpr uint32_t kBack2[8] = {0, 0, ~0u, ~0u, 0, 0, ~0u, ~0u};
+  alignas(32) static constexpr uint32_t kBack3[8] = {0, 0, 0, ~0u, 0, 0, 0, ~0u};
+  const auto back1 = hn::Load(d, kBack1), back2 = hn::Load(d, kBack2), back3 = hn::Load(d, kBack3);
+  uint32_t repeats[2] = {};  // per row, a bit per sample: it equals an earlier sample of its pixel
   const uint32_t* rows[2] = {row0, row1};
   for (int r = 0; r < 2; ++r) {
     for (size_t i = 0; i < kRow; i += n) {
       const auto v = hn::LoadU(d, rows[r] + i);
-      uint8_t bits[2][8] = {};
-      hn::StoreMaskBits(d, hn::Eq(v, hn::Shuffle0321(v)), bits[0]);
-      hn::StoreMaskBits(d, hn::Eq(v, hn::Shuffle1032(v)), bits[1]);
-      next[r] |= uint32_t(bits[0][0]) << i;
-      across[r] |= uint32_t(bits[1][0]) << i;
+      // Shuffle2103: lane j holds sample j-1; Shuffle1032: j-2; Shuffle0321: j+1, i.e. j-3.
+      const auto e1 = hn::And(hn::VecFromMask(d, hn::Eq(v, hn::Shuffle2103(v))), back1);
+      const auto e2 = hn::And(hn::VecFromMask(d, hn::Eq(v, hn::Shuffle1032(v))), back2);
+      const auto e3 = hn::And(hn::VecFromMask(d, hn::Eq(v, hn::Shuffle0321(v))), back3);
+      uint8_t bits[8] = {};
+      hn::StoreMaskBits(d, hn::MaskFromVec(hn::Or(e1, hn::Or(e2, e3))), bits);
+      repeats[r] |= uint32_t(bits[0]) << i;
     }
   }
-  auto colours = [&](int r, int p) {
-    return kColoursOfPairs[size_t((next[r] >> (4 * p) & 15) | (across[r] >> (4 * p) & 3) << 4)];
-  };
-  counts0[0] = colours(0, 0);
-  counts0[1] = colours(0, 1);
-  counts1[0] = colours(1, 0);
-  counts1[1] = colours(1, 1);
-  return std::max(std::max(counts0[0], counts0[1]), std::max(counts1[0], counts1[1]));
+  // One lookup per row gives both pixels' counts (bytes 0 and 1, stored as they are) and the
+  // larger of the two (byte 2, one-hot).
+  const uint32_t t0 = kRowCounts[repeats[0]], t1 = kRowCounts[repeats[1]];
+  counts0[0] = uint8_t(t0), counts0[1] = uint8_t(t0 >> 8);
+  counts1[0] = uint8_t(t1), counts1[1] = uint8_t(t1 >> 8);
+  return std::bit_width((t0 | t1) >> 16);
+}
+
+// Bit k set when ways[k] is 0 (line k not resident), k < kN.
+template <int kN>
+HWY_INLINE unsigned missing_lines(const int32_t* ways) {
+  const hn::CappedTag<int32_t, kN> d;
+  const size_t n = hn::Lanes(d);
+  unsigned missing = 0;
+  for (size_t i = 0; i < size_t(kN); i += n) {
+    uint8_t bits[8] = {};
+    hn::StoreMaskBits(d, hn::Eq(hn::LoadU(d, ways + i), hn::Zero(d)), bits);
+    missing |= unsigned(bits[0]) << i;
+  }
+  return missing;
 }
 
 }  // namespace HWY_NAMESPACE
@@ -91,5 +95,9 @@ namespace tessera::color::quad_lanes {
 // Each pixel's distinct colours (1..4) to counts0[0..1] and counts1[0..1]; returns the most.
 HWY_INLINE int quad_planes4(const uint32_t* row0, const uint32_t* row1, uint8_t* counts0, uint8_t* counts1) {
   return HWY_NAMESPACE::quad_planes4(row0, row1, counts0, counts1);
+}
+template <int kN>
+HWY_INLINE unsigned missing_lines(const int32_t* ways) {
+  return HWY_NAMESPACE::missing_lines<kN>(ways);
 }
 }  // namespace tessera::color::quad_lanes
