@@ -221,7 +221,9 @@ TEST(ColorShortcuts, IndexPaletteModeAt4xMatchesTheEncoder) {
     const auto mode = index_palette_mode4(count, std::find(distinct, distinct + count, clear) != distinct + count,
                                           pixels_with[2], pixels_with[3]);
     ASSERT_EQ(mode.has_value(), enc.has_value()) << "tile " << i;
-    if (mode) ASSERT_EQ(*mode, enc->mode) << "tile " << i;
+    if (mode) {
+      ASSERT_EQ(*mode, enc->mode) << "tile " << i;
+    }
     ++seen[mode ? int(*mode) : kIndexPaletteModes];
   }
   // Every 4x mode, and three-colour tiles that fit none, were met.
