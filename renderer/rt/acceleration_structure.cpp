@@ -1099,7 +1099,7 @@ template <bool kAnyHit, bool kLod>
   StackEntry stack[kStackSize];
   return traverse<kAnyHit, kLod, true>(
       layout.top.nodes.data(), nullptr, world, tmax, c, stack,
-      [&](uint32_t ref, float& t_top, StackEntry* free_stack, float t_entry) {
+      [&](uint32_t ref, float& t_top, StackEntry* free_stack, float t_entry) __attribute__((always_inline)) {
         int level = -1;
         if constexpr (kLod) {
           if (ref_kind(ref) == ChildKind::lod) {
