@@ -283,6 +283,51 @@ TEST(RtResidency, LazyStaysWithinBudgetAndReportsWhatItWouldHaveNeeded) {
   EXPECT_LE(f.resident_bytes, budget + level0) << "trimmed back toward the budget";
 }
 
+// Residency::select answers a resident wanted level inline and everything else out of line;
+// both together must follow the rules for every policy: checked call by call against a model
+// built from the registers and resident set just before the call, on random calls.
+TEST(RtResidency, SelectFollowsTheRulesCallByCall) {
+  const int groups = 3;
+  const auto as = AccelerationStructure::build(lod_scene(groups, false));
+  for (ResidencyPolicy policy : {ResidencyPolicy::all_resident, ResidencyPolicy::demand, ResidencyPolicy::lazy}) {
+    Residency res(as, policy, uint64_t(1) << 30);
+    uint64_t state = 12345;
+    auto next = [&] { return (state = state * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+    for (int frame = 0; frame < 6; ++frame) {
+      for (int call = 0; call < 40; ++call) {
+        const uint32_t object = uint32_t(next() % groups);
+        const int wanted = int(next() % 4);
+        bool resident[4], used[4], want[4];
+        for (int l = 0; l < 4; ++l)
+          resident[l] = res.resident(object, l), used[l] = res.used(object, l), want[l] = res.wanted(object, l);
+        int expect = -1;
+        bool expect_sub = false;
+        if (resident[wanted] || policy == ResidencyPolicy::demand) {
+          expect = wanted;
+        } else {
+          for (int l = wanted + 1; l < 4 && expect < 0; ++l)
+            if (resident[l]) expect = l;
+          for (int l = wanted - 1; l >= 0 && expect < 0; --l)
+            if (resident[l]) expect = l;
+          expect_sub = expect >= 0;
+          want[wanted] = true;
+        }
+        if (expect >= 0) used[expect] = true;
+        bool sub = true;
+        const int got = res.select(object, wanted, sub);
+        ASSERT_EQ(got, expect) << residency_policy_name(policy) << " frame " << frame << " call " << call;
+        EXPECT_EQ(sub, expect_sub);
+        EXPECT_TRUE(res.resident(object, got));
+        for (int l = 0; l < 4; ++l) {
+          EXPECT_EQ(res.used(object, l), used[l]) << "level " << l;
+          EXPECT_EQ(res.wanted(object, l), want[l]) << "level " << l;
+        }
+      }
+      (void)res.end_frame();
+    }
+  }
+}
+
 TEST(RtResidency, SameResultsForAnyThreadCount) {
   const int groups = 5;
   const auto as = AccelerationStructure::build(lod_scene(groups, true));

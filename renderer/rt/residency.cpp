@@ -79,16 +79,10 @@ bool Residency::load(size_t u) {
   return true;
 }
 
-int Residency::select(uint32_t object, int wanted, bool& substituted) {
+int Residency::select_slow(uint32_t object, int wanted, bool& substituted) {
   substituted = false;
   TS_CHECK(object < level_count_.size() && wanted >= 0 && uint32_t(wanted) < level_count_[object],
            "rt: LOD selection out of range");
-  auto mark = [](std::vector<std::atomic<uint64_t>>& bits, size_t i) {
-    // Bits are only ever set during a frame: OR is order-independent, so any thread count
-    // leaves the same registers.
-    if (!((bits[i / 64].load(std::memory_order_relaxed) >> (i % 64)) & 1u))
-      bits[i / 64].fetch_or(uint64_t(1) << (i % 64), std::memory_order_relaxed);
-  };
   const size_t u = unit(object, wanted);
   if (policy_ == ResidencyPolicy::demand) {
     // Page fault: the ray waits for the load. Each level loads once, so the count is the same

@@ -61,7 +61,19 @@ class Residency {
   // used bit of the level used and, when that differs, the wanted bit of `wanted`. Returns -1
   // when no level of the object is resident (the object is skipped). `substituted` is set
   // when the level used differs from the wanted one.
-  int select(uint32_t object, int wanted, bool& substituted);
+  // Inline: a resident wanted level (nearly every call, for every policy) marks its used bit
+  // and returns; the rest (substitution, demand loads, the range check's error) is out of line.
+  int select(uint32_t object, int wanted, bool& substituted) {
+    if (object < level_count_.size() && uint32_t(wanted) < level_count_[object]) {
+      const size_t u = unit(object, wanted);
+      if (resident_[u].load(std::memory_order_relaxed)) {
+        substituted = false;
+        mark(used_bits_, u);
+        return wanted;
+      }
+    }
+    return select_slow(object, wanted, substituted);
+  }
 
   // After the frame: reads the registers, loads (lazy: the wanted levels, within the budget,
   // evicting levels not used this frame, least recently used first), evicts down to the
@@ -85,6 +97,13 @@ class Residency {
  private:
   size_t unit(uint32_t object, int level) const { return size_t(object) * kLodLevels + size_t(level); }
   bool load(size_t unit);  // marks resident; true if this call loaded it
+  int select_slow(uint32_t object, int wanted, bool& substituted);
+  // Bits are only ever set during a frame: OR is order-independent, so any thread count leaves
+  // the same registers.
+  static void mark(std::vector<std::atomic<uint64_t>>& bits, size_t i) {
+    if (!((bits[i / 64].load(std::memory_order_relaxed) >> (i % 64)) & 1u))
+      bits[i / 64].fetch_or(uint64_t(1) << (i % 64), std::memory_order_relaxed);
+  }
   static bool test(const std::vector<std::atomic<uint64_t>>& bits, size_t i) {
     return (bits[i / 64].load(std::memory_order_relaxed) >> (i % 64)) & 1u;
   }
