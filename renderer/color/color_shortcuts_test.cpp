@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "color/color_back_end.h"
@@ -64,6 +65,15 @@ void check_pixel(const Rgba8* s, int n) {
     case 4: ASSERT_EQ(samples_uniform<4>(s), uniform); break;
     case 8: ASSERT_EQ(samples_uniform<8>(s), uniform); break;
     default: break;
+  }
+}
+
+// The 4x block's later planes gathered in lanes, each against to_planes' plane.
+void expect_later_planes4(const Rgba8* const* rows, const PlanedTile& planed, const std::string& where) {
+  for (int k = 1; k < 4; ++k) {
+    Plane later;
+    plane_lanes::later_plane4(rows, k, later.data());
+    ASSERT_EQ(later, planed.planes[size_t(k)]) << where << " plane " << k;
   }
 }
 
@@ -179,11 +189,7 @@ TEST(ColorShortcuts, BlockLanesMatchTheSampleBySampleComputation) {
       Plane first;
       plane_lanes::first_samples4(rows, first.data());
       ASSERT_EQ(first, planed.planes[0]) << "tile " << i;
-      for (int k = 1; k < 4; ++k) {
-        Plane later;
-        plane_lanes::later_plane4(rows, k, later.data());
-        ASSERT_EQ(later, planed.planes[size_t(k)]) << "tile " << i << " plane " << k;
-      }
+      expect_later_planes4(rows, planed, "tile " + std::to_string(i));
     }
   }
 }
@@ -249,12 +255,7 @@ TEST(ColorShortcuts, LaterPlanesInLanesMatchToPlanes) {
     }
     const Rgba8* rows[kTileHeight];
     for (int y = 0; y < kTileHeight; ++y) rows[y] = &t.color[size_t(y * kTileWidth * 4)];
-    const PlanedTile planed = to_planes(t);
-    for (int k = 1; k < 4; ++k) {
-      Plane later;
-      plane_lanes::later_plane4(rows, k, later.data());
-      ASSERT_EQ(later, planed.planes[size_t(k)]) << "pattern " << pattern << " plane " << k;
-    }
+    expect_later_planes4(rows, to_planes(t), "pattern " + std::to_string(pattern));
   }
 }
 
