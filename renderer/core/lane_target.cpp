@@ -84,9 +84,13 @@ void set_lane_target(std::string_view name) {
               "' is not compiled into this build (compiled: " + names(compiled_targets()) + "; or 'best', 'avx512')");
 }
 
-std::string lane_target() {
+void apply_lane_target_environment() {
   static std::once_flag environment;
   std::call_once(environment, apply_environment);  // an exception leaves it unset: next call reports again
+}
+
+std::string lane_target() {
+  apply_lane_target_environment();
   const int64_t runnable = hwy::SupportedTargets() & HWY_TARGETS;
   return hwy::TargetName(runnable & -runnable);
 }

@@ -32,6 +32,7 @@
 #include "shaders/lambert.h"
 #include "tessera/counter_set.h"
 #include "tessera/error.h"
+#include "tessera/lane_target.h"
 #include "timing/timing_model.h"
 
 namespace tessera {
@@ -502,6 +503,7 @@ struct Renderer::Impl {
 
 Renderer::Renderer(const Config& config) : impl_(std::make_unique<Impl>()) {
   validate_config(config);
+  apply_lane_target_environment();  // before any frame's lane code, once per process
   impl_->config = config;
 }
 Renderer::~Renderer() = default;

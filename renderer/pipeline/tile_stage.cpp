@@ -12,7 +12,6 @@
 #include "raster/tile_rasterizer.h"
 #include "shaders/interpolated_color.h"
 #include "shaders/lambert.h"
-#include "tessera/lane_target.h"
 
 namespace tessera {
 
@@ -290,7 +289,6 @@ void render_unit(const TileStageInput<FragmentShader>& job, Frame& frame, const 
 
 template <typename FragmentShader>
 void run_tile_stage(const TileStageInput<FragmentShader>& in, Frame& frame, TileStageOutput& out) {
-  lane_target();  // applies TESSERA_LANE_TARGET before the first lane call (tessera/lane_target.h)
   const TileGrid& grid = in.grid;
   const size_t tiles = size_t(grid.tile_count());
   out.counters.assign(tiles, RasterCounters{});

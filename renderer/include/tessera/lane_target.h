@@ -11,9 +11,14 @@
 
 namespace tessera {
 
-// The target the lane code runs on now ("AVX3" is AVX-512), Highway's name. Applies the
-// TESSERA_LANE_TARGET environment variable (a name set_lane_target accepts) the first time;
-// throws tessera::Error naming the variable when its value is not one.
+// Applies the TESSERA_LANE_TARGET environment variable (a name set_lane_target accepts) the
+// first time it is called, later calls do nothing; throws tessera::Error naming the variable
+// when its value is not one (and applies nothing, so the next call reports it again). Every
+// Renderer calls it when it is made, before any lane code runs.
+void apply_lane_target_environment();
+
+// The target the lane code runs on now ("AVX3" is AVX-512), Highway's name, after
+// apply_lane_target_environment().
 std::string lane_target();
 
 // The targets compiled into this build that this CPU runs, best first.
