@@ -11,20 +11,25 @@
 //   lanes need (usually one or two, a quad's lanes share a level of detail), filters every lane
 //   on each (the addresses stay in range on any level, every coordinate being reduced), and
 //   keeps each lane's own levels by selects.
+// The level of detail (texture_lod per quad) runs in lanes too, its log2f as glibc computes it
+// (the table and polynomial in double lanes) where that matches this process's C library.
 // Like eu_lanes.cpp, compiled per target (AVX-512 and AVX2 on x86-64-v3) and dispatched at run
 // time.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "texture/sampler_lanes.cpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "tessera/image.h"
 #include "tessera/sampler.h"
 
 #include "core/highway.h"
+#include "texture/sampler_lanes.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera::sampler_lanes {
@@ -42,19 +47,45 @@ struct Rgba {
   VF r, g, b, a;
 };
 
+// |t| < infinity (false for NaN): two operations where IsFinite's exponent test takes four.
+HWY_INLINE hn::Mask<DF> finite(VF t) {
+  const DF d;
+  return hn::Lt(hn::Abs(t), hn::Set(d, std::numeric_limits<float>::infinity()));
+}
+
 // detail::reduce_period: non-finite -> 0, else t - floor(t).
-HWY_INLINE VF reduce_period(VF t) { return hn::IfThenElseZero(hn::IsFinite(t), hn::Sub(t, hn::Floor(t))); }
+HWY_INLINE VF reduce_period(VF t) { return hn::IfThenElseZero(finite(t), hn::Sub(t, hn::Floor(t))); }
+
+// int(t) for whole numbers |t| <= 2^22: adding 1.5 * 2^23 places t exactly in the mantissa's low
+// bits. ConvertTo's handling of out-of-range values costs three more operations, and every
+// value converted here is a floor of a texel coordinate on a level of at most 2^22 texels a side
+// (trilinear's vector path takes no larger level) or a level index.
+HWY_INLINE VI whole_to_int(VF t) {
+  const DF d;
+  const DI di;
+  return hn::Sub(hn::BitCast(di, hn::Add(t, hn::Set(d, 12582912.0f))), hn::Set(di, 0x4B400000));
+}
+constexpr int kMaxLaneLevelSide = 1 << 22;
 
 // detail::decode_texel on gathered texels.
 HWY_INLINE Rgba decode(VU texel) {
   const DF d;
   const DI di;
+  const hn::Repartition<uint8_t, DU> d8;
+  // Byte shuffles moving the green and blue bytes to each lane's low byte (one operation each
+  // where shift-and-mask takes two).
+  alignas(16) static constexpr uint8_t kGreen[16] = {1, 0x80, 0x80, 0x80, 5,  0x80, 0x80, 0x80,
+                                                     9, 0x80, 0x80, 0x80, 13, 0x80, 0x80, 0x80};
+  alignas(16) static constexpr uint8_t kBlue[16] = {2,  0x80, 0x80, 0x80, 6,  0x80, 0x80, 0x80,
+                                                    10, 0x80, 0x80, 0x80, 14, 0x80, 0x80, 0x80};
   const VU byte = hn::Set(DU(), 0xFFu);
   const float* table = detail::srgb_tables.decode;
   Rgba c;
   c.r = hn::GatherIndex(d, table, hn::BitCast(di, hn::And(texel, byte)));
-  c.g = hn::GatherIndex(d, table, hn::BitCast(di, hn::And(hn::ShiftRight<8>(texel), byte)));
-  c.b = hn::GatherIndex(d, table, hn::BitCast(di, hn::And(hn::ShiftRight<16>(texel), byte)));
+  c.g = hn::GatherIndex(d, table,
+                        hn::BitCast(di, hn::TableLookupBytesOr0(texel, hn::BitCast(DU(), hn::LoadDup128(d8, kGreen)))));
+  c.b = hn::GatherIndex(d, table,
+                        hn::BitCast(di, hn::TableLookupBytesOr0(texel, hn::BitCast(DU(), hn::LoadDup128(d8, kBlue)))));
   c.a = hn::Mul(hn::ConvertTo(d, hn::BitCast(di, hn::ShiftRight<24>(texel))), hn::Set(d, 1.0f / 255.0f));
   return c;
 }
@@ -78,7 +109,7 @@ HWY_INLINE Rgba bilinear(const Image& level, VF ru, VF rv) {
   const VF ay = hn::Sub(y, fy);
   // The lower index lies in [-1, size - 1], the upper in [0, size]: one wrap each.
   const VI w = hn::Set(di, level.width), h = hn::Set(di, level.height);
-  const VI ix = hn::ConvertTo(di, fx), iy = hn::ConvertTo(di, fy);
+  const VI ix = whole_to_int(fx), iy = whole_to_int(fy);
   const VI one = hn::Set(di, 1);
   const VI ix1 = hn::Add(ix, one), iy1 = hn::Add(iy, one);
   const VI x0 = hn::IfThenElse(hn::Lt(ix, hn::Zero(di)), hn::Add(ix, w), ix);
@@ -96,8 +127,9 @@ HWY_INLINE Rgba bilinear(const Image& level, VF ru, VF rv) {
   return lerp(top, bottom, ay);
 }
 
-HWY_INLINE bool fits_gather(const Image& level) {
-  return level.width > 0 && level.height > 0 &&
+// Whether the vector filter takes the level: 32-bit gather indices, whole_to_int's range.
+HWY_INLINE bool fits_lanes(const Image& level) {
+  return level.width > 0 && level.height > 0 && level.width <= kMaxLaneLevelSide && level.height <= kMaxLaneLevelSide &&
          int64_t(level.width) * int64_t(level.height) <= int64_t(std::numeric_limits<int32_t>::max());
 }
 
@@ -114,49 +146,44 @@ void trilinear(const Texture& texture, const float* u, const float* v, const flo
                float* b, float* a, SamplerCounters& counters) {
   const DF d;
   const DI di;
-  constexpr int kMax = int(hn::MaxLanes(DF()));
   const int step = int(hn::Lanes(d));
   const int last = int(texture.levels.size()) - 1;
-  HWY_ALIGN float us[kMax], vs[kMax], ls[kMax], out[4][kMax];
-  HWY_ALIGN int32_t lo_lanes[kMax], blend_lanes[kMax];
   uint64_t fetches = 0;
   for (int i = 0; i < n; i += step) {
     const int m = n - i < step ? n - i : step;
+    const hn::Mask<DF> live = hn::FirstN(d, size_t(m));
     // A partial vector repeats its first lane, so padding asks for no extra level.
-    for (int j = 0; j < step; ++j) {
-      const int k = i + (j < m ? j : 0);
-      us[j] = u[k];
-      vs[j] = v[k];
-      ls[j] = lod[k];
-    }
-    const VF ru = reduce_period(hn::Load(d, us));
-    const VF rv = reduce_period(hn::Load(d, vs));
+    auto load = [&](const float* p) {
+      return m == step ? hn::LoadU(d, p + i) : hn::IfThenElse(live, hn::MaskedLoad(live, d, p + i), hn::Set(d, p[i]));
+    };
+    const VF ru = reduce_period(load(u));
+    const VF rv = reduce_period(load(v));
     // d = clamp(finite lod or 0, 0, last); lo = int(d); delta = d - lo.
-    const VF l = hn::Load(d, ls);
-    const VF finite = hn::IfThenElseZero(hn::IsFinite(l), l);
+    const VF l = load(lod);
+    const VF lf = hn::IfThenElseZero(finite(l), l);
     const VF top = hn::Set(d, float(last));
-    const VF dd =
-        hn::IfThenElse(hn::Lt(finite, hn::Zero(d)), hn::Zero(d), hn::IfThenElse(hn::Lt(top, finite), top, finite));
-    const VI lo = hn::ConvertTo(di, dd);
-    const VF delta = hn::Sub(dd, hn::ConvertTo(d, lo));
+    const VF dd = hn::IfThenElse(hn::Lt(lf, hn::Zero(d)), hn::Zero(d), hn::IfThenElse(hn::Lt(top, lf), top, lf));
+    // dd >= 0 (or -0, whose delta then is +0 rather than -0: either takes one level), so
+    // floor(dd) is int(dd) as a float.
+    const VF whole = hn::Floor(dd);
+    const VI lo = whole_to_int(whole);
+    const VF delta = hn::Sub(dd, whole);
     // The second level is filtered where delta != 0 and lo is not the last level.
     const hn::Mask<DF> blend = hn::And(hn::Ne(delta, hn::Zero(d)), hn::RebindMask(d, hn::Lt(lo, hn::Set(di, last))));
-    hn::Store(lo, di, lo_lanes);
-    hn::Store(hn::VecFromMask(di, hn::RebindMask(di, blend)), di, blend_lanes);
-    int first = lo_lanes[0], end = lo_lanes[0];
-    for (int j = 0; j < m; ++j) {
-      first = std::min(first, lo_lanes[j]);
-      end = std::max(end, lo_lanes[j] + (blend_lanes[j] ? 1 : 0));
-      fetches += blend_lanes[j] ? 8 : 4;
-    }
-    // Gathers index with 32-bit lanes: a vector reaching an empty level or one with more
-    // texels than that takes the scalar filter.
+    // The levels the lanes need, padding lanes included (they repeat lane 0's).
+    const VI hi = hn::Sub(lo, hn::VecFromMask(di, hn::RebindMask(di, blend)));
+    const int first = hn::GetLane(hn::MinOfLanes(di, lo));
+    const int end = hn::GetLane(hn::MaxOfLanes(di, hi));
+    const uint64_t blended = uint64_t(hn::CountTrue(d, hn::And(blend, live)));
+    fetches += 4 * (uint64_t(m) + blended);
+    // Gathers index with 32-bit lanes: a vector reaching an empty level, one with more texels
+    // than that or a side over kMaxLaneLevelSide takes the scalar filter.
     bool addressable = true;
     for (int level = first; level <= end; ++level)
-      addressable = addressable && fits_gather(texture.levels[size_t(level)]);
+      addressable = addressable && fits_lanes(texture.levels[size_t(level)]);
     if (!addressable) {
+      fetches -= 4 * (uint64_t(m) + blended);
       for (int j = 0; j < m; ++j) {
-        fetches -= blend_lanes[j] ? 8 : 4;
         SamplerCounters scalar;
         const glm::vec4 t = sample_trilinear(texture, glm::vec2(u[i + j], v[i + j]), lod[i + j], scalar);
         fetches += scalar.texel_fetches;
@@ -167,58 +194,163 @@ void trilinear(const Texture& texture, const float* u, const float* v, const flo
       }
       continue;
     }
-    Rgba fa{}, fb{};
-    for (int level = first; level <= end; ++level) {
-      const VI lv = hn::Set(di, level);
-      const hn::Mask<DF> as_lo = hn::RebindMask(d, hn::Eq(lo, lv));
-      const hn::Mask<DF> as_hi = hn::And(blend, hn::RebindMask(d, hn::Eq(hn::Add(lo, hn::Set(di, 1)), lv)));
-      if (hn::AllFalse(d, hn::Or(as_lo, as_hi))) continue;
-      const Rgba t = bilinear(texture.levels[size_t(level)], ru, rv);
-      fa = select(as_lo, t, fa);
-      fb = select(as_hi, t, fb);
+    Rgba c;
+    if (hn::AllTrue(di, hn::Eq(lo, hn::Set(di, first)))) {
+      // Every lane's first level is the same (the usual case: neighbouring quads): one pass for
+      // it and one for the next level if any lane blends, no per-lane selects between passes.
+      const Rgba fa = bilinear(texture.levels[size_t(first)], ru, rv);
+      c = end > first ? select(blend, lerp(fa, bilinear(texture.levels[size_t(first + 1)], ru, rv), delta), fa) : fa;
+    } else {
+      Rgba fa{}, fb{};
+      for (int level = first; level <= end; ++level) {
+        const VI lv = hn::Set(di, level);
+        const hn::Mask<DF> as_lo = hn::RebindMask(d, hn::Eq(lo, lv));
+        const hn::Mask<DF> as_hi = hn::And(blend, hn::RebindMask(d, hn::Eq(hn::Add(lo, hn::Set(di, 1)), lv)));
+        if (hn::AllFalse(d, hn::Or(as_lo, as_hi))) continue;
+        const Rgba t = bilinear(texture.levels[size_t(level)], ru, rv);
+        fa = select(as_lo, t, fa);
+        fb = select(as_hi, t, fb);
+      }
+      c = select(blend, lerp(fa, fb, delta), fa);
     }
-    const Rgba c = select(blend, lerp(fa, fb, delta), fa);
-    hn::Store(c.r, d, out[0]);
-    hn::Store(c.g, d, out[1]);
-    hn::Store(c.b, d, out[2]);
-    if constexpr (kAlpha) hn::Store(c.a, d, out[3]);
-    for (int j = 0; j < m; ++j) {
-      r[i + j] = out[0][j];
-      g[i + j] = out[1][j];
-      b[i + j] = out[2][j];
-      if constexpr (kAlpha) a[i + j] = out[3][j];
+    if (m == step) {
+      hn::StoreU(c.r, d, r + i);
+      hn::StoreU(c.g, d, g + i);
+      hn::StoreU(c.b, d, b + i);
+      if constexpr (kAlpha) hn::StoreU(c.a, d, a + i);
+    } else {
+      hn::BlendedStore(c.r, live, d, r + i);
+      hn::BlendedStore(c.g, live, d, g + i);
+      hn::BlendedStore(c.b, live, d, b + i);
+      if constexpr (kAlpha) hn::BlendedStore(c.a, live, d, a + i);
     }
   }
   counters.samples += uint64_t(n);
   counters.texel_fetches += fetches;
 }
 
-// texture_lod's level-of-detail arguments for n quads: rho = max(|duv_dx * size|,
-// |duv_dy * size|) in lanes (glm::length is sqrt((x * x) + (y * y)); std::max(a, b) is
-// a < b ? b : a, also for NaN).
-void lod_rho(const float* dudx, const float* dvdx, const float* dudy, const float* dvdy, int n, float width,
-             float height, float* rho) {
+// glibc's log2f (sysdeps/ieee754/flt-32/e_log2f.c, from Arm's optimized routines; glibc 2.36
+// on the machine this was checked on) for positive normal floats: x = 2^k z with z near the
+// centre c of one of 16 subintervals, log2(x) = k + log2(c) + log1p(z/c - 1)/ln2 by a cubic in
+// double precision, rounded once to float. Its table and coefficients, and the fused
+// multiply-adds the library's FMA build contracts (its plain build's separate products round
+// to the same floats over every normal input: docs/performance.md, seventh round, texh).
+constexpr double kLog2InvC[16] = {
+    0x1.661ec79f8f3bep+0, 0x1.571ed4aaf883dp+0, 0x1.49539f0f010bp+0,  0x1.3c995b0b80385p+0, 0x1.30d190c8864a5p+0,
+    0x1.25e227b0b8eap+0,  0x1.1bb4a4a1a343fp+0, 0x1.12358f08ae5bap+0, 0x1.0953f419900a7p+0, 0x1p+0,
+    0x1.e608cfd9a47acp-1, 0x1.ca4b31f026aap-1,  0x1.b2036576afce6p-1, 0x1.9c2d163a1aa2dp-1, 0x1.886e6037841edp-1,
+    0x1.767dcf5534862p-1};
+constexpr double kLog2C[16] = {
+    -0x1.efec65b963019p-2, -0x1.b0b6832d4fca4p-2, -0x1.7418b0a1fb77bp-2, -0x1.39de91a6dcf7bp-2, -0x1.01d9bf3f2b631p-2,
+    -0x1.97c1d1b3b7afp-3,  -0x1.2f9e393af3c9fp-3, -0x1.960cbbf788d5cp-4, -0x1.a6f9db6475fcep-5, 0x0p+0,
+    0x1.338ca9f24f53dp-4,  0x1.476a9543891bap-3,  0x1.e840b4ac4e4d2p-3,  0x1.40645f0c6651cp-2,  0x1.88e9c2c1b9ff8p-2,
+    0x1.ce0a44eb17bccp-2};
+constexpr double kLog2Poly[4] = {-0x1.712b6f70a7e4dp-2, 0x1.ecabf496832ep-2, -0x1.715479ffae3dep-1,
+                                 0x1.715475f35c8b8p0};
+
+using DD = hn::Repartition<double, DF>;  // half of DF's lanes
+using VD = hn::Vec<DD>;
+using DH = hn::Half<DF>;
+using DIH = hn::Half<DI>;
+
+// The double part of log2_normal for half a vector: z, k and the table index i per lane.
+HWY_INLINE VD log2_poly(VD z, VD k, hn::Vec<DIH> i) {
+  const DD dd;
+  const hn::Vec<hn::RebindToSigned<DD>> index = hn::PromoteTo(hn::RebindToSigned<DD>(), i);
+  const VD invc = hn::GatherIndex(dd, kLog2InvC, index);
+  const VD logc = hn::GatherIndex(dd, kLog2C, index);
+  const VD r = hn::MulAdd(z, invc, hn::Set(dd, -1.0));
+  const VD y0 = hn::Add(logc, k);
+  const VD r2 = hn::Mul(r, r);
+  VD y = hn::MulAdd(hn::Set(dd, kLog2Poly[1]), r, hn::Set(dd, kLog2Poly[2]));
+  y = hn::MulAdd(hn::Set(dd, kLog2Poly[0]), r2, y);
+  const VD p = hn::MulAdd(hn::Set(dd, kLog2Poly[3]), r, y0);
+  return hn::MulAdd(y, r2, p);
+}
+
+// log2f for lanes holding positive normal floats (others give unspecified values).
+HWY_INLINE VF log2_normal(VF x) {
   const DF d;
-  constexpr int kMax = int(hn::MaxLanes(DF()));
+  const DI di;
+  const DU du;
+  const DD dd;
+  const DH dh;
+  const DIH dih;
+  const VU ix = hn::BitCast(du, x);
+  const VU tmp = hn::Sub(ix, hn::Set(du, 0x3f330000u));
+  const VI i = hn::BitCast(di, hn::And(hn::ShiftRight<19>(tmp), hn::Set(du, 15u)));
+  const VF z = hn::BitCast(d, hn::Sub(ix, hn::And(tmp, hn::Set(du, 0xff800000u))));
+  const VI k = hn::ShiftRight<23>(hn::BitCast(di, tmp));  // arithmetic: the exponent's sign
+  const VD lo = log2_poly(hn::PromoteTo(dd, hn::LowerHalf(dh, z)), hn::PromoteTo(dd, hn::LowerHalf(dih, k)),
+                          hn::LowerHalf(dih, i));
+  const VD hi = log2_poly(hn::PromoteTo(dd, hn::UpperHalf(dh, z)), hn::PromoteTo(dd, hn::UpperHalf(dih, k)),
+                          hn::UpperHalf(dih, i));
+  return hn::Combine(d, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
+}
+
+// log2f of n positive normal floats (the unit test's entry).
+void log2_normal_batch(const float* x, int n, float* out) {
+  const DF d;
   const int step = int(hn::Lanes(d));
-  HWY_ALIGN float in[4][kMax], out[kMax];
+  for (int i = 0; i < n; i += step) {
+    const hn::Mask<DF> live = hn::FirstN(d, size_t(n - i));
+    const VF v = hn::IfThenElse(live, hn::MaskedLoad(live, d, x + i), hn::Set(d, 1.0f));
+    hn::BlendedStore(log2_normal(v), live, d, out + i);
+  }
+}
+
+// texture_lod for n quads: rho = max(|duv_dx * size|, |duv_dy * size|) (glm::length is
+// sqrt((x * x) + (y * y)); std::max(a, b) is a < b ? b : a, also for NaN), then
+// rho > 0 ? clamp(log2f(rho), 0, max_lod) : 0. log2f is taken in lanes for normal rho; the
+// others need no logarithm: a subnormal rho's is below -126 (clamped to 0), infinity's is
+// infinity (max_lod), zero, negative and NaN rho give 0.
+template <LodLog2 kLog2>
+void lod(const float* dudx, const float* dvdx, const float* dudy, const float* dvdy, int n, float width, float height,
+         float max_lod, float* out) {
+  const DF d;
+  const int step = int(hn::Lanes(d));
   const VF w = hn::Set(d, width), h = hn::Set(d, height);
+  const VF zero = hn::Zero(d), top = hn::Set(d, max_lod);
   for (int i = 0; i < n; i += step) {
     const int m = n - i < step ? n - i : step;
-    for (int j = 0; j < step; ++j) {
-      const int k = i + (j < m ? j : 0);
-      in[0][j] = dudx[k];
-      in[1][j] = dvdx[k];
-      in[2][j] = dudy[k];
-      in[3][j] = dvdy[k];
-    }
-    const VF xu = hn::Mul(hn::Load(d, in[0]), w), xv = hn::Mul(hn::Load(d, in[1]), h);
-    const VF yu = hn::Mul(hn::Load(d, in[2]), w), yv = hn::Mul(hn::Load(d, in[3]), h);
+    const hn::Mask<DF> live = hn::FirstN(d, size_t(m));
+    // Lanes past n read 0 (rho 0) and are not stored.
+    auto load = [&](const float* p) { return m == step ? hn::LoadU(d, p + i) : hn::MaskedLoad(live, d, p + i); };
+    const VF xu = hn::Mul(load(dudx), w), xv = hn::Mul(load(dvdx), h);
+    const VF yu = hn::Mul(load(dudy), w), yv = hn::Mul(load(dvdy), h);
     const VF rho_x = hn::Sqrt(hn::Add(hn::Mul(xu, xu), hn::Mul(xv, xv)));
     const VF rho_y = hn::Sqrt(hn::Add(hn::Mul(yu, yu), hn::Mul(yv, yv)));
-    hn::Store(hn::IfThenElse(hn::Lt(rho_x, rho_y), rho_y, rho_x), d, out);
-    for (int j = 0; j < m; ++j) rho[i + j] = out[j];
+    const VF rho = hn::IfThenElse(hn::Lt(rho_x, rho_y), rho_y, rho_x);
+    VF lod;
+    if constexpr (kLog2 == LodLog2::lanes) {
+      const hn::Mask<DF> normal = hn::And(hn::Ge(rho, hn::Set(d, std::numeric_limits<float>::min())), finite(rho));
+      const VF l = log2_normal(hn::IfThenElse(normal, rho, hn::Set(d, 1.0f)));
+      const VF clamped = hn::IfThenElse(hn::Lt(l, zero), zero, hn::IfThenElse(hn::Lt(top, l), top, l));
+      lod = hn::IfThenElse(normal, clamped,
+                           hn::IfThenElseZero(hn::Eq(rho, hn::Set(d, std::numeric_limits<float>::infinity())), top));
+    } else {
+      HWY_ALIGN float lanes[hn::MaxLanes(DF())];
+      hn::Store(rho, d, lanes);
+      for (int j = 0; j < m; ++j) {
+        const float r = lanes[j];
+        lanes[j] = r > 0.0f ? std::clamp(std::log2(r), 0.0f, max_lod) : 0.0f;
+      }
+      lod = hn::Load(d, lanes);
+    }
+    if (m == step) {
+      hn::StoreU(lod, d, out + i);
+    } else {
+      hn::BlendedStore(lod, live, d, out + i);
+    }
   }
+}
+void lod_lanes_log2(const float* dudx, const float* dvdx, const float* dudy, const float* dvdy, int n, float width,
+                    float height, float max_lod, float* out) {
+  lod<LodLog2::lanes>(dudx, dvdx, dudy, dvdy, n, width, height, max_lod, out);
+}
+void lod_libm_log2(const float* dudx, const float* dvdx, const float* dudy, const float* dvdy, int n, float width,
+                   float height, float max_lod, float* out) {
+  lod<LodLog2::libm>(dudx, dvdx, dudy, dvdy, n, width, height, max_lod, out);
 }
 
 void trilinear_rgba(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r, float* g,
@@ -238,7 +370,9 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::sampler_lanes {
 HWY_EXPORT(trilinear_rgba);
 HWY_EXPORT(trilinear_rgb);
-HWY_EXPORT(lod_rho);
+HWY_EXPORT(lod_lanes_log2);
+HWY_EXPORT(lod_libm_log2);
+HWY_EXPORT(log2_normal_batch);
 }  // namespace tessera::sampler_lanes
 
 namespace tessera {
@@ -263,20 +397,54 @@ void sample_texture_lanes(const Texture& texture, const float* u, const float* v
   }
 }
 
-void texture_lod_lanes(const Texture& texture, const float* dudx, const float* dvdx, const float* dudy,
-                       const float* dvdy, int n, float* lod) {
+void log2_normal_lanes(const float* x, int n, float* out) { HWY_DYNAMIC_DISPATCH(log2_normal_batch)(x, n, out); }
+
+bool log2_lanes_match_libm() {
+  // Checked once per process: the lanes reproduce glibc's log2f, and another C library (or an
+  // older glibc) may round differently. Probes: both ends of every binade a level of detail
+  // reaches and a stride through the normal floats; a mismatch keeps the library's log2f.
+  static const bool match = [] {
+    std::vector<float> x;
+    for (uint32_t bits = 0x00800000u; bits < 0x7f800000u; bits += 0x00100003u) x.push_back(std::bit_cast<float>(bits));
+    for (uint32_t e = 0x3f800000u; e < 0x50000000u; e += 0x00800000u)
+      for (uint32_t m : {0u, 1u, 0x7fffffu, 0x330000u, 0x32ffffu}) x.push_back(std::bit_cast<float>(e + m));
+    std::vector<float> lanes(x.size());
+    log2_normal_lanes(x.data(), int(x.size()), lanes.data());
+    for (size_t i = 0; i < x.size(); ++i)
+      if (std::bit_cast<uint32_t>(lanes[i]) != std::bit_cast<uint32_t>(std::log2(x[i]))) return false;
+    return true;
+  }();
+  return match;
+}
+
+namespace {
+
+inline void lod_lanes(const Texture& texture, const float* dudx, const float* dvdx, const float* dudy,
+                      const float* dvdy, int n, float* lod, LodLog2 log2) {
   if (texture.levels.empty()) {
     for (int i = 0; i < n; ++i) lod[i] = 0.0f;
     return;
   }
   const Image& base = texture.levels[0];
-  HWY_DYNAMIC_DISPATCH(lod_rho)(dudx, dvdx, dudy, dvdy, n, float(base.width), float(base.height), lod);
-  // The rest of texture_lod per lane (log2 is the C library's, as there).
   const float max_lod = float(texture.levels.size() - 1);
-  for (int i = 0; i < n; ++i) {
-    const float rho = lod[i];
-    lod[i] = rho > 0.0f ? std::clamp(std::log2(rho), 0.0f, max_lod) : 0.0f;
+  if (log2 == LodLog2::lanes) {
+    HWY_DYNAMIC_DISPATCH(lod_lanes_log2)
+    (dudx, dvdx, dudy, dvdy, n, float(base.width), float(base.height), max_lod, lod);
+  } else {
+    HWY_DYNAMIC_DISPATCH(lod_libm_log2)(dudx, dvdx, dudy, dvdy, n, float(base.width), float(base.height), max_lod, lod);
   }
+}
+
+}  // namespace
+
+void texture_lod_lanes(const Texture& texture, const float* dudx, const float* dvdx, const float* dudy,
+                       const float* dvdy, int n, float* lod, LodLog2 log2) {
+  lod_lanes(texture, dudx, dvdx, dudy, dvdy, n, lod, log2);
+}
+
+void texture_lod_lanes(const Texture& texture, const float* dudx, const float* dvdx, const float* dudy,
+                       const float* dvdy, int n, float* lod) {
+  lod_lanes(texture, dudx, dvdx, dudy, dvdy, n, lod, log2_lanes_match_libm() ? LodLog2::lanes : LodLog2::libm);
 }
 
 }  // namespace tessera

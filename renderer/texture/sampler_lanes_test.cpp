@@ -14,6 +14,7 @@
 
 #include "tessera/sampler.h"
 #include "eu/lane_target_test_support.h"
+#include "texture/sampler_lanes.h"
 #include "texture/texture_test_support.h"
 
 namespace tessera {
@@ -99,6 +100,17 @@ TEST(SamplerLanes, DefaultTrilinearMatchesScalarOnEveryTextureShape) {
   });
 }
 
+// Levels with a side over 2^22 texels take the scalar filter (the vector path converts texel
+// coordinates to integers by a float trick valid up to there), the smaller levels of the same
+// chain the vector filter: a vector mixing both must still match lane for lane.
+TEST(SamplerLanes, LevelsWiderThanTheLanesTakeMatchScalar) {
+  const Texture textures[] = {random_texture((1 << 22) + 3, 1, 40), random_texture(1, (1 << 22) + 1, 41)};
+  const Inputs in = inputs(64, 42, 3.0f);
+  lane_testing::for_each_lane_target([&] {
+    for (const Texture& t : textures) expect_lanes_match(t, in, "wide level");
+  });
+}
+
 TEST(SamplerLanes, QuadsSharingALevelOfDetailMatchScalar) {
   lane_testing::for_each_lane_target([&] {
     // The fragment program's batches: four lanes per quad with one lod, neighbouring coordinates.
@@ -158,7 +170,28 @@ TEST(SamplerLanes, NoLevelsAndASingleLevelMatchScalar) {
 // batches of 1 to 16 quads.
 TEST(SamplerLanes, LevelOfDetailMatchesScalar) {
   lane_testing::for_each_lane_target([&] {
-    const float specials[] = {kNaN, kInf, -kInf, 0.0f, -0.0f, 1e30f, -1e30f, 1e-30f, 1e-45f, 1.0f, -0.5f};
+    // Besides the extremes: derivatives whose length on a 37-texel-wide level is a subnormal,
+    // the least normal, 1 (log2 0) and just below and above it, and powers of two.
+    const float specials[] = {kNaN,
+                              kInf,
+                              -kInf,
+                              0.0f,
+                              -0.0f,
+                              1e30f,
+                              -1e30f,
+                              1e-30f,
+                              1e-45f,
+                              1.0f,
+                              -0.5f,
+                              1e-39f / 37.0f,
+                              0x1p-126f / 37.0f,
+                              1.0f / 37.0f,
+                              0.99999994f / 37.0f,
+                              1.0000001f / 37.0f,
+                              2.0f / 37.0f,
+                              64.0f / 37.0f,
+                              0x1p-20f,
+                              0x1p40f};
     std::mt19937 rng(29);
     std::uniform_real_distribution<float> exponent(-20.0f, 10.0f), sign(-1.0f, 1.0f);
     std::uniform_int_distribution<int> pick(0, 5);
@@ -179,20 +212,83 @@ TEST(SamplerLanes, LevelOfDetailMatchesScalar) {
           dudy[i] = derivative();
           dvdy[i] = derivative();
         }
+        for (LodLog2 log2 : {LodLog2::lanes, LodLog2::libm}) {
+          texture_lod_lanes(t, dudx, dvdx, dudy, dvdy, n, lod, log2);
+          for (int i = 0; i < n; ++i) {
+            const float want = texture_lod(t, glm::vec2(dudx[i], dvdx[i]), glm::vec2(dudy[i], dvdy[i]));
+            ASSERT_EQ(std::bit_cast<uint32_t>(lod[i]), std::bit_cast<uint32_t>(want))
+                << "levels " << t.levels.size() << ", log2 in " << (log2 == LodLog2::lanes ? "lanes" : "libm")
+                << ", derivatives " << dudx[i] << " " << dvdx[i] << " " << dudy[i] << " " << dvdy[i];
+            ++checked;
+            positive += want > 0.0f;
+          }
+        }
         texture_lod_lanes(t, dudx, dvdx, dudy, dvdy, n, lod);
         for (int i = 0; i < n; ++i) {
           const float want = texture_lod(t, glm::vec2(dudx[i], dvdx[i]), glm::vec2(dudy[i], dvdy[i]));
-          ASSERT_EQ(std::bit_cast<uint32_t>(lod[i]), std::bit_cast<uint32_t>(want))
-              << "levels " << t.levels.size() << ", derivatives " << dudx[i] << " " << dvdx[i] << " " << dudy[i] << " "
-              << dvdy[i];
-          ++checked;
-          positive += want > 0.0f;
+          ASSERT_EQ(std::bit_cast<uint32_t>(lod[i]), std::bit_cast<uint32_t>(want));
         }
       }
     }
-    EXPECT_EQ(checked, 4u * 3400u);  // 25 rounds of batches of 1 to 16 per texture
-    EXPECT_GT(positive, 1000u);      // levels above the base were reached
+    EXPECT_EQ(checked, 2u * 4u * 3400u);  // 25 rounds of batches of 1 to 16 per texture and source
+    EXPECT_GT(positive, 1000u);           // levels above the base were reached
   });
+}
+
+// log2_normal_lanes against the C library's log2f, bit for bit: every positive normal float in
+// [1, 2) (the polynomial's whole range of z) and at a stride through all binades, with both
+// ends and every table subinterval's edges of each binade. The lanes are used only where
+// log2_lanes_match_libm says so; where it does not (another C library), this is skipped.
+// Every normal float: SamplerLanes.DISABLED_Log2LanesMatchLibmEverywhere below.
+void expect_log2_matches(uint32_t first, uint32_t end, uint32_t stride) {
+  constexpr int kBatch = 4096;
+  std::vector<float> x, got(kBatch);
+  x.reserve(kBatch);
+  auto check = [&] {
+    log2_normal_lanes(x.data(), int(x.size()), got.data());
+    for (size_t i = 0; i < x.size(); ++i)
+      ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(std::log2(x[i])))
+          << "log2 of " << x[i] << " (0x" << std::hex << std::bit_cast<uint32_t>(x[i]) << ")";
+    x.clear();
+  };
+  for (uint64_t bits = first; bits < end; bits += stride) {
+    x.push_back(std::bit_cast<float>(uint32_t(bits)));
+    if (x.size() == kBatch) {
+      check();
+      if (testing::Test::HasFatalFailure()) return;
+    }
+  }
+  if (!x.empty()) check();
+}
+
+TEST(SamplerLanes, Log2LanesMatchLibm) {
+  if (!log2_lanes_match_libm()) GTEST_SKIP() << "this C library's log2f is not glibc's: the lanes are not used";
+  lane_testing::for_each_lane_target([&] {
+    expect_log2_matches(0x3f800000u, 0x40000000u, 1);    // [1, 2)
+    expect_log2_matches(0x00800000u, 0x7f800000u, 127);  // every binade
+    for (uint32_t e = 0x00800000u; e < 0x7f800000u; e += 0x00800000u) {
+      for (uint32_t edge = 0; edge < 0x00800000u; edge += 0x00080000u) {  // the 16 subintervals (OFF 0x330000)
+        const uint32_t at = e + ((edge + 0x330000u) & 0x7fffffu);
+        expect_log2_matches(at - 2, at + 3, 1);
+      }
+      expect_log2_matches(e, e + 3, 1);
+      expect_log2_matches(e + 0x7ffffdu, e + 0x800000u, 1);
+      if (HasFatalFailure()) return;
+    }
+    // The probe is the libm's own answer: these are glibc's exact results.
+    const float x[] = {1.0f, 2.0f, 0x1p-126f, 0x1p127f, std::numeric_limits<float>::max()};
+    float got[5];
+    log2_normal_lanes(x, 5, got);
+    const float want[] = {0.0f, 1.0f, -126.0f, 127.0f, 128.0f};
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i])) << x[i];
+  });
+}
+
+// Every positive normal float (2.1e9 per target, about a minute): run by hand with
+//   build/bin/tessera_texture_tests --gtest_also_run_disabled_tests
+//     --gtest_filter='SamplerLanes.DISABLED_Log2LanesMatchLibmEverywhere'
+TEST(SamplerLanes, DISABLED_Log2LanesMatchLibmEverywhere) {
+  lane_testing::for_each_lane_target([&] { expect_log2_matches(0x00800000u, 0x7f800000u, 1); });
 }
 
 }  // namespace

@@ -169,8 +169,9 @@ void sample_texture_lanes(const Texture& texture, const float* u, const float* v
                           float* g, float* b, float* a, SamplerCounters& counters);
 
 // texture_lod for n quads at once, quad i with duv_dx = (dudx[i], dvdx[i]) and duv_dy =
-// (dudy[i], dvdy[i]): each bit for bit what texture_lod returns (the derivative lengths in SIMD
-// lanes, the logarithm per lane).
+// (dudy[i], dvdy[i]): each bit for bit what texture_lod returns (the derivative lengths and the
+// logarithm in SIMD lanes; the logarithm from the C library per quad where the lanes' copy of
+// glibc's log2f would not match it, renderer/texture/sampler_lanes.h).
 void texture_lod_lanes(const Texture& texture, const float* dudx, const float* dvdx, const float* dudy,
                        const float* dvdy, int n, float* lod);
 
