@@ -37,15 +37,13 @@ uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid
   const size_t n = hn::Lanes(df);
   const TriangleSetup& s = *t.setup;
   const auto inv_sum = hn::Set(df, t.inv_sum);
-  const auto lane_bit = hn::Shl(hn::Set(di, 1), hn::Iota(di, 0));
   uint32_t outside = 0, less = 0;
   for (size_t i = 0; i < size_t(kRowLanes); i += n) {
     const auto v0 = hn::Add(hn::Set(di, edge[0]), hn::Load(di, t.edge_offset[0] + i));
     const auto v1 = hn::Add(hn::Set(di, edge[1]), hn::Load(di, t.edge_offset[1] + i));
     const auto v2 = hn::Add(hn::Set(di, edge[2]), hn::Load(di, t.edge_offset[2] + i));
     // A lane is covered when no edge value is negative: the sign bit of their OR.
-    const auto out_lanes = hn::RebindMask(df, hn::Lt(hn::Or(hn::Or(v0, v1), v2), hn::Zero(di)));
-    if (!full) outside |= mask_bits(out_lanes) << i;
+    if (!full) outside |= mask_bits(hn::RebindMask(df, hn::Lt(hn::Or(hn::Or(v0, v1), v2), hn::Zero(di)))) << i;
     // Barycentric weight of vertex k is the edge opposite it, (k+1)%3, without the fill-rule bias.
     const auto b0 = hn::Mul(hn::ConvertTo(df, hn::Add(v1, hn::Set(di, t.bias[1]))), inv_sum);
     const auto b1 = hn::Mul(hn::ConvertTo(df, hn::Add(v2, hn::Set(di, t.bias[2]))), inv_sum);
@@ -54,30 +52,14 @@ uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid
                            hn::Mul(b2, hn::Set(df, s.z[2])));
     hn::Store(z, df, out.z + i);
     if (depth_row0) {
-      // The depth write of the passed lanes, for the whole row at once: the stored values with
-      // the passed lanes' z blended in (every other lane keeps its own bits).
-      auto passing = [&](hn::Mask<DF> lt) {
-        auto m = hn::And(lt, hn::RebindMask(df, hn::TestBit(hn::Set(di, int32_t(valid >> i)), lane_bit)));
-        return full ? m : hn::AndNot(out_lanes, m);
-      };
       if (n <= 8) {
-        float* stored = i < 8 ? depth_row0 + i : depth_row1 + (i - 8);
-        const auto old = hn::LoadU(df, stored);
-        const auto lt = hn::Lt(z, old);
-        less |= mask_bits(lt) << i;
-        if (write == DepthRowWrite::passed) hn::StoreU(hn::IfThenElse(passing(lt), z, old), df, stored);
+        const float* stored = i < 8 ? depth_row0 + i : depth_row1 + (i - 8);
+        less |= mask_bits(hn::Lt(z, hn::LoadU(df, stored))) << i;
       } else {
         alignas(64) float both[kRowLanes];
         std::memcpy(both, depth_row0, 8 * sizeof(float));
         std::memcpy(both + 8, depth_row1, 8 * sizeof(float));
-        const auto old = hn::Load(df, both + i);
-        const auto lt = hn::Lt(z, old);
-        less |= mask_bits(lt) << i;
-        if (write == DepthRowWrite::passed) {
-          hn::Store(hn::IfThenElse(passing(lt), z, old), df, both + i);
-          std::memcpy(depth_row0, both, 8 * sizeof(float));
-          std::memcpy(depth_row1, both + 8, 8 * sizeof(float));
-        }
+        less |= mask_bits(hn::Lt(z, hn::Load(df, both + i))) << i;
       }
     }
     // Perspective-correct weights at the pixel centre (with one sample the centre is the sample).
@@ -90,7 +72,24 @@ uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid
     hn::Store(hn::Mul(w2, inv), df, out.p[2] + i);
   }
   const uint32_t covered = full ? valid : valid & ~outside;
-  if (depth_row0) *passed = covered & less;
+  if (depth_row0) {
+    const uint32_t pass = covered & less;
+    *passed = pass;
+    if (write == DepthRowWrite::passed) {
+      // The depth write, per pixel row with passed lanes: the stored values with the passed
+      // lanes' z blended in (every other lane keeps its own bits).
+      const hn::CappedTag<float, 8> dr;
+      for (int r = 0; r < 2; ++r) {
+        float* row = r ? depth_row1 : depth_row0;
+        for (size_t j = 0; j < 8; j += hn::Lanes(dr)) {
+          const uint8_t bits = uint8_t(pass >> (8 * r + int(j)));
+          if (!bits) continue;
+          const auto m = hn::LoadMaskBits(dr, &bits);
+          hn::StoreU(hn::IfThenElse(m, hn::Load(dr, out.z + 8 * r + j), hn::LoadU(dr, row + j)), dr, row + j);
+        }
+      }
+    }
+  }
   return covered;
 }
 
