@@ -130,6 +130,19 @@ inline constexpr std::array<std::array<unsigned, 4>, 16> kOneSampleLive = [] {
   return t;
 }();
 
+// A quad's live pixels (bits 0..3 of `live`) in order, as the offsets of their colours' first
+// float among the quad's four glm::vec3 (0, 3, 6, 9); entries past the live count are 0.
+inline constexpr std::array<std::array<int32_t, 4>, 16> kLiveColourOffsets = [] {
+  std::array<std::array<int32_t, 4>, 16> t{};
+  for (unsigned live = 0; live < 16; ++live) {
+    int k = 0;
+    for (int p = 0; p < 4; ++p) {
+      if (live & (1u << p)) t[live][size_t(k++)] = 3 * p;
+    }
+  }
+  return t;
+}();
+
 // Quads waiting to be shaded by a program with a batch entry (run_quads): the live pixels of
 // up to kLanes of them, from consecutive triangles of one draw in one tile, shaded as one batch
 // of host vector lanes. Small triangles have few quads (the default scene's cover ~5 pixels), so
@@ -170,11 +183,15 @@ void flush_quads(QuadBatch<FragmentShader, kVaryingCount, kSamples>& b, TileBuff
   // from `shaded` by their offsets. A pixel is written when it is live (a sample passed).
   static_assert(QuadBatch<FragmentShader, kVaryingCount, kSamples>::kLanes <= raster_lanes::kEncodeBlock);
   static_assert(sizeof(glm::vec3) == 3 * sizeof(float));
-  alignas(64) int32_t colour_at[raster_lanes::kEncodeBlock] = {};
+  // Four offsets stored per quad whatever its live count (the next quad overwrites the extra):
+  // room for three past kEncodeBlock.
+  alignas(64) int32_t colour_at[raster_lanes::kEncodeBlock + 4] = {};
   uint32_t encoded[raster_lanes::kEncodeBlock];
   int written = 0;
   for (int i = 0; i < b.quads; ++i) {
-    for (unsigned m = b.live[i]; m; m &= m - 1) colour_at[written++] = 3 * (4 * i + std::countr_zero(m));
+    const std::array<int32_t, 4>& live_at = kLiveColourOffsets[b.live[i]];
+    for (int k = 0; k < 4; ++k) colour_at[written + k] = live_at[size_t(k)] + 12 * i;
+    written += std::popcount(b.live[i]);
   }
   raster_lanes::encode_colors(reinterpret_cast<const float*>(b.shaded), colour_at, written, encoded);
   written = 0;
