@@ -30,8 +30,8 @@ inline uint32_t mask_bits(hn::Mask<DF> m) {
   return uint32_t(bytes[0]) | uint32_t(bytes[1]) << 8;
 }
 
-uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full, const float* depth_row0,
-                   const float* depth_row1, uint32_t* passed, RowLanes& out) {
+uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full, float* depth_row0,
+                   float* depth_row1, DepthRowWrite write, uint32_t* passed, RowLanes& out) {
   const DF df;
   const DI di;
   const size_t n = hn::Lanes(df);
@@ -52,8 +52,8 @@ uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid
                            hn::Mul(b2, hn::Set(df, s.z[2])));
     hn::Store(z, df, out.z + i);
     if (depth_row0) {
-      const float* stored = i < 8 ? depth_row0 + i : depth_row1 + (i - 8);
       if (n <= 8) {
+        const float* stored = i < 8 ? depth_row0 + i : depth_row1 + (i - 8);
         less |= mask_bits(hn::Lt(z, hn::LoadU(df, stored))) << i;
       } else {
         alignas(64) float both[kRowLanes];
@@ -72,7 +72,24 @@ uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid
     hn::Store(hn::Mul(w2, inv), df, out.p[2] + i);
   }
   const uint32_t covered = full ? valid : valid & ~outside;
-  if (depth_row0) *passed = covered & less;
+  if (depth_row0) {
+    const uint32_t pass = covered & less;
+    *passed = pass;
+    if (write == DepthRowWrite::passed) {
+      // The depth write, per pixel row with passed lanes: the stored values with the passed
+      // lanes' z blended in (every other lane keeps its own bits).
+      const hn::CappedTag<float, 8> dr;
+      for (int r = 0; r < 2; ++r) {
+        float* row = r ? depth_row1 : depth_row0;
+        for (size_t j = 0; j < 8; j += hn::Lanes(dr)) {
+          const uint8_t bits = uint8_t(pass >> (8 * r + int(j)));
+          if (!bits) continue;
+          const auto m = hn::LoadMaskBits(dr, &bits);
+          hn::StoreU(hn::IfThenElse(m, hn::Load(dr, out.z + 8 * r + j), hn::LoadU(dr, row + j)), dr, row + j);
+        }
+      }
+    }
+  }
   return covered;
 }
 
@@ -97,6 +114,9 @@ void interpolate_quad(const TriangleLanes& t, const RowLanes& row, int lane, flo
 struct EncodeTables {
   int32_t bucket[4097];
   float step[256];
+  // Whether no bucket holds more than one step (what encode_srgb8 relies on): a value's code is
+  // its bucket's code or the next, so one compare settles every lane.
+  bool one_step;
 };
 const EncodeTables& encode_tables() {
   static const EncodeTables tables = [] {
@@ -108,13 +128,20 @@ const EncodeTables& encode_tables() {
       if (double(f) < s.step[k]) f = std::nextafter(f, 2.0f);
       t.step[k] = f;
     }
+    // Every value of bucket i (below (i + 1) / 4096, exact in float) stays under the second
+    // step after the bucket's code.
+    t.one_step = true;
+    for (int i = 0; i < 4096; ++i) {
+      const int second = t.bucket[i] + 2;
+      if (second <= 255 && t.step[second] < float(i + 1) / 4096.0f) t.one_step = false;
+    }
     return t;
   }();
   return tables;
 }
 
 // encode_srgb8 for every lane of x, as int32 codes.
-hn::Vec<DI> encode_lanes(const EncodeTables& t, hn::Vec<DF> x) {
+HWY_INLINE hn::Vec<DI> encode_lanes(const EncodeTables& t, hn::Vec<DF> x) {
   const DF df;
   const DI di;
   const auto positive = hn::Gt(x, hn::Zero(df));  // false for NaN
@@ -123,34 +150,41 @@ hn::Vec<DI> encode_lanes(const EncodeTables& t, hn::Vec<DF> x) {
   const auto in_range = hn::AndNot(saturated, positive);
   const auto v = hn::IfThenElseZero(in_range, x);
   auto code = hn::GatherIndex(di, t.bucket, hn::ConvertTo(di, hn::Mul(v, hn::Set(df, 4096.0f))));
-  // The scalar search's steps, for every lane until none moves (one step at most in practice).
+  // The scalar search's steps: one when no bucket holds two steps, else until no lane moves.
   const auto top = hn::Set(di, 255);
   for (;;) {
     const auto below_top = hn::Lt(code, top);
     const auto next = hn::Min(hn::Add(code, hn::Set(di, 1)), top);
     const auto up = hn::And(below_top, hn::RebindMask(di, hn::Ge(v, hn::GatherIndex(df, t.step, next))));
+    if (t.one_step) {
+      code = hn::Add(code, hn::IfThenElseZero(up, hn::Set(di, 1)));
+      break;
+    }
     if (hn::AllFalse(di, up)) break;
     code = hn::Add(code, hn::IfThenElseZero(up, hn::Set(di, 1)));
   }
   return hn::IfThenElse(hn::RebindMask(di, saturated), top, hn::IfThenElseZero(hn::RebindMask(di, positive), code));
 }
 
-void encode_colors(const float* linear, int n, uint32_t* out) {
+void encode_colors(const float* colours, const int32_t* index, int n, uint32_t* out) {
   const DF df;
   const DI di;
   const int lanes = int(hn::Lanes(df));
-  const EncodeTables& t = encode_tables();
+  static const EncodeTables& t = encode_tables();
   for (int i = 0; i < n; i += lanes) {
-    hn::Vec<DF> r, g, b;
-    hn::LoadInterleaved3(df, linear + 3 * i, r, g, b);
+    // The colours gathered straight from where the fragment program left them.
+    // Lanes past n read colour 0 again (the entries past n may be stale).
+    const auto at = hn::IfThenElse(hn::FirstN(di, size_t(n - i)), hn::LoadU(di, index + i), hn::Set(di, index[0]));
+    const auto r = hn::GatherIndex(df, colours, at);
+    const auto g = hn::GatherIndex(df, colours + 1, at);
+    const auto b = hn::GatherIndex(df, colours + 2, at);
     const auto cr = encode_lanes(t, r);
     const auto cg = encode_lanes(t, g);
     const auto cb = encode_lanes(t, b);
     const auto packed =
         hn::Or(hn::Or(cr, hn::ShiftLeft<8>(cg)), hn::Or(hn::ShiftLeft<16>(cb), hn::Set(di, int32_t(0xFF000000u))));
-    alignas(64) int32_t codes[kEncodeBlock];
-    hn::Store(packed, di, codes);
-    for (int k = 0; k < lanes && i + k < n; ++k) out[i + k] = uint32_t(codes[k]);
+    // Whole vectors: out has room for n rounded up to kEncodeBlock.
+    hn::StoreU(hn::BitCast(hn::RebindToUnsigned<DF>(), packed), hn::RebindToUnsigned<DF>(), out + i);
   }
 }
 
@@ -195,13 +229,15 @@ const Kernels& kernels() { return *HWY_DYNAMIC_DISPATCH(target_kernels)(); }
 void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum, TriangleLanes& t) {
   HWY_DYNAMIC_DISPATCH(prepare)(setup, e, inv_sum, t);
 }
-uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full, const float* depth_row0,
-                   const float* depth_row1, uint32_t* passed, RowLanes& out) {
-  return HWY_DYNAMIC_DISPATCH(cover_row)(t, edge, valid, full, depth_row0, depth_row1, passed, out);
+uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full, float* depth_row0,
+                   float* depth_row1, DepthRowWrite write, uint32_t* passed, RowLanes& out) {
+  return HWY_DYNAMIC_DISPATCH(cover_row)(t, edge, valid, full, depth_row0, depth_row1, write, passed, out);
 }
 void interpolate_quad(const TriangleLanes& t, const RowLanes& row, int lane, float (*out)[kMaxVaryings]) {
   HWY_DYNAMIC_DISPATCH(interpolate_quad)(t, row, lane, out);
 }
-void encode_colors(const float* linear, int n, uint32_t* out) { HWY_DYNAMIC_DISPATCH(encode_colors)(linear, n, out); }
+void encode_colors(const float* colours, const int32_t* index, int n, uint32_t* out) {
+  HWY_DYNAMIC_DISPATCH(encode_colors)(colours, index, n, out);
+}
 }  // namespace tessera::raster_lanes
 #endif  // HWY_ONCE

@@ -37,13 +37,19 @@ struct alignas(64) RowLanes {
 // modulo 2^32), the fill-rule bias and the triangle.
 void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum, TriangleLanes& t);
 
+// What cover_row does with the depth rows it tests against: leaves them (a copy, or a caller
+// that writes later), or writes z into the lanes that pass, as the LESS test's depth write.
+enum class DepthRowWrite : uint8_t { keep, passed };
+
 // Coverage and depth of a quad row. `edge` holds the three edge values (fill-rule bias folded in)
 // at the centre of the row's first pixel; `valid` the lanes inside the block's clipped rectangle;
 // `full` a block that is covered whole. Returns the covered lanes and writes z and the
 // perspective barycentrics of every lane to `out`. With `depth` rows (8 readable floats each,
-// row 0 and row 1) it also runs the LESS test: *passed gets the covered lanes with z < stored.
-uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full, const float* depth_row0,
-                   const float* depth_row1, uint32_t* passed, RowLanes& out);
+// row 0 and row 1) it also runs the LESS test: *passed gets the covered lanes with z < stored,
+// and with DepthRowWrite::passed their z is stored there (the other lanes are rewritten with
+// their own value: the rows must be 8 writable floats each).
+uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full, float* depth_row0,
+                   float* depth_row1, DepthRowWrite write, uint32_t* passed, RowLanes& out);
 
 // Interpolates all kMaxVaryings varyings at the four pixel centres of the quad whose top-left
 // pixel is lane `lane` (the varyings in lanes: p0 * v0[k] + p1 * v1[k] + p2 * v2[k] per k, the
@@ -54,17 +60,19 @@ void interpolate_quad(const TriangleLanes& t, const RowLanes& row, int lane, flo
 // for the rasterizer to fetch once per triangle and tile rather than dispatch on every row and quad.
 struct Kernels {
   void (*prepare)(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum, TriangleLanes& t);
-  uint32_t (*cover_row)(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full,
-                        const float* depth_row0, const float* depth_row1, uint32_t* passed, RowLanes& out);
+  uint32_t (*cover_row)(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full, float* depth_row0,
+                        float* depth_row1, DepthRowWrite write, uint32_t* passed, RowLanes& out);
   void (*interpolate_quad)(const TriangleLanes& t, const RowLanes& row, int lane, float (*out)[kMaxVaryings]);
 };
 const Kernels& kernels();
 
-// Encodes n linear colours (r, g, b per colour, n * 3 floats) for the RGBA8 sRGB colour buffer
-// (alpha 255): every channel bit for bit encode_srgb8 (NaN and values <= 0 give 0, >= 1 give
-// 255), by the same bucket table and steps, gathered in lanes. `linear` must be readable for
-// 3 * n rounded up to kEncodeBlock colours; out gets n entries.
+// Encodes n linear colours for the RGBA8 sRGB colour buffer (alpha 255): colour i is the r, g, b
+// floats at colours[index[i]], colours[index[i] + 1], colours[index[i] + 2]. Every channel bit for
+// bit encode_srgb8 (NaN and values <= 0 give 0, >= 1 give 255), by the same bucket table and
+// steps, gathered in lanes. `index` must be readable for n rounded up to kEncodeBlock entries
+// (those past n are not used); out gets n entries and must have room for n rounded up to kEncodeBlock
+// (whole vectors are stored).
 constexpr int kEncodeBlock = 16;
-void encode_colors(const float* linear, int n, uint32_t* out);
+void encode_colors(const float* colours, const int32_t* index, int n, uint32_t* out);
 
 }  // namespace tessera::raster_lanes

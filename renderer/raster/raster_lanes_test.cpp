@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <limits>
 #include <random>
@@ -34,7 +35,7 @@ TEST(RasterLanes, QuadRowsMatchScalarInt64Path) {
     std::mt19937 rng(23);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     int accepted = 0, refused = 0;
-    uint64_t lanes_checked = 0, lanes_covered = 0;
+    uint64_t lanes_checked = 0, lanes_covered = 0, full_rows = 0;
     for (int n = 0; n < 3000; ++n) {
       // A 64x64 tile and a triangle around it with a size from 1 to ~4000 pixels.
       const int tx = int(unit(rng) * 120) * 64, ty = int(unit(rng) * 120) * 64;
@@ -80,8 +81,41 @@ TEST(RasterLanes, QuadRowsMatchScalarInt64Path) {
             for (float& s : stored) s = float(unit(rng));
             alignas(64) raster_lanes::RowLanes out;
             uint32_t passed = 0;
-            const uint32_t covered =
-                raster_lanes::cover_row(lanes, edge, valid, false, stored, stored + 8, &passed, out);
+            const uint32_t covered = raster_lanes::cover_row(lanes, edge, valid, false, stored, stored + 8,
+                                                             raster_lanes::DepthRowWrite::keep, &passed, out);
+            // The same row with the depth write: the passed lanes get z, every other lane keeps
+            // its value; the rows are apart in memory, as a tile's are.
+            float rows[2][12];
+            for (int j = 0; j < 16; ++j) rows[j >> 3][j & 7] = stored[j];
+            for (int r = 0; r < 2; ++r) {
+              for (int j = 8; j < 12; ++j) rows[r][j] = -1.0f;
+            }
+            alignas(64) raster_lanes::RowLanes written_out;
+            uint32_t written_passed = 0;
+            ASSERT_EQ(raster_lanes::cover_row(lanes, edge, valid, false, rows[0], rows[1],
+                                              raster_lanes::DepthRowWrite::passed, &written_passed, written_out),
+                      covered);
+            ASSERT_EQ(written_passed, passed);
+            for (int j = 0; j < 16; ++j) {
+              const float expected = (passed >> j) & 1u ? out.z[j] : stored[j];
+              ASSERT_EQ(bits(rows[j >> 3][j & 7]), bits(expected)) << "triangle " << n << " lane " << j;
+            }
+            for (int r = 0; r < 2; ++r) {
+              for (int j = 8; j < 12; ++j) ASSERT_EQ(rows[r][j], -1.0f);
+            }
+            if (covered == valid) {
+              // A row covered whole, as a full block's rows are: the same write without the edge tests.
+              for (int j = 0; j < 16; ++j) rows[j >> 3][j & 7] = stored[j];
+              ASSERT_EQ(raster_lanes::cover_row(lanes, edge, valid, true, rows[0], rows[1],
+                                                raster_lanes::DepthRowWrite::passed, &written_passed, written_out),
+                        covered);
+              ASSERT_EQ(written_passed, passed);
+              for (int j = 0; j < 16; ++j) {
+                const float expected = (passed >> j) & 1u ? out.z[j] : stored[j];
+                ASSERT_EQ(bits(rows[j >> 3][j & 7]), bits(expected)) << "triangle " << n << " lane " << j;
+              }
+              ++full_rows;
+            }
             float varyings[4][4][kMaxVaryings];
             for (int qc = 0; qc < 8; qc += 2) raster_lanes::interpolate_quad(lanes, out, qc, varyings[qc / 2]);
             for (int j = 0; j < 16; ++j) {
@@ -123,6 +157,7 @@ TEST(RasterLanes, QuadRowsMatchScalarInt64Path) {
     EXPECT_GT(refused, 100);
     EXPECT_GT(lanes_covered, 100000u);
     EXPECT_GT(lanes_checked - lanes_covered, 100000u);
+    EXPECT_GT(full_rows, 1000u);
   });
 }
 
@@ -256,14 +291,25 @@ TEST(RasterLanes, ColorEncodeMatchesScalarEncoder) {
     std::mt19937 rng(5);
     for (size_t i = 0; i < values.size();) {
       const int n = 1 + int(rng() % 16);
-      alignas(64) float linear[3 * raster_lanes::kEncodeBlock] = {};
-      for (int k = 0; k < 3 * n; ++k) linear[k] = values[(i + size_t(k)) % values.size()];
-      uint32_t out[raster_lanes::kEncodeBlock];
-      raster_lanes::encode_colors(linear, n, out);
+      // Colours at scattered offsets of a larger array (as a batch's live pixels among its quads'
+      // four), the offsets past n left stale: they must not matter.
+      float linear[3 * 4 * raster_lanes::kEncodeBlock];
+      for (float& f : linear) f = std::numeric_limits<float>::quiet_NaN();
+      int32_t index[raster_lanes::kEncodeBlock];
+      for (int k = 0; k < raster_lanes::kEncodeBlock; ++k) index[k] = int32_t(rng() % 1000000u);
+      std::vector<int> slots(4 * raster_lanes::kEncodeBlock);
+      for (int k = 0; k < 4 * raster_lanes::kEncodeBlock; ++k) slots[size_t(k)] = k;
+      std::shuffle(slots.begin(), slots.end(), rng);
       for (int k = 0; k < n; ++k) {
-        const Rgba8 want = pack_rgba8(encode_srgb8(linear[3 * k]), encode_srgb8(linear[3 * k + 1]),
-                                      encode_srgb8(linear[3 * k + 2]), 255);
-        ASSERT_EQ(out[k], want) << linear[3 * k] << " " << linear[3 * k + 1] << " " << linear[3 * k + 2];
+        index[k] = 3 * slots[size_t(k)];
+        for (int c = 0; c < 3; ++c) linear[index[k] + c] = values[(i + size_t(3 * k + c)) % values.size()];
+      }
+      uint32_t out[raster_lanes::kEncodeBlock];
+      raster_lanes::encode_colors(linear, index, n, out);
+      for (int k = 0; k < n; ++k) {
+        const float* c = linear + index[k];
+        const Rgba8 want = pack_rgba8(encode_srgb8(c[0]), encode_srgb8(c[1]), encode_srgb8(c[2]), 255);
+        ASSERT_EQ(out[k], want) << c[0] << " " << c[1] << " " << c[2];
         ++checked;
       }
       i += size_t(3 * n);

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -118,6 +120,29 @@ inline bool edge_values_fit_int32(const EdgeFunction e[3], int x_lo, int y_lo, i
   return fits;
 }
 
+// With one sample per pixel a quad's written samples are its live pixels: live_samples[p] of
+// each `live` (bits 0..3), copied whole into a batch record rather than built pixel by pixel.
+inline constexpr std::array<std::array<unsigned, 4>, 16> kOneSampleLive = [] {
+  std::array<std::array<unsigned, 4>, 16> t{};
+  for (unsigned live = 0; live < 16; ++live) {
+    for (unsigned p = 0; p < 4; ++p) t[live][p] = (live >> p) & 1u;
+  }
+  return t;
+}();
+
+// A quad's live pixels (bits 0..3 of `live`) in order, as the offsets of their colours' first
+// float among the quad's four glm::vec3 (0, 3, 6, 9); entries past the live count are 0.
+inline constexpr std::array<std::array<int32_t, 4>, 16> kLiveColourOffsets = [] {
+  std::array<std::array<int32_t, 4>, 16> t{};
+  for (unsigned live = 0; live < 16; ++live) {
+    int k = 0;
+    for (int p = 0; p < 4; ++p) {
+      if (live & (1u << p)) t[live][size_t(k++)] = 3 * p;
+    }
+  }
+  return t;
+}();
+
 // Quads waiting to be shaded by a program with a batch entry (run_quads): the live pixels of
 // up to kLanes of them, from consecutive triangles of one draw in one tile, shaded as one batch
 // of host vector lanes. Small triangles have few quads (the default scene's cover ~5 pixels), so
@@ -134,14 +159,14 @@ struct QuadBatch {
   static constexpr int kLanes = 16;  // live pixels per run_quads call (its kShadeLanes)
   struct Pending {
     int qx, qy;
-    unsigned live;             // live pixels of the quad, bits 0..3
+    uint32_t pixel;            // tile-buffer index of the top-left pixel's first sample
     unsigned live_samples[4];  // per pixel, the samples to write
   };
   int quads = 0;
   int lanes = 0;
   const typename FragmentShader::Uniforms* uniforms = nullptr;
   Pending pending[kLanes];
-  unsigned live[kLanes];
+  unsigned live[kLanes];  // per quad, its live pixels as bits 0..3: the pixels written
   float varyings[4 * kLanes][kVaryingCount];
   glm::vec3 shaded[4 * kLanes];
 };
@@ -153,35 +178,39 @@ template <typename FragmentShader, int kVaryingCount, int kSamples, typename Qua
 void flush_quads(QuadBatch<FragmentShader, kVaryingCount, kSamples>& b, TileBuffer& tile,
                  typename FragmentShader::Counters& shader_counters, QuadHook& on_quad_written) {
   if (b.quads == 0) return;
-  for (int i = 0; i < b.quads; ++i) b.live[i] = b.pending[i].live;
   FragmentShader::run_quads(*b.uniforms, b.varyings, b.live, b.quads, b.shaded, shader_counters);
-  // The written pixels' colours (at most kLanes: each is a live lane), encoded together in lanes.
+  // The written pixels' colours (at most kLanes: each is a live lane), encoded together in lanes
+  // from `shaded` by their offsets. A pixel is written when it is live (a sample passed).
   static_assert(QuadBatch<FragmentShader, kVaryingCount, kSamples>::kLanes <= raster_lanes::kEncodeBlock);
-  alignas(64) float linear[3 * raster_lanes::kEncodeBlock] = {};
+  static_assert(sizeof(glm::vec3) == 3 * sizeof(float));
+  // Four offsets stored per quad whatever its live count (the next quad overwrites the extra):
+  // room for three past kEncodeBlock.
+  alignas(64) int32_t colour_at[raster_lanes::kEncodeBlock + 4] = {};
   uint32_t encoded[raster_lanes::kEncodeBlock];
   int written = 0;
   for (int i = 0; i < b.quads; ++i) {
-    for (int p = 0; p < 4; ++p) {
-      if (!b.pending[i].live_samples[p]) continue;
-      const glm::vec3& c = b.shaded[4 * i + p];
-      linear[3 * written] = c.r;
-      linear[3 * written + 1] = c.g;
-      linear[3 * written + 2] = c.b;
-      ++written;
-    }
+    const std::array<int32_t, 4>& live_at = kLiveColourOffsets[b.live[i]];
+    for (int k = 0; k < 4; ++k) colour_at[written + k] = live_at[size_t(k)] + 12 * i;
+    written += std::popcount(b.live[i]);
   }
-  raster_lanes::encode_colors(linear, written, encoded);
+  raster_lanes::encode_colors(reinterpret_cast<const float*>(b.shaded), colour_at, written, encoded);
   written = 0;
+  // The four pixels' first samples relative to the quad's top-left pixel.
+  const size_t row = size_t(tile.width) * kSamples;
+  const size_t pixel_offset[4] = {0, kSamples, row, row + kSamples};
   // Writes quad i's samples (quads in order: i = 0, 1, ...) and returns it.
   auto write_quad = [&](int i) -> const auto& {
     const auto& q = b.pending[i];
-    for (int p = 0; p < 4; ++p) {
-      if (!q.live_samples[p]) continue;
+    for (unsigned m = b.live[i]; m; m &= m - 1) {
+      const int p = std::countr_zero(m);
       const Rgba8 c = encoded[written++];
-      const size_t base =
-          (size_t(q.qy + (p >> 1) - tile.y0) * size_t(tile.width) + size_t(q.qx + (p & 1) - tile.x0)) * kSamples;
-      for (int k = 0; k < kSamples; ++k) {
-        if (q.live_samples[p] & (1u << k)) tile.color[base + size_t(k)] = c;
+      Rgba8* const samples = tile.color + q.pixel + pixel_offset[p];
+      if constexpr (kSamples == 1) {
+        samples[0] = c;
+      } else {
+        for (int k = 0; k < kSamples; ++k) {
+          if (q.live_samples[p] & (1u << k)) samples[k] = c;
+        }
       }
     }
     return q;
@@ -275,21 +304,29 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
     if (batch.quads && batch.uniforms != &uniforms) flush_quads(batch, tile, shader_counters, on_quad_written);
     batch.uniforms = &uniforms;
   }
-  // Makes room in the batch for a quad with `live` pixels; returns its varyings.
-  auto batch_slot = [&](unsigned live) {
+  // Makes room in the batch for a quad with n_live live pixels; returns its varyings.
+  auto batch_slot = [&](unsigned n_live) {
     if constexpr (kBatched) {
-      if (batch.lanes + std::popcount(live) > batch.kLanes) flush_quads(batch, tile, shader_counters, on_quad_written);
+      if (batch.lanes + int(n_live) > batch.kLanes) flush_quads(batch, tile, shader_counters, on_quad_written);
     }
     return batch.varyings + 4 * batch.quads;
   };
-  // Records the quad whose varyings batch_slot gave; shades the batch when its lanes are full.
-  auto batch_add = [&](int qx, int qy, unsigned live, const unsigned* live_samples) {
-    auto& q = batch.pending[batch.quads++];
+  // Records the quad whose varyings batch_slot gave (`pixel`: its top-left pixel's tile-buffer
+  // index; live_samples: per pixel, unused with one sample, where they are the live bits);
+  // shades the batch when its lanes are full.
+  auto batch_add = [&](int qx, int qy, size_t pixel, unsigned live, unsigned n_live, const unsigned* live_samples) {
+    const int i = batch.quads++;
+    auto& q = batch.pending[i];
     q.qx = qx;
     q.qy = qy;
-    q.live = live;
-    for (int p = 0; p < 4; ++p) q.live_samples[p] = live_samples[p];
-    batch.lanes += std::popcount(live);
+    q.pixel = uint32_t(pixel);
+    batch.live[i] = live;
+    if constexpr (kSamples == 1) {
+      std::memcpy(q.live_samples, kOneSampleLive[live].data(), sizeof q.live_samples);
+    } else {
+      for (int p = 0; p < 4; ++p) q.live_samples[p] = live_samples[p];
+    }
+    batch.lanes += int(n_live);
     if constexpr (kBatched) {
       if (batch.lanes == batch.kLanes) flush_quads(batch, tile, shader_counters, on_quad_written);
     }
@@ -404,13 +441,17 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
           }
           uint32_t passed = 0;
           uint32_t covered;
+          // The tile-buffer index of the row's first pixel (qy, bx): quads and depth rows from it.
+          const size_t row_pixel = pixel_index(bx, qy);
           if constexpr (std::is_same_v<DepthTest, LessDepthTest>) {
             // The stored depth of the row's two pixel rows, read in place when the tile holds
-            // all 16 pixels, else copied (lanes outside the tile are not covered).
-            const float* row0 = tile.depth + pixel_index(bx, qy);
-            const float* row1 = row0 + tile.width;
+            // all 16 pixels, else copied (lanes outside the tile are not covered). Batched
+            // quads write depth at the test: in place, cover_row writes the passed lanes.
+            float* row0 = tile.depth + row_pixel;
+            float* row1 = row0 + tile.width;
             float stored_rows[16];
-            if (bx + 8 > tx_end || qy + 1 >= ty_end) {
+            const bool copied = bx + 8 > tx_end || qy + 1 >= ty_end;
+            if (copied) {
               for (int j = 0; j < 16; ++j) {
                 const int px = bx + (j & 7), py = qy + (j >> 3);
                 stored_rows[j] = px < tx_end && py < ty_end ? tile.depth[pixel_index(px, py)] : 0.0f;
@@ -418,13 +459,28 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
               row0 = stored_rows;
               row1 = stored_rows + 8;
             }
-            covered = lane_kernels->cover_row(lanes, edge, valid, full, row0, row1, &passed, row_lanes);
+            const auto write = kBatched && !copied ? raster_lanes::DepthRowWrite::passed : raster_lanes::DepthRowWrite::keep;
+            covered = lane_kernels->cover_row(lanes, edge, valid, full, row0, row1, write, &passed, row_lanes);
+            if (kBatched && copied) {
+              for (uint32_t m = passed; m; m &= m - 1) {
+                const int j = std::countr_zero(m);
+                tile.depth[pixel_index(bx + (j & 7), qy + (j >> 3))] = row_lanes.z[j];
+              }
+            }
           } else {
-            covered = lane_kernels->cover_row(lanes, edge, valid, full, nullptr, nullptr, nullptr, row_lanes);
+            covered = lane_kernels->cover_row(lanes, edge, valid, full, nullptr, nullptr,
+                                              raster_lanes::DepthRowWrite::keep, nullptr, row_lanes);
             for (uint32_t m = covered; m; m &= m - 1) {
               const int j = std::countr_zero(m);
               if (depth_test.passes(row_lanes.z[j], tile.depth[pixel_index(bx + (j & 7), qy + (j >> 3))]))
                 passed |= 1u << j;
+            }
+            // Batched quads write depth at the test (each passed pixel, as the quads would).
+            if (kBatched && depth_test.writes()) {
+              for (uint32_t m = passed; m; m &= m - 1) {
+                const int j = std::countr_zero(m);
+                tile.depth[pixel_index(bx + (j & 7), qy + (j >> 3))] = row_lanes.z[j];
+              }
             }
           }
           if (!covered) continue;
@@ -447,32 +503,27 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
             const int qc = std::countr_zero(quads);
             // The quad's live pixels (0,0), (1,0), (0,1), (1,1) as lane bits 0..3.
             const unsigned live = ((passed >> qc) & 3u) | ((passed >> (qc + 8)) & 3u) << 2;
-            float(*quad_varyings)[kVaryingCount] = kBatched ? batch_slot(live) : varyings;
+            const unsigned n_live = unsigned(std::popcount(live));
+            float(*quad_varyings)[kVaryingCount] = kBatched ? batch_slot(n_live) : varyings;
             if constexpr (kVaryingCount == kMaxVaryings) {
               lane_kernels->interpolate_quad(lanes, row_lanes, qc, quad_varyings);
-            }
-            unsigned live_samples[4];
-            for (int p = 0; p < 4; ++p) {
-              const int j = (p >> 1) * 8 + qc + (p & 1);
-              if constexpr (kVaryingCount != kMaxVaryings) {
+            } else {
+              for (int p = 0; p < 4; ++p) {
+                const int j = (p >> 1) * 8 + qc + (p & 1);
                 for (int k = 0; k < kVaryingCount; ++k) {
                   quad_varyings[p][k] = row_lanes.p[0][j] * t.varyings[0][k] + row_lanes.p[1][j] * t.varyings[1][k] +
                                         row_lanes.p[2][j] * t.varyings[2][k];
                 }
               }
-              live_samples[p] = (live >> p) & 1u;
-              if constexpr (kBatched) {
-                if (live_samples[p] && depth_test.writes())
-                  tile.depth[pixel_index(bx + qc + (p & 1), qy + (p >> 1))] = row_lanes.z[j];
-              } else {
-                pending[0].z[p][0] = row_lanes.z[j];
-              }
             }
             if constexpr (kBatched) {
-              batch_add(bx + qc, qy, live, live_samples);
+              batch_add(bx + qc, qy, row_pixel + size_t(qc), live, n_live, nullptr);
             } else {
               Pending& q = pending[0];
-              for (int p = 0; p < 4; ++p) q.live_samples[p] = live_samples[p];
+              for (int p = 0; p < 4; ++p) {
+                q.live_samples[p] = (live >> p) & 1u;
+                q.z[p][0] = row_lanes.z[(p >> 1) * 8 + qc + (p & 1)];
+              }
               q.qx = bx + qc;
               q.qy = qy;
               q.live = live;
@@ -535,7 +586,11 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
               float b[3];
               barycentrics(v, b);
               z[p][k] = b[0] * t.z[0] + b[1] * t.z[1] + b[2] * t.z[2];
-              if (depth_test.passes(z[p][k], tile.depth[base + size_t(k)])) live_samples[p] |= 1u << k;
+              if (depth_test.passes(z[p][k], tile.depth[base + size_t(k)])) {
+                live_samples[p] |= 1u << k;
+                // Batched quads write depth at the test (no other sample of the quad reads it).
+                if (kBatched && depth_test.writes()) tile.depth[base + size_t(k)] = z[p][k];
+              }
             }
             covered_samples += unsigned(std::popcount(coverage[p]));
             passed_samples += unsigned(std::popcount(live_samples[p]));
@@ -548,7 +603,8 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
           if (!live) continue;
 
           // Perspective-correct interpolation at the four pixel centres (helpers included).
-          float(*quad_varyings)[kVaryingCount] = kBatched ? batch_slot(live) : varyings;
+          const unsigned n_live = unsigned(std::popcount(live));
+          float(*quad_varyings)[kVaryingCount] = kBatched ? batch_slot(n_live) : varyings;
           for (int p = 0; p < 4; ++p) {
             const int64_t v[3] = {ec[0][p] + centre_delta[0], ec[1][p] + centre_delta[1], ec[2][p] + centre_delta[2]};
             float b[3];
@@ -562,16 +618,7 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
               quad_varyings[p][k] = p0 * t.varyings[0][k] + p1 * t.varyings[1][k] + p2 * t.varyings[2][k];
             }
           }
-          if constexpr (kBatched) {
-            if (depth_test.writes()) {
-              for (int p = 0; p < 4; ++p) {
-                const size_t base = pixel_index(qx + (p & 1), qy + (p >> 1));
-                for (int k = 0; k < kSamples; ++k) {
-                  if (live_samples[p] & (1u << k)) tile.depth[base + size_t(k)] = z[p][k];
-                }
-              }
-            }
-          } else {
+          if constexpr (!kBatched) {
             Pending& q = pending[0];
             q.qx = qx;
             q.qy = qy;
@@ -584,11 +631,11 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
           ++counters[RasterCounters::quads_shaded];
           counters[RasterCounters::fs_invocations] += 4;
           counters[RasterCounters::fs_helpers] += 4 - unsigned(std::popcount(inside));
-          counters[RasterCounters::fs_lanes_live] += unsigned(std::popcount(live));
+          counters[RasterCounters::fs_lanes_live] += n_live;
           counters[RasterCounters::fs_lanes_masked] += unsigned(std::popcount(inside & ~live));
           ++triangle_quads;
           if constexpr (kBatched) {
-            batch_add(qx, qy, live, live_samples);
+            batch_add(qx, qy, pixel_index(qx, qy), live, n_live, live_samples);
           } else {
             pending_count = 1;
             flush();
