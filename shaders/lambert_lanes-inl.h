@@ -10,6 +10,38 @@
 // No include guard: included once per target, inside namespace tessera::shaders::HWY_NAMESPACE
 // (the types and the scalar program come from shaders/lambert.h, included before).
 
+// The batch's EU library calls: counted per live lane as EuShaderMath's *_lanes members count
+// them, evaluated by this target's own lane code (eu/eu_lanes-inl.h, included for this target
+// by lambert_lanes.cpp) without a dispatch per call. rsqrt and div take whole vectors of the
+// 16-lane arrays (every lane of those holds an ordinary value, lanes past n repeat lane 0's).
+namespace eu_target = ::tessera::eu_lanes::HWY_NAMESPACE;
+
+inline void rsqrt_lanes(EuShaderMath& math, const float* x, float* out, int n) {
+  math.count_lanes(EuMathFunction::rsqrt, n);
+  eu_target::rsqrt_whole_vectors(x, out, n);
+}
+inline void div_lanes(EuShaderMath& math, const float* x, const float* y, float* out, int n) {
+  math.count_lanes(EuMathFunction::div, n);
+  eu_target::div_whole_vectors(x, y, out, n);
+}
+// Reinhard's 3n lanes are packed, so they take the padded batch loop.
+inline void div_packed_lanes(EuShaderMath& math, const float* x, const float* y, float* out, int n) {
+  math.count_lanes(EuMathFunction::div, n);
+  eu_target::div_lanes(x, y, out, n);
+}
+inline void pow_lanes(EuShaderMath& math, const float* x, const float* y, float* out, int n) {
+  math.count_lanes(EuMathFunction::pow, n);
+  eu_target::pow_lanes(x, y, out, n);
+}
+inline void exp_lanes(EuShaderMath& math, const float* x, float* out, int n) {
+  math.count_lanes(EuMathFunction::exp, n);
+  eu_target::exp_lanes(x, out, n);
+}
+inline void sqrt_lanes(EuShaderMath& math, const float* x, float* out, int n) {
+  math.count_lanes(EuMathFunction::sqrt, n);
+  eu_target::sqrt_lanes(x, out, n);
+}
+
 // glm::dot(a[i], b[i]) for every lane into d.
 inline void dot_lanes(const Vec3Lanes& a, const Vec3Lanes& b, float* d) {
   for (int i = 0; i < kShadeLanes; ++i) d[i] = a.x[i] * b.x[i] + a.y[i] * b.y[i] + a.z[i] * b.z[i];
@@ -29,7 +61,7 @@ inline void normalize_lanes(Vec3Lanes& v, int n, EuShaderMath& math) {
   dot_lanes(v, v, s);
   for (int i = 0; i < kShadeLanes; ++i) s[i] = std::max(s[i], 1e-30f);
   math.alu(2u * unsigned(n), 4u * unsigned(n), 0);
-  math.rsqrt_lanes(s, r, n);
+  rsqrt_lanes(math, s, r, n);
   scale_lanes(v, r);
 }
 
@@ -71,8 +103,8 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
         ones[i] = 1.0f;
       }
       math.alu(2u * un, 4u * un, 3u * un);
-      math.rsqrt_lanes(clamped, r, n);
-      math.div_lanes(ones, floor4, attenuation, n);
+      rsqrt_lanes(math, clamped, r, n);
+      div_lanes(math, ones, floor4, attenuation, n);
       scale_lanes(dir, r);
     }
     dot_lanes(p.normal, dir, cosine);
@@ -99,7 +131,7 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
         ndoth[i] = std::max(ndoth[i], 0.0f);
         power[i] = shininess;
       }
-      math.pow_lanes(ndoth, power, sp, n);
+      pow_lanes(math, ndoth, power, sp, n);
       for (int i = 0; i < kShadeLanes; ++i) {
         const float k = scale[i] * (cosine[i] > 0.0f ? sp[i] : 0.0f);
         highlight.x[i] = highlight.x[i] + light.color.x * k;
@@ -133,7 +165,7 @@ inline void fog_and_tone_map_lanes(const LambertLighting& lit, const float* eye_
   if (lit.fog.density > 0.0f) {
     float x[kShadeLanes], f[kShadeLanes] = {};
     for (int i = 0; i < kShadeLanes; ++i) x[i] = -lit.fog.density * eye_distance[i];
-    math.exp_lanes(x, f, n);
+    exp_lanes(math, x, f, n);
     for (int k = 0; k < 3; ++k) {
       float* ck = channels[k];
       const float fog = lit.fog.color[k];
@@ -157,7 +189,7 @@ inline void fog_and_tone_map_lanes(const LambertLighting& lit, const float* eye_
           den[k * n + i] = 1.0f + channels[k][i];
         }
       }
-      math.div_lanes(ones, den, q, 3 * n);
+      div_packed_lanes(math, ones, den, q, 3 * n);
       for (int k = 0; k < 3; ++k) {
         for (int i = 0; i < n; ++i) channels[k][i] = channels[k][i] * q[k * n + i];
       }
@@ -169,7 +201,7 @@ inline void fog_and_tone_map_lanes(const LambertLighting& lit, const float* eye_
       for (int k = 0; k < 3; ++k) {
         for (int i = 0; i < n; ++i) x[k * n + i] = -channels[k][i];
       }
-      math.exp_lanes(x, e, 3 * n);
+      exp_lanes(math, x, e, 3 * n);
       for (int k = 0; k < 3; ++k) {
         for (int i = 0; i < n; ++i) channels[k][i] = 1.0f - e[k * n + i];
       }
@@ -206,12 +238,12 @@ inline void shade_lit_lanes(const LambertFragmentShader::Uniforms& u, ShadeLanes
     for (int i = 0; i < kShadeLanes; ++i) e2[i] = std::max(e2[i], 1e-30f);
     math.alu(2u * un, un, 3u * un);
     if (highlights) {
-      math.rsqrt_lanes(e2, r, n);
+      rsqrt_lanes(math, e2, r, n);
       scale_lanes(e, r);
       p.to_eye = e;
       math.alu(0, 3u * un, 0);
     }
-    if (fog) math.sqrt_lanes(e2, p.eye_distance, n);
+    if (fog) sqrt_lanes(math, e2, p.eye_distance, n);
   }
   lit_surface_lanes(lit, p, u.specular, u.shininess, c, math);
   if (u.emissive != glm::vec3(0.0f)) {
