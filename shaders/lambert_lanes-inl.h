@@ -12,17 +12,13 @@
 
 // The batch's EU library calls: counted per live lane as EuShaderMath's *_lanes members count
 // them, evaluated by this target's own lane code (eu/eu_lanes-inl.h, included for this target
-// by lambert_lanes.cpp) without a dispatch per call. rsqrt and div take whole vectors of the
-// 16-lane arrays (every lane of those holds an ordinary value, lanes past n repeat lane 0's).
+// by lambert_lanes.cpp) without a dispatch per call. rsqrt takes whole vectors of the 16-lane
+// arrays (every lane of those holds an ordinary value, lanes past n repeat lane 0's).
 namespace eu_target = ::tessera::eu_lanes::HWY_NAMESPACE;
 
 inline void rsqrt_lanes(EuShaderMath& math, const float* x, float* out, int n) {
   math.count_lanes(EuMathFunction::rsqrt, n);
   eu_target::rsqrt_whole_vectors(x, out, n);
-}
-inline void div_lanes(EuShaderMath& math, const float* x, const float* y, float* out, int n) {
-  math.count_lanes(EuMathFunction::div, n);
-  eu_target::div_whole_vectors(x, y, out, n);
 }
 // Reinhard's 3n lanes are packed, so they take the padded batch loop.
 inline void div_packed_lanes(EuShaderMath& math, const float* x, const float* y, float* out, int n) {
@@ -42,6 +38,55 @@ inline void sqrt_lanes(EuShaderMath& math, const float* x, float* out, int n) {
   eu_target::sqrt_lanes(x, out, n);
 }
 
+// The fused loops below hold a host vector of lanes in registers from the operands to the
+// results (no arrays between the dot product, the clamp, the library call and the scaling).
+namespace hn = hwy::HWY_NAMESPACE;
+using FloatLanes = hn::ScalableTag<float>;
+using FloatVector = hn::Vec<FloatLanes>;
+
+// std::max(s, floor) per lane (s where s is NaN, as std::max).
+HWY_INLINE FloatVector max_lanes(FloatVector s, float floor) {
+  const FloatVector f = hn::Set(FloatLanes(), floor);
+  return hn::IfThenElse(hn::Lt(s, f), f, s);
+}
+
+// The EU library's value for one vector whose first `live` lanes are the batch's: the vector
+// kernel, then the scalar function for the live lanes that left its fast path.
+template <class Scalar>
+HWY_INLINE FloatVector fix_slow_lanes(FloatVector x, FloatVector y, FloatVector r, eu_target::Mask slow, int live,
+                                      Scalar scalar) {
+  const FloatLanes d;
+  if (hn::AllFalse(d, slow)) return r;
+  HWY_ALIGN float xs[hn::MaxLanes(d)], ys[hn::MaxLanes(d)], rs[hn::MaxLanes(d)];
+  HWY_ALIGN int32_t redo[hn::MaxLanes(d)];
+  hn::Store(x, d, xs);
+  hn::Store(y, d, ys);
+  hn::Store(r, d, rs);
+  const hn::RebindToSigned<FloatLanes> di;
+  hn::Store(hn::VecFromMask(di, hn::RebindMask(di, slow)), di, redo);
+  const int m = live < int(hn::Lanes(d)) ? live : int(hn::Lanes(d));
+  for (int j = 0; j < m; ++j) {
+    if (redo[j]) rs[j] = scalar(xs[j], ys[j]);
+  }
+  return hn::Load(d, rs);
+}
+HWY_INLINE FloatVector rsqrt_vector(FloatVector x, int live) {
+  eu_target::Mask slow = eu_target::Lanes::no_lanes();
+  const FloatVector r = eu_target::rsqrt_vector(x, slow);
+  return fix_slow_lanes(x, x, r, slow, live, [](float a, float) { return eu_fast::rsqrt(a); });
+}
+HWY_INLINE FloatVector div_vector(FloatVector x, FloatVector y, int live) {
+  eu_target::Mask slow = eu_target::Lanes::no_lanes();
+  const FloatVector r = eu_target::div_vector(x, y, slow);
+  return fix_slow_lanes(x, y, r, slow, live, [](float a, float b) { return eu_fast::div(a, b); });
+}
+
+// glm::dot(a, b) per lane: (a.x * b.x + a.y * b.y) + a.z * b.z.
+HWY_INLINE FloatVector dot_vector(FloatVector ax, FloatVector ay, FloatVector az, FloatVector bx, FloatVector by,
+                                  FloatVector bz) {
+  return hn::Add(hn::Add(hn::Mul(ax, bx), hn::Mul(ay, by)), hn::Mul(az, bz));
+}
+
 // glm::dot(a[i], b[i]) for every lane into d.
 inline void dot_lanes(const Vec3Lanes& a, const Vec3Lanes& b, float* d) {
   for (int i = 0; i < kShadeLanes; ++i) d[i] = a.x[i] * b.x[i] + a.y[i] * b.y[i] + a.z[i] * b.z[i];
@@ -56,13 +101,19 @@ inline void scale_lanes(Vec3Lanes& v, const float* r) {
   }
 }
 
+// v * rsqrt(max(dot(v, v), 1e-30)) for the vectors holding lanes [0, n).
 inline void normalize_lanes(Vec3Lanes& v, int n, EuShaderMath& math) {
-  float s[kShadeLanes], r[kShadeLanes] = {};
-  dot_lanes(v, v, s);
-  for (int i = 0; i < kShadeLanes; ++i) s[i] = std::max(s[i], 1e-30f);
   math.alu(2u * unsigned(n), 4u * unsigned(n), 0);
-  rsqrt_lanes(math, s, r, n);
-  scale_lanes(v, r);
+  math.count_lanes(EuMathFunction::rsqrt, n);
+  const FloatLanes d;
+  const int step = int(hn::Lanes(d));
+  for (int i = 0; i < n; i += step) {
+    const FloatVector x = hn::LoadU(d, v.x + i), y = hn::LoadU(d, v.y + i), z = hn::LoadU(d, v.z + i);
+    const FloatVector r = rsqrt_vector(max_lanes(dot_vector(x, y, z, x, y, z), 1e-30f), n - i);
+    hn::StoreU(hn::Mul(x, r), d, v.x + i);
+    hn::StoreU(hn::Mul(y, r), d, v.y + i);
+    hn::StoreU(hn::Mul(z, r), d, v.z + i);
+  }
 }
 
 // lit_surface (all lights visible) for every lane into c.
@@ -90,22 +141,25 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
         attenuation[i] = 1.0f;
       }
     } else {
-      float dist2[kShadeLanes], clamped[kShadeLanes], floor4[kShadeLanes], ones[kShadeLanes], r[kShadeLanes] = {};
-      for (int i = 0; i < kShadeLanes; ++i) {
-        dir.x[i] = light.position.x - p.world.x[i];
-        dir.y[i] = light.position.y - p.world.y[i];
-        dir.z[i] = light.position.z - p.world.z[i];
-      }
-      dot_lanes(dir, dir, dist2);
-      for (int i = 0; i < kShadeLanes; ++i) {
-        clamped[i] = std::max(dist2[i], 1e-30f);
-        floor4[i] = std::max(dist2[i], 1e-4f);
-        ones[i] = 1.0f;
-      }
+      // dir = normalize(position - world), attenuation = 1 / max(dist2, 1e-4), a vector at a time.
       math.alu(2u * un, 4u * un, 3u * un);
-      rsqrt_lanes(math, clamped, r, n);
-      div_lanes(math, ones, floor4, attenuation, n);
-      scale_lanes(dir, r);
+      math.count_lanes(EuMathFunction::rsqrt, n);
+      math.count_lanes(EuMathFunction::div, n);
+      const FloatLanes d;
+      const int step = int(hn::Lanes(d));
+      const FloatVector px = hn::Set(d, light.position.x), py = hn::Set(d, light.position.y),
+                        pz = hn::Set(d, light.position.z), one = hn::Set(d, 1.0f);
+      for (int i = 0; i < n; i += step) {
+        const FloatVector dx = hn::Sub(px, hn::LoadU(d, p.world.x + i));
+        const FloatVector dy = hn::Sub(py, hn::LoadU(d, p.world.y + i));
+        const FloatVector dz = hn::Sub(pz, hn::LoadU(d, p.world.z + i));
+        const FloatVector dist2 = dot_vector(dx, dy, dz, dx, dy, dz);
+        const FloatVector r = rsqrt_vector(max_lanes(dist2, 1e-30f), n - i);
+        hn::StoreU(div_vector(one, max_lanes(dist2, 1e-4f), n - i), d, attenuation + i);
+        hn::StoreU(hn::Mul(dx, r), d, dir.x + i);
+        hn::StoreU(hn::Mul(dy, r), d, dir.y + i);
+        hn::StoreU(hn::Mul(dz, r), d, dir.z + i);
+      }
     }
     dot_lanes(p.normal, dir, cosine);
     for (int i = 0; i < kShadeLanes; ++i) {

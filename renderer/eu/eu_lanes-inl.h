@@ -245,15 +245,11 @@ HWY_INLINE VF div_vector(VF x, VF y, Mask& slow) {
   return hn::BitCast(DF(), hn::Or(hn::And(qb, sign_and_fraction), hn::ShiftLeft<23>(t)));
 }
 
-// This target's rsqrt and div lanes without the dispatch, for arrays of whole vectors
+// This target's rsqrt lanes without the dispatch, for arrays of whole vectors
 // (run_whole_vectors); uncounted like eu_fast::*_lanes.
 HWY_INLINE void rsqrt_whole_vectors(const float* x, float* out, int n) {
   run_whole_vectors(x, nullptr, out, n, [](VF a, VF, Mask& slow) { return rsqrt_vector(a, slow); },
                     [](float a, float) { return eu_fast::rsqrt(a); });
-}
-HWY_INLINE void div_whole_vectors(const float* x, const float* y, float* out, int n) {
-  run_whole_vectors(x, y, out, n, [](VF a, VF b, Mask& slow) { return div_vector(a, b, slow); },
-                    [](float a, float b) { return eu_fast::div(a, b); });
 }
 
 // This target's eu_fast::*_lanes (defined in eu_lanes.cpp), callable from another file's code
