@@ -123,7 +123,7 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
   const unsigned un = unsigned(n);
   const bool highlights = specular != glm::vec3(0.0f);
   Vec3Lanes radiance, highlight, dir;
-  float attenuation[kShadeLanes] = {}, cosine[kShadeLanes], scale[kShadeLanes];
+  float cosine[kShadeLanes] = {}, scale[kShadeLanes] = {};
   for (int i = 0; i < kShadeLanes; ++i) {
     radiance.x[i] = lit.ambient.x;
     radiance.y[i] = lit.ambient.y;
@@ -132,43 +132,50 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
   }
   for (int l = 0; l < lit.light_count; ++l) {
     const Light& light = lit.lights[l];
-    if (light.type == LightType::directional) {
-      const glm::vec3 to = lit.to_light[l];
-      for (int i = 0; i < kShadeLanes; ++i) {
-        dir.x[i] = to.x;
-        dir.y[i] = to.y;
-        dir.z[i] = to.z;
-        attenuation[i] = 1.0f;
-      }
-    } else {
-      // dir = normalize(position - world), attenuation = 1 / max(dist2, 1e-4), a vector at a time.
+    // One pass a vector at a time: the light's direction (and for a point light its distance,
+    // rsqrt and attenuation), the cosine and the radiance sum stay in registers; dir, cosine
+    // and scale are stored for the highlight only.
+    const bool point = light.type != LightType::directional;
+    if (point) {
       math.alu(2u * un, 4u * un, 3u * un);
       math.count_lanes(EuMathFunction::rsqrt, n);
       math.count_lanes(EuMathFunction::div, n);
-      const FloatLanes d;
-      const int step = int(hn::Lanes(d));
-      const FloatVector px = hn::Set(d, light.position.x), py = hn::Set(d, light.position.y),
-                        pz = hn::Set(d, light.position.z), one = hn::Set(d, 1.0f);
-      for (int i = 0; i < n; i += step) {
-        const FloatVector dx = hn::Sub(px, hn::LoadU(d, p.world.x + i));
-        const FloatVector dy = hn::Sub(py, hn::LoadU(d, p.world.y + i));
-        const FloatVector dz = hn::Sub(pz, hn::LoadU(d, p.world.z + i));
+    }
+    const FloatLanes d;
+    const int step = int(hn::Lanes(d));
+    const glm::vec3 to = point ? light.position : lit.to_light[l];
+    const FloatVector tx = hn::Set(d, to.x), ty = hn::Set(d, to.y), tz = hn::Set(d, to.z), one = hn::Set(d, 1.0f);
+    const FloatVector intensity = hn::Set(d, light.intensity), zero = hn::Zero(d);
+    const FloatVector cr = hn::Set(d, light.color.x), cg = hn::Set(d, light.color.y), cb = hn::Set(d, light.color.z);
+    for (int i = 0; i < n; i += step) {
+      FloatVector dx = tx, dy = ty, dz = tz, attenuation = one;
+      if (point) {
+        // dir = normalize(position - world), attenuation = 1 / max(dist2, 1e-4).
+        dx = hn::Sub(tx, hn::LoadU(d, p.world.x + i));
+        dy = hn::Sub(ty, hn::LoadU(d, p.world.y + i));
+        dz = hn::Sub(tz, hn::LoadU(d, p.world.z + i));
         const FloatVector dist2 = dot_vector(dx, dy, dz, dx, dy, dz);
         const FloatVector r = rsqrt_vector(max_lanes(dist2, 1e-30f), n - i);
-        hn::StoreU(div_vector(one, max_lanes(dist2, 1e-4f), n - i), d, attenuation + i);
-        hn::StoreU(hn::Mul(dx, r), d, dir.x + i);
-        hn::StoreU(hn::Mul(dy, r), d, dir.y + i);
-        hn::StoreU(hn::Mul(dz, r), d, dir.z + i);
+        attenuation = div_vector(one, max_lanes(dist2, 1e-4f), n - i);
+        dx = hn::Mul(dx, r);
+        dy = hn::Mul(dy, r);
+        dz = hn::Mul(dz, r);
       }
-    }
-    dot_lanes(p.normal, dir, cosine);
-    for (int i = 0; i < kShadeLanes; ++i) {
-      const float ndotl = std::max(cosine[i], 0.0f);
-      scale[i] = light.intensity * attenuation[i];
-      const float k = scale[i] * ndotl;
-      radiance.x[i] = radiance.x[i] + light.color.x * k;
-      radiance.y[i] = radiance.y[i] + light.color.y * k;
-      radiance.z[i] = radiance.z[i] + light.color.z * k;
+      const FloatVector cos_theta = dot_vector(hn::LoadU(d, p.normal.x + i), hn::LoadU(d, p.normal.y + i),
+                                         hn::LoadU(d, p.normal.z + i), dx, dy, dz);
+      const FloatVector ndotl = hn::IfThenElse(hn::Lt(cos_theta, zero), zero, cos_theta);  // std::max(cos_theta, 0)
+      const FloatVector sc = hn::Mul(intensity, attenuation);
+      const FloatVector k = hn::Mul(sc, ndotl);
+      hn::StoreU(hn::Add(hn::LoadU(d, radiance.x + i), hn::Mul(cr, k)), d, radiance.x + i);
+      hn::StoreU(hn::Add(hn::LoadU(d, radiance.y + i), hn::Mul(cg, k)), d, radiance.y + i);
+      hn::StoreU(hn::Add(hn::LoadU(d, radiance.z + i), hn::Mul(cb, k)), d, radiance.z + i);
+      if (highlights) {
+        hn::StoreU(dx, d, dir.x + i);
+        hn::StoreU(dy, d, dir.y + i);
+        hn::StoreU(dz, d, dir.z + i);
+        hn::StoreU(cos_theta, d, cosine + i);
+        hn::StoreU(sc, d, scale + i);
+      }
     }
     math.alu(5u * un, 3u * un, 0);
     if (highlights) {
