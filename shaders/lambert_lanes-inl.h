@@ -162,7 +162,7 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
         dz = hn::Mul(dz, r);
       }
       const FloatVector cos_theta = dot_vector(hn::LoadU(d, p.normal.x + i), hn::LoadU(d, p.normal.y + i),
-                                         hn::LoadU(d, p.normal.z + i), dx, dy, dz);
+                                               hn::LoadU(d, p.normal.z + i), dx, dy, dz);
       const FloatVector ndotl = hn::IfThenElse(hn::Lt(cos_theta, zero), zero, cos_theta);  // std::max(cos_theta, 0)
       const FloatVector sc = hn::Mul(intensity, attenuation);
       const FloatVector k = hn::Mul(sc, ndotl);

@@ -121,7 +121,6 @@ namespace algo {
 }  // namespace algo
 }  // namespace eu
 
-
 using Mask = Lanes::Mask;
 
 // Runs kernel(x, y, slow) -> result on n lanes a vector at a time (a partial last vector padded
@@ -233,8 +232,10 @@ HWY_INLINE VF div_vector(VF x, VF y, Mask& slow) {
   const auto normal = [&](VI biased) {
     return hn::And(hn::Gt(biased, hn::Zero(di)), hn::Lt(biased, hn::Set(di, 255)));
   };
-  const VI borrow = hn::VecFromMask(di, hn::Lt(hn::And(xb, fraction), hn::And(yb, fraction)));  // -1: x's significand smaller
-  const Lanes a(hn::BitCast(DF(), hn::Or(hn::And(xb, sign_and_fraction), hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 127), borrow)))));
+  const VI borrow =
+      hn::VecFromMask(di, hn::Lt(hn::And(xb, fraction), hn::And(yb, fraction)));  // -1: x's significand smaller
+  const Lanes a(
+      hn::BitCast(DF(), hn::Or(hn::And(xb, sign_and_fraction), hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 127), borrow)))));
   const Lanes bm(hn::BitCast(DF(), hn::Or(hn::And(yb, sign_and_fraction), hn::Set(di, 127 << 23))));
   eu::LaneIsa<Lanes> k;
   const VI qb = hn::BitCast(di, eu::kernels::div_core(a, bm, k).v);
@@ -248,8 +249,9 @@ HWY_INLINE VF div_vector(VF x, VF y, Mask& slow) {
 // This target's rsqrt lanes without the dispatch, for arrays of whole vectors
 // (run_whole_vectors); uncounted like eu_fast::*_lanes.
 HWY_INLINE void rsqrt_whole_vectors(const float* x, float* out, int n) {
-  run_whole_vectors(x, nullptr, out, n, [](VF a, VF, Mask& slow) { return rsqrt_vector(a, slow); },
-                    [](float a, float) { return eu_fast::rsqrt(a); });
+  run_whole_vectors(
+      x, nullptr, out, n, [](VF a, VF, Mask& slow) { return rsqrt_vector(a, slow); },
+      [](float a, float) { return eu_fast::rsqrt(a); });
 }
 
 // This target's eu_fast::*_lanes (defined in eu_lanes.cpp), callable from another file's code

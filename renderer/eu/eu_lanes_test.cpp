@@ -128,7 +128,8 @@ TEST(EuLanes, RsqrtVectorMatchesScalarOnEveryMantissa) {
     std::vector<float> got(x.size());
     eu_fast::rsqrt_lanes(x.data(), got.data(), int(x.size()));
     for (size_t i = 0; i < x.size(); ++i) {
-      ASSERT_EQ(std::bit_cast<uint32_t>(eu_fast::rsqrt(x[i])), std::bit_cast<uint32_t>(got[i])) << "rsqrt(" << x[i] << ")";
+      ASSERT_EQ(std::bit_cast<uint32_t>(eu_fast::rsqrt(x[i])), std::bit_cast<uint32_t>(got[i]))
+          << "rsqrt(" << x[i] << ")";
     }
   });
 }
@@ -150,7 +151,8 @@ TEST(EuLanes, DivVectorMatchesScalarAtTheRangeEnds) {
       // Quotients with a significand near 1 or 2, whose rounding moves the exponent.
       const uint32_t f = uint32_t(rng.next() & 0x7FFFFFu);
       x.push_back(std::bit_cast<float>(sx | uint32_t(rng.uniform(1, 254)) << 23 | f));
-      y.push_back(std::bit_cast<float>(sy | uint32_t(rng.uniform(1, 254)) << 23 | ((f + uint32_t(rng.uniform(-2, 2))) & 0x7FFFFFu)));
+      y.push_back(std::bit_cast<float>(sy | uint32_t(rng.uniform(1, 254)) << 23 |
+                                       ((f + uint32_t(rng.uniform(-2, 2))) & 0x7FFFFFu)));
     }
     std::vector<float> want(x.size()), got(x.size());
     for (size_t i = 0; i < x.size(); ++i) want[i] = eu_fast::div(x[i], y[i]);
