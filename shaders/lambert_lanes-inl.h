@@ -10,6 +10,83 @@
 // No include guard: included once per target, inside namespace tessera::shaders::HWY_NAMESPACE
 // (the types and the scalar program come from shaders/lambert.h, included before).
 
+// The batch's EU library calls: counted per live lane as EuShaderMath's *_lanes members count
+// them, evaluated by this target's own lane code (eu/eu_lanes-inl.h, included for this target
+// by lambert_lanes.cpp) without a dispatch per call. rsqrt takes whole vectors of the 16-lane
+// arrays (every lane of those holds an ordinary value, lanes past n repeat lane 0's).
+namespace eu_target = ::tessera::eu_lanes::HWY_NAMESPACE;
+
+inline void rsqrt_lanes(EuShaderMath& math, const float* x, float* out, int n) {
+  math.count_lanes(EuMathFunction::rsqrt, n);
+  eu_target::rsqrt_whole_vectors(x, out, n);
+}
+// Reinhard's 3n lanes are packed, so they take the padded batch loop.
+inline void div_packed_lanes(EuShaderMath& math, const float* x, const float* y, float* out, int n) {
+  math.count_lanes(EuMathFunction::div, n);
+  eu_target::div_lanes(x, y, out, n);
+}
+inline void pow_lanes(EuShaderMath& math, const float* x, const float* y, float* out, int n) {
+  math.count_lanes(EuMathFunction::pow, n);
+  eu_target::pow_lanes(x, y, out, n);
+}
+inline void exp_lanes(EuShaderMath& math, const float* x, float* out, int n) {
+  math.count_lanes(EuMathFunction::exp, n);
+  eu_target::exp_lanes(x, out, n);
+}
+inline void sqrt_lanes(EuShaderMath& math, const float* x, float* out, int n) {
+  math.count_lanes(EuMathFunction::sqrt, n);
+  eu_target::sqrt_lanes(x, out, n);
+}
+
+// The fused loops below hold a host vector of lanes in registers from the operands to the
+// results (no arrays between the dot product, the clamp, the library call and the scaling).
+namespace hn = hwy::HWY_NAMESPACE;
+using FloatLanes = hn::ScalableTag<float>;
+using FloatVector = hn::Vec<FloatLanes>;
+
+// std::max(s, floor) per lane (s where s is NaN, as std::max).
+HWY_INLINE FloatVector max_lanes(FloatVector s, float floor) {
+  const FloatVector f = hn::Set(FloatLanes(), floor);
+  return hn::IfThenElse(hn::Lt(s, f), f, s);
+}
+
+// The EU library's value for one vector whose first `live` lanes are the batch's: the vector
+// kernel, then the scalar function for the live lanes that left its fast path.
+template <class Scalar>
+HWY_INLINE FloatVector fix_slow_lanes(FloatVector x, FloatVector y, FloatVector r, eu_target::Mask slow, int live,
+                                      Scalar scalar) {
+  const FloatLanes d;
+  if (hn::AllFalse(d, slow)) return r;
+  HWY_ALIGN float xs[hn::MaxLanes(d)], ys[hn::MaxLanes(d)], rs[hn::MaxLanes(d)];
+  HWY_ALIGN int32_t redo[hn::MaxLanes(d)];
+  hn::Store(x, d, xs);
+  hn::Store(y, d, ys);
+  hn::Store(r, d, rs);
+  const hn::RebindToSigned<FloatLanes> di;
+  hn::Store(hn::VecFromMask(di, hn::RebindMask(di, slow)), di, redo);
+  const int m = live < int(hn::Lanes(d)) ? live : int(hn::Lanes(d));
+  for (int j = 0; j < m; ++j) {
+    if (redo[j]) rs[j] = scalar(xs[j], ys[j]);
+  }
+  return hn::Load(d, rs);
+}
+HWY_INLINE FloatVector rsqrt_vector(FloatVector x, int live) {
+  eu_target::Mask slow = eu_target::Lanes::no_lanes();
+  const FloatVector r = eu_target::rsqrt_vector(x, slow);
+  return fix_slow_lanes(x, x, r, slow, live, [](float a, float) { return eu_fast::rsqrt(a); });
+}
+HWY_INLINE FloatVector div_vector(FloatVector x, FloatVector y, int live) {
+  eu_target::Mask slow = eu_target::Lanes::no_lanes();
+  const FloatVector r = eu_target::div_vector(x, y, slow);
+  return fix_slow_lanes(x, y, r, slow, live, [](float a, float b) { return eu_fast::div(a, b); });
+}
+
+// glm::dot(a, b) per lane: (a.x * b.x + a.y * b.y) + a.z * b.z.
+HWY_INLINE FloatVector dot_vector(FloatVector ax, FloatVector ay, FloatVector az, FloatVector bx, FloatVector by,
+                                  FloatVector bz) {
+  return hn::Add(hn::Add(hn::Mul(ax, bx), hn::Mul(ay, by)), hn::Mul(az, bz));
+}
+
 // glm::dot(a[i], b[i]) for every lane into d.
 inline void dot_lanes(const Vec3Lanes& a, const Vec3Lanes& b, float* d) {
   for (int i = 0; i < kShadeLanes; ++i) d[i] = a.x[i] * b.x[i] + a.y[i] * b.y[i] + a.z[i] * b.z[i];
@@ -24,13 +101,19 @@ inline void scale_lanes(Vec3Lanes& v, const float* r) {
   }
 }
 
+// v * rsqrt(max(dot(v, v), 1e-30)) for the vectors holding lanes [0, n).
 inline void normalize_lanes(Vec3Lanes& v, int n, EuShaderMath& math) {
-  float s[kShadeLanes], r[kShadeLanes] = {};
-  dot_lanes(v, v, s);
-  for (int i = 0; i < kShadeLanes; ++i) s[i] = std::max(s[i], 1e-30f);
   math.alu(2u * unsigned(n), 4u * unsigned(n), 0);
-  math.rsqrt_lanes(s, r, n);
-  scale_lanes(v, r);
+  math.count_lanes(EuMathFunction::rsqrt, n);
+  const FloatLanes d;
+  const int step = int(hn::Lanes(d));
+  for (int i = 0; i < n; i += step) {
+    const FloatVector x = hn::LoadU(d, v.x + i), y = hn::LoadU(d, v.y + i), z = hn::LoadU(d, v.z + i);
+    const FloatVector r = rsqrt_vector(max_lanes(dot_vector(x, y, z, x, y, z), 1e-30f), n - i);
+    hn::StoreU(hn::Mul(x, r), d, v.x + i);
+    hn::StoreU(hn::Mul(y, r), d, v.y + i);
+    hn::StoreU(hn::Mul(z, r), d, v.z + i);
+  }
 }
 
 // lit_surface (all lights visible) for every lane into c.
@@ -40,7 +123,7 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
   const unsigned un = unsigned(n);
   const bool highlights = specular != glm::vec3(0.0f);
   Vec3Lanes radiance, highlight, dir;
-  float attenuation[kShadeLanes] = {}, cosine[kShadeLanes], scale[kShadeLanes];
+  float cosine[kShadeLanes] = {}, scale[kShadeLanes] = {};
   for (int i = 0; i < kShadeLanes; ++i) {
     radiance.x[i] = lit.ambient.x;
     radiance.y[i] = lit.ambient.y;
@@ -49,40 +132,50 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
   }
   for (int l = 0; l < lit.light_count; ++l) {
     const Light& light = lit.lights[l];
-    if (light.type == LightType::directional) {
-      const glm::vec3 to = lit.to_light[l];
-      for (int i = 0; i < kShadeLanes; ++i) {
-        dir.x[i] = to.x;
-        dir.y[i] = to.y;
-        dir.z[i] = to.z;
-        attenuation[i] = 1.0f;
-      }
-    } else {
-      float dist2[kShadeLanes], clamped[kShadeLanes], floor4[kShadeLanes], ones[kShadeLanes], r[kShadeLanes] = {};
-      for (int i = 0; i < kShadeLanes; ++i) {
-        dir.x[i] = light.position.x - p.world.x[i];
-        dir.y[i] = light.position.y - p.world.y[i];
-        dir.z[i] = light.position.z - p.world.z[i];
-      }
-      dot_lanes(dir, dir, dist2);
-      for (int i = 0; i < kShadeLanes; ++i) {
-        clamped[i] = std::max(dist2[i], 1e-30f);
-        floor4[i] = std::max(dist2[i], 1e-4f);
-        ones[i] = 1.0f;
-      }
+    // One pass a vector at a time: the light's direction (and for a point light its distance,
+    // rsqrt and attenuation), the cosine and the radiance sum stay in registers; dir, cosine
+    // and scale are stored for the highlight only.
+    const bool point = light.type != LightType::directional;
+    if (point) {
       math.alu(2u * un, 4u * un, 3u * un);
-      math.rsqrt_lanes(clamped, r, n);
-      math.div_lanes(ones, floor4, attenuation, n);
-      scale_lanes(dir, r);
+      math.count_lanes(EuMathFunction::rsqrt, n);
+      math.count_lanes(EuMathFunction::div, n);
     }
-    dot_lanes(p.normal, dir, cosine);
-    for (int i = 0; i < kShadeLanes; ++i) {
-      const float ndotl = std::max(cosine[i], 0.0f);
-      scale[i] = light.intensity * attenuation[i];
-      const float k = scale[i] * ndotl;
-      radiance.x[i] = radiance.x[i] + light.color.x * k;
-      radiance.y[i] = radiance.y[i] + light.color.y * k;
-      radiance.z[i] = radiance.z[i] + light.color.z * k;
+    const FloatLanes d;
+    const int step = int(hn::Lanes(d));
+    const glm::vec3 to = point ? light.position : lit.to_light[l];
+    const FloatVector tx = hn::Set(d, to.x), ty = hn::Set(d, to.y), tz = hn::Set(d, to.z), one = hn::Set(d, 1.0f);
+    const FloatVector intensity = hn::Set(d, light.intensity), zero = hn::Zero(d);
+    const FloatVector cr = hn::Set(d, light.color.x), cg = hn::Set(d, light.color.y), cb = hn::Set(d, light.color.z);
+    for (int i = 0; i < n; i += step) {
+      FloatVector dx = tx, dy = ty, dz = tz, attenuation = one;
+      if (point) {
+        // dir = normalize(position - world), attenuation = 1 / max(dist2, 1e-4).
+        dx = hn::Sub(tx, hn::LoadU(d, p.world.x + i));
+        dy = hn::Sub(ty, hn::LoadU(d, p.world.y + i));
+        dz = hn::Sub(tz, hn::LoadU(d, p.world.z + i));
+        const FloatVector dist2 = dot_vector(dx, dy, dz, dx, dy, dz);
+        const FloatVector r = rsqrt_vector(max_lanes(dist2, 1e-30f), n - i);
+        attenuation = div_vector(one, max_lanes(dist2, 1e-4f), n - i);
+        dx = hn::Mul(dx, r);
+        dy = hn::Mul(dy, r);
+        dz = hn::Mul(dz, r);
+      }
+      const FloatVector cos_theta = dot_vector(hn::LoadU(d, p.normal.x + i), hn::LoadU(d, p.normal.y + i),
+                                               hn::LoadU(d, p.normal.z + i), dx, dy, dz);
+      const FloatVector ndotl = hn::IfThenElse(hn::Lt(cos_theta, zero), zero, cos_theta);  // std::max(cos_theta, 0)
+      const FloatVector sc = hn::Mul(intensity, attenuation);
+      const FloatVector k = hn::Mul(sc, ndotl);
+      hn::StoreU(hn::Add(hn::LoadU(d, radiance.x + i), hn::Mul(cr, k)), d, radiance.x + i);
+      hn::StoreU(hn::Add(hn::LoadU(d, radiance.y + i), hn::Mul(cg, k)), d, radiance.y + i);
+      hn::StoreU(hn::Add(hn::LoadU(d, radiance.z + i), hn::Mul(cb, k)), d, radiance.z + i);
+      if (highlights) {
+        hn::StoreU(dx, d, dir.x + i);
+        hn::StoreU(dy, d, dir.y + i);
+        hn::StoreU(dz, d, dir.z + i);
+        hn::StoreU(cos_theta, d, cosine + i);
+        hn::StoreU(sc, d, scale + i);
+      }
     }
     math.alu(5u * un, 3u * un, 0);
     if (highlights) {
@@ -99,7 +192,7 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
         ndoth[i] = std::max(ndoth[i], 0.0f);
         power[i] = shininess;
       }
-      math.pow_lanes(ndoth, power, sp, n);
+      pow_lanes(math, ndoth, power, sp, n);
       for (int i = 0; i < kShadeLanes; ++i) {
         const float k = scale[i] * (cosine[i] > 0.0f ? sp[i] : 0.0f);
         highlight.x[i] = highlight.x[i] + light.color.x * k;
@@ -133,7 +226,7 @@ inline void fog_and_tone_map_lanes(const LambertLighting& lit, const float* eye_
   if (lit.fog.density > 0.0f) {
     float x[kShadeLanes], f[kShadeLanes] = {};
     for (int i = 0; i < kShadeLanes; ++i) x[i] = -lit.fog.density * eye_distance[i];
-    math.exp_lanes(x, f, n);
+    exp_lanes(math, x, f, n);
     for (int k = 0; k < 3; ++k) {
       float* ck = channels[k];
       const float fog = lit.fog.color[k];
@@ -157,7 +250,7 @@ inline void fog_and_tone_map_lanes(const LambertLighting& lit, const float* eye_
           den[k * n + i] = 1.0f + channels[k][i];
         }
       }
-      math.div_lanes(ones, den, q, 3 * n);
+      div_packed_lanes(math, ones, den, q, 3 * n);
       for (int k = 0; k < 3; ++k) {
         for (int i = 0; i < n; ++i) channels[k][i] = channels[k][i] * q[k * n + i];
       }
@@ -169,7 +262,7 @@ inline void fog_and_tone_map_lanes(const LambertLighting& lit, const float* eye_
       for (int k = 0; k < 3; ++k) {
         for (int i = 0; i < n; ++i) x[k * n + i] = -channels[k][i];
       }
-      math.exp_lanes(x, e, 3 * n);
+      exp_lanes(math, x, e, 3 * n);
       for (int k = 0; k < 3; ++k) {
         for (int i = 0; i < n; ++i) channels[k][i] = 1.0f - e[k * n + i];
       }
@@ -206,12 +299,12 @@ inline void shade_lit_lanes(const LambertFragmentShader::Uniforms& u, ShadeLanes
     for (int i = 0; i < kShadeLanes; ++i) e2[i] = std::max(e2[i], 1e-30f);
     math.alu(2u * un, un, 3u * un);
     if (highlights) {
-      math.rsqrt_lanes(e2, r, n);
+      rsqrt_lanes(math, e2, r, n);
       scale_lanes(e, r);
       p.to_eye = e;
       math.alu(0, 3u * un, 0);
     }
-    if (fog) math.sqrt_lanes(e2, p.eye_distance, n);
+    if (fog) sqrt_lanes(math, e2, p.eye_distance, n);
   }
   lit_surface_lanes(lit, p, u.specular, u.shininess, c, math);
   if (u.emissive != glm::vec3(0.0f)) {
@@ -223,6 +316,46 @@ inline void shade_lit_lanes(const LambertFragmentShader::Uniforms& u, ShadeLanes
     math.alu(3u * un, 0, 0);
   }
   fog_and_tone_map_lanes(lit, p.eye_distance, c, n, math);
+}
+
+// Each lane's varyings (world, normal, uv) from its pixel's row of eight floats into one array
+// per component, for all kShadeLanes lanes: on 256-bit and wider x86 targets eight rows at a
+// time by an 8x8 transpose in registers (8 loads, 24 shuffles, 8 stores instead of 64 scalar
+// copies); elsewhere lane by lane. Plain copies, so the values are the same either way.
+inline void gather_varyings(const float (*varyings)[LambertVertexShader::kVaryings], const int* lane_of,
+                            float* const* components) {
+  static_assert(LambertVertexShader::kVaryings == 8, "one 8-float row per pixel");
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  const hn::FixedTag<float, 8> d;
+  const hn::Repartition<double, decltype(d)> dd;
+  using Row = hn::Vec<decltype(d)>;
+  for (int g = 0; g < kShadeLanes; g += 8) {
+    Row t[8];
+    for (int j = 0; j < 8; j += 2) {
+      const Row a = hn::LoadU(d, varyings[lane_of[g + j]]), b = hn::LoadU(d, varyings[lane_of[g + j + 1]]);
+      t[j] = hn::InterleaveLower(d, a, b);      // a0 b0 a1 b1 | a4 b4 a5 b5
+      t[j + 1] = hn::InterleaveUpper(d, a, b);  // a2 b2 a3 b3 | a6 b6 a7 b7
+    }
+    for (int half = 0; half < 2; ++half) {  // rows 0-3, then rows 4-7 of the group
+      const Row* h = t + 4 * half;
+      Row* u = t + 4 * half;
+      const auto lo0 = hn::BitCast(dd, h[0]), hi0 = hn::BitCast(dd, h[1]);
+      const auto lo1 = hn::BitCast(dd, h[2]), hi1 = hn::BitCast(dd, h[3]);
+      u[0] = hn::BitCast(d, hn::InterleaveLower(dd, lo0, lo1));  // components 0 | 4 of the four rows
+      u[1] = hn::BitCast(d, hn::InterleaveUpper(dd, lo0, lo1));  // 1 | 5
+      u[2] = hn::BitCast(d, hn::InterleaveLower(dd, hi0, hi1));  // 2 | 6
+      u[3] = hn::BitCast(d, hn::InterleaveUpper(dd, hi0, hi1));  // 3 | 7
+    }
+    for (int c = 0; c < 4; ++c) {
+      hn::StoreU(hn::ConcatLowerLower(d, t[4 + c], t[c]), d, components[c] + g);
+      hn::StoreU(hn::ConcatUpperUpper(d, t[4 + c], t[c]), d, components[c + 4] + g);
+    }
+  }
+#else
+  for (int k = 0; k < kShadeLanes; ++k) {
+    for (int c = 0; c < LambertVertexShader::kVaryings; ++c) components[c][k] = varyings[lane_of[k]][c];
+  }
+#endif
 }
 
 void run_quads(const LambertFragmentShader::Uniforms& u, const float (*varyings)[LambertVertexShader::kVaryings],
@@ -246,20 +379,11 @@ void run_quads(const LambertFragmentShader::Uniforms& u, const float (*varyings)
     texture_lod_lanes(*u.texture, dudx, dvdx, dudy, dvdy, quads, quad_lod);
   }
   for (int q = 0; q < quads; ++q) {
-    const float(*v)[LambertVertexShader::kVaryings] = varyings + 4 * q;
     const float lod = quad_lod[q];
     for (int i = 0; i < 4; ++i) {
       if (!(live[q] & (1u << i))) continue;
       const int k = p.n++;
       lane_of[k] = 4 * q + i;
-      p.world.x[k] = v[i][0];
-      p.world.y[k] = v[i][1];
-      p.world.z[k] = v[i][2];
-      p.normal.x[k] = v[i][3];
-      p.normal.y[k] = v[i][4];
-      p.normal.z[k] = v[i][5];
-      tu[k] = v[i][6];
-      tv[k] = v[i][7];
       tlod[k] = lod;
     }
   }
@@ -268,14 +392,10 @@ void run_quads(const LambertFragmentShader::Uniforms& u, const float (*varyings)
   // Lanes past n repeat lane 0, so every lane holds ordinary values: the loops below run over
   // all kShadeLanes lanes (whole host vectors, no remainder loop), library calls and counts
   // over n.
-  for (int k = n; k < kShadeLanes; ++k) {
-    p.world.x[k] = p.world.x[0];
-    p.world.y[k] = p.world.y[0];
-    p.world.z[k] = p.world.z[0];
-    p.normal.x[k] = p.normal.x[0];
-    p.normal.y[k] = p.normal.y[0];
-    p.normal.z[k] = p.normal.z[0];
-  }
+  for (int k = n; k < kShadeLanes; ++k) lane_of[k] = lane_of[0];
+  float* const components[LambertVertexShader::kVaryings] = {p.world.x,  p.world.y,  p.world.z, p.normal.x,
+                                                             p.normal.y, p.normal.z, tu,        tv};
+  gather_varyings(varyings, lane_of, components);
   if (u.texture) {
     // The program reads no texture alpha: it is not filtered.
     sample_texture_lanes(*u.texture, tu, tv, tlod, n, p.albedo.x, p.albedo.y, p.albedo.z, nullptr, counters.sampler);

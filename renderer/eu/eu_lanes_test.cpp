@@ -113,6 +113,54 @@ TEST(EuLanes, ShadingRangesMatchScalarBitForBit) {
   });
 }
 
+// rsqrt's vector kernel (eu_lanes-inl.h, rsqrt_vector) skips rsqrt_bf's scale arithmetic on the
+// ground that the core's h and y stay in range for every mantissa: every m in [1/2, 2) (both
+// exponent parities, all 2^24 values), and random significands under every exponent.
+TEST(EuLanes, RsqrtVectorMatchesScalarOnEveryMantissa) {
+  lane_testing::for_each_lane_target([&] {
+    std::vector<float> x;
+    x.reserve(size_t(1) << 24);
+    for (uint32_t b = 0x3F000000u; b < 0x40000000u; ++b) x.push_back(std::bit_cast<float>(b));  // [1/2, 2)
+    Rng rng(0x5E7);
+    for (uint32_t e = 1; e < 255; ++e) {
+      for (int i = 0; i < 4096; ++i) x.push_back(std::bit_cast<float>(e << 23 | uint32_t(rng.next() & 0x7FFFFFu)));
+    }
+    std::vector<float> got(x.size());
+    eu_fast::rsqrt_lanes(x.data(), got.data(), int(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      ASSERT_EQ(std::bit_cast<uint32_t>(eu_fast::rsqrt(x[i])), std::bit_cast<uint32_t>(got[i]))
+          << "rsqrt(" << x[i] << ")";
+    }
+  });
+}
+
+// div's vector kernel (div_vector) tests the result's range on integer exponents: quotients at
+// and beyond both ends of the normal range, of either sign, leave the fast path exactly where
+// div_bf's scalef would.
+TEST(EuLanes, DivVectorMatchesScalarAtTheRangeEnds) {
+  lane_testing::for_each_lane_target([&] {
+    Rng rng(0xD1F);
+    std::vector<float> x, y;
+    for (int i = 0; i < 200000; ++i) {
+      const bool overflow = rng.next() % 2 != 0;
+      const int ex = overflow ? rng.uniform(100, 127) : rng.uniform(-126, -100);
+      const int ey = overflow ? rng.uniform(-126, -100) : rng.uniform(100, 127);
+      const uint32_t sx = uint32_t(rng.next() % 2) << 31, sy = uint32_t(rng.next() % 2) << 31;
+      x.push_back(std::bit_cast<float>(sx | testing::with_exponent<Binary32>(rng, ex)));
+      y.push_back(std::bit_cast<float>(sy | testing::with_exponent<Binary32>(rng, ey)));
+      // Quotients with a significand near 1 or 2, whose rounding moves the exponent.
+      const uint32_t f = uint32_t(rng.next() & 0x7FFFFFu);
+      x.push_back(std::bit_cast<float>(sx | uint32_t(rng.uniform(1, 254)) << 23 | f));
+      y.push_back(std::bit_cast<float>(sy | uint32_t(rng.uniform(1, 254)) << 23 |
+                                       ((f + uint32_t(rng.uniform(-2, 2))) & 0x7FFFFFu)));
+    }
+    std::vector<float> want(x.size()), got(x.size());
+    for (size_t i = 0; i < x.size(); ++i) want[i] = eu_fast::div(x[i], y[i]);
+    eu_fast::div_lanes(x.data(), y.data(), got.data(), int(x.size()));
+    expect_same(want, got, "div");
+  });
+}
+
 TEST(EuLanes, CountsOneCallPerLane) {
   EuShaderMath math;
   const float x[5] = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f};
@@ -122,6 +170,9 @@ TEST(EuLanes, CountsOneCallPerLane) {
   EXPECT_EQ(math.calls(EuMathFunction::rsqrt), 5u);
   EXPECT_EQ(math.calls(EuMathFunction::div), 3u);
   EXPECT_EQ(math.total_calls(), 8u);
+  math.count_lanes(EuMathFunction::div, 4);  // lanes evaluated by a per-target caller
+  EXPECT_EQ(math.calls(EuMathFunction::div), 7u);
+  EXPECT_EQ(math.total_calls(), 12u);
 }
 
 // The run-time dispatch follows a forced target: the vector width the lane code reports is that

@@ -10,12 +10,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <type_traits>
 
+#include "eu/eu_math_coefficients.h"
+#include "eu/eu_math_coefficients_dw.h"
 #include "shaders/lambert.h"
+#include "tessera/eu_shader_math.h"
 
 #include "core/highway.h"
 
 HWY_BEFORE_NAMESPACE();
+// This target's EU lane code, which the fragment program below calls without the dispatch.
+namespace tessera::eu_lanes {
+namespace HWY_NAMESPACE {
+#include "eu/eu_lanes-inl.h"
+}  // namespace HWY_NAMESPACE
+}  // namespace tessera::eu_lanes
 namespace tessera::shaders {
 namespace HWY_NAMESPACE {
 #include "shaders/lambert_lanes-inl.h"

@@ -117,6 +117,11 @@ class EuShaderMath {
     count(EuMathFunction::div, n), eu_fast::div_lanes(x, y, out, n);
   }
 
+  // Counts n calls of f whose lanes the caller evaluated itself: a per-target fragment program
+  // calls its own target's lane kernels (eu/eu_lanes-inl.h), which count nothing, instead of
+  // going through the dispatch of eu_fast::*_lanes on every call.
+  void count_lanes(EuMathFunction f, int n) { count(f, n); }
+
   // The shader's own arithmetic between library calls, as FMA-datapath instructions: a shader
   // states what each straight-line block of its program issues (a vec3 dot product is one mul
   // and two fma) and counts it where the block runs. Compares and selects are not datapath work.
