@@ -6,6 +6,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -33,6 +35,7 @@ struct RenderRequest {
 
 struct RenderResult {
   uint64_t id = 0;                     // the request's id
+  uint64_t renders_finished = 0;       // the worker's renders finished, this one included
   std::shared_ptr<const Frame> frame;  // null when rendering failed
   std::string error;                   // why it failed (bad config, renderer error)
   Camera camera;                       // the camera it was rendered with
@@ -41,9 +44,46 @@ struct RenderResult {
   std::shared_ptr<const replay::FrameReplay> replay;
 };
 
+// The render worker's throughput: renders finished per second of wall time, and the share of
+// that time it spent rendering. A frame's own time (frame.time_ms.total) overstates the rate
+// whenever the worker waits between frames (for the window to take a result and ask again) or
+// spends time outside the frame (renderer re-creation, wrapping the result).
+class RenderRate {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // The live reading is over the renders that finished in this many seconds before `now`.
+  static constexpr double kWindowSeconds = 2.0;
+
+  struct Reading {
+    size_t renders = 0;            // renders the reading covers
+    double frames_per_second = 0;  // 0 with fewer than two renders (live) or none (overall)
+    double busy_share = 0;         // of the wall time between the first and the last render's end
+    double ms_per_render = 0;      // mean wall time per render, from request taken to result stored
+  };
+
+  void add(Clock::time_point start, Clock::time_point end);
+  // Renders that finished within kWindowSeconds before `now`: (n - 1) renders per the time
+  // between the first one's end and the last one's (renders after the first lie wholly in it).
+  Reading recent(Clock::time_point now) const;
+  // Every render so far: n renders per the time from the first one's start to the last one's end.
+  Reading overall() const;
+
+ private:
+  struct Span {
+    Clock::time_point start, end;
+  };
+  std::deque<Span> recent_;  // renders ending within kWindowSeconds of the newest end
+  uint64_t count_ = 0;
+  Clock::time_point first_start_, last_end_;
+  double busy_seconds_ = 0;
+};
+
 class RenderWorker {
  public:
-  RenderWorker();
+  // `on_result` (may be empty) is called on the worker thread after each result is stored:
+  // the viewer wakes its event loop with it, so a finished frame is shown without waiting for
+  // the next UI tick.
+  explicit RenderWorker(std::function<void()> on_result = {});
   ~RenderWorker();  // finishes the frame in flight, then joins
   RenderWorker(const RenderWorker&) = delete;
   RenderWorker& operator=(const RenderWorker&) = delete;
@@ -54,8 +94,16 @@ class RenderWorker {
   std::optional<RenderResult> take_result();
   // True while a request waits or renders.
   bool busy() const;
+  // True while a request waits for the worker (a newer submit() would replace it).
+  bool waiting() const;
   // Seconds the frame in flight has been rendering (0 when idle).
   double busy_seconds() const;
+  // Renders finished (successfully or not) since the worker started.
+  uint64_t renders_finished() const;
+  // Throughput of the renders so far (see RenderRate).
+  RenderRate rate() const;
+  // Stops calling on_result (before the window it wakes goes away).
+  void clear_on_result();
 
  private:
   void run();
@@ -68,6 +116,9 @@ class RenderWorker {
   bool rendering_ = false;
   std::chrono::steady_clock::time_point started_;
   std::optional<RenderResult> result_;
+  uint64_t renders_finished_ = 0;
+  RenderRate rate_;
+  std::function<void()> on_result_;
   bool stop_ = false;
   std::thread thread_;  // last member: starts after the state above exists
 };
