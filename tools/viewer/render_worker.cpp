@@ -57,8 +57,7 @@ RenderRate::Reading RenderRate::overall() const {
   return r;
 }
 
-RenderWorker::RenderWorker(std::function<void()> on_result)
-    : on_result_(std::move(on_result)), thread_([this] { run(); }) {}
+RenderWorker::RenderWorker(std::function<void()> wake) : wake_window_(std::move(wake)), thread_([this] { run(); }) {}
 
 RenderWorker::~RenderWorker() {
   {
@@ -109,9 +108,9 @@ RenderRate RenderWorker::rate() const {
   return rate_;
 }
 
-void RenderWorker::clear_on_result() {
+void RenderWorker::clear_wake() {
   std::lock_guard lock(mutex_);
-  on_result_ = nullptr;
+  wake_window_ = nullptr;
 }
 
 double RenderWorker::busy_seconds() const {
@@ -138,6 +137,8 @@ void RenderWorker::run() {
       pending_.reset();
       rendering_ = true;
       started = started_ = std::chrono::steady_clock::now();
+      // The request slot is free: a window rendering back to back queues the next one now.
+      if (wake_window_) wake_window_();
     }
     RenderResult result;
     result.id = id;
@@ -175,8 +176,8 @@ void RenderWorker::run() {
       result_ = std::move(result);
       rendering_ = false;
       rate_.add(started, std::chrono::steady_clock::now());
-      // Under the lock: once clear_on_result() returns, no call is in flight.
-      if (on_result_) on_result_();
+      // Under the lock: once clear_wake() returns, no call is in flight.
+      if (wake_window_) wake_window_();
     }
   }
 }

@@ -80,10 +80,10 @@ class RenderRate {
 
 class RenderWorker {
  public:
-  // `on_result` (may be empty) is called on the worker thread after each result is stored:
-  // the viewer wakes its event loop with it, so a finished frame is shown without waiting for
-  // the next UI tick.
-  explicit RenderWorker(std::function<void()> on_result = {});
+  // `wake` (may be empty) is called on the worker thread when it takes a request and after it
+  // stores a result: the viewer wakes its event loop with it, to show a finished frame at once
+  // and, rendering back to back, to queue the next request while this one renders.
+  explicit RenderWorker(std::function<void()> wake = {});
   ~RenderWorker();  // finishes the frame in flight, then joins
   RenderWorker(const RenderWorker&) = delete;
   RenderWorker& operator=(const RenderWorker&) = delete;
@@ -102,8 +102,8 @@ class RenderWorker {
   uint64_t renders_finished() const;
   // Throughput of the renders so far (see RenderRate).
   RenderRate rate() const;
-  // Stops calling on_result (before the window it wakes goes away).
-  void clear_on_result();
+  // Stops calling `wake` (before the window it wakes goes away).
+  void clear_wake();
 
  private:
   void run();
@@ -118,7 +118,7 @@ class RenderWorker {
   std::optional<RenderResult> result_;
   uint64_t renders_finished_ = 0;
   RenderRate rate_;
-  std::function<void()> on_result_;
+  std::function<void()> wake_window_;
   bool stop_ = false;
   std::thread thread_;  // last member: starts after the state above exists
 };

@@ -84,7 +84,7 @@ TEST(RenderWorker, BadConfigIsAnErrorNotACrash) {
   EXPECT_TRUE(wait(worker).frame);
 }
 
-TEST(RenderWorker, CountsRendersAndWakesTheWindowOnEachResult) {
+TEST(RenderWorker, CountsRendersAndWakesTheWindowOnEachRequestAndResult) {
   std::atomic<int> wakes{0};
   RenderWorker worker([&] { ++wakes; });
   const auto scene = small_scene();
@@ -93,7 +93,7 @@ TEST(RenderWorker, CountsRendersAndWakesTheWindowOnEachResult) {
     const RenderResult r = wait(worker);
     ASSERT_TRUE(r.frame) << r.error;
     EXPECT_EQ(r.renders_finished, uint64_t(i));
-    EXPECT_EQ(wakes.load(), i);
+    EXPECT_EQ(wakes.load(), 2 * i);  // request taken, result stored
   }
   EXPECT_EQ(worker.renders_finished(), 3u);
   EXPECT_FALSE(worker.waiting());
@@ -103,10 +103,10 @@ TEST(RenderWorker, CountsRendersAndWakesTheWindowOnEachResult) {
   EXPECT_GT(overall.ms_per_render, 0.0);
   // The worker idled between the three requests (this thread polls every 5 ms).
   EXPECT_LT(overall.busy_share, 1.0);
-  worker.clear_on_result();
+  worker.clear_wake();
   worker.submit({scene, scene->camera, small_config()});
   wait(worker);
-  EXPECT_EQ(wakes.load(), 3);
+  EXPECT_EQ(wakes.load(), 6);
 }
 
 using Clock = RenderRate::Clock;

@@ -105,7 +105,8 @@ class Viewer {
 
   ViewerOptions options_;
   GLFWwindow* window_ = nullptr;
-  // A finished frame wakes the event loop, which may be waiting for input.
+  // The worker wakes the event loop, which may be waiting for input, when it takes a request
+  // and when a frame is finished.
   RenderWorker worker_{[] { glfwPostEmptyEvent(); }};
 
   std::shared_ptr<const Scene> scene_;
@@ -187,7 +188,7 @@ bool Viewer::open_window() {
 
 void Viewer::close_window() {
   if (!window_) return;
-  worker_.clear_on_result();  // a frame still rendering must not wake a terminated GLFW
+  worker_.clear_wake();  // a frame still rendering must not wake a terminated GLFW
   frame_texture_.reset();
   overlay_texture_.reset();
   ImGui_ImplOpenGL3_Shutdown();
@@ -849,6 +850,9 @@ int Viewer::run() {
     const double dt = idle ? std::min(now - last, kUiFrameSeconds) : now - last;
     last = now;
 
+    // Rendering back to back, the next request goes out before the finished frame is taken
+    // (stats tree, texture upload): the worker must not run dry while this thread works.
+    submit_if_needed();
     take_results();
     if (failed_) break;
     ImGui_ImplOpenGL3_NewFrame();
