@@ -64,6 +64,7 @@ RenderWorker::~RenderWorker() {
     std::lock_guard lock(mutex_);
     stop_ = true;
     pending_.reset();
+    current_.reset();
   }
   wake_.notify_all();
   thread_.join();
@@ -90,12 +91,12 @@ std::optional<RenderResult> RenderWorker::take_result() {
 
 bool RenderWorker::busy() const {
   std::lock_guard lock(mutex_);
-  return rendering_ || pending_.has_value();
+  return rendering_ || pending_.has_value() || (current_ && renders_left_ != 1);
 }
 
-bool RenderWorker::waiting() const {
+void RenderWorker::stop_repeating() {
   std::lock_guard lock(mutex_);
-  return pending_.has_value();
+  renders_left_ = 1;
 }
 
 uint64_t RenderWorker::renders_finished() const {
@@ -130,15 +131,21 @@ void RenderWorker::run() {
     RenderRate::Clock::time_point started;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stop_ || pending_.has_value(); });
+      const auto repeat = [this] { return current_ && renders_left_ != 1; };
+      wake_.wait(lock, [&] { return stop_ || pending_.has_value() || repeat(); });
       if (stop_) return;
-      request = std::move(*pending_);
-      id = pending_id_;
-      pending_.reset();
+      if (pending_) {
+        current_ = std::move(*pending_);
+        current_id_ = pending_id_;
+        renders_left_ = current_->renders;
+        pending_.reset();
+      } else if (renders_left_ > 1) {
+        --renders_left_;
+      }
+      request = *current_;
+      id = current_id_;
       rendering_ = true;
       started = started_ = std::chrono::steady_clock::now();
-      // The request slot is free: a window rendering back to back queues the next one now.
-      if (wake_window_) wake_window_();
     }
     RenderResult result;
     result.id = id;
@@ -173,6 +180,7 @@ void RenderWorker::run() {
     {
       std::lock_guard lock(mutex_);
       result.renders_finished = ++renders_finished_;
+      if (!result.frame && current_id_ == id) renders_left_ = 1;  // an error is not repeated
       result_ = std::move(result);
       rendering_ = false;
       rate_.add(started, std::chrono::steady_clock::now());

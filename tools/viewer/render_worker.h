@@ -31,6 +31,10 @@ struct RenderRequest {
   std::shared_ptr<const capture::Capture> capture;
   size_t capture_frame = 0;
   std::optional<size_t> last_draw;
+  // Renders of this request back to back, each a result, while no newer request arrives;
+  // 0: until a newer request or stop_repeating(). The worker goes from one to the next
+  // without waiting for the window to ask again.
+  uint64_t renders = 1;
 };
 
 struct RenderResult {
@@ -80,9 +84,8 @@ class RenderRate {
 
 class RenderWorker {
  public:
-  // `wake` (may be empty) is called on the worker thread when it takes a request and after it
-  // stores a result: the viewer wakes its event loop with it, to show a finished frame at once
-  // and, rendering back to back, to queue the next request while this one renders.
+  // `wake` (may be empty) is called on the worker thread after it stores a result: the viewer
+  // wakes its event loop with it, to show a finished frame at once.
   explicit RenderWorker(std::function<void()> wake = {});
   ~RenderWorker();  // finishes the frame in flight, then joins
   RenderWorker(const RenderWorker&) = delete;
@@ -92,10 +95,10 @@ class RenderWorker {
   uint64_t submit(RenderRequest request);
   // The newest finished result not yet taken, if any.
   std::optional<RenderResult> take_result();
-  // True while a request waits or renders.
+  // True while a request waits, renders or has renders left.
   bool busy() const;
-  // True while a request waits for the worker (a newer submit() would replace it).
-  bool waiting() const;
+  // Ends the current request's repeats: the render in flight is its last.
+  void stop_repeating();
   // Seconds the frame in flight has been rendering (0 when idle).
   double busy_seconds() const;
   // Renders finished (successfully or not) since the worker started.
@@ -112,6 +115,9 @@ class RenderWorker {
   std::condition_variable wake_;
   std::optional<RenderRequest> pending_;
   uint64_t pending_id_ = 0;
+  std::optional<RenderRequest> current_;  // the request taken last, for its repeats
+  uint64_t current_id_ = 0;
+  uint64_t renders_left_ = 0;  // of current_, the one in flight included; 0: unlimited
   uint64_t next_id_ = 1;
   bool rendering_ = false;
   std::chrono::steady_clock::time_point started_;

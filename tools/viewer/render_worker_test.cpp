@@ -42,6 +42,15 @@ RenderResult wait(RenderWorker& worker) {
   return {};
 }
 
+// The last result once the worker has nothing left to render (repeats included).
+RenderResult finish(RenderWorker& worker) {
+  for (int i = 0; i < 4000 && worker.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_FALSE(worker.busy()) << "render worker did not finish";
+  std::optional<RenderResult> r = worker.take_result();
+  EXPECT_TRUE(r.has_value());
+  return r ? *r : RenderResult{};
+}
+
 TEST(RenderWorker, RendersOffThreadAndMatchesADirectRender) {
   RenderWorker worker;
   const auto scene = small_scene();
@@ -84,7 +93,7 @@ TEST(RenderWorker, BadConfigIsAnErrorNotACrash) {
   EXPECT_TRUE(wait(worker).frame);
 }
 
-TEST(RenderWorker, CountsRendersAndWakesTheWindowOnEachRequestAndResult) {
+TEST(RenderWorker, CountsRendersAndWakesTheWindowOnEachResult) {
   std::atomic<int> wakes{0};
   RenderWorker worker([&] { ++wakes; });
   const auto scene = small_scene();
@@ -93,10 +102,9 @@ TEST(RenderWorker, CountsRendersAndWakesTheWindowOnEachRequestAndResult) {
     const RenderResult r = wait(worker);
     ASSERT_TRUE(r.frame) << r.error;
     EXPECT_EQ(r.renders_finished, uint64_t(i));
-    EXPECT_EQ(wakes.load(), 2 * i);  // request taken, result stored
+    EXPECT_EQ(wakes.load(), i);
   }
   EXPECT_EQ(worker.renders_finished(), 3u);
-  EXPECT_FALSE(worker.waiting());
   const RenderRate::Reading overall = worker.rate().overall();
   EXPECT_EQ(overall.renders, 3u);
   EXPECT_GT(overall.frames_per_second, 0.0);
@@ -106,7 +114,57 @@ TEST(RenderWorker, CountsRendersAndWakesTheWindowOnEachRequestAndResult) {
   worker.clear_wake();
   worker.submit({scene, scene->camera, small_config()});
   wait(worker);
-  EXPECT_EQ(wakes.load(), 6);
+  EXPECT_EQ(wakes.load(), 3);
+}
+
+TEST(RenderWorker, RepeatsARequestBackToBack) {
+  RenderWorker worker;
+  const auto scene = small_scene();
+  RenderRequest request{scene, scene->camera, small_config()};
+  request.renders = 4;
+  const uint64_t id = worker.submit(request);
+  RenderResult r = finish(worker);
+  ASSERT_TRUE(r.frame) << r.error;
+  EXPECT_EQ(r.id, id);
+  EXPECT_EQ(r.renders_finished, 4u);
+  EXPECT_EQ(worker.renders_finished(), 4u);
+  EXPECT_EQ(worker.rate().overall().renders, 4u);
+  // Unlimited repeats run until stopped; a newer request replaces them.
+  request.renders = 0;
+  worker.submit(request);
+  while (worker.renders_finished() < 7) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(worker.busy());
+  RenderRequest once{scene, scene->camera, small_config()};
+  once.config.frame.width = 40;
+  const uint64_t last = worker.submit(once);
+  r = finish(worker);
+  EXPECT_EQ(r.id, last);
+  EXPECT_EQ(r.frame->color.width, 40);
+  const uint64_t done = worker.renders_finished();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(worker.renders_finished(), done);
+  EXPECT_FALSE(worker.busy());
+  request.renders = 0;
+  worker.submit(request);
+  while (worker.renders_finished() < done + 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  worker.stop_repeating();
+  finish(worker);
+  const uint64_t stopped = worker.renders_finished();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(worker.renders_finished(), stopped);
+}
+
+TEST(RenderWorker, AFailingRequestIsNotRepeated) {
+  RenderWorker worker;
+  const auto scene = small_scene();
+  RenderRequest request{scene, scene->camera, small_config()};
+  request.config.raster.tile_size = 12;
+  request.renders = 0;
+  worker.submit(request);
+  const RenderResult r = finish(worker);
+  EXPECT_FALSE(r.frame);
+  EXPECT_EQ(worker.renders_finished(), 1u);
+  EXPECT_FALSE(worker.busy());
 }
 
 using Clock = RenderRate::Clock;

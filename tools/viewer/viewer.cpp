@@ -105,8 +105,7 @@ class Viewer {
 
   ViewerOptions options_;
   GLFWwindow* window_ = nullptr;
-  // The worker wakes the event loop, which may be waiting for input, when it takes a request
-  // and when a frame is finished.
+  // A finished frame wakes the event loop, which may be waiting for input.
   RenderWorker worker_{[] { glfwPostEmptyEvent(); }};
 
   std::shared_ptr<const Scene> scene_;
@@ -135,7 +134,7 @@ class Viewer {
   std::vector<StatsNode> stats_tree_;
   StatsHistory history_;
   uint64_t frames_done_ = 0;       // renders the worker finished, as of the shown frame
-  uint64_t frames_requested_ = 0;  // requests submitted
+  uint64_t frames_requested_ = 0;  // requests submitted (a screenshot's one renders --frames times)
 
   OverlayKind overlay_;
   float overlay_opacity_ = 1.0f;
@@ -364,13 +363,8 @@ void Viewer::submit_if_needed() {
   // A new window size is requested once, when the worker is free: a resize drag does not
   // queue a frame per intermediate size.
   const bool resized = config.frame.width != requested_width_ || config.frame.height != requested_height_;
-  // Frames wanted back to back (render continuously, a screenshot's --frames): the next request
-  // waits in the worker while the current frame renders, so the worker goes straight on to it
-  // instead of idling until this loop takes the result and asks again.
-  const bool back_to_back = continuous_ || (screenshot_mode() && frames_requested_ < uint64_t(options_.frames));
-  if (back_to_back && !worker_.waiting()) dirty_ = true;
   if (!dirty_ && !(resized && !worker_.busy())) return;
-  if (screenshot_mode() && frames_requested_ >= uint64_t(options_.frames)) return;
+  if (screenshot_mode() && frames_requested_ > 0) return;  // its one request renders --frames times
   try {
     validate_config(config);
   } catch (const std::exception& e) {
@@ -381,6 +375,10 @@ void Viewer::submit_if_needed() {
     return;
   }
   RenderRequest request{scene_, camera_, config, nullptr, 0, std::nullopt};
+  // Frames wanted back to back (render continuously, a screenshot's --frames) are repeats of one
+  // request: the worker goes from one frame straight to the next instead of idling until this
+  // loop takes the result and asks again. A newer request replaces it.
+  request.renders = screenshot_mode() ? uint64_t(options_.frames) : continuous_ ? 0 : 1;
   if (tcap_) {
     request.capture = tcap_;
     request.capture_frame = size_t(tcap_frame_);
@@ -672,7 +670,12 @@ void Viewer::draw_controls() {
         dirty_ = true;
       }
     }
-    ImGui::Checkbox("render continuously", &continuous_);
+    if (ImGui::Checkbox("render continuously", &continuous_)) {
+      if (continuous_)
+        dirty_ = true;
+      else
+        worker_.stop_repeating();
+    }
   }
 
   if (ImGui::CollapsingHeader("Overlay", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -850,9 +853,6 @@ int Viewer::run() {
     const double dt = idle ? std::min(now - last, kUiFrameSeconds) : now - last;
     last = now;
 
-    // Rendering back to back, the next request goes out before the finished frame is taken
-    // (stats tree, texture upload): the worker must not run dry while this thread works.
-    submit_if_needed();
     take_results();
     if (failed_) break;
     ImGui_ImplOpenGL3_NewFrame();
