@@ -407,13 +407,12 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
   return totals;
 }
 
-Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config& cfg) {
+Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config& cfg, tbb::task_arena& arena) {
   using VertexShader = shaders::LambertVertexShader;
   using FragmentShader = shaders::LambertFragmentShader;
   static_assert(VertexShader::kVaryings == FragmentShader::kVaryings && VertexShader::kVaryings <= kMaxVaryings);
   const auto t_start = Clock::now();
   const int width = cfg.frame.width, height = cfg.frame.height;
-  tbb::task_arena arena(cfg.frame.threads > 0 ? cfg.frame.threads : tbb::task_arena::automatic);
   const CameraMatrices cam = camera_matrices(camera, width, height);
   // L, the vertex program's length for the tiler, counted on the EU's profiles.
   static const uint64_t vs_length = VertexShader::instruction_count();
@@ -505,14 +504,20 @@ Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config
 }  // namespace
 
 struct Renderer::Impl {
+  explicit Impl(const Config& c)
+      : config(c), arena(c.frame.threads > 0 ? c.frame.threads : tbb::task_arena::automatic) {}
   Config config;
   RtFrameCache rt_cache;  // rt/hybrid frames: the scene's BVH and LOD residency between frames
+  // The raster frames' threads, kept between frames: with a fresh arena per frame and frames
+  // back to back (the viewer rendering continuously), oneTBB's worker, still leaving the
+  // destroyed arena, mostly missed the new one, and one thread did 70-95% of each frame.
+  tbb::task_arena arena;
 };
 
-Renderer::Renderer(const Config& config) : impl_(std::make_unique<Impl>()) {
+Renderer::Renderer(const Config& config) {
   validate_config(config);
   apply_lane_target_environment();  // before any frame's lane code, once per process
-  impl_->config = config;
+  impl_ = std::make_unique<Impl>(config);
 }
 Renderer::~Renderer() = default;
 const Config& Renderer::config() const { return impl_->config; }
@@ -520,11 +525,12 @@ const Config& Renderer::config() const { return impl_->config; }
 Frame Renderer::render(const Scene& scene, const Camera& camera) {
   const Config& cfg = impl_->config;
   switch (cfg.frame.mode) {
-    case FrameMode::raster: return render_raster_frame(scene, camera, cfg);
+    case FrameMode::raster: return render_raster_frame(scene, camera, cfg, impl_->arena);
     // Ray-traced frames (docs/rt.md, Rendering); hybrid shades on top of the raster frame.
     case FrameMode::rt: return render_rt_frame(scene, camera, cfg, impl_->rt_cache);
     case FrameMode::hybrid:
-      return render_hybrid_frame(scene, camera, cfg, render_raster_frame(scene, camera, cfg), impl_->rt_cache);
+      return render_hybrid_frame(scene, camera, cfg, render_raster_frame(scene, camera, cfg, impl_->arena),
+                                 impl_->rt_cache);
   }
   throw Error("render: unknown frame mode");
 }
@@ -535,7 +541,7 @@ Frame Renderer::render_clip_space(const ClipSpaceFrame& in, bool draw_diagnostic
   using Shader = shaders::InterpolatedColorShader;
   const Config& cfg = impl_->config;
   const auto t_start = Clock::now();
-  tbb::task_arena arena(cfg.frame.threads > 0 ? cfg.frame.threads : tbb::task_arena::automatic);
+  tbb::task_arena& arena = impl_->arena;
 
   ClipSpaceDrawList list;
   build_clip_space_draws(in, cfg.raster.guard_band, list);

@@ -361,9 +361,10 @@ void Viewer::submit_if_needed() {
   config.frame.width = scaled_size(fb_w, scale_);
   config.frame.height = scaled_size(fb_h, scale_);
   // A new window size is requested once, when the worker is free: a resize drag does not
-  // queue a frame per intermediate size.
+  // queue a frame per intermediate size. Rendering continuously the worker is never free: the
+  // new size replaces the request waiting, if any, and the frame in flight finishes first.
   const bool resized = config.frame.width != requested_width_ || config.frame.height != requested_height_;
-  if (!dirty_ && !(resized && !worker_.busy())) return;
+  if (!dirty_ && !(resized && (continuous_ || !worker_.busy()))) return;
   if (screenshot_mode() && frames_requested_ > 0) return;  // its one request renders --frames times
   try {
     validate_config(config);
