@@ -373,6 +373,7 @@ void Viewer::submit_if_needed() {
     requested_width_ = config.frame.width;
     requested_height_ = config.frame.height;
     dirty_ = false;
+    worker_.stop_repeating();  // rendering continuously: not the old settings on and on
     return;
   }
   RenderRequest request{scene_, camera_, config, nullptr, 0, std::nullopt};
