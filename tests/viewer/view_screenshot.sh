@@ -19,6 +19,9 @@ cat "$out/view.log"
 for f in view.png view.window.png view.stats.json; do [ -s "$out/$f" ] || fail "missing $out/$f"; done
 grep -q '"raster"' "$out/view.stats.json" || fail "view.stats.json has no raster statistics"
 grep -q '"memory"' "$out/view.stats.json" || fail "view.stats.json has no memory statistics"
+# The render worker's rate over the 5 frames, printed at exit (docs/viewer.md, Screenshots).
+grep -Eq '^render worker: 5 frames in [0-9.]+ s, [0-9.]+ frames/s, [0-9.]+ ms per frame, busy [0-9.]+%$' "$out/view.log" ||
+  fail "no render worker rate for 5 frames in the log"
 
 "$tessera" render "$scene" -o "$out/render.png" --width 960 --height 600 -q || fail "tessera render failed"
 cmp "$out/view.png" "$out/render.png" || fail "the viewer's frame buffer differs from tessera render"

@@ -1,6 +1,7 @@
 #include "viewer/render_worker.h"
 
 #include <exception>
+#include <utility>
 
 #include "tessera/error.h"
 
@@ -8,18 +9,62 @@ namespace tessera::viewer {
 
 namespace {
 
-// Compares through the JSON form, which names every field: new config fields need no change here.
-bool same_config(const Config& a, const Config& b) { return config_to_json_text(a) == config_to_json_text(b); }
+double seconds(RenderRate::Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
 
-RenderWorker::RenderWorker() : thread_([this] { run(); }) {}
+void RenderRate::add(Clock::time_point start, Clock::time_point end) {
+  if (count_ == 0) first_start_ = start;
+  ++count_;
+  last_end_ = end;
+  busy_seconds_ += seconds(end - start);
+  recent_.push_back({start, end});
+  const auto horizon = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kWindowSeconds));
+  while (!recent_.empty() && recent_.front().end < end - horizon) recent_.pop_front();
+}
+
+RenderRate::Reading RenderRate::recent(Clock::time_point now) const {
+  const auto horizon = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kWindowSeconds));
+  auto first = recent_.begin();
+  while (first != recent_.end() && first->end < now - horizon) ++first;
+  Reading r;
+  r.renders = size_t(recent_.end() - first);
+  if (r.renders == 0) return r;
+  double busy_all = 0, busy_after_first = 0;
+  for (auto it = first; it != recent_.end(); ++it) {
+    busy_all += seconds(it->end - it->start);
+    if (it != first) busy_after_first += seconds(it->end - it->start);
+  }
+  r.ms_per_render = 1000.0 * busy_all / double(r.renders);
+  const double span = seconds(recent_.back().end - first->end);
+  if (r.renders >= 2 && span > 0) {
+    r.frames_per_second = double(r.renders - 1) / span;
+    r.busy_share = busy_after_first / span;
+  }
+  return r;
+}
+
+RenderRate::Reading RenderRate::overall() const {
+  Reading r;
+  r.renders = size_t(count_);
+  if (count_ == 0) return r;
+  r.ms_per_render = 1000.0 * busy_seconds_ / double(count_);
+  const double span = seconds(last_end_ - first_start_);
+  if (span > 0) {
+    r.frames_per_second = double(count_) / span;
+    r.busy_share = busy_seconds_ / span;
+  }
+  return r;
+}
+
+RenderWorker::RenderWorker(std::function<void()> wake) : wake_window_(std::move(wake)), thread_([this] { run(); }) {}
 
 RenderWorker::~RenderWorker() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
     pending_.reset();
+    current_.reset();
   }
   wake_.notify_all();
   thread_.join();
@@ -46,7 +91,27 @@ std::optional<RenderResult> RenderWorker::take_result() {
 
 bool RenderWorker::busy() const {
   std::lock_guard lock(mutex_);
-  return rendering_ || pending_.has_value();
+  return rendering_ || pending_.has_value() || (current_ && renders_left_ != 1);
+}
+
+void RenderWorker::stop_repeating() {
+  std::lock_guard lock(mutex_);
+  renders_left_ = 1;
+}
+
+uint64_t RenderWorker::renders_finished() const {
+  std::lock_guard lock(mutex_);
+  return renders_finished_;
+}
+
+RenderRate RenderWorker::rate() const {
+  std::lock_guard lock(mutex_);
+  return rate_;
+}
+
+void RenderWorker::clear_wake() {
+  std::lock_guard lock(mutex_);
+  wake_window_ = nullptr;
 }
 
 double RenderWorker::busy_seconds() const {
@@ -57,18 +122,30 @@ double RenderWorker::busy_seconds() const {
 
 void RenderWorker::run() {
   std::unique_ptr<Renderer> renderer;
+  // The renderer's config in JSON form, which names every field (new config fields need no
+  // change here): one conversion per request instead of two.
+  std::string renderer_config;
   for (;;) {
     RenderRequest request;
     uint64_t id = 0;
+    RenderRate::Clock::time_point started;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stop_ || pending_.has_value(); });
+      const auto repeat = [this] { return current_ && renders_left_ != 1; };
+      wake_.wait(lock, [&] { return stop_ || pending_.has_value() || repeat(); });
       if (stop_) return;
-      request = std::move(*pending_);
-      id = pending_id_;
-      pending_.reset();
+      if (pending_) {
+        current_ = std::move(*pending_);
+        current_id_ = pending_id_;
+        renders_left_ = current_->renders;
+        pending_.reset();
+      } else if (renders_left_ > 1) {
+        --renders_left_;
+      }
+      request = *current_;
+      id = current_id_;
       rendering_ = true;
-      started_ = std::chrono::steady_clock::now();
+      started = started_ = std::chrono::steady_clock::now();
     }
     RenderResult result;
     result.id = id;
@@ -78,9 +155,12 @@ void RenderWorker::run() {
       Config config = request.config;
       config.frame.diagnostics = true;
       // Renderer fixes its config at construction: rebuild it only when the config changed.
-      if (!renderer || !same_config(renderer->config(), config)) {
+      std::string config_json = config_to_json_text(config);
+      if (!renderer || config_json != renderer_config) {
         renderer.reset();
+        renderer_config.clear();
         renderer = std::make_unique<Renderer>(config);
+        renderer_config = std::move(config_json);
       }
       if (request.capture) {
         replay::ReplayOptions options;
@@ -99,8 +179,13 @@ void RenderWorker::run() {
     }
     {
       std::lock_guard lock(mutex_);
+      result.renders_finished = ++renders_finished_;
+      if (!result.frame && current_id_ == id) renders_left_ = 1;  // an error is not repeated
       result_ = std::move(result);
       rendering_ = false;
+      rate_.add(started, std::chrono::steady_clock::now());
+      // Under the lock: once clear_wake() returns, no call is in flight.
+      if (wake_window_) wake_window_();
     }
   }
 }

@@ -9,6 +9,10 @@
 #include <optional>
 #include <thread>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
@@ -32,8 +36,13 @@ namespace {
 
 constexpr float kMinScale = 0.25f, kMaxScale = 2.0f;
 constexpr double kUiFrameSeconds = 1.0 / 60.0;  // event wait: the UI redraws at most this often
-constexpr float kPanelWidth = 330.0f;           // side panels, in ImGui pixels, in windows >= 1030 wide
-constexpr int kCaptureSettleFrames = 2;         // UI frames drawn after the last render before capture
+// Without input the window redraws only for a finished frame (the worker wakes it) or this
+// often (the status line): under Xvfb each redraw is ~4 ms of Mesa's software rasterizer on the
+// cores the renderer uses, a quarter of a core at 60 redraws a second.
+constexpr double kIdleWaitSeconds = 0.25;
+constexpr double kInputSettleSeconds = 0.5;  // redraws at kUiFrameSeconds this long after input
+constexpr float kPanelWidth = 330.0f;        // side panels, in ImGui pixels, in windows >= 1030 wide
+constexpr int kCaptureSettleFrames = 2;      // UI frames drawn after the last render before capture
 
 // Side panels take at most 32% of the window width each, so some of the frame shows between.
 float panel_width() { return std::min(kPanelWidth, std::max(240.0f, ImGui::GetIO().DisplaySize.x * 0.32f)); }
@@ -85,6 +94,7 @@ class Viewer {
   bool load(const std::filesystem::path& path, bool initial);
   void take_results();
   void handle_input(double dt);
+  bool input_seen() const;
   void submit_if_needed();
   void rebuild_overlay();
   void draw_frame();
@@ -95,10 +105,12 @@ class Viewer {
   void draw_legend();
   void draw_help();
   void save_screenshot(const std::filesystem::path& png);
+  void print_render_rate() const;
 
   ViewerOptions options_;
   GLFWwindow* window_ = nullptr;
-  RenderWorker worker_;
+  // A finished frame wakes the event loop, which may be waiting for input.
+  RenderWorker worker_{[] { glfwPostEmptyEvent(); }};
 
   std::shared_ptr<const Scene> scene_;
   std::filesystem::path scene_path_;
@@ -125,7 +137,8 @@ class Viewer {
   Stats frame_stats_;    // the shown frame's stats plus frame.scene
   std::vector<StatsNode> stats_tree_;
   StatsHistory history_;
-  uint64_t frames_done_ = 0;
+  uint64_t frames_done_ = 0;       // renders the worker finished, as of the shown frame
+  uint64_t frames_requested_ = 0;  // requests submitted (a screenshot's one renders --frames times)
 
   OverlayKind overlay_;
   float overlay_opacity_ = 1.0f;
@@ -178,6 +191,7 @@ bool Viewer::open_window() {
 
 void Viewer::close_window() {
   if (!window_) return;
+  worker_.clear_wake();  // a frame still rendering must not wake a terminated GLFW
   frame_texture_.reset();
   overlay_texture_.reset();
   ImGui_ImplOpenGL3_Shutdown();
@@ -257,13 +271,10 @@ void Viewer::take_results() {
   history_.add(frame_stats_);
   frame_texture_->upload(frame_->color, scale_ >= 1.0f);
   rebuild_overlay();
-  ++frames_done_;
-  if (screenshot_mode()) {
-    if (frames_done_ < uint64_t(options_.frames))
-      dirty_ = true;
-    else if (settle_frames_ < 0)
-      settle_frames_ = kCaptureSettleFrames;
-  }
+  // Counted by the worker: a result the window had no time to show still counts.
+  frames_done_ = result->renders_finished;
+  if (screenshot_mode() && frames_done_ >= uint64_t(options_.frames) && settle_frames_ < 0)
+    settle_frames_ = kCaptureSettleFrames;
 }
 
 void Viewer::rebuild_overlay() {
@@ -273,6 +284,21 @@ void Viewer::rebuild_overlay() {
   if (!overlay) return;
   overlay_texture_->upload(overlay->image, true);
   legend_ = overlay->legend;
+}
+
+// Whether this UI frame has input ImGui or the camera reacts to (pointer moved, button, wheel,
+// key, text, window size).
+bool Viewer::input_seen() const {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0 || io.MouseWheel != 0 || io.MouseWheelH != 0) return true;
+  if (!io.InputQueueCharacters.empty()) return true;
+  for (bool down : io.MouseDown) {
+    if (down) return true;
+  }
+  for (bool down : io.KeysDown) {
+    if (down) return true;
+  }
+  return false;
 }
 
 void Viewer::handle_input(double dt) {
@@ -339,11 +365,11 @@ void Viewer::submit_if_needed() {
   config.frame.width = scaled_size(fb_w, scale_);
   config.frame.height = scaled_size(fb_h, scale_);
   // A new window size is requested once, when the worker is free: a resize drag does not
-  // queue a frame per intermediate size.
+  // queue a frame per intermediate size. Rendering continuously the worker is never free: the
+  // new size replaces the request waiting, if any, and the frame in flight finishes first.
   const bool resized = config.frame.width != requested_width_ || config.frame.height != requested_height_;
-  if (continuous_ && !worker_.busy()) dirty_ = true;
-  if (!dirty_ && !(resized && !worker_.busy())) return;
-  if (screenshot_mode() && frames_done_ >= uint64_t(options_.frames)) return;
+  if (!dirty_ && !(resized && (continuous_ || !worker_.busy()))) return;
+  if (screenshot_mode() && frames_requested_ > 0) return;  // its one request renders --frames times
   try {
     validate_config(config);
   } catch (const std::exception& e) {
@@ -351,15 +377,21 @@ void Viewer::submit_if_needed() {
     requested_width_ = config.frame.width;
     requested_height_ = config.frame.height;
     dirty_ = false;
+    worker_.stop_repeating();  // rendering continuously: not the old settings on and on
     return;
   }
   RenderRequest request{scene_, camera_, config, nullptr, 0, std::nullopt};
+  // Frames wanted back to back (render continuously, a screenshot's --frames) are repeats of one
+  // request: the worker goes from one frame straight to the next instead of idling until this
+  // loop takes the result and asks again. A newer request replaces it.
+  request.renders = screenshot_mode() ? uint64_t(options_.frames) : continuous_ ? 0 : 1;
   if (tcap_) {
     request.capture = tcap_;
     request.capture_frame = size_t(tcap_frame_);
     request.last_draw = size_t(scrub_);
   }
   worker_.submit(std::move(request));
+  ++frames_requested_;
   requested_width_ = config.frame.width;
   requested_height_ = config.frame.height;
   dirty_ = false;
@@ -463,6 +495,12 @@ void Viewer::draw_controls() {
     ImGui::Text("%dx%d, %.1f ms, frame %llu", frame_->color.width, frame_->color.height,
                 frame_stats_.has("frame.time_ms.total") ? frame_stats_.get_number("frame.time_ms.total") : 0.0,
                 static_cast<unsigned long long>(frames_done_));
+  }
+  // The worker's own rate: frames finished per second of wall time, gaps between frames included.
+  const RenderRate::Reading rate = worker_.rate().recent(RenderRate::Clock::now());
+  if (rate.frames_per_second > 0) {
+    ImGui::TextWrapped("render worker: %.1f frames/s, %.1f ms per frame, busy %.0f%%", rate.frames_per_second,
+                       rate.ms_per_render, 100.0 * rate.busy_share);
   }
   if (!render_error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "render: %s", render_error_.c_str());
 
@@ -638,7 +676,12 @@ void Viewer::draw_controls() {
         dirty_ = true;
       }
     }
-    ImGui::Checkbox("render continuously", &continuous_);
+    if (ImGui::Checkbox("render continuously", &continuous_)) {
+      if (continuous_)
+        dirty_ = true;
+      else
+        worker_.stop_repeating();
+    }
   }
 
   if (ImGui::CollapsingHeader("Overlay", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -783,6 +826,14 @@ void Viewer::save_screenshot(const std::filesystem::path& png) {
   if (screenshot_mode()) std::cerr << (failed_ ? "tessera: error: view: " : "") << screenshot_message_ << "\n";
 }
 
+// Screenshot mode: how fast the worker rendered the --frames frames, for the terminal.
+void Viewer::print_render_rate() const {
+  const RenderRate::Reading r = worker_.rate().overall();
+  std::fprintf(stderr, "render worker: %zu frames in %.3f s, %.2f frames/s, %.2f ms per frame, busy %.1f%%\n",
+               r.renders, r.frames_per_second > 0 ? double(r.renders) / r.frames_per_second : 0.0, r.frames_per_second,
+               r.ms_per_render, 100.0 * r.busy_share);
+}
+
 int Viewer::run() {
   if (screenshot_mode()) {
     // Bad input fails before any window opens, with the file named.
@@ -795,10 +846,17 @@ int Viewer::run() {
   if (!screenshot_mode()) load(options_.scene, true);
 
   double last = glfwGetTime();
+  double last_input = last;
+  ImVec2 last_display(0, 0);
   while (!glfwWindowShouldClose(window_)) {
-    glfwWaitEventsTimeout(kUiFrameSeconds);
+    // Screenshot mode has no input: it redraws for each finished frame, like a window rendering
+    // continuously, and at the fixed tick for its first request and its settle frames.
+    const bool idle =
+        screenshot_mode() ? frames_requested_ > 0 && settle_frames_ < 0 : last - last_input > kInputSettleSeconds;
+    glfwWaitEventsTimeout(idle ? kIdleWaitSeconds : kUiFrameSeconds);
     const double now = glfwGetTime();
-    const double dt = now - last;
+    // After an idle wait the camera moves one tick's worth, not the wait's.
+    const double dt = idle ? std::min(now - last, kUiFrameSeconds) : now - last;
     last = now;
 
     take_results();
@@ -806,6 +864,9 @@ int Viewer::run() {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    if (input_seen() || display.x != last_display.x || display.y != last_display.y) last_input = now;
+    last_display = display;
     handle_input(dt);
     submit_if_needed();
     draw_frame();
@@ -825,6 +886,7 @@ int Viewer::run() {
 
     if (screenshot_mode() && settle_frames_ >= 0 && settle_frames_-- == 0) {
       save_screenshot(options_.screenshot);
+      print_render_rate();
       break;
     }
     if (capture_) {
@@ -856,6 +918,15 @@ std::filesystem::path stats_screenshot_path(const std::filesystem::path& png) {
 }
 
 int run_viewer(const ViewerOptions& options) {
+#if defined(__GLIBC__)
+  // Every frame allocates its colour and depth anew (3.7 MB each at 1280x720) and the window
+  // frees the frame it replaces. By default glibc hands blocks that size back to the kernel
+  // (its mmap threshold, then heap trimming), so each frame faulted ~1,600 fresh pages in again
+  // (about 4 ms of a core). Blocks under 32 MB stay in the heap and are reused; the price is
+  // that the process keeps its peak heap.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
   Viewer viewer(options);
   return viewer.run();
 }
