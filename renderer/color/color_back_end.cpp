@@ -42,6 +42,7 @@ ColorBackEnd::ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 c
       final_(payloads ? memory_.size() : 0),
       sizes_(payloads ? 0 : memory_.size()),
       analysis_(memory_.size()),
+      analysis_current_(memory_.size(), 0),
       payloads_(payloads),
       // Pixels whose samples all hold one colour use one plane; otherwise each block is
       // counted from its samples when first needed.
@@ -51,7 +52,7 @@ ColorBackEnd::ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 c
 
 ColorBackEnd::Analysis& ColorBackEnd::analysis(int block) {
   Analysis& a = analysis_[size_t(block)];
-  if (!a.valid) a = Analysis{}, a.valid = true;
+  if (!analysis_current_[size_t(block)]) a = Analysis{}, analysis_current_[size_t(block)] = 1;
   return a;
 }
 
@@ -168,6 +169,10 @@ bool ColorBackEnd::palette_fits(int block, Analysis& a) {
     for (int y = 0; y < kTileHeight; ++y)
       rows[y] = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * size_t(samples_);
     const int cap = index_palette_max_colours(samples_);
+    if (cap < 4 && plane_lanes::corners_distinct(rows, kTileWidth * samples_, samples_)) {
+      a.palette = 0;  // four colours at the corners alone: more than the cap
+      return false;
+    }
     Rgba8 colours[kMaxSamples];
     const int count = plane_lanes::colours_up_to(rows, kTileHeight, kTileWidth * samples_, cap, colours);
     if (count > cap) {
@@ -277,7 +282,7 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
   const int planes = quad_planes_any(qx, qy);
   // Quad coordinates are never negative: unsigned division is a shift.
   const int block = int(unsigned(qy) / kTileHeight) * blocks_x_ + int(unsigned(qx) / kTileWidth);
-  analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
+  analysis_current_[size_t(block)] = 0;  // new samples: what was learnt about the block is stale
   const int half = halves_ == 2 ? int(unsigned(qx) % kTileWidth / (kTileWidth / 2)) : 0;
   access_quad(block, half, planes);
 }
@@ -304,6 +309,21 @@ void ColorBackEnd::access_quad(int block, int half, int planes) {
       miss(block, plane, key(block, plane, half));
     }
   }
+}
+
+int ColorBackEnd::access_missing(int block, int half, int planes) {
+  const int32_t* ways = &line_way(block, 0, half);
+  int hits = 0;
+  for (int plane = 0; plane < planes; ++plane) {
+    // ways[] is reread after a miss: the miss fills this block's way and may evict the block.
+    if (ways[plane] != 0) {
+      cache_.touch(ways[plane] - 1);
+      ++hits;
+    } else {
+      miss(block, plane, key(block, plane, half));
+    }
+  }
+  return hits;
 }
 
 void ColorBackEnd::miss(int block, int plane, uint64_t k) {

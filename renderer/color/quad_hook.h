@@ -2,7 +2,10 @@
 // the sample count at compile time (the tile stage), inline. A quad inside the bin tile is
 // counted in place (in vector lanes at 4x, quad_lanes.h); a quad that leaves one plane whose
 // line is resident is a hit answered here; anything else goes on out of line.
-// ColorBackEnd::on_quad_run<kN>: the same for a run of quads (the rasterizer's flushed batch).
+// ColorBackEnd::on_quad_run<kN>: the same for a run of quads (the rasterizer's flushed batch):
+// the loop keeps only the count and the resident lines' touches; a quad with a missing line
+// (about one in five) goes out of line whole (access_missing), so that the fill and eviction
+// flow's spills and calls stay out of the rasterizer's loop.
 #pragma once
 
 #include "color/color_back_end.h"
@@ -44,7 +47,7 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
   // Quad coordinates are never negative: unsigned division is a shift.
   const int block = int(unsigned(qy) / kTileHeight) * blocks_x_ + int(unsigned(qx) / kTileWidth);
   const int half = halves_ == 2 ? int(unsigned(qx) % kTileWidth / (kTileWidth / 2)) : 0;
-  analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
+  analysis_current_[size_t(block)] = 0;  // new samples: what was learnt about the block is stale
   int32_t* ways = &line_way(block, 0, half);
   const int planes = quad_plane_counts<kN>(row0, row1, c0, c1);
   if (planes == 1 && ways[0] != 0) {
@@ -68,7 +71,7 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
   const unsigned half_mask = halves_ == 2 ? 1 : 0;  // a quad's half of its block: (qx / 4) & half_mask
   const Rgba8* const buffer = buffer_;
   uint8_t* const counts = pixel_planes_.data();
-  Analysis* const analysis = analysis_.data();
+  uint8_t* const analysis_current = analysis_current_.data();
   std::array<int32_t, 2 * kMaxSamples>* const line_ways = line_ways_.data();
   // The hit counts in registers. No repeat rule here (access_quad's "same lines as the previous
   // quad: touch nothing"): touching those lines again in the same order leaves them the most
@@ -93,28 +96,21 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
     // Quad coordinates are never negative: unsigned division is a shift.
     const int block = int(unsigned(qy) / kTileHeight) * blocks_x + int(unsigned(qx) / kTileWidth);
     const int half = int(unsigned(qx) / (kTileWidth / 2) & half_mask);
-    analysis[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
+    analysis_current[size_t(block)] = 0;  // new samples: what was learnt about the block is stale
     const Rgba8* row0 = buffer + i0 * size_t(kN);
     const Rgba8* row1 = row0 + size_t(width) * size_t(kN);
     const int planes = quad_plane_counts<kN>(row0, row1, c0, c1);
     // access_quad inline: resident lines are refreshed through their noted ways in plane order,
     // with no branch per line while all are resident (most quads); with a missing line, line by
-    // line, the missing one out of line (room, then the fill).
+    // line out of line.
     const int32_t* ways = &line_ways[size_t(block)][size_t(half * kMaxSamples)];
     accesses += uint64_t(planes);
-    if ((quad_lanes::missing_lines<kN>(ways) & ((1u << planes) - 1)) == 0) {
+    if ((quad_lanes::missing_lines<kN>(ways) & ((1u << planes) - 1)) == 0) [[likely]] {
       hits += uint64_t(planes);
       cache_.touch_lines<kN>(ways, planes);
       continue;
     }
-    for (int k = 0; k < planes; ++k) {
-      if (ways[k] != 0) {
-        cache_.touch(ways[k] - 1);
-        ++hits;
-      } else {
-        out_of_line([&] { miss(block, k, key(block, k, half)); });
-      }
-    }
+    out_of_line([&] { hits += uint64_t(access_missing(block, half, planes)); });
   }
   repeat_lines_ = -1;
   traffic_.accesses += accesses;
