@@ -98,13 +98,8 @@ int compressed_plane_bits(const Plane& plane) {
   // the count is taken whole, in vector lanes, rather than stopping once it is large enough
   // (a noisy plane's count ran to 27 colours before the palette could give up, on
   // unpredictable branches).
-  const int delta = delta_bits(plane);
-  // Channel widths of at most one bit in all: a flat plane (delta's bare header; one colour, so
-  // the palette's 37 bits) or one bit a pixel (80 bits; two colours or more, whose palette
-  // takes 101 bits or more). Neither needs the count.
-  constexpr int kDeltaHeader = 32 + 16;
-  if (delta <= kDeltaHeader + kTilePixels) return delta == kDeltaHeader ? palette_bits(1) : delta;
-  return std::min(std::min(delta, kPlaneBits), palette_bits(plane_lanes::distinct_colours(plane)));
+  const int limit = std::min(delta_bits(plane), kPlaneBits);
+  return std::min(limit, palette_bits(plane_lanes::distinct_colours(plane)));
 }
 
 CompressedPlane compress_plane_best(const Plane& plane) {

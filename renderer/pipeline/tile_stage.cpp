@@ -40,11 +40,9 @@ struct ColorQuadHook {
   void run(int quads, WriteQuad& write_quad) const {
     if constexpr (kSamples > 1) {
       if (back_end) {
-        // The tile's origin in registers: the unit's byte stores could alias `tile` for the compiler.
-        const int x0 = tile.x0, y0 = tile.y0;
         back_end->on_quad_run<kSamples>(quads, [&](int i) {
           const auto& q = write_quad(i);
-          return color::ColorBackEnd::QuadWrite{q.qx - x0, q.qy - y0};
+          return color::ColorBackEnd::QuadWrite{q.qx - tile.x0, q.qy - tile.y0};
         });
         return;
       }
