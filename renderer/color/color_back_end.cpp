@@ -42,7 +42,6 @@ ColorBackEnd::ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 c
       final_(payloads ? memory_.size() : 0),
       sizes_(payloads ? 0 : memory_.size()),
       analysis_(memory_.size()),
-      analysis_current_(memory_.size(), 0),
       payloads_(payloads),
       // Pixels whose samples all hold one colour use one plane; otherwise each block is
       // counted from its samples when first needed.
@@ -52,7 +51,7 @@ ColorBackEnd::ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 c
 
 ColorBackEnd::Analysis& ColorBackEnd::analysis(int block) {
   Analysis& a = analysis_[size_t(block)];
-  if (!analysis_current_[size_t(block)]) a = Analysis{}, analysis_current_[size_t(block)] = 1;
+  if (!a.valid) a = Analysis{}, a.valid = true;
   return a;
 }
 
@@ -282,7 +281,7 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
   const int planes = quad_planes_any(qx, qy);
   // Quad coordinates are never negative: unsigned division is a shift.
   const int block = int(unsigned(qy) / kTileHeight) * blocks_x_ + int(unsigned(qx) / kTileWidth);
-  analysis_current_[size_t(block)] = 0;  // new samples: what was learnt about the block is stale
+  analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
   const int half = halves_ == 2 ? int(unsigned(qx) % kTileWidth / (kTileWidth / 2)) : 0;
   access_quad(block, half, planes);
 }

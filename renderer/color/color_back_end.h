@@ -81,9 +81,9 @@ class ColorBackEnd {
   };
   // What the eviction flow and the final store learn from a block's samples, kept until the
   // block is written again: every eviction of an unchanged block, and its final store, reuse it
-  // rather than analysing the same samples again. Whether it is current is kept apart
-  // (analysis_current_), as every quad clears it: one byte a block keeps that store's lines few.
+  // rather than analysing the same samples again.
   struct Analysis {
+    bool valid = false;
     int8_t all_clear = -1;                // -1: not known yet
     int8_t planes_used = -1;              // distinct colours of the busiest pixel
     std::array<int8_t, 2> half_planes{};  // per half, planes its pixels use (0: not known)
@@ -141,7 +141,6 @@ class ColorBackEnd {
   std::vector<FinalSizes> sizes_;  // without
   mutable StoredTile view_;        // final_tile's view of sizes_
   std::vector<Analysis> analysis_;
-  std::vector<uint8_t> analysis_current_;  // per block: analysis_ describes its samples
   bool payloads_;
   // Distinct colours of each pixel's samples (the planes it uses), kept as quads write them;
   // valid in the blocks whose counted_ is set.

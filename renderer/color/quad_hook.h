@@ -47,7 +47,7 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
   // Quad coordinates are never negative: unsigned division is a shift.
   const int block = int(unsigned(qy) / kTileHeight) * blocks_x_ + int(unsigned(qx) / kTileWidth);
   const int half = halves_ == 2 ? int(unsigned(qx) % kTileWidth / (kTileWidth / 2)) : 0;
-  analysis_current_[size_t(block)] = 0;  // new samples: what was learnt about the block is stale
+  analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
   int32_t* ways = &line_way(block, 0, half);
   const int planes = quad_plane_counts<kN>(row0, row1, c0, c1);
   if (planes == 1 && ways[0] != 0) {
@@ -71,7 +71,7 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
   const unsigned half_mask = halves_ == 2 ? 1 : 0;  // a quad's half of its block: (qx / 4) & half_mask
   const Rgba8* const buffer = buffer_;
   uint8_t* const counts = pixel_planes_.data();
-  uint8_t* const analysis_current = analysis_current_.data();
+  Analysis* const analysis = analysis_.data();
   std::array<int32_t, 2 * kMaxSamples>* const line_ways = line_ways_.data();
   // The hit counts in registers. No repeat rule here (access_quad's "same lines as the previous
   // quad: touch nothing"): touching those lines again in the same order leaves them the most
@@ -96,7 +96,7 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
     // Quad coordinates are never negative: unsigned division is a shift.
     const int block = int(unsigned(qy) / kTileHeight) * blocks_x + int(unsigned(qx) / kTileWidth);
     const int half = int(unsigned(qx) / (kTileWidth / 2) & half_mask);
-    analysis_current[size_t(block)] = 0;  // new samples: what was learnt about the block is stale
+    analysis[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
     const Rgba8* row0 = buffer + i0 * size_t(kN);
     const Rgba8* row1 = row0 + size_t(width) * size_t(kN);
     const int planes = quad_plane_counts<kN>(row0, row1, c0, c1);
