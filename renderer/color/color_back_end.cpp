@@ -168,6 +168,10 @@ bool ColorBackEnd::palette_fits(int block, Analysis& a) {
     for (int y = 0; y < kTileHeight; ++y)
       rows[y] = buffer_ + (size_t(by + y) * size_t(width_) + size_t(bx)) * size_t(samples_);
     const int cap = index_palette_max_colours(samples_);
+    if (cap < 4 && plane_lanes::corners_distinct(rows, kTileWidth * samples_, samples_)) {
+      a.palette = 0;  // four colours at the corners alone: more than the cap
+      return false;
+    }
     Rgba8 colours[kMaxSamples];
     const int count = plane_lanes::colours_up_to(rows, kTileHeight, kTileWidth * samples_, cap, colours);
     if (count > cap) {
@@ -304,6 +308,21 @@ void ColorBackEnd::access_quad(int block, int half, int planes) {
       miss(block, plane, key(block, plane, half));
     }
   }
+}
+
+int ColorBackEnd::access_missing(int block, int half, int planes) {
+  const int32_t* ways = &line_way(block, 0, half);
+  int hits = 0;
+  for (int plane = 0; plane < planes; ++plane) {
+    // ways[] is reread after a miss: the miss fills this block's way and may evict the block.
+    if (ways[plane] != 0) {
+      cache_.touch(ways[plane] - 1);
+      ++hits;
+    } else {
+      miss(block, plane, key(block, plane, half));
+    }
+  }
+  return hits;
 }
 
 void ColorBackEnd::miss(int block, int plane, uint64_t k) {

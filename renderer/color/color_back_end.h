@@ -121,6 +121,9 @@ class ColorBackEnd {
   void access_quad(int block, int half, int planes);
   // A quad's access that missed line k (plane `plane` of `block`): room, then the fill.
   void miss(int block, int plane, uint64_t k);
+  // on_quad_run's accesses of a quad with a missing line: each line touched or missed in plane
+  // order; returns the hits. Out of line: it is the run's rare path and holds its calls.
+  [[gnu::noinline]] int access_missing(int block, int half, int planes);
   void fill(int block, int plane);
   // Evicts the tile holding `line` (a resident line) with all its resident lines.
   void evict(uint64_t line);

@@ -194,6 +194,43 @@ TEST(ColorShortcuts, BlockLanesMatchTheSampleBySampleComputation) {
   }
 }
 
+TEST(ColorShortcuts, DistinctCornersMeanMoreThanThreeColours) {
+  // The palette's early exit: four different corner colours (first samples of the corner
+  // pixels) must mean at least four colours in the block, and the test must say so exactly
+  // when the corners differ (here: blocks of 1..6 colours, tricky bit patterns among them).
+  Rng rng{0x5bd1e9955bd1e995ull};
+  int distinct_seen = 0, alike_seen = 0;
+  for (int i = 0; i < 30000; ++i) {
+    const int n = 2 << (i % 3);
+    const uint32_t colours = 1 + rng.below(6);
+    Rgba8 palette[6];
+    for (uint32_t c = 0; c < colours; ++c) palette[c] = rng.below(2) ? kTricky[rng.below(7)] : rng.next();
+    ColorTile t;
+    t.samples = n;
+    for (int p = 0; p < kTilePixels; ++p) {
+      for (int k = 0; k < n; ++k) t.at(p, k) = palette[rng.below(colours)];
+    }
+    const Rgba8* rows[kTileHeight];
+    for (int y = 0; y < kTileHeight; ++y) rows[y] = &t.color[size_t(y * kTileWidth * n)];
+    const Rgba8 corners[4] = {t.at(0, 0), t.at(kTileWidth - 1, 0), t.at(kTilePixels - kTileWidth, 0),
+                              t.at(kTilePixels - 1, 0)};
+    bool apart = true;
+    for (int a = 0; a < 4; ++a) {
+      for (int b = a + 1; b < 4; ++b) apart = apart && corners[a] != corners[b];
+    }
+    const bool got = plane_lanes::corners_distinct(rows, kTileWidth * n, n);
+    ASSERT_EQ(got, apart) << "tile " << i;
+    distinct_seen += got;
+    alike_seen += !got;
+    Rgba8 found[kMaxSamples];
+    if (got) {
+      ASSERT_EQ(plane_lanes::colours_up_to(rows, kTileHeight, kTileWidth * n, 3, found), 4) << "tile " << i;
+    }
+  }
+  EXPECT_GT(distinct_seen, 1000);
+  EXPECT_GT(alike_seen, 1000);
+}
+
 TEST(ColorShortcuts, IndexPaletteModeAt4xMatchesTheEncoder) {
   // 4x tiles of 1-3 colours (the clear colour among them or not, -0/+0 as bits), each pixel one,
   // two or three of them in proportions that put method_b and method_b_clear on both sides of
@@ -341,6 +378,24 @@ TEST(ColorShortcuts, PlaneSizeEstimateMatchesTheEncoder) {
       plane[size_t(p)] = p > 0 && rng.below(3) == 0 ? plane[size_t(p - 1)] : same_slot[rng.below(colours)];
     }
     ASSERT_EQ(compressed_plane_bits(plane), compress_plane_best(plane).bits) << "same-slot plane " << i;
+  }
+  // Planes whose channel widths sum to at most one bit, where delta and the palette are closest
+  // (flat planes: 37 against 48 bits; two colours one bit apart in one channel: 80 against 101;
+  // any channel, any bit pattern, -0/+0 among them), and planes just past them (a second
+  // channel, a wider range).
+  for (int i = 0; i < 20000; ++i) {
+    const Rgba8 base = i % 4 == 0 ? kTricky[rng.below(7)] : rng.next();
+    const int channel = int(rng.below(4));
+    const Rgba8 bit = Rgba8(1) << (8 * channel);
+    const Rgba8 low = base & ~bit, high = base | bit;
+    const int kind = i % 5;  // 0 flat, 1 one bit, 2 two channels, 3 range of three, 4 top bit
+    const Rgba8 other = kind == 2   ? high ^ (Rgba8(1) << (8 * ((channel + 1) % 4)))
+                        : kind == 3 ? ((low & ~(Rgba8(3) << (8 * channel))) | Rgba8(2) << (8 * channel))
+                        : kind == 4 ? base ^ 0x80000000u
+                                    : high;
+    Plane plane;
+    for (int p = 0; p < kTilePixels; ++p) plane[size_t(p)] = kind == 0 || rng.below(2) ? low : other;
+    ASSERT_EQ(compressed_plane_bits(plane), compress_plane_best(plane).bits) << "narrow plane " << i << " kind " << kind;
   }
 }
 

@@ -19,6 +19,18 @@ void channel_ranges(const Plane& plane, uint8_t lo[4], uint8_t hi[4]);
 // number, or cap + 1 as soon as a colour past the cap appears (that one is not stored).
 int colours_up_to(const uint32_t* const* rows, int row_count, int row_length, int cap, uint32_t* found);
 
+// Whether the first samples of an 8x4 block's four corner pixels (rows[0] and rows[3], each
+// `row_length` colours of `samples` a pixel) are four different colours: then the block holds
+// at least four colours, more than the index-bit palette takes at 2x and 4x, which is known
+// without colours_up_to's search (shaded blocks, most of those asked, differ at the corners).
+// Branch-free: the answer is not predictable from block to block.
+inline bool corners_distinct(const uint32_t* const rows[4], int row_length, int samples) {
+  const uint32_t a = rows[0][0], b = rows[0][row_length - samples], c = rows[3][0],
+                 d = rows[3][row_length - samples];
+  return bool(unsigned(a != b) & unsigned(a != c) & unsigned(a != d) & unsigned(b != c) & unsigned(b != d) &
+              unsigned(c != d));
+}
+
 // Plane 0 of an 8x4 block at 4 samples: the first sample of each pixel of the four rows (each
 // 32 colours, pixel-major) into out[0..31].
 void first_samples4(const uint32_t* const rows[4], uint32_t* out);
