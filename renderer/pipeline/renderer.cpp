@@ -508,9 +508,10 @@ struct Renderer::Impl {
       : config(c), arena(c.frame.threads > 0 ? c.frame.threads : tbb::task_arena::automatic) {}
   Config config;
   RtFrameCache rt_cache;  // rt/hybrid frames: the scene's BVH and LOD residency between frames
-  // The raster frames' threads, kept between frames: with a fresh arena per frame and frames
-  // back to back (the viewer rendering continuously), oneTBB's worker, still leaving the
-  // destroyed arena, mostly missed the new one, and one thread did 70-95% of each frame.
+  // The threads of every frame (raster, rt, hybrid, clip space), kept between frames: with a
+  // fresh arena per frame and frames back to back (the viewer rendering continuously), oneTBB's
+  // worker, still leaving the destroyed arena, mostly missed the new one, and one thread did
+  // 70-95% of each frame.
   tbb::task_arena arena;
 };
 
@@ -527,10 +528,10 @@ Frame Renderer::render(const Scene& scene, const Camera& camera) {
   switch (cfg.frame.mode) {
     case FrameMode::raster: return render_raster_frame(scene, camera, cfg, impl_->arena);
     // Ray-traced frames (docs/rt.md, Rendering); hybrid shades on top of the raster frame.
-    case FrameMode::rt: return render_rt_frame(scene, camera, cfg, impl_->rt_cache);
+    case FrameMode::rt: return render_rt_frame(scene, camera, cfg, impl_->rt_cache, impl_->arena);
     case FrameMode::hybrid:
       return render_hybrid_frame(scene, camera, cfg, render_raster_frame(scene, camera, cfg, impl_->arena),
-                                 impl_->rt_cache);
+                                 impl_->rt_cache, impl_->arena);
   }
   throw Error("render: unknown frame mode");
 }

@@ -299,8 +299,8 @@ class Tracer {
 // tessellation follows the view (and LOD residency starts over with it).
 class TracedFrame {
  public:
-  TracedFrame(const Scene& scene, const Camera& camera, const Config& cfg, RtFrameCache& cache)
-      : arena(cfg.frame.threads > 0 ? cfg.frame.threads : tbb::task_arena::automatic), cfg_(cfg), traced_(&scene) {
+  TracedFrame(const Scene& scene, const Camera& camera, const Config& cfg, RtFrameCache& cache, tbb::task_arena& arena)
+      : arena(arena), cfg_(cfg), traced_(&scene) {
     const auto t_start = Clock::now();
     if (!scene.patch_instances.empty()) {
       TessellationView view;
@@ -402,7 +402,7 @@ class TracedFrame {
     return residency_frame;
   }
 
-  tbb::task_arena arena;
+  tbb::task_arena& arena;                               // the Renderer's, kept between frames (see Renderer::Impl)
   std::optional<TessellationStageResult> tessellation;  // scenes with patch instances
   const rt::AccelerationStructure* as = nullptr;
   std::optional<Tracer> tracer;
@@ -420,10 +420,11 @@ class TracedFrame {
 
 }  // namespace
 
-Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cfg, RtFrameCache& cache) {
+Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cfg, RtFrameCache& cache,
+                      tbb::task_arena& arena) {
   const auto t_start = Clock::now();
   const int width = cfg.frame.width, height = cfg.frame.height;
-  TracedFrame traced(scene, camera, cfg, cache);
+  TracedFrame traced(scene, camera, cfg, cache, arena);
   const Tracer& tracer = *traced.tracer;
 
   Frame frame;
@@ -479,15 +480,15 @@ Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& cf
   return frame;
 }
 
-Frame render_hybrid_frame(const Scene& scene, const Camera& camera, const Config& cfg, Frame frame,
-                          RtFrameCache& cache) {
+Frame render_hybrid_frame(const Scene& scene, const Camera& camera, const Config& cfg, Frame frame, RtFrameCache& cache,
+                          tbb::task_arena& arena) {
   const auto t_start = Clock::now();
   const int width = cfg.frame.width, height = cfg.frame.height;
   if (frame.color.width != width || frame.color.height != height ||
       frame.depth.size() != size_t(width) * size_t(height)) {
     throw Error("render: hybrid frame needs the raster frame of the same size");
   }
-  TracedFrame traced(scene, camera, cfg, cache);
+  TracedFrame traced(scene, camera, cfg, cache, arena);
   const Tracer& tracer = *traced.tracer;
   const glm::mat4 inverse_vp = glm::inverse(tracer.view_projection());
   if (cfg.frame.diagnostics) frame.diagnostics.lod_levels.assign(size_t(width) * size_t(height), int8_t(-1));

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <memory>
 
+#include <tbb/task_arena.h>
+
 #include "tessera/config.h"
 #include "tessera/renderer.h"
 #include "tessera/rt.h"
@@ -25,11 +27,13 @@ struct RtFrameCache {
 // Every pixel by rays: a primary ray through the pixel centre, shadow rays, one mirror
 // bounce and config.trace.diffuse_samples diffuse bounces. Parallel over fixed pixel tiles;
 // the frame and its stats (but frame.time_ms.* and frame.threads) do not depend on threads.
-Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& config, RtFrameCache& cache);
+// Runs in `arena`, the Renderer's threads kept between frames.
+Frame render_rt_frame(const Scene& scene, const Camera& camera, const Config& config, RtFrameCache& cache,
+                      tbb::task_arena& arena);
 
 // Hybrid: `raster` is the raster frame of the same view (frame.mode "raster"); its depth
 // buffer gives each pixel's visible point, rays add shadows and mirror reflections.
 Frame render_hybrid_frame(const Scene& scene, const Camera& camera, const Config& config, Frame raster,
-                          RtFrameCache& cache);
+                          RtFrameCache& cache, tbb::task_arena& arena);
 
 }  // namespace tessera
