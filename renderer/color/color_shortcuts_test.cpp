@@ -50,6 +50,25 @@ int distinct_plainly(const Rgba8* s, int n) {
 // Colours that differ in few bits: +0.0f and -0.0f as bits, one byte apart, and the top bit.
 constexpr Rgba8 kTricky[] = {0x00000000u, 0x80000000u, 0x00000080u, 0xffffffffu, 0x7fffffffu, 0xff000000u, 0x000000ffu};
 
+// A block of n samples a pixel holding 1..6 colours (tricky bit patterns among them), spread
+// over the block, or with `corner` its first 30 pixels all the first colour.
+ColorTile random_block(Rng& rng, int n, bool corner) {
+  const uint32_t colours = 1 + rng.below(6);
+  Rgba8 palette[6];
+  for (uint32_t c = 0; c < colours; ++c) palette[c] = rng.below(2) ? kTricky[rng.below(7)] : rng.next();
+  ColorTile t;
+  t.samples = n;
+  for (int p = 0; p < kTilePixels; ++p) {
+    for (int k = 0; k < n; ++k) t.at(p, k) = corner && p < 30 ? palette[0] : palette[rng.below(colours)];
+  }
+  return t;
+}
+
+// The block's rows as the unit's plane code reads them.
+void block_rows(const ColorTile& t, const Rgba8* rows[kTileHeight]) {
+  for (int y = 0; y < kTileHeight; ++y) rows[y] = &t.color[size_t(y * kTileWidth * t.samples)];
+}
+
 void check_pixel(const Rgba8* s, int n) {
   const int expected = distinct_plainly(s, n);
   ASSERT_EQ(pixel_planes(s, n), expected);
@@ -160,16 +179,8 @@ TEST(ColorShortcuts, BlockLanesMatchTheSampleBySampleComputation) {
   Rng rng{0xda942042e4dd58b5ull};
   for (int i = 0; i < 30000; ++i) {
     const int n = 2 << (i % 3);
-    // 1..6 colours (tricky bit patterns among them), spread over the block or in a corner.
-    const uint32_t colours = 1 + rng.below(6);
-    Rgba8 palette[6];
-    for (uint32_t c = 0; c < colours; ++c) palette[c] = rng.below(2) ? kTricky[rng.below(7)] : rng.next();
-    ColorTile t;
-    t.samples = n;
     const bool corner = rng.below(2) == 0;
-    for (int p = 0; p < kTilePixels; ++p) {
-      for (int k = 0; k < n; ++k) t.at(p, k) = corner && p < 30 ? palette[0] : palette[rng.below(colours)];
-    }
+    const ColorTile t = random_block(rng, n, corner);
     Rgba8 distinct[kTilePixels * kMaxSamples];
     int count = 0;
     for (int j = 0; j < kTilePixels * n; ++j) {
@@ -177,12 +188,13 @@ TEST(ColorShortcuts, BlockLanesMatchTheSampleBySampleComputation) {
         distinct[count++] = t.color[size_t(j)];
     }
     const Rgba8* rows[kTileHeight];
-    for (int y = 0; y < kTileHeight; ++y) rows[y] = &t.color[size_t(y * kTileWidth * n)];
+    block_rows(t, rows);
     for (int cap = 1; cap <= kMaxSamples; ++cap) {
       Rgba8 found[kMaxSamples];
       const int got = plane_lanes::colours_up_to(rows, kTileHeight, kTileWidth * n, cap, found);
       ASSERT_EQ(got, std::min(count, cap + 1)) << "tile " << i << " cap " << cap << " colours " << count;
-      for (int k = 0; k < std::min(count, cap); ++k) ASSERT_EQ(found[k], distinct[k]) << "tile " << i << " colour " << k;
+      for (int k = 0; k < std::min(count, cap); ++k)
+        ASSERT_EQ(found[k], distinct[k]) << "tile " << i << " colour " << k;
     }
     if (n == 4) {
       const PlanedTile planed = to_planes(t);
@@ -202,16 +214,9 @@ TEST(ColorShortcuts, DistinctCornersMeanMoreThanThreeColours) {
   int distinct_seen = 0, alike_seen = 0;
   for (int i = 0; i < 30000; ++i) {
     const int n = 2 << (i % 3);
-    const uint32_t colours = 1 + rng.below(6);
-    Rgba8 palette[6];
-    for (uint32_t c = 0; c < colours; ++c) palette[c] = rng.below(2) ? kTricky[rng.below(7)] : rng.next();
-    ColorTile t;
-    t.samples = n;
-    for (int p = 0; p < kTilePixels; ++p) {
-      for (int k = 0; k < n; ++k) t.at(p, k) = palette[rng.below(colours)];
-    }
+    const ColorTile t = random_block(rng, n, false);
     const Rgba8* rows[kTileHeight];
-    for (int y = 0; y < kTileHeight; ++y) rows[y] = &t.color[size_t(y * kTileWidth * n)];
+    block_rows(t, rows);
     const Rgba8 corners[4] = {t.at(0, 0), t.at(kTileWidth - 1, 0), t.at(kTilePixels - kTileWidth, 0),
                               t.at(kTilePixels - 1, 0)};
     bool apart = true;
@@ -241,7 +246,8 @@ TEST(ColorShortcuts, IndexPaletteModeAt4xMatchesTheEncoder) {
   for (int i = 0; i < 40000; ++i) {
     const int colours = 1 + int(rng.below(3));
     Rgba8 palette[3];
-    for (int c = 0; c < colours; ++c) palette[c] = rng.below(3) == 0 ? clear : rng.below(2) ? kTricky[rng.below(7)] : rng.next();
+    for (int c = 0; c < colours; ++c)
+      palette[c] = rng.below(3) == 0 ? clear : rng.below(2) ? kTricky[rng.below(7)] : rng.next();
     ColorTile t;
     t.samples = 4;
     const uint32_t mixed = rng.below(33);  // how many pixels may mix colours
@@ -287,7 +293,8 @@ TEST(ColorShortcuts, LaterPlanesInLanesMatchToPlanes) {
     t.samples = 4;
     for (int p = 0; p < kTilePixels; ++p) {
       for (int k = 0; k < 4; ++k) {
-        t.at(p, k) = p % 3 == 0 ? colours[(pattern + p) >> (2 * k) & 3] : colours[rng.below(4)] ^ (rng.below(4) ? 0u : 1u);
+        t.at(p, k) =
+            p % 3 == 0 ? colours[(pattern + p) >> (2 * k) & 3] : colours[rng.below(4)] ^ (rng.below(4) ? 0u : 1u);
       }
     }
     const Rgba8* rows[kTileHeight];
@@ -395,7 +402,8 @@ TEST(ColorShortcuts, PlaneSizeEstimateMatchesTheEncoder) {
                                     : high;
     Plane plane;
     for (int p = 0; p < kTilePixels; ++p) plane[size_t(p)] = kind == 0 || rng.below(2) ? low : other;
-    ASSERT_EQ(compressed_plane_bits(plane), compress_plane_best(plane).bits) << "narrow plane " << i << " kind " << kind;
+    ASSERT_EQ(compressed_plane_bits(plane), compress_plane_best(plane).bits)
+        << "narrow plane " << i << " kind " << kind;
   }
 }
 
@@ -695,8 +703,8 @@ void write_quad(std::vector<Rgba8>& buffer, int width, int samples, const Opaque
 
 template <int kN>
 void run_quad_runs(const ColorCacheGeometry& g, int width, int height, bool start_clear, uint64_t seed) {
-  SCOPED_TRACE(::testing::Message() << kN << "x, cache " << g.size_bytes << "/" << g.line_bytes << "/" << g.ways
-                                    << ", " << width << "x" << height << (start_clear ? ", cleared" : ", loaded"));
+  SCOPED_TRACE(::testing::Message() << kN << "x, cache " << g.size_bytes << "/" << g.line_bytes << "/" << g.ways << ", "
+                                    << width << "x" << height << (start_clear ? ", cleared" : ", loaded"));
   Rng rng{seed};
   const Rgba8 clear = 0xff202020u;
   std::vector<Rgba8> start(size_t(width) * size_t(height) * size_t(kN), clear);

@@ -95,11 +95,15 @@ TEST(RasterLanes, QuadRowsMatchScalarInt64Path) {
             ASSERT_EQ(raster_lanes::cover_row(lanes, edge, valid, false, rows[0], rows[1],
                                               raster_lanes::DepthRowWrite::passed, &written_passed, written_out),
                       covered);
-            ASSERT_EQ(written_passed, passed);
-            for (int j = 0; j < 16; ++j) {
-              const float expected = (passed >> j) & 1u ? out.z[j] : stored[j];
-              ASSERT_EQ(bits(rows[j >> 3][j & 7]), bits(expected)) << "triangle " << n << " lane " << j;
-            }
+            // The passed lanes hold z, every other lane its stored value.
+            auto expect_row_depths = [&] {
+              ASSERT_EQ(written_passed, passed);
+              for (int j = 0; j < 16; ++j) {
+                const float expected = (passed >> j) & 1u ? out.z[j] : stored[j];
+                ASSERT_EQ(bits(rows[j >> 3][j & 7]), bits(expected)) << "triangle " << n << " lane " << j;
+              }
+            };
+            expect_row_depths();
             for (int r = 0; r < 2; ++r) {
               for (int j = 8; j < 12; ++j) ASSERT_EQ(rows[r][j], -1.0f);
             }
@@ -109,11 +113,7 @@ TEST(RasterLanes, QuadRowsMatchScalarInt64Path) {
               ASSERT_EQ(raster_lanes::cover_row(lanes, edge, valid, true, rows[0], rows[1],
                                                 raster_lanes::DepthRowWrite::passed, &written_passed, written_out),
                         covered);
-              ASSERT_EQ(written_passed, passed);
-              for (int j = 0; j < 16; ++j) {
-                const float expected = (passed >> j) & 1u ? out.z[j] : stored[j];
-                ASSERT_EQ(bits(rows[j >> 3][j & 7]), bits(expected)) << "triangle " << n << " lane " << j;
-              }
+              expect_row_depths();
               ++full_rows;
             }
             float varyings[4][4][kMaxVaryings];
