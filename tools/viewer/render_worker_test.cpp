@@ -31,17 +31,6 @@ Config small_config() {
   return c;
 }
 
-RenderResult wait(RenderWorker& worker) {
-  for (int i = 0; i < 2000; ++i) {
-    if (auto r = worker.take_result()) {
-      if (!worker.busy()) return *r;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ADD_FAILURE() << "render worker did not finish";
-  return {};
-}
-
 // The last result once the worker has nothing left to render (repeats included).
 RenderResult finish(RenderWorker& worker) {
   for (int i = 0; i < 4000 && worker.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -55,7 +44,7 @@ TEST(RenderWorker, RendersOffThreadAndMatchesADirectRender) {
   RenderWorker worker;
   const auto scene = small_scene();
   const uint64_t id = worker.submit({scene, scene->camera, small_config()});
-  const RenderResult r = wait(worker);
+  const RenderResult r = finish(worker);
   ASSERT_TRUE(r.frame) << r.error;
   EXPECT_EQ(r.id, id);
   Renderer direct(small_config());
@@ -73,7 +62,7 @@ TEST(RenderWorker, NewestRequestWins) {
     c.frame.width = 32 + 8 * i;
     last = worker.submit({scene, scene->camera, c});
   }
-  const RenderResult r = wait(worker);
+  const RenderResult r = finish(worker);
   ASSERT_TRUE(r.frame) << r.error;
   EXPECT_EQ(r.id, last);
   EXPECT_EQ(r.frame->color.width, 64);
@@ -85,12 +74,12 @@ TEST(RenderWorker, BadConfigIsAnErrorNotACrash) {
   Config c = small_config();
   c.raster.tile_size = 12;
   worker.submit({scene, scene->camera, c});
-  const RenderResult r = wait(worker);
+  const RenderResult r = finish(worker);
   EXPECT_FALSE(r.frame);
   EXPECT_NE(r.error.find("tile_size"), std::string::npos);
   // The worker keeps serving after an error.
   worker.submit({scene, scene->camera, small_config()});
-  EXPECT_TRUE(wait(worker).frame);
+  EXPECT_TRUE(finish(worker).frame);
 }
 
 TEST(RenderWorker, CountsRendersAndWakesTheWindowOnEachResult) {
@@ -99,7 +88,7 @@ TEST(RenderWorker, CountsRendersAndWakesTheWindowOnEachResult) {
   const auto scene = small_scene();
   for (int i = 1; i <= 3; ++i) {
     worker.submit({scene, scene->camera, small_config()});
-    const RenderResult r = wait(worker);
+    const RenderResult r = finish(worker);
     ASSERT_TRUE(r.frame) << r.error;
     EXPECT_EQ(r.renders_finished, uint64_t(i));
     EXPECT_EQ(wakes.load(), i);
@@ -109,11 +98,11 @@ TEST(RenderWorker, CountsRendersAndWakesTheWindowOnEachResult) {
   EXPECT_EQ(overall.renders, 3u);
   EXPECT_GT(overall.frames_per_second, 0.0);
   EXPECT_GT(overall.ms_per_render, 0.0);
-  // The worker idled between the three requests (this thread polls every 5 ms).
+  // The worker idled between the three requests (this thread polls every 2 ms).
   EXPECT_LT(overall.busy_share, 1.0);
   worker.clear_wake();
   worker.submit({scene, scene->camera, small_config()});
-  wait(worker);
+  finish(worker);
   EXPECT_EQ(wakes.load(), 3);
 }
 
