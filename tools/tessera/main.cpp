@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "sweep.h"
 #include "tessellate_command.h"
+#include "tessera_build_commit.h"
 #include "tessera/config.h"
 #include "tessera/error.h"
 #include "tessera/lane_target.h"
