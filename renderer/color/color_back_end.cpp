@@ -407,13 +407,17 @@ void ColorBackEnd::evict(uint64_t line) {
     ++traffic_.palette_attempts;
     if (palette_fits(block, a)) {
       ++traffic_.palette_stores;
-      // Lines exist only for planes below the sample count.
+      // Lines exist only for planes below the sample count; the noted ways of lines not
+      // resident are 0 already, so clearing the resident ones clears the block's.
       for (int p = 0; p < samples_; ++p) {
         for (int h = 0; h < halves_; ++h) {
-          if (const int way = line_way(block, p, h)) cache_.erase_way(way - 1);
+          int32_t& way = line_way(block, p, h);
+          if (way != 0) {
+            cache_.erase_way(way - 1);
+            way = 0;
+          }
         }
       }
-      std::fill_n(&line_way(block, 0, 0), 2 * samples_, 0);
       m.state = a.palette_state;
       m.resident_lines = 0;
       m.index_on_chip = false;
@@ -434,6 +438,7 @@ void ColorBackEnd::evict(uint64_t line) {
       const int way = ways[size_t(h * samples_ + p)];
       if (way == 0) continue;
       cache_.erase_way(way - 1);
+      ways[size_t(h * samples_ + p)] = 0;  // the others are 0 already
       --m.resident_lines;
       const int stored_bits = p < used ? plane_bits(block, a, p) : 0;
       m.plane_bits[size_t(p)] = stored_bits;
@@ -441,7 +446,6 @@ void ColorBackEnd::evict(uint64_t line) {
       traffic_.plane_bits_written += uint64_t((stored_bits + halves - 1) >> (halves - 1));
     }
   }
-  std::fill_n(ways, 2 * samples_, 0);
   bool any_compressed = false;
   for (int p = 0; p < used; ++p) any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
   m.state = any_compressed ? TileState::planes_compressed : TileState::planes_uncompressed;
