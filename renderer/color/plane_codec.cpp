@@ -102,7 +102,7 @@ inline int palette_colours_below(int limit_bits) {
     for (size_t steps = 0; steps < t.size(); ++steps) {
       int most = 0;
       for (int c = 1; c <= kTilePixels; ++c) {
-        if (c + std::bit_width(unsigned(c - 1)) < int(steps)) most = c;
+        if (c + int(std::bit_width(unsigned(c - 1))) < int(steps)) most = c;
       }
       t[steps] = int8_t(most);
     }
