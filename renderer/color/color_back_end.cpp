@@ -47,11 +47,43 @@ ColorBackEnd::ColorBackEnd(const ColorCacheGeometry& cache, int samples, Rgba8 c
       // counted from its samples when first needed.
       pixel_planes_(size_t(width) * size_t(height), uint8_t(one_colour_pixels ? 1 : 0)),
       counted_(memory_.size(), uint8_t(one_colour_pixels ? 1 : 0)),
-      line_ways_(memory_.size()) {}
+      line_ways_(memory_.size() * 2 * size_t(samples)) {}
+
+bool ColorBackEnd::take_written(int block) {
+  // The 4x per-quad path marks the counts it stores (quad_lanes::kWritten) instead of storing
+  // to the block's analysis: any marked pixel means new samples. The marks are cleared here, so
+  // every reader of the counts after analysis() sees plain counts.
+  constexpr uint64_t kMarks = 0x0101010101010101ull * quad_lanes::kWritten;
+  const int bx = (block % blocks_x_) * kTileWidth, by = (block / blocks_x_) * kTileHeight;
+  uint8_t* const first = &pixel_planes_[size_t(by) * size_t(width_) + size_t(bx)];
+  if (bx + kTileWidth <= width_ && by + kTileHeight <= height_) {
+    uint64_t rows[kTileHeight], marks = 0;
+    for (int y = 0; y < kTileHeight; ++y) {
+      std::memcpy(&rows[y], first + size_t(y) * size_t(width_), sizeof rows[y]);
+      marks |= rows[y];
+    }
+    if ((marks & kMarks) == 0) return false;
+    for (int y = 0; y < kTileHeight; ++y) {
+      rows[y] &= ~kMarks;
+      std::memcpy(first + size_t(y) * size_t(width_), &rows[y], sizeof rows[y]);
+    }
+    return true;
+  }
+  uint8_t marks = 0;
+  for (int y = 0; y < std::min(kTileHeight, height_ - by); ++y) {
+    uint8_t* row = first + size_t(y) * size_t(width_);
+    for (int x = 0; x < std::min(kTileWidth, width_ - bx); ++x) {
+      marks |= row[x];
+      row[x] = uint8_t(row[x] & ~quad_lanes::kWritten);
+    }
+  }
+  return (marks & quad_lanes::kWritten) != 0;
+}
 
 ColorBackEnd::Analysis& ColorBackEnd::analysis(int block) {
   Analysis& a = analysis_[size_t(block)];
-  if (!a.valid) a = Analysis{}, a.valid = true;
+  // Both tests run: take_written clears the marks either way.
+  if (take_written(block) | !a.valid) a = Analysis{}, a.valid = true;
   return a;
 }
 
@@ -310,19 +342,16 @@ void ColorBackEnd::access_quad(int block, int half, int planes) {
   }
 }
 
-int ColorBackEnd::access_missing(int block, int half, int planes) {
+void ColorBackEnd::access_missing(int block, int half, int planes) {
   const int32_t* ways = &line_way(block, 0, half);
-  int hits = 0;
   for (int plane = 0; plane < planes; ++plane) {
     // ways[] is reread after a miss: the miss fills this block's way and may evict the block.
     if (ways[plane] != 0) {
       cache_.touch(ways[plane] - 1);
-      ++hits;
     } else {
       miss(block, plane, key(block, plane, half));
     }
   }
-  return hits;
 }
 
 void ColorBackEnd::miss(int block, int plane, uint64_t k) {
@@ -348,7 +377,8 @@ void ColorBackEnd::fill(int block, int plane) {
   if (!m.index_on_chip) traffic_.index_bits_read += uint64_t(tile_index_bits(samples_));
   m.index_on_chip = true;
   if (m.state == TileState::planes_compressed || m.state == TileState::planes_uncompressed) {
-    traffic_.plane_bits_read += uint64_t((m.plane_bits[size_t(plane)] + halves_ - 1) >> (halves_ - 1));  // halves_ is 1 or 2
+    traffic_.plane_bits_read +=
+        uint64_t((m.plane_bits[size_t(plane)] + halves_ - 1) >> (halves_ - 1));  // halves_ is 1 or 2
   }
 }
 
@@ -377,13 +407,17 @@ void ColorBackEnd::evict(uint64_t line) {
     ++traffic_.palette_attempts;
     if (palette_fits(block, a)) {
       ++traffic_.palette_stores;
-      // Lines exist only for planes below the sample count.
+      // Lines exist only for planes below the sample count; the noted ways of lines not
+      // resident are 0 already, so clearing the resident ones clears the block's.
       for (int p = 0; p < samples_; ++p) {
         for (int h = 0; h < halves_; ++h) {
-          if (const int way = line_way(block, p, h)) cache_.erase_way(way - 1);
+          int32_t& way = line_way(block, p, h);
+          if (way != 0) {
+            cache_.erase_way(way - 1);
+            way = 0;
+          }
         }
       }
-      line_ways_[size_t(block)] = {};
       m.state = a.palette_state;
       m.resident_lines = 0;
       m.index_on_chip = false;
@@ -398,12 +432,13 @@ void ColorBackEnd::evict(uint64_t line) {
   // use are known from the pixels' counts (no samples read), so they are taken once.
   const int used = planes_used(block, a);
   const int halves = halves_;
-  std::array<int32_t, 2 * kMaxSamples>& ways = line_ways_[size_t(block)];
+  int32_t* const ways = &line_way(block, 0, 0);
   for (int p = 0; p < samples_ && m.resident_lines > 0; ++p) {
     for (int h = 0; h < halves; ++h) {
-      const int way = ways[size_t(h * kMaxSamples + p)];
+      const int way = ways[size_t(h * samples_ + p)];
       if (way == 0) continue;
       cache_.erase_way(way - 1);
+      ways[size_t(h * samples_ + p)] = 0;  // the others are 0 already
       --m.resident_lines;
       const int stored_bits = p < used ? plane_bits(block, a, p) : 0;
       m.plane_bits[size_t(p)] = stored_bits;
@@ -411,7 +446,6 @@ void ColorBackEnd::evict(uint64_t line) {
       traffic_.plane_bits_written += uint64_t((stored_bits + halves - 1) >> (halves - 1));
     }
   }
-  ways = {};
   bool any_compressed = false;
   for (int p = 0; p < used; ++p) any_compressed = any_compressed || m.plane_bits[size_t(p)] < kPlaneBits;
   m.state = any_compressed ? TileState::planes_compressed : TileState::planes_uncompressed;

@@ -91,7 +91,10 @@ class ColorBackEnd {
     TileState palette_state = TileState::cleared;
     std::array<int16_t, kMaxSamples> plane_bits{};  // compressed_plane_bits + 1 (0: not known)
   };
+  // The block's analysis, started afresh when its samples changed since it was made.
   Analysis& analysis(int block);
+  // Whether a 4x quad wrote the block since its last analysis (its counts' marks, cleared).
+  bool take_written(int block);
   // Counts the block's pixels from their samples (pixel_planes_).
   void recount(int block);
   // Fills the analysis' planes per half and planes used from the pixels' counts.
@@ -122,8 +125,9 @@ class ColorBackEnd {
   // A quad's access that missed line k (plane `plane` of `block`): room, then the fill.
   void miss(int block, int plane, uint64_t k);
   // on_quad_run's accesses of a quad with a missing line: each line touched or missed in plane
-  // order; returns the hits. Out of line: it is the run's rare path and holds its calls.
-  [[gnu::noinline]] int access_missing(int block, int half, int planes);
+  // order (the caller counts the accesses; hits are accesses minus misses). Out of line: it is
+  // the run's rare path and holds its calls.
+  [[gnu::noinline]] void access_missing(int block, int half, int planes);
   void fill(int block, int plane);
   // Evicts the tile holding `line` (a resident line) with all its resident lines.
   void evict(uint64_t line);
@@ -149,9 +153,11 @@ class ColorBackEnd {
   // Per block, per half and plane: 1 + the cache way holding that line, 0 when it is not
   // resident. Set at the line's fill; lines leave only when their block is evicted (all
   // together), which clears the block's. So hits, residency and erasures need no search.
-  std::vector<std::array<int32_t, 2 * kMaxSamples>> line_ways_;
+  // Laid out by the sample count (2 x samples a block: half a cache line at 4x), so that the
+  // per-quad path's reads span as few cache lines as the planes need.
+  std::vector<int32_t> line_ways_;
   int32_t& line_way(int block, int plane, int half) {
-    return line_ways_[size_t(block)][size_t(half * kMaxSamples + plane)];
+    return line_ways_[(size_t(block) * 2 + size_t(half)) * size_t(samples_) + size_t(plane)];
   }
   ColorTile scratch_;  // the samples the index-bit palette reads
   ColorTraffic traffic_;

@@ -151,7 +151,8 @@ TEST(ColorShortcuts, QuadCountsInLanesMatchTheSampleBySampleCount) {
         int expected_max = 0;
         for (int p = 0; p < 4; ++p) {
           const int expected = distinct_plainly(&rows[p >> 1][(p & 1) * 4], 4);
-          ASSERT_EQ(counts[p >> 1][p & 1], expected) << "pattern " << pattern << " pixel " << p;
+          // Stored with the mark that tells the back end the block has new samples.
+          ASSERT_EQ(counts[p >> 1][p & 1], expected | quad_lanes::kWritten) << "pattern " << pattern << " pixel " << p;
           expected_max = std::max(expected_max, expected);
         }
         ASSERT_EQ(planes, expected_max);
@@ -349,6 +350,30 @@ TEST(ColorShortcuts, DistinctColoursInLanesMatchThePlainCount) {
       plane.fill(0x80000000u);
       plane[size_t(a)] = 0;  // -0 and +0 as bits
       check(plane, "signed zero", a);
+    }
+  }
+}
+
+TEST(ColorShortcuts, DistinctColoursUpToACapAreExactUpToIt) {
+  // The count that may stop early: the exact count whenever it is at most the cap, and above
+  // the cap otherwise, for every cap and counts on both sides of each vector's end.
+  Rng rng{0x5be0cd19137e2179ull};
+  for (int i = 0; i < 40000; ++i) {
+    Plane plane;
+    const uint32_t colours = 1 + rng.below(uint32_t(kTilePixels));
+    for (int p = 0; p < kTilePixels; ++p) {
+      // Half the planes with new colours first (early vectors busy), half at random.
+      plane[size_t(p)] =
+          i % 2 && uint32_t(p) < colours ? uint32_t(p) * 0x01010101u + 7u : rng.below(colours) * 0x01010101u + 7u;
+    }
+    const int exact = distinct_plainly(plane.data(), kTilePixels);
+    const int cap = int(rng.below(uint32_t(kTilePixels) + 1));
+    const int count = plane_lanes::distinct_colours_up_to(plane, cap);
+    if (exact <= cap) {
+      ASSERT_EQ(count, exact) << "plane " << i << " cap " << cap;
+    } else {
+      ASSERT_GT(count, cap) << "plane " << i << " cap " << cap;
+      ASSERT_LE(count, exact) << "plane " << i << " cap " << cap;
     }
   }
 }

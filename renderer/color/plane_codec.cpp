@@ -1,6 +1,7 @@
 #include "color/plane_codec.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <string>
 
@@ -92,14 +93,34 @@ CompressedPlane compress_plane(const Plane& plane, PlaneCodec codec) {
 // Palette's size with `count` colours: header, colours, an index per pixel.
 inline int palette_bits(int count) { return 5 + 32 * count + kTilePixels * bits_for(count - 1); }
 
+// The most colours whose palette is smaller than `limit_bits` (0..32), from a table by limit
+// in 32-bit steps: palette_bits(c) = 5 + 32 * (c + bits_for(c - 1)) is below the limit exactly
+// when c + bits_for(c - 1) < ceil((limit - 5) / 32).
+inline int palette_colours_below(int limit_bits) {
+  static constexpr auto kMost = [] {
+    std::array<int8_t, kPlaneBits / 32 + 2> t{};
+    for (size_t steps = 0; steps < t.size(); ++steps) {
+      int most = 0;
+      for (int c = 1; c <= kTilePixels; ++c) {
+        if (c + int(std::bit_width(unsigned(c - 1))) < int(steps)) most = c;
+      }
+      t[steps] = int8_t(most);
+    }
+    return t;
+  }();
+  return kMost[size_t(std::clamp((limit_bits - 5 + 31) / 32, 0, int(kMost.size()) - 1))];
+}
+
 int compressed_plane_bits(const Plane& plane) {
   // compress_plane_best keeps the palette when it is smaller than delta (or raw), else that. The
   // palette's size grows with its colour count, so the result is the smaller of the two sizes:
   // the count is taken whole, in vector lanes, rather than stopping once it is large enough
   // (a noisy plane's count ran to 27 colours before the palette could give up, on
   // unpredictable branches).
+  // The palette beats `limit` only up to some count of colours (its size grows with the count),
+  // so the count may stop as soon as the colours seen pass that.
   const int limit = std::min(delta_bits(plane), kPlaneBits);
-  return std::min(limit, palette_bits(plane_lanes::distinct_colours(plane)));
+  return std::min(limit, palette_bits(plane_lanes::distinct_colours_up_to(plane, palette_colours_below(limit))));
 }
 
 CompressedPlane compress_plane_best(const Plane& plane) {

@@ -1,3 +1,9 @@
+// Compiled per target (core/highway.h); the colour count, the widest of these loops, is
+// dispatched at run time (AVX-512 holds half a plane in one vector, AVX2 a quarter), the rest
+// run at the build's static target. Every result is exact, so the target changes no count.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "color/plane_lanes.cpp"
+
 #include "color/plane_lanes.h"
 
 #include <array>
@@ -101,8 +107,8 @@ void later_plane4(const uint32_t* const rows[4], int plane, uint32_t* out) {
   for (int r = 0; r < 4; ++r) {
     for (size_t i = 0; i < 32; i += 4 * n) {
       const auto a = hn::ConcatEven(d, colour_of(hn::LoadU(d, rows[r] + i + n)), colour_of(hn::LoadU(d, rows[r] + i)));
-      const auto b = hn::ConcatEven(d, colour_of(hn::LoadU(d, rows[r] + i + 3 * n)),
-                                    colour_of(hn::LoadU(d, rows[r] + i + 2 * n)));
+      const auto b =
+          hn::ConcatEven(d, colour_of(hn::LoadU(d, rows[r] + i + 3 * n)), colour_of(hn::LoadU(d, rows[r] + i + 2 * n)));
       hn::StoreU(hn::ConcatEven(d, b, a), d, out + size_t(r) * 8 + i / 4);
     }
   }
@@ -121,48 +127,49 @@ void half_maxima(const uint8_t* const rows[4], uint8_t out[2]) {
   out[0] = bytes[0], out[1] = bytes[4];
 }
 
-int distinct_colours(const Plane& plane) {
+int distinct_colours_up_to(const Plane& plane, int cap) {
   // A pixel repeats a colour when it equals an earlier pixel; the plane's colours are the pixels
   // that do not. All pairs are compared, vector against vector rotated by 0..n-1 lanes (within
   // a vector only the rotations' lanes that reach back, lanes r.. of rotation r), with no
-  // branch on the data: the set the scalar count used mispredicted on every noisy plane.
-  const hn::CappedTag<uint32_t, 8> d;
+  // branch per pixel: the set the scalar count used mispredicted on every noisy plane. Vector
+  // by vector, so that the colours of the first vectors, a lower bound of the whole count,
+  // can stop it once they pass the cap (at most one branch a vector).
+  const hn::CappedTag<uint32_t, 16> d;
   constexpr size_t n = hn::MaxLanes(d);
   constexpr size_t kVectors = kTilePixels / n;
   using V = hn::Vec<decltype(d)>;
-  V v[kVectors], repeats[kVectors];
-  for (size_t a = 0; a < kVectors; ++a) v[a] = hn::LoadU(d, plane.data() + a * n);
-  for (size_t a = 0; a < kVectors; ++a) {
-    repeats[a] = hn::Zero(d);
-    for (size_t b = 0; b < a; ++b) repeats[a] = hn::Or(repeats[a], hn::VecFromMask(d, hn::Eq(v[a], v[b])));
-  }
-  // Rotation r: lane i holds lane (i - r) mod n; its lanes i >= r reach back (all ones).
-  struct Rotation {
-    alignas(64) std::array<int32_t, n> lanes;
-    alignas(64) std::array<uint32_t, n> back;
+  using M = hn::Mask<decltype(d)>;
+  // Rotation by one lane: lane i holds lane (i - 1) mod n. Lanes i >= r of rotation r reach back.
+  struct Tables {
+    alignas(64) std::array<int32_t, n> by_one;
+    alignas(64) std::array<std::array<uint32_t, n>, n> back;
   };
-  static constexpr auto kRotations = [] {
-    std::array<Rotation, n> t{};
-    for (size_t r = 0; r < n; ++r) {
-      for (size_t i = 0; i < n; ++i) {
-        t[r].lanes[i] = int32_t((i + n - r) % n);
-        t[r].back[i] = i >= r ? ~0u : 0u;
-      }
-    }
+  static constexpr auto kTables = [] {
+    Tables t{};
+    for (size_t i = 0; i < n; ++i) t.by_one[i] = int32_t((i + n - 1) % n);
+    for (size_t r = 0; r < n; ++r)
+      for (size_t i = 0; i < n; ++i) t.back[r][i] = i >= r ? ~0u : 0u;
     return t;
   }();
-  for (size_t r = 1; r < n; ++r) {
-    const auto rotation = hn::SetTableIndices(d, kRotations[r].lanes.data());
-    const V back = hn::Load(d, kRotations[r].back.data());
-    for (size_t b = 0; b < kVectors; ++b) {
-      const V rotated = hn::TableLookupLanes(v[b], rotation);
-      repeats[b] = hn::Or(repeats[b], hn::And(hn::VecFromMask(d, hn::Eq(v[b], rotated)), back));
-      for (size_t a = b + 1; a < kVectors; ++a)
-        repeats[a] = hn::Or(repeats[a], hn::VecFromMask(d, hn::Eq(v[a], rotated)));
-    }
-  }
+  const auto by_one = hn::SetTableIndices(d, kTables.by_one.data());
+  V rotated[kVectors][n];  // every rotation of the vectors done so far, for the later ones
   size_t repeated = 0;
-  for (size_t a = 0; a < kVectors; ++a) repeated += hn::CountTrue(d, hn::MaskFromVec(repeats[a]));
+  for (size_t a = 0; a < kVectors; ++a) {
+    const V v = hn::LoadU(d, plane.data() + a * n);
+    rotated[a][0] = v;
+    M repeats = hn::FirstN(d, 0);
+    for (size_t r = 1; r < n; ++r) {
+      rotated[a][r] = hn::TableLookupLanes(rotated[a][r - 1], by_one);
+      const M back = hn::MaskFromVec(hn::Load(d, kTables.back[r].data()));
+      repeats = hn::Or(repeats, hn::And(hn::Eq(v, rotated[a][r]), back));
+    }
+    for (size_t b = 0; b < a; ++b) {
+      for (size_t r = 0; r < n; ++r) repeats = hn::Or(repeats, hn::Eq(v, rotated[b][r]));
+    }
+    repeated += hn::CountTrue(d, repeats);
+    const int at_least = int((a + 1) * n - repeated);
+    if (a + 1 < kVectors && at_least > cap) return at_least;
+  }
   return kTilePixels - int(repeated);
 }
 
@@ -170,6 +177,7 @@ int distinct_colours(const Plane& plane) {
 }  // namespace tessera::color::plane_lanes
 HWY_AFTER_NAMESPACE();
 
+#if HWY_ONCE
 namespace tessera::color::plane_lanes {
 void channel_ranges(const Plane& plane, uint8_t lo[4], uint8_t hi[4]) { HWY_NAMESPACE::channel_ranges(plane, lo, hi); }
 int colours_up_to(const uint32_t* const* rows, int row_count, int row_length, int cap, uint32_t* found) {
@@ -180,5 +188,9 @@ void later_plane4(const uint32_t* const rows[4], int plane, uint32_t* out) {
   HWY_NAMESPACE::later_plane4(rows, plane, out);
 }
 void half_maxima(const uint8_t* const rows[4], uint8_t out[2]) { HWY_NAMESPACE::half_maxima(rows, out); }
-int distinct_colours(const Plane& plane) { return HWY_NAMESPACE::distinct_colours(plane); }
+HWY_EXPORT(distinct_colours_up_to);
+int distinct_colours_up_to(const Plane& plane, int cap) {
+  return HWY_DYNAMIC_DISPATCH(distinct_colours_up_to)(plane, cap);
+}
 }  // namespace tessera::color::plane_lanes
+#endif  // HWY_ONCE

@@ -25,8 +25,7 @@ int colours_up_to(const uint32_t* const* rows, int row_count, int row_length, in
 // without colours_up_to's search (shaded blocks, most of those asked, differ at the corners).
 // Branch-free: the answer is not predictable from block to block.
 inline bool corners_distinct(const uint32_t* const rows[4], int row_length, int samples) {
-  const uint32_t a = rows[0][0], b = rows[0][row_length - samples], c = rows[3][0],
-                 d = rows[3][row_length - samples];
+  const uint32_t a = rows[0][0], b = rows[0][row_length - samples], c = rows[3][0], d = rows[3][row_length - samples];
   return bool(unsigned(a != b) & unsigned(a != c) & unsigned(a != d) & unsigned(b != c) & unsigned(b != d) &
               unsigned(c != d));
 }
@@ -42,7 +41,9 @@ void later_plane4(const uint32_t* const rows[4], int plane, uint32_t* out);
 // The largest of four rows of eight bytes, in the left (columns 0..3) and right (4..7) halves.
 void half_maxima(const uint8_t* const rows[4], uint8_t out[2]);
 
-// How many distinct colours the plane's 32 pixels hold (1..32), compared as bits.
-int distinct_colours(const Plane& plane);
+// How many distinct colours the plane's 32 pixels hold (1..32), compared as bits, when that is
+// at most `cap`; otherwise some number above `cap` (the count may stop early).
+int distinct_colours_up_to(const Plane& plane, int cap);
+inline int distinct_colours(const Plane& plane) { return distinct_colours_up_to(plane, kTilePixels); }
 
 }  // namespace tessera::color::plane_lanes

@@ -16,7 +16,8 @@
 namespace tessera::color {
 
 // The plane count of the quad whose two pixel rows start at row0/row1 (kN samples a pixel),
-// each pixel's own count stored in c0[0..1], c1[0..1] for evictions to read.
+// each pixel's own count stored in c0[0..1], c1[0..1] for evictions to read (at 4x with
+// quad_lanes::kWritten, which marks the block's analysis stale).
 template <int kN>
 inline int quad_plane_counts(const Rgba8* row0, const Rgba8* row1, uint8_t* c0, uint8_t* c1) {
   if constexpr (kN == 4) {
@@ -48,7 +49,8 @@ void ColorBackEnd::on_quad_written(int qx, int qy) {
   // Quad coordinates are never negative: unsigned division is a shift.
   const int block = int(unsigned(qy) / kTileHeight) * blocks_x_ + int(unsigned(qx) / kTileWidth);
   const int half = halves_ == 2 ? int(unsigned(qx) % kTileWidth / (kTileWidth / 2)) : 0;
-  analysis_[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
+  // New samples: what was learnt about the block is stale (at 4x the stored counts say so).
+  if constexpr (kN != 4) analysis_[size_t(block)].valid = false;
   int32_t* ways = &line_way(block, 0, half);
   const int planes = quad_plane_counts<kN>(row0, row1, c0, c1);
   if (planes == 1 && ways[0] != 0) {
@@ -72,14 +74,15 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
   const unsigned half_mask = halves_ == 2 ? 1 : 0;  // a quad's half of its block: (qx / 4) & half_mask
   const Rgba8* const buffer = buffer_;
   uint8_t* const counts = pixel_planes_.data();
-  Analysis* const analysis = analysis_.data();
-  std::array<int32_t, 2 * kMaxSamples>* const line_ways = line_ways_.data();
-  // The hit counts in registers. No repeat rule here (access_quad's "same lines as the previous
-  // quad: touch nothing"): touching those lines again in the same order leaves them the most
-  // recent in that order, so every later LRU decision is the same, and with the touches free
-  // of branches the test would cost more (a data-dependent branch on every quad) than it saves.
-  // The calls out of line see no previous quad's lines (-1), as this loop touched others.
-  uint64_t accesses = 0, hits = 0;
+  [[maybe_unused]] Analysis* const analysis = analysis_.data();
+  int32_t* const line_ways = line_ways_.data();
+  // The access count in a register; the hits follow from it at the end (every access is a hit
+  // or a miss, and misses are counted where they happen). No repeat rule here (access_quad's "same lines as the
+  // previous quad: touch nothing"): touching those lines again in the same order leaves them the most recent in that
+  // order, so every later LRU decision is the same, and with the touches free of branches the test would cost more (a
+  // data-dependent branch on every quad) than it saves. The calls out of line see no previous quad's lines (-1), as
+  // this loop touched others.
+  uint64_t accesses = 0;
   auto out_of_line = [&](auto&& call) {
     repeat_lines_ = -1;
     call();
@@ -97,25 +100,26 @@ void ColorBackEnd::on_quad_run(int quads, WriteQuad&& write) {
     // Quad coordinates are never negative: unsigned division is a shift.
     const int block = int(unsigned(qy) / kTileHeight) * blocks_x + int(unsigned(qx) / kTileWidth);
     const int half = int(unsigned(qx) / (kTileWidth / 2) & half_mask);
-    analysis[size_t(block)].valid = false;  // new samples: what was learnt about the block is stale
+    // New samples: what was learnt about the block is stale (at 4x the stored counts say so,
+    // kWritten, with no store of their own).
+    if constexpr (kN != 4) analysis[size_t(block)].valid = false;
     const Rgba8* row0 = buffer + i0 * size_t(kN);
     const Rgba8* row1 = row0 + size_t(width) * size_t(kN);
     const int planes = quad_plane_counts<kN>(row0, row1, c0, c1);
     // access_quad inline: resident lines are refreshed through their noted ways in plane order,
     // with no branch per line while all are resident (most quads); with a missing line, line by
     // line out of line.
-    const int32_t* ways = &line_ways[size_t(block)][size_t(half * kMaxSamples)];
+    const int32_t* ways = line_ways + (size_t(block) * 2 + size_t(half)) * size_t(kN);
     accesses += uint64_t(planes);
     if ((quad_lanes::missing_lines<kN>(ways) & ((1u << planes) - 1)) == 0) [[likely]] {
-      hits += uint64_t(planes);
       cache_.touch_lines<kN>(ways, planes);
       continue;
     }
-    out_of_line([&] { hits += uint64_t(access_missing(block, half, planes)); });
+    out_of_line([&] { access_missing(block, half, planes); });
   }
   repeat_lines_ = -1;
   traffic_.accesses += accesses;
-  traffic_.hits += hits;
+  traffic_.hits = traffic_.accesses - traffic_.misses;
 }
 
 }  // namespace tessera::color

@@ -9,21 +9,27 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "core/highway.h"
 
 namespace tessera::color::quad_lanes {
 
+// A pixel count stored by quad_planes4 carries this bit: the pixel was written since its block
+// was last analysed (ColorBackEnd's staleness test reads and clears it at the next eviction),
+// so the per-quad path needs no store of its own for that. The count is the low bits.
+inline constexpr uint8_t kWritten = 0x80;
+
 // A row of two pixels by its repeat bits (bit 4p + j: sample j of pixel p equals an earlier
-// sample of that pixel): byte 0 and 1 the pixels' colour counts (4 minus their repeats), byte
-// 2 the larger count c as the bit 1 << (c - 1), so that two rows' maxima combine with an OR
-// and a bit width rather than a data-dependent compare.
+// sample of that pixel): byte 0 and 1 the pixels' colour counts (4 minus their repeats) with
+// kWritten, byte 2 the larger count c as the bit 1 << (c - 1), so that two rows' maxima
+// combine with an OR and a bit width rather than a data-dependent compare.
 constexpr std::array<uint32_t, 256> row_counts_table() {
   std::array<uint32_t, 256> t{};
   for (uint32_t m = 0; m < 256; ++m) {
     // Sample 0 has no earlier sample: its bit is never set (counted out, so counts are 1..4).
     const uint32_t c0 = 4 - uint32_t(std::popcount(m & 14u)), c1 = 4 - uint32_t(std::popcount(m >> 4 & 14u));
-    t[m] = c0 | c1 << 8 | 1u << ((c0 > c1 ? c0 : c1) - 1) << 16;
+    t[m] = (c0 | kWritten) | (c1 | kWritten) << 8 | 1u << ((c0 > c1 ? c0 : c1) - 1) << 16;
   }
   return t;
 }
@@ -65,11 +71,13 @@ HWY_INLINE int quad_planes4(const uint32_t* row0, const uint32_t* row1, uint8_t*
       repeats[r] |= uint32_t(bits[0]) << i;
     }
   }
-  // One lookup per row gives both pixels' counts (bytes 0 and 1, stored as they are) and the
-  // larger of the two (byte 2, one-hot).
+  // One lookup per row gives both pixels' counts (bytes 0 and 1, stored as they are: one 16-bit
+  // store, little-endian as x86 and AArch64 are) and the larger of the two (byte 2, one-hot).
+  static_assert(std::endian::native == std::endian::little);
   const uint32_t t0 = kRowCounts[repeats[0]], t1 = kRowCounts[repeats[1]];
-  counts0[0] = uint8_t(t0), counts0[1] = uint8_t(t0 >> 8);
-  counts1[0] = uint8_t(t1), counts1[1] = uint8_t(t1 >> 8);
+  const uint16_t pair0 = uint16_t(t0), pair1 = uint16_t(t1);
+  std::memcpy(counts0, &pair0, 2);
+  std::memcpy(counts1, &pair1, 2);
   return std::bit_width((t0 | t1) >> 16);
 }
 
@@ -92,7 +100,8 @@ HWY_INLINE unsigned missing_lines(const int32_t* ways) {
 HWY_AFTER_NAMESPACE();
 
 namespace tessera::color::quad_lanes {
-// Each pixel's distinct colours (1..4) to counts0[0..1] and counts1[0..1]; returns the most.
+// Each pixel's distinct colours (1..4), with kWritten, to counts0[0..1] and counts1[0..1];
+// returns the most.
 HWY_INLINE int quad_planes4(const uint32_t* row0, const uint32_t* row1, uint8_t* counts0, uint8_t* counts1) {
   return HWY_NAMESPACE::quad_planes4(row0, row1, counts0, counts1);
 }
