@@ -9,9 +9,6 @@ namespace tessera {
 
 namespace {
 
-// Round to the fixed-point grid (ties to even, as the FPU's default rounding does).
-inline int32_t snap(float window) { return int32_t(std::nearbyint(window * float(kSubpixelOne))); }
-
 // Pixel index range with a sample (at offset o from the pixel corner) inside [lo, hi]:
 // the first pixel p with p * 256 + max_offset >= lo, the last with p * 256 + min_offset <= hi.
 inline int first_pixel(int32_t lo, int32_t max_offset) {
@@ -48,58 +45,56 @@ Viewport Viewport::of_state(int width, int height, SampleExtent samples, const V
   return vp;
 }
 
-SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, const Viewport& vp,
-                           CullMode cull, FrontFace front_face, int varying_count, uint32_t draw, TriangleSetup& out) {
-  const ClipVertex* v[3] = {&a, &b, &c};
-  // The whole framebuffer, or the draw's viewport (adding a zero origin changes no bit).
-  const float half_w = vp.custom ? 0.5f * vp.w : 0.5f * float(vp.width);
-  const float half_h = vp.custom ? 0.5f * vp.h : 0.5f * float(vp.height);
-  const float origin_x = vp.custom ? vp.x : 0.0f;
-  const float origin_y = vp.custom ? vp.y : 0.0f;
-  for (int i = 0; i < 3; ++i) {
-    const glm::vec4& p = v[i]->clip;
-    const float iw = 1.0f / p.w;
-    out.x[i] = snap((p.x * iw + 1.0f) * half_w + origin_x);
-    out.y[i] = snap((p.y * iw + 1.0f) * half_h + origin_y);
-    out.z[i] = vp.custom ? vp.min_depth + p.z * iw * (vp.max_depth - vp.min_depth) : p.z * iw;
-    out.inv_w[i] = iw;
-  }
-  // In window coordinates (y down) a counter-clockwise triangle has a negative cross product.
-  const int64_t cross = doubled_area(out);
+namespace {
+
+// Set-up from the corners' window positions: cull (zero area, facing, no pixel in reach, outside
+// the scissor) from the positions alone, then write the record of a surviving triangle.
+inline SetupResult setup_from_window(const WindowVertex* w[3], const ClipVertex* v[3], const Viewport& vp,
+                                     CullMode cull, FrontFace front_face, int varying_count, uint32_t draw,
+                                     TriangleSetup& out) {
+  // In window coordinates (y down) a counter-clockwise triangle has a negative cross product
+  // (doubled_area of the record).
+  const int64_t cross =
+      int64_t(w[1]->x - w[0]->x) * (w[2]->y - w[0]->y) - int64_t(w[1]->y - w[0]->y) * (w[2]->x - w[0]->x);
   if (cross == 0) return SetupResult::culled_degenerate;
   const bool front = (cross < 0) == (front_face == FrontFace::counter_clockwise);
   if (cull == CullMode::front_and_back || cull == (front ? CullMode::front : CullMode::back)) {
     return front ? SetupResult::culled_frontface : SetupResult::culled_backface;
   }
-  int order[3] = {0, 1, 2};
-  if (cross > 0) std::swap(order[1], order[2]);  // make the interior positive for all edges
-  if (cross > 0) {
-    std::swap(out.x[1], out.x[2]);
-    std::swap(out.y[1], out.y[2]);
-    std::swap(out.z[1], out.z[2]);
-    std::swap(out.inv_w[1], out.inv_w[2]);
+  const int32_t lo_x = std::min({w[0]->x, w[1]->x, w[2]->x});
+  const int32_t hi_x = std::max({w[0]->x, w[1]->x, w[2]->x});
+  const int32_t lo_y = std::min({w[0]->y, w[1]->y, w[2]->y});
+  const int32_t hi_y = std::max({w[0]->y, w[1]->y, w[2]->y});
+  int32_t min_x = std::max(first_pixel(lo_x, vp.samples.max_x), 0);
+  int32_t max_x = std::min(last_pixel(hi_x, vp.samples.min_x), vp.width - 1);
+  int32_t min_y = std::max(first_pixel(lo_y, vp.samples.max_y), 0);
+  int32_t max_y = std::min(last_pixel(hi_y, vp.samples.min_y), vp.height - 1);
+  if (min_x > max_x || min_y > max_y) return SetupResult::culled_degenerate;
+  // Scissor and viewport bounds (the whole framebuffer for scenes).
+  min_x = std::max(min_x, vp.bound_x0);
+  max_x = std::min(max_x, vp.bound_x1);
+  min_y = std::max(min_y, vp.bound_y0);
+  max_y = std::min(max_y, vp.bound_y1);
+  if (min_x > max_x || min_y > max_y) return SetupResult::culled_scissor;
+  // Make the interior positive for all edges.
+  const int o1 = cross > 0 ? 2 : 1, o2 = cross > 0 ? 1 : 2;
+  const int order[3] = {0, o1, o2};
+  for (int i = 0; i < 3; ++i) {
+    const WindowVertex& p = *w[order[i]];
+    out.x[i] = p.x;
+    out.y[i] = p.y;
+    out.z[i] = p.z;
+    out.inv_w[i] = p.inv_w;
   }
   for (int i = 0; i < 3; ++i) {
-    const float* src = v[order[i]]->varyings;
     // ClipVertex holds kMaxVaryings: copy them all (one vector move), then clear the unused.
-    std::memcpy(out.varyings[i], src, sizeof(out.varyings[i]));
+    std::memcpy(out.varyings[i], v[order[i]]->varyings, sizeof(out.varyings[i]));
     for (int k = varying_count; k < kMaxVaryings; ++k) out.varyings[i][k] = 0.0f;
   }
-  const int32_t lo_x = std::min({out.x[0], out.x[1], out.x[2]});
-  const int32_t hi_x = std::max({out.x[0], out.x[1], out.x[2]});
-  const int32_t lo_y = std::min({out.y[0], out.y[1], out.y[2]});
-  const int32_t hi_y = std::max({out.y[0], out.y[1], out.y[2]});
-  out.min_x = std::max(first_pixel(lo_x, vp.samples.max_x), 0);
-  out.max_x = std::min(last_pixel(hi_x, vp.samples.min_x), vp.width - 1);
-  out.min_y = std::max(first_pixel(lo_y, vp.samples.max_y), 0);
-  out.max_y = std::min(last_pixel(hi_y, vp.samples.min_y), vp.height - 1);
-  if (out.min_x > out.max_x || out.min_y > out.max_y) return SetupResult::culled_degenerate;
-  // Scissor and viewport bounds (the whole framebuffer for scenes).
-  out.min_x = std::max(out.min_x, vp.bound_x0);
-  out.max_x = std::min(out.max_x, vp.bound_x1);
-  out.min_y = std::max(out.min_y, vp.bound_y0);
-  out.max_y = std::min(out.max_y, vp.bound_y1);
-  if (out.min_x > out.max_x || out.min_y > out.max_y) return SetupResult::culled_scissor;
+  out.min_x = min_x;
+  out.max_x = max_x;
+  out.min_y = min_y;
+  out.max_y = max_y;
   out.draw = draw;
   // Top-left rule with y down: the gradient (A, B) of an edge function points inside, so a
   // left edge has A > 0 and a top edge (horizontal, interior below) has A == 0 and B > 0.
@@ -113,6 +108,24 @@ SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipV
   // Two-sided materials light the back of a surface with its reversed normal.
   if (!front) out.top_left |= kBackFacingBit;
   return SetupResult::ok;
+}
+
+}  // namespace
+
+SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, const Viewport& vp,
+                           CullMode cull, FrontFace front_face, int varying_count, uint32_t draw, TriangleSetup& out) {
+  const WindowVertex wa = window_vertex(a.clip, vp), wb = window_vertex(b.clip, vp), wc = window_vertex(c.clip, vp);
+  const WindowVertex* w[3] = {&wa, &wb, &wc};
+  const ClipVertex* v[3] = {&a, &b, &c};
+  return setup_from_window(w, v, vp, cull, front_face, varying_count, draw, out);
+}
+
+SetupResult setup_triangle(const WindowVertex& wa, const WindowVertex& wb, const WindowVertex& wc, const ClipVertex& a,
+                           const ClipVertex& b, const ClipVertex& c, const Viewport& vp, CullMode cull,
+                           FrontFace front_face, int varying_count, uint32_t draw, TriangleSetup& out) {
+  const WindowVertex* w[3] = {&wa, &wb, &wc};
+  const ClipVertex* v[3] = {&a, &b, &c};
+  return setup_from_window(w, v, vp, cull, front_face, varying_count, draw, out);
 }
 
 void edge_functions(const TriangleSetup& t, EdgeFunction e[3]) {

@@ -2,6 +2,8 @@
 // produce the record the tile rasterizer walks (edge functions with the top-left rule).
 #pragma once
 
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -74,11 +76,53 @@ struct Viewport {
                            const ScissorRect& scissor);
 };
 
+// A vertex's window position as set-up computes it: x and y snapped to 1/256 pixel, depth
+// z/w (mapped to the viewport's depth range) and 1/w.
+struct WindowVertex {
+  int32_t x, y;
+  float z, inv_w;
+};
+
+// Round to the fixed-point grid (ties to even, as the FPU's default rounding does).
+inline int32_t snap_subpixel(float window) { return int32_t(std::nearbyint(window * float(kSubpixelOne))); }
+
+// The one expression set-up evaluates per corner: a mesh's vertex is a corner of some six
+// triangles, so the primitive stage may evaluate it once per vertex instead (same bits).
+inline WindowVertex window_vertex(const glm::vec4& p, const Viewport& vp) {
+  // The whole framebuffer, or the draw's viewport (adding a zero origin changes no bit).
+  const float half_w = vp.custom ? 0.5f * vp.w : 0.5f * float(vp.width);
+  const float half_h = vp.custom ? 0.5f * vp.h : 0.5f * float(vp.height);
+  const float origin_x = vp.custom ? vp.x : 0.0f;
+  const float origin_y = vp.custom ? vp.y : 0.0f;
+  const float iw = 1.0f / p.w;
+  WindowVertex w;
+  w.x = snap_subpixel((p.x * iw + 1.0f) * half_w + origin_x);
+  w.y = snap_subpixel((p.y * iw + 1.0f) * half_h + origin_y);
+  w.z = vp.custom ? vp.min_depth + p.z * iw * (vp.max_depth - vp.min_depth) : p.z * iw;
+  w.inv_w = iw;
+  return w;
+}
+
+// Whether two viewports map clip space to the same window coordinates (window_vertex).
+inline bool same_window_transform(const Viewport& a, const Viewport& b) {
+  if (a.custom != b.custom) return false;
+  if (!a.custom) return a.width == b.width && a.height == b.height;
+  auto same = [](float u, float v) { return std::bit_cast<uint32_t>(u) == std::bit_cast<uint32_t>(v); };
+  return same(a.x, b.x) && same(a.y, b.y) && same(a.w, b.w) && same(a.h, b.h) && same(a.min_depth, b.min_depth) &&
+         same(a.max_depth, b.max_depth);
+}
+
 // Sets up a triangle from clip-space vertices (w > 0, inside the guard band): culls by facing
 // (`cull`, with `front_face` the winding on screen that faces the viewer), snaps, and clamps
 // the pixel bounds to the framebuffer and the viewport's bounds.
 SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, const Viewport& vp,
                            CullMode cull, FrontFace front_face, int varying_count, uint32_t draw, TriangleSetup& out);
+// The same from the corners' window positions (window_vertex of a, b and c under `vp`): the
+// triangle is culled before anything is written, and only a surviving one reads the vertices'
+// varyings.
+SetupResult setup_triangle(const WindowVertex& wa, const WindowVertex& wb, const WindowVertex& wc, const ClipVertex& a,
+                           const ClipVertex& b, const ClipVertex& c, const Viewport& vp, CullMode cull,
+                           FrontFace front_face, int varying_count, uint32_t draw, TriangleSetup& out);
 // Scenes' culling: counter-clockwise is front, `cull_backface` drops the rest.
 inline SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, const Viewport& vp,
                                   bool cull_backface, int varying_count, uint32_t draw, TriangleSetup& out) {
