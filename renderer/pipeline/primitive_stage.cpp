@@ -60,7 +60,10 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
       BinChunk& chunk = out.chunks[c];
       RasterCounters& rc = out.counters[c];
       std::vector<uint32_t>* sources = in.record_sources ? &out.sources[c] : nullptr;
-      if (sources) sources->clear();
+      if (sources) {
+        sources->clear();
+        sources->reserve(std::min(kChunkTriangles, in.triangles - c * kChunkTriangles));
+      }
       if (in.per_draw) out.draw_runs[c].clear();
       const size_t first = c * kChunkTriangles;
       const size_t last = std::min(first + kChunkTriangles, in.triangles);
@@ -128,8 +131,9 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
             inside ? 0u : clip_outcode(v0.clip, guard) | clip_outcode(v1.clip, guard) | clip_outcode(v2.clip, guard);
         if (!planes) {
           if (one_window && inside) {
-            keep(setup_triangle(window[i0], window[i1], window[i2], v0, v1, v2, draw.viewport, draw.cull,
-                                draw.front_face, in.varyings, uint32_t(d), setup),
+            const WindowVertex* w[3] = {&window[i0], &window[i1], &window[i2]};
+            const ClipVertex* v[3] = {&v0, &v1, &v2};
+            keep(setup_triangle(w, v, draw.viewport, draw.cull, draw.front_face, in.varyings, uint32_t(d), setup),
                  uint32_t(tri));
           } else {
             emit(v0, v1, v2, draw, uint32_t(d), uint32_t(tri));
