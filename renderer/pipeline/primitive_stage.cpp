@@ -24,25 +24,50 @@ inline uint8_t vertex_flags(const ClipVertex& v) {
 
 void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& out) {
   const std::vector<PrimitiveDraw>& draws = *in.draws;
-  std::vector<uint8_t> flags(in.vertex_count);
+  // When every draw maps clip space to the window alike (always for scenes), the window
+  // position of each vertex inside the frustum is computed here once, instead of at each of the
+  // some six triangle corners it is: set-up of a triangle inside the frustum then culls from
+  // these 16 bytes per corner and reads a vertex's 48 only for a triangle it keeps.
+  bool one_window = in.vertex_count > 0 && !draws.empty();
+  for (const PrimitiveDraw& d : draws) one_window = one_window && same_window_transform(d.viewport, draws[0].viewport);
+  UninitializedVector<uint8_t>& flags = out.vertex_flags;
+  UninitializedVector<WindowVertex>& window = out.window;
+  flags.resize(in.vertex_count);
+  window.resize(one_window ? in.vertex_count : 0);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, in.vertex_count, 4096), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t v = r.begin(); v < r.end(); ++v) flags[v] = vertex_flags(in.vertices[v]);
+    if (one_window) {
+      const Viewport& vp = draws[0].viewport;
+      // Only vertices inside the frustum: the others may lie beyond what the fixed point
+      // holds, and their triangles take the full set-up (or the clipper).
+      for (size_t v = r.begin(); v < r.end(); ++v) {
+        if (!flags[v]) window[v] = window_vertex(in.vertices[v].clip, vp);
+      }
+    }
   });
   auto flags_of = [&](size_t v) { return in.vertex_count ? flags[v] : vertex_flags(in.vertices[v]); };
   const size_t chunk_count = (in.triangles + kChunkTriangles - 1) / kChunkTriangles;
-  out.chunks.assign(chunk_count, BinChunk{});
+  // Resized, not assigned: an output kept from an earlier frame keeps its chunks' buffers
+  // (each chunk clears what it refills), so their pages are not faulted in again every frame.
+  out.chunks.resize(chunk_count);
   out.counters.assign(chunk_count, RasterCounters{});
-  out.sources.assign(in.record_sources ? chunk_count : 0, {});
+  out.sources.resize(in.record_sources ? chunk_count : 0);
   const TileGrid* atomic = in.record_sources ? in.atomic : nullptr;
-  out.atomic.assign(atomic ? chunk_count : 0, BinChunk{});
-  out.draw_runs.assign(in.per_draw ? chunk_count : 0, {});
+  out.atomic.resize(atomic ? chunk_count : 0);
+  out.draw_runs.resize(in.per_draw ? chunk_count : 0);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, chunk_count, 1), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t c = r.begin(); c < r.end(); ++c) {
       BinChunk& chunk = out.chunks[c];
       RasterCounters& rc = out.counters[c];
       std::vector<uint32_t>* sources = in.record_sources ? &out.sources[c] : nullptr;
+      if (sources) {
+        sources->clear();
+        sources->reserve(std::min(kChunkTriangles, in.triangles - c * kChunkTriangles));
+      }
+      if (in.per_draw) out.draw_runs[c].clear();
       const size_t first = c * kChunkTriangles;
       const size_t last = std::min(first + kChunkTriangles, in.triangles);
+      chunk.setups.clear();
       chunk.setups.reserve(last - first);
       size_t d = size_t(std::upper_bound(draws.begin(), draws.end(), first,
                                          [](size_t t, const PrimitiveDraw& x) { return t < x.triangle_base; }) -
@@ -50,9 +75,8 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
                  1;
       ClipVertex poly[kMaxClipVertices];
       TriangleSetup setup;
-      auto emit = [&](const ClipVertex& a, const ClipVertex& b, const ClipVertex& v, const PrimitiveDraw& draw,
-                      uint32_t draw_index, uint32_t source) {
-        switch (setup_triangle(a, b, v, draw.viewport, draw.cull, draw.front_face, in.varyings, draw_index, setup)) {
+      auto keep = [&](SetupResult result, uint32_t source) {
+        switch (result) {
           case SetupResult::ok:
             chunk.setups.push_back(setup);
             if (sources) sources->push_back(source);
@@ -62,6 +86,11 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
           case SetupResult::culled_degenerate: ++rc[RasterCounters::culled_degenerate]; break;
           case SetupResult::culled_scissor: ++rc[RasterCounters::culled_scissor]; break;
         }
+      };
+      auto emit = [&](const ClipVertex& a, const ClipVertex& b, const ClipVertex& v, const PrimitiveDraw& draw,
+                      uint32_t draw_index, uint32_t source) {
+        keep(setup_triangle(a, b, v, draw.viewport, draw.cull, draw.front_face, in.varyings, draw_index, setup),
+             source);
       };
       // Per draw: the chunk's counters when its first triangle started; the difference at the
       // next draw (or the chunk's end) is the draw's share.
@@ -101,7 +130,14 @@ void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& ou
         const uint32_t planes =
             inside ? 0u : clip_outcode(v0.clip, guard) | clip_outcode(v1.clip, guard) | clip_outcode(v2.clip, guard);
         if (!planes) {
-          emit(v0, v1, v2, draw, uint32_t(d), uint32_t(tri));
+          if (one_window && inside) {
+            const WindowVertex* w[3] = {&window[i0], &window[i1], &window[i2]};
+            const ClipVertex* v[3] = {&v0, &v1, &v2};
+            keep(setup_triangle(w, v, draw.viewport, draw.cull, draw.front_face, in.varyings, uint32_t(d), setup),
+                 uint32_t(tri));
+          } else {
+            emit(v0, v1, v2, draw, uint32_t(d), uint32_t(tri));
+          }
           continue;
         }
         ++rc[RasterCounters::clipped];

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/uninitialized.h"
 #include "geometry/clipper.h"
 #include "raster/raster_counters.h"
 #include "raster/triangle_setup.h"
@@ -59,9 +60,14 @@ struct PrimitiveStageOutput {
   std::vector<std::vector<uint32_t>> sources;   // with record_sources: per chunk, per set-up triangle
   std::vector<BinChunk> atomic;                 // with `atomic`: per chunk, lists only (no setups)
   std::vector<std::vector<DrawRun>> draw_runs;  // with per_draw: per chunk, its draws in order
+  // The stage's own per-vertex work (trivial-reject flags, window positions), kept here so a
+  // reused output keeps their buffers too.
+  UninitializedVector<uint8_t> vertex_flags;
+  UninitializedVector<WindowVertex> window;
 };
 
-// Runs inside the caller's task arena.
+// Runs inside the caller's task arena. `out` may hold an earlier frame's output: every list is
+// refilled, and the buffers keep their capacity (a renderer reuses them frame after frame).
 void run_primitive_stage(const PrimitiveStageInput& in, PrimitiveStageOutput& out);
 
 }  // namespace tessera

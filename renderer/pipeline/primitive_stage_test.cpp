@@ -56,6 +56,21 @@ RandomMesh random_mesh(uint32_t seed, int w, int h, size_t triangles) {
   return m;
 }
 
+void run_into(const RandomMesh& m, const TileGrid& grid, const TileGrid* atomic, bool sources, int threads,
+              PrimitiveStageOutput& out) {
+  PrimitiveStageInput in;
+  in.draws = &m.draws;
+  in.vertices = m.vertices.data();
+  in.vertex_count = m.vertices.size();
+  in.triangles = m.triangles;
+  in.varyings = kMaxVaryings;
+  in.grid = grid;
+  in.record_sources = sources;
+  in.atomic = atomic;
+  tbb::task_arena arena(threads);
+  arena.execute([&] { run_primitive_stage(in, out); });
+}
+
 PrimitiveStageOutput run(const RandomMesh& m, const TileGrid& grid, const TileGrid* atomic, bool sources, int threads) {
   PrimitiveStageInput in;
   in.draws = &m.draws;
@@ -140,4 +155,56 @@ TEST(PrimitiveStage, AtomicListsInTheSamePassEqualBinningAfterwardsAtAnyThreadCo
 }
 
 }  // namespace
+
+namespace {
+
+void expect_same_output(const PrimitiveStageOutput& a, const PrimitiveStageOutput& b, const char* what) {
+  expect_same_chunks(a.chunks, b.chunks, what);
+  expect_same_chunks(a.atomic, b.atomic, what);
+  ASSERT_EQ(a.counters.size(), b.counters.size()) << what;
+  for (size_t c = 0; c < a.counters.size(); ++c) EXPECT_EQ(a.counters[c].v, b.counters[c].v) << what << " chunk " << c;
+  EXPECT_EQ(a.sources, b.sources) << what;
+  for (size_t c = 0; c < a.chunks.size(); ++c) {
+    EXPECT_EQ(a.chunks[c].setup_offsets, b.chunks[c].setup_offsets) << what << " chunk " << c;
+    EXPECT_EQ(a.chunks[c].setup_tiles, b.chunks[c].setup_tiles) << what << " chunk " << c;
+  }
+}
+
+}  // namespace
+
+// Set-up from window positions computed once per vertex (every draw with the same viewport)
+// writes the same records and counts as set-up from each triangle's clip-space corners (taken
+// when one draw's viewport is a custom one mapping to the same window), and an output reused
+// from a larger and from a smaller frame holds exactly a fresh output's lists.
+TEST(PrimitiveStage, PerVertexWindowPositionsAndAReusedOutputChangeNothing) {
+  const int w = 333, h = 207;
+  const TileGrid grid = TileGrid::make(w, h, 64), atomic = TileGrid::make(w, h, 16);
+  PrimitiveStageOutput reused;
+  for (uint32_t seed : {4u, 5u, 6u}) {
+    RandomMesh m = random_mesh(seed, w, h, seed == 5 ? kChunkTriangles / 2 : 2 * kChunkTriangles + 999);
+    const PrimitiveStageOutput per_vertex = run(m, grid, &atomic, true, 2);
+    ASSERT_EQ(per_vertex.window.size(), m.vertices.size());
+    RandomMesh corners = m;
+    for (PrimitiveDraw& d : corners.draws) d.indices = corners.indices.data() + d.triangle_base * 3;
+    ViewportState whole;
+    whole.width = float(w);
+    whole.height = float(h);
+    corners.draws[1].viewport =
+        Viewport::of_state(w, h, SampleExtent{}, whole, ScissorRect{0, 0, uint32_t(w), uint32_t(h)});
+    ASSERT_TRUE(corners.draws[1].viewport.custom);
+    const PrimitiveStageOutput per_corner = run(corners, grid, &atomic, true, 2);
+    EXPECT_TRUE(per_corner.window.empty());
+    expect_same_output(per_vertex, per_corner, "per vertex vs per corner");
+    uint64_t setups = 0, backface = 0;
+    for (const RasterCounters& c : per_vertex.counters) {
+      setups += c[RasterCounters::setup];
+      backface += c[RasterCounters::culled_backface];
+    }
+    EXPECT_GT(setups, m.triangles / 4);
+    EXPECT_GT(backface, 0u);
+    run_into(m, grid, &atomic, true, 2, reused);
+    expect_same_output(per_vertex, reused, "reused vs fresh");
+  }
+}
+
 }  // namespace tessera

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -203,11 +204,20 @@ uint64_t front_end_bytes(const MemoryLedger& l) {
          l.written[size_t(MemoryClient::parameter)];
 }
 
+// Buffers a renderer keeps from one raster frame to the next. The primitive stage's set-up
+// records are some 80 MB on a 1M-triangle frame at 1080p; allocated afresh, glibc handed them
+// back to the kernel after each frame and every frame faulted all their pages in again (half
+// of a frame's page faults, on the primitive stage's threads). Every frame overwrites them.
+struct FrameScratch {
+  VertexStageResult post;
+  PrimitiveStageOutput prims;
+};
+
 // Primitive stage -> (adaptive: PICB and supertiles) -> tile stage -> accounting, and the
 // stats they publish. Sizes frame.color/depth.
 template <typename FragmentShader>
 RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const PrimitiveFrame<FragmentShader>& pf,
-                               Frame& frame, StageTimes& times) {
+                               PrimitiveStageOutput& prims, Frame& frame, StageTimes& times) {
   const int samples = pf.samples;
   const bool adaptive = cfg.tiling.mode == TilingMode::adaptive;
   const bool accounting = cfg.tiling.accounting;
@@ -221,9 +231,9 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
   const TileGrid grid = adaptive ? tiling.atomic : TileGrid::make(pf.width, pf.height, cfg.raster.tile_size);
   const SampleExtent reach = sample_extent(samples);
 
-  PrimitiveStageOutput prims;
   TileStageOutput tiles;
-  std::vector<BinChunk> refined;  // fixed tiling's lists over atomic tiles (accounting, from the primitive stage)
+  // Fixed tiling's lists over atomic tiles (accounting), binned by the primitive stage.
+  const std::vector<BinChunk>& refined = prims.atomic;
   bool have_picb = false;
   const uint32_t pic =
       primitive_intersection_cost(cfg.tiling.alpha, 1.0 - cfg.tiling.alpha, pf.vertex_bytes, pf.vs_length, 3);
@@ -269,10 +279,7 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
     if (accounting) {
       have_picb = true;
       tiler_accounting.run([&] {
-        if (!adaptive) {
-          refined = std::move(prims.atomic);
-          build_picb_and_supertiles(refined, pic, tiling);
-        }
+        if (!adaptive) build_picb_and_supertiles(refined, pic, tiling);
         const std::vector<uint32_t> vertices_of = primitive_vertices(pf.draws, pf.triangles);
         TilingFrame tf;
         tf.setup_primitive = &prims.sources;
@@ -407,7 +414,8 @@ RasterTotals run_raster_stages(const Config& cfg, tbb::task_arena& arena, const 
   return totals;
 }
 
-Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config& cfg, tbb::task_arena& arena) {
+Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config& cfg, tbb::task_arena& arena,
+                          FrameScratch& scratch) {
   using VertexShader = shaders::LambertVertexShader;
   using FragmentShader = shaders::LambertFragmentShader;
   static_assert(VertexShader::kVaryings == FragmentShader::kVaryings && VertexShader::kVaryings <= kMaxVaryings);
@@ -429,7 +437,7 @@ Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config
   build_scene_draws(scene, camera, cam.view_projection, tess, cfg.tessellation.gpp_map, list);
 
   StageTimes times;
-  VertexStageResult post;
+  VertexStageResult& post = scratch.post;
   auto t0 = Clock::now();
   arena.execute([&] { run_vertex_stage(list, post); });
   times.vertex = ms_since(t0);
@@ -471,7 +479,7 @@ Frame render_raster_frame(const Scene& scene, const Camera& camera, const Config
   pf.vs_length = uint32_t(vs_length);
 
   Frame frame;
-  RasterTotals totals = run_raster_stages(cfg, arena, pf, frame, times);
+  RasterTotals totals = run_raster_stages(cfg, arena, pf, scratch.prims, frame, times);
   totals.counters[RasterCounters::vertices_shaded] = list.vertices;
   // Tessellated vertices are made on chip; their control points are fetched instead.
   totals.ledger.add_read(MemoryClient::vertex, (list.stored_vertices + tess.control_point_fetches) * sizeof(Vertex));
@@ -513,6 +521,18 @@ struct Renderer::Impl {
   // worker, still leaving the destroyed arena, mostly missed the new one, and one thread did
   // 70-95% of each frame.
   tbb::task_arena arena;
+  // The raster frames' stage buffers, kept between frames. A frame that finds them in use (a
+  // second thread rendering with the same renderer) uses buffers of its own.
+  std::mutex scratch_mutex;
+  FrameScratch scratch;
+
+  template <typename Render>
+  Frame with_scratch(Render&& render) {
+    std::unique_lock<std::mutex> lock(scratch_mutex, std::try_to_lock);
+    if (lock.owns_lock()) return render(scratch);
+    FrameScratch own;
+    return render(own);
+  }
 };
 
 Renderer::Renderer(const Config& config) {
@@ -526,12 +546,16 @@ const Config& Renderer::config() const { return impl_->config; }
 Frame Renderer::render(const Scene& scene, const Camera& camera) {
   const Config& cfg = impl_->config;
   switch (cfg.frame.mode) {
-    case FrameMode::raster: return render_raster_frame(scene, camera, cfg, impl_->arena);
+    case FrameMode::raster:
+      return impl_->with_scratch(
+          [&](FrameScratch& scratch) { return render_raster_frame(scene, camera, cfg, impl_->arena, scratch); });
     // Ray-traced frames (docs/rt.md, Rendering); hybrid shades on top of the raster frame.
     case FrameMode::rt: return render_rt_frame(scene, camera, cfg, impl_->rt_cache, impl_->arena);
-    case FrameMode::hybrid:
-      return render_hybrid_frame(scene, camera, cfg, render_raster_frame(scene, camera, cfg, impl_->arena),
-                                 impl_->rt_cache, impl_->arena);
+    case FrameMode::hybrid: {
+      Frame raster = impl_->with_scratch(
+          [&](FrameScratch& scratch) { return render_raster_frame(scene, camera, cfg, impl_->arena, scratch); });
+      return render_hybrid_frame(scene, camera, cfg, std::move(raster), impl_->rt_cache, impl_->arena);
+    }
   }
   throw Error("render: unknown frame mode");
 }
@@ -569,7 +593,9 @@ Frame Renderer::render_clip_space(const ClipSpaceFrame& in, bool draw_diagnostic
 
   Frame frame;
   StageTimes times;
-  RasterTotals totals = run_raster_stages(cfg, arena, pf, frame, times);
+  std::unique_lock<std::mutex> lock(impl_->scratch_mutex, std::try_to_lock);
+  PrimitiveStageOutput own;
+  RasterTotals totals = run_raster_stages(cfg, arena, pf, lock.owns_lock() ? impl_->scratch.prims : own, frame, times);
   totals.ledger.add_read(MemoryClient::vertex, list.vertices.size() * in.vertex_bytes);
   totals.ledger.add_read(MemoryClient::index, list.indices * sizeof(uint32_t));
   // The vertex work was done elsewhere: the front end sets up, bins and fetches.

@@ -7,20 +7,6 @@
 
 namespace tessera {
 
-namespace {
-
-// Round to the fixed-point grid (ties to even, as the FPU's default rounding does).
-inline int32_t snap(float window) { return int32_t(std::nearbyint(window * float(kSubpixelOne))); }
-
-// Pixel index range with a sample (at offset o from the pixel corner) inside [lo, hi]:
-// the first pixel p with p * 256 + max_offset >= lo, the last with p * 256 + min_offset <= hi.
-inline int first_pixel(int32_t lo, int32_t max_offset) {
-  return int((int64_t(lo) - max_offset + kSubpixelOne - 1) >> kSubpixelBits);
-}
-inline int last_pixel(int32_t hi, int32_t min_offset) { return int((int64_t(hi) - min_offset) >> kSubpixelBits); }
-
-}  // namespace
-
 Viewport Viewport::of_state(int width, int height, SampleExtent samples, const ViewportState& viewport,
                             const ScissorRect& scissor) {
   Viewport vp{width, height, samples};
@@ -50,69 +36,10 @@ Viewport Viewport::of_state(int width, int height, SampleExtent samples, const V
 
 SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, const Viewport& vp,
                            CullMode cull, FrontFace front_face, int varying_count, uint32_t draw, TriangleSetup& out) {
+  const WindowVertex wa = window_vertex(a.clip, vp), wb = window_vertex(b.clip, vp), wc = window_vertex(c.clip, vp);
+  const WindowVertex* w[3] = {&wa, &wb, &wc};
   const ClipVertex* v[3] = {&a, &b, &c};
-  // The whole framebuffer, or the draw's viewport (adding a zero origin changes no bit).
-  const float half_w = vp.custom ? 0.5f * vp.w : 0.5f * float(vp.width);
-  const float half_h = vp.custom ? 0.5f * vp.h : 0.5f * float(vp.height);
-  const float origin_x = vp.custom ? vp.x : 0.0f;
-  const float origin_y = vp.custom ? vp.y : 0.0f;
-  for (int i = 0; i < 3; ++i) {
-    const glm::vec4& p = v[i]->clip;
-    const float iw = 1.0f / p.w;
-    out.x[i] = snap((p.x * iw + 1.0f) * half_w + origin_x);
-    out.y[i] = snap((p.y * iw + 1.0f) * half_h + origin_y);
-    out.z[i] = vp.custom ? vp.min_depth + p.z * iw * (vp.max_depth - vp.min_depth) : p.z * iw;
-    out.inv_w[i] = iw;
-  }
-  // In window coordinates (y down) a counter-clockwise triangle has a negative cross product.
-  const int64_t cross = doubled_area(out);
-  if (cross == 0) return SetupResult::culled_degenerate;
-  const bool front = (cross < 0) == (front_face == FrontFace::counter_clockwise);
-  if (cull == CullMode::front_and_back || cull == (front ? CullMode::front : CullMode::back)) {
-    return front ? SetupResult::culled_frontface : SetupResult::culled_backface;
-  }
-  int order[3] = {0, 1, 2};
-  if (cross > 0) std::swap(order[1], order[2]);  // make the interior positive for all edges
-  if (cross > 0) {
-    std::swap(out.x[1], out.x[2]);
-    std::swap(out.y[1], out.y[2]);
-    std::swap(out.z[1], out.z[2]);
-    std::swap(out.inv_w[1], out.inv_w[2]);
-  }
-  for (int i = 0; i < 3; ++i) {
-    const float* src = v[order[i]]->varyings;
-    // ClipVertex holds kMaxVaryings: copy them all (one vector move), then clear the unused.
-    std::memcpy(out.varyings[i], src, sizeof(out.varyings[i]));
-    for (int k = varying_count; k < kMaxVaryings; ++k) out.varyings[i][k] = 0.0f;
-  }
-  const int32_t lo_x = std::min({out.x[0], out.x[1], out.x[2]});
-  const int32_t hi_x = std::max({out.x[0], out.x[1], out.x[2]});
-  const int32_t lo_y = std::min({out.y[0], out.y[1], out.y[2]});
-  const int32_t hi_y = std::max({out.y[0], out.y[1], out.y[2]});
-  out.min_x = std::max(first_pixel(lo_x, vp.samples.max_x), 0);
-  out.max_x = std::min(last_pixel(hi_x, vp.samples.min_x), vp.width - 1);
-  out.min_y = std::max(first_pixel(lo_y, vp.samples.max_y), 0);
-  out.max_y = std::min(last_pixel(hi_y, vp.samples.min_y), vp.height - 1);
-  if (out.min_x > out.max_x || out.min_y > out.max_y) return SetupResult::culled_degenerate;
-  // Scissor and viewport bounds (the whole framebuffer for scenes).
-  out.min_x = std::max(out.min_x, vp.bound_x0);
-  out.max_x = std::min(out.max_x, vp.bound_x1);
-  out.min_y = std::max(out.min_y, vp.bound_y0);
-  out.max_y = std::min(out.max_y, vp.bound_y1);
-  if (out.min_x > out.max_x || out.min_y > out.max_y) return SetupResult::culled_scissor;
-  out.draw = draw;
-  // Top-left rule with y down: the gradient (A, B) of an edge function points inside, so a
-  // left edge has A > 0 and a top edge (horizontal, interior below) has A == 0 and B > 0.
-  out.top_left = 0;
-  for (int i = 0; i < 3; ++i) {
-    const int j = (i + 1) % 3;
-    const int64_t ea = int64_t(out.y[j]) - out.y[i];
-    const int64_t eb = int64_t(out.x[i]) - out.x[j];
-    if (ea > 0 || (ea == 0 && eb > 0)) out.top_left |= 1u << i;
-  }
-  // Two-sided materials light the back of a surface with its reversed normal.
-  if (!front) out.top_left |= kBackFacingBit;
-  return SetupResult::ok;
+  return setup_triangle(w, v, vp, cull, front_face, varying_count, draw, out);
 }
 
 void edge_functions(const TriangleSetup& t, EdgeFunction e[3]) {

@@ -2,7 +2,11 @@
 // produce the record the tile rasterizer walks (edge functions with the top-left rule).
 #pragma once
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include <glm/glm.hpp>
@@ -74,11 +78,119 @@ struct Viewport {
                            const ScissorRect& scissor);
 };
 
+// A vertex's window position as set-up computes it: x and y snapped to 1/256 pixel, depth
+// z/w (mapped to the viewport's depth range) and 1/w.
+struct WindowVertex {
+  int32_t x, y;
+  float z, inv_w;
+};
+
+// Round to the fixed-point grid (ties to even, as the FPU's default rounding does).
+inline int32_t snap_subpixel(float window) { return int32_t(std::nearbyint(window * float(kSubpixelOne))); }
+
+// The one expression set-up evaluates per corner: a mesh's vertex is a corner of some six
+// triangles, so the primitive stage may evaluate it once per vertex instead (same bits).
+inline WindowVertex window_vertex(const glm::vec4& p, const Viewport& vp) {
+  // The whole framebuffer, or the draw's viewport (adding a zero origin changes no bit).
+  const float half_w = vp.custom ? 0.5f * vp.w : 0.5f * float(vp.width);
+  const float half_h = vp.custom ? 0.5f * vp.h : 0.5f * float(vp.height);
+  const float origin_x = vp.custom ? vp.x : 0.0f;
+  const float origin_y = vp.custom ? vp.y : 0.0f;
+  const float iw = 1.0f / p.w;
+  WindowVertex w;
+  w.x = snap_subpixel((p.x * iw + 1.0f) * half_w + origin_x);
+  w.y = snap_subpixel((p.y * iw + 1.0f) * half_h + origin_y);
+  w.z = vp.custom ? vp.min_depth + p.z * iw * (vp.max_depth - vp.min_depth) : p.z * iw;
+  w.inv_w = iw;
+  return w;
+}
+
+// Whether two viewports map clip space to the same window coordinates (window_vertex).
+inline bool same_window_transform(const Viewport& a, const Viewport& b) {
+  if (a.custom != b.custom) return false;
+  if (!a.custom) return a.width == b.width && a.height == b.height;
+  auto same = [](float u, float v) { return std::bit_cast<uint32_t>(u) == std::bit_cast<uint32_t>(v); };
+  return same(a.x, b.x) && same(a.y, b.y) && same(a.w, b.w) && same(a.h, b.h) && same(a.min_depth, b.min_depth) &&
+         same(a.max_depth, b.max_depth);
+}
+
 // Sets up a triangle from clip-space vertices (w > 0, inside the guard band): culls by facing
 // (`cull`, with `front_face` the winding on screen that faces the viewer), snaps, and clamps
 // the pixel bounds to the framebuffer and the viewport's bounds.
 SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, const Viewport& vp,
                            CullMode cull, FrontFace front_face, int varying_count, uint32_t draw, TriangleSetup& out);
+
+// Pixel index range with a sample (at offset o from the pixel corner) inside [lo, hi]:
+// the first pixel p with p * 256 + max_offset >= lo, the last with p * 256 + min_offset <= hi.
+inline int first_pixel(int32_t lo, int32_t max_offset) {
+  return int((int64_t(lo) - max_offset + kSubpixelOne - 1) >> kSubpixelBits);
+}
+inline int last_pixel(int32_t hi, int32_t min_offset) { return int((int64_t(hi) - min_offset) >> kSubpixelBits); }
+
+// The same from the corners' window positions (window_vertex of *v[i] under `vp`): the triangle
+// is culled (zero area, facing, no pixel in reach, outside the scissor) before anything is
+// written, and only a surviving one reads the vertices' varyings. Inline: the primitive stage
+// calls it per triangle.
+inline SetupResult setup_triangle(const WindowVertex* w[3], const ClipVertex* v[3], const Viewport& vp, CullMode cull,
+                                  FrontFace front_face, int varying_count, uint32_t draw, TriangleSetup& out) {
+  // In window coordinates (y down) a counter-clockwise triangle has a negative cross product
+  // (doubled_area of the record).
+  const int64_t cross =
+      int64_t(w[1]->x - w[0]->x) * (w[2]->y - w[0]->y) - int64_t(w[1]->y - w[0]->y) * (w[2]->x - w[0]->x);
+  if (cross == 0) return SetupResult::culled_degenerate;
+  const bool front = (cross < 0) == (front_face == FrontFace::counter_clockwise);
+  if (cull == CullMode::front_and_back || cull == (front ? CullMode::front : CullMode::back)) {
+    return front ? SetupResult::culled_frontface : SetupResult::culled_backface;
+  }
+  const int32_t lo_x = std::min({w[0]->x, w[1]->x, w[2]->x});
+  const int32_t hi_x = std::max({w[0]->x, w[1]->x, w[2]->x});
+  const int32_t lo_y = std::min({w[0]->y, w[1]->y, w[2]->y});
+  const int32_t hi_y = std::max({w[0]->y, w[1]->y, w[2]->y});
+  int32_t min_x = std::max(first_pixel(lo_x, vp.samples.max_x), 0);
+  int32_t max_x = std::min(last_pixel(hi_x, vp.samples.min_x), vp.width - 1);
+  int32_t min_y = std::max(first_pixel(lo_y, vp.samples.max_y), 0);
+  int32_t max_y = std::min(last_pixel(hi_y, vp.samples.min_y), vp.height - 1);
+  if (min_x > max_x || min_y > max_y) return SetupResult::culled_degenerate;
+  // Scissor and viewport bounds (the whole framebuffer for scenes).
+  min_x = std::max(min_x, vp.bound_x0);
+  max_x = std::min(max_x, vp.bound_x1);
+  min_y = std::max(min_y, vp.bound_y0);
+  max_y = std::min(max_y, vp.bound_y1);
+  if (min_x > max_x || min_y > max_y) return SetupResult::culled_scissor;
+  // Make the interior positive for all edges.
+  const int o1 = cross > 0 ? 2 : 1, o2 = cross > 0 ? 1 : 2;
+  const int order[3] = {0, o1, o2};
+  for (int i = 0; i < 3; ++i) {
+    const WindowVertex& p = *w[order[i]];
+    out.x[i] = p.x;
+    out.y[i] = p.y;
+    out.z[i] = p.z;
+    out.inv_w[i] = p.inv_w;
+  }
+  for (int i = 0; i < 3; ++i) {
+    // ClipVertex holds kMaxVaryings: copy them all (one vector move), then clear the unused.
+    std::memcpy(out.varyings[i], v[order[i]]->varyings, sizeof(out.varyings[i]));
+    for (int k = varying_count; k < kMaxVaryings; ++k) out.varyings[i][k] = 0.0f;
+  }
+  out.min_x = min_x;
+  out.max_x = max_x;
+  out.min_y = min_y;
+  out.max_y = max_y;
+  out.draw = draw;
+  // Top-left rule with y down: the gradient (A, B) of an edge function points inside, so a
+  // left edge has A > 0 and a top edge (horizontal, interior below) has A == 0 and B > 0.
+  out.top_left = 0;
+  for (int i = 0; i < 3; ++i) {
+    const int j = (i + 1) % 3;
+    const int64_t ea = int64_t(out.y[j]) - out.y[i];
+    const int64_t eb = int64_t(out.x[i]) - out.x[j];
+    if (ea > 0 || (ea == 0 && eb > 0)) out.top_left |= 1u << i;
+  }
+  // Two-sided materials light the back of a surface with its reversed normal.
+  if (!front) out.top_left |= kBackFacingBit;
+  return SetupResult::ok;
+}
+
 // Scenes' culling: counter-clockwise is front, `cull_backface` drops the rest.
 inline SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipVertex& c, const Viewport& vp,
                                   bool cull_backface, int varying_count, uint32_t draw, TriangleSetup& out) {
