@@ -2,6 +2,7 @@
 // runs for opaque draws) against its one-quad program (run_quad): every live pixel bit for bit,
 // and the same EU and sampler counts, over textures (with their special coordinates and levels
 // of detail), highlights, fog, point lights, emission and every tone mapping.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -104,12 +105,19 @@ TEST(FragmentProgramLanes, BatchesMatchTheOneQuadProgramBitForBit) {
             const auto* quads = reinterpret_cast<const float(*)[kV]>(v.data());
             std::mt19937 rng(uint32_t(100 + configurations));
             for (int first = 0; first < 64;) {
-              const int count = 1 + int(rng() % 4);  // 1 to 4 quads: 4 to 16 lanes
-              if (first + count > 64) break;
-              unsigned live[4];
-              for (int q = 0; q < count; ++q) live[q] = rng() % 16;  // 0 to 4 live pixels, none too
+              // 1 to 16 quads (the tile rasterizer's batches reach 16 quads of one live pixel),
+              // at most 16 live pixels in all: more than one host vector of quads for the
+              // levels of detail.
+              const int count = std::min(1 + int(rng() % 16), 64 - first);
+              unsigned live[16];
+              int live_pixels = 0;
+              for (int q = 0; q < count; ++q) {
+                live[q] = rng() % 16;  // 0 to 4 live pixels, none too
+                while (live_pixels + std::popcount(live[q]) > 16) live[q] &= live[q] - 1;
+                live_pixels += std::popcount(live[q]);
+              }
               LambertFragmentShader::Counters scalar, lanes;
-              glm::vec3 one[16], batch[16];
+              glm::vec3 one[64], batch[64];
               for (int q = 0; q < count; ++q) {
                 LambertFragmentShader::run_quad(u, quads + 4 * (first + q), live[q], one + 4 * q, scalar);
               }
