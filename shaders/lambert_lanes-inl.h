@@ -123,12 +123,18 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
   const unsigned un = unsigned(n);
   const bool highlights = specular != glm::vec3(0.0f);
   Vec3Lanes radiance, highlight, dir;
-  float cosine[kShadeLanes] = {}, scale[kShadeLanes] = {};
+  // highlight, cosine and scale are written and read with highlights only.
+  float cosine[kShadeLanes], scale[kShadeLanes];
   for (int i = 0; i < kShadeLanes; ++i) {
     radiance.x[i] = lit.ambient.x;
     radiance.y[i] = lit.ambient.y;
     radiance.z[i] = lit.ambient.z;
-    highlight.x[i] = highlight.y[i] = highlight.z[i] = 0.0f;
+  }
+  if (highlights) {
+    for (int i = 0; i < kShadeLanes; ++i) {
+      highlight.x[i] = highlight.y[i] = highlight.z[i] = 0.0f;
+      cosine[i] = scale[i] = 0.0f;
+    }
   }
   for (int l = 0; l < lit.light_count; ++l) {
     const Light& light = lit.lights[l];
