@@ -498,6 +498,9 @@ void run_quads(const LambertFragmentShader::Uniforms& u, const float (*varyings)
   }
   const hn::FixedTag<float, 4> f4;
   float* const pixels = &out[0].x;
-  for (int i = kShadeLanes - 1; i > 0; --i) hn::StoreU(hn::LoadU(f4, rgb + 3 * i), f4, pixels + at[i]);
+  // With one lane the padding would copy to lane 0's (possibly before out): only lane 0.
+  if (n > 1) {
+    for (int i = kShadeLanes - 1; i > 0; --i) hn::StoreU(hn::LoadU(f4, rgb + 3 * i), f4, pixels + at[i]);
+  }
   out[lane_of[0]] = glm::vec3(rgb[1], rgb[2], rgb[3]);
 }

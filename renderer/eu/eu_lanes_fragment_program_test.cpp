@@ -108,26 +108,33 @@ TEST(FragmentProgramLanes, BatchesMatchTheOneQuadProgramBitForBit) {
               // 1 to 16 quads (the tile rasterizer's batches reach 16 quads of one live pixel),
               // at most 16 live pixels in all: more than one host vector of quads for the
               // levels of detail.
-              const int count = std::min(1 + int(rng() % 16), 64 - first);
+              // The first batch is one live pixel, pixel 0 of its quad: the lane whose neighbours
+              // lie before out.
+              const int count = first == 0 ? 1 : std::min(1 + int(rng() % 16), 64 - first);
               unsigned live[16];
               int live_pixels = 0;
               for (int q = 0; q < count; ++q) {
-                live[q] = rng() % 16;  // 0 to 4 live pixels, none too
+                live[q] = first == 0 ? 1u : rng() % 16;  // 0 to 4 live pixels, none too
                 while (live_pixels + std::popcount(live[q]) > 16) live[q] &= live[q] - 1;
                 live_pixels += std::popcount(live[q]);
               }
               LambertFragmentShader::Counters scalar, lanes;
-              glm::vec3 one[64], batch[64];
+              // batch[0] guards the entry before the program's out (batch + 1): it must not be written.
+              const glm::vec3 guard(-7.0f);
+              glm::vec3 one[64], batch[65];
+              batch[0] = guard;
               for (int q = 0; q < count; ++q) {
                 LambertFragmentShader::run_quad(u, quads + 4 * (first + q), live[q], one + 4 * q, scalar);
               }
-              LambertFragmentShader::run_quads(u, quads + 4 * first, live, count, batch, lanes);
+              LambertFragmentShader::run_quads(u, quads + 4 * first, live, count, batch + 1, lanes);
+              ASSERT_EQ(batch[0], guard) << "configuration " << configurations << ", quad " << first;
               for (int q = 0; q < count; ++q) {
                 for (int i = 0; i < 4; ++i) {
                   if (!(live[q] & (1u << i))) continue;
                   ++pixels;
                   for (int c = 0; c < 3; ++c) {
-                    ASSERT_EQ(std::bit_cast<uint32_t>(batch[4 * q + i][c]), std::bit_cast<uint32_t>(one[4 * q + i][c]))
+                    ASSERT_EQ(std::bit_cast<uint32_t>(batch[1 + 4 * q + i][c]),
+                              std::bit_cast<uint32_t>(one[4 * q + i][c]))
                         << "configuration " << configurations << ", quad " << first + q << ", pixel " << i;
                   }
                 }
