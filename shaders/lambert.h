@@ -299,7 +299,8 @@ struct LambertFragmentShader {
 
   // Shades `quads` quads together (each as run_quad: 4 pixels of varyings in
   // quad order, its own level of detail, `live[q]` its live pixels) with the live pixels of all
-  // of them as lanes of one batch; out has 4 entries per quad. The quads may come from several
+  // of them as lanes of one batch; out has 4 entries per quad (those of pixels that are not
+  // live may be overwritten). The quads may come from several
   // triangles of one draw (the tile rasterizer's QuadBatch); their live pixels <= kShadeLanes.
   // Defined in renderer/pipeline/lambert_lanes.cpp: the lane loops of lambert_lanes-inl.h on
   // the SIMD target chosen at run time (tessera/lane_target.h), bit for bit the same on each.

@@ -123,12 +123,18 @@ inline void lit_surface_lanes(const LambertLighting& lit, const ShadeLanes& p, c
   const unsigned un = unsigned(n);
   const bool highlights = specular != glm::vec3(0.0f);
   Vec3Lanes radiance, highlight, dir;
-  float cosine[kShadeLanes] = {}, scale[kShadeLanes] = {};
+  // highlight, cosine and scale are written and read with highlights only.
+  float cosine[kShadeLanes], scale[kShadeLanes];
   for (int i = 0; i < kShadeLanes; ++i) {
     radiance.x[i] = lit.ambient.x;
     radiance.y[i] = lit.ambient.y;
     radiance.z[i] = lit.ambient.z;
-    highlight.x[i] = highlight.y[i] = highlight.z[i] = 0.0f;
+  }
+  if (highlights) {
+    for (int i = 0; i < kShadeLanes; ++i) {
+      highlight.x[i] = highlight.y[i] = highlight.z[i] = 0.0f;
+      cosine[i] = scale[i] = 0.0f;
+    }
   }
   for (int l = 0; l < lit.light_count; ++l) {
     const Light& light = lit.lights[l];
@@ -283,9 +289,9 @@ inline void shade_lit_lanes(const LambertFragmentShader::Uniforms& u, ShadeLanes
   normalize_lanes(p.normal, n, math);
   const bool highlights = u.specular != glm::vec3(0.0f);
   const bool fog = lit.fog.density > 0.0f;
-  for (int i = 0; i < kShadeLanes; ++i) {
-    p.to_eye.x[i] = p.to_eye.y[i] = p.to_eye.z[i] = 0.0f;
-    p.eye_distance[i] = 0.0f;
+  // to_eye is read with highlights only, which set it below; eye_distance with fog only.
+  if (fog) {
+    for (int i = 0; i < kShadeLanes; ++i) p.eye_distance[i] = 0.0f;
   }
   if (highlights || fog) {
     Vec3Lanes e;
@@ -358,34 +364,86 @@ inline void gather_varyings(const float (*varyings)[LambertVertexShader::kVaryin
 #endif
 }
 
+// The texture unit's lanes for this target (texture/sampler_lanes-inl.h, included for this
+// target by lambert_lanes.cpp): the batch samples and takes its levels of detail without a
+// dispatch per call.
+namespace sampler_target = ::tessera::sampler_lanes::HWY_NAMESPACE;
+
+// Each quad's level of detail, texture_lod of its coarse derivatives (pixel 1 minus pixel 0
+// across, pixel 2 minus pixel 0 down), for quads [0, quads) into out (room for whole vectors:
+// kShadeLanes). A vector of quads at a time: the texture coordinates are gathered from the
+// quads' rows of varyings (lanes past `quads` repeat the last quad and are not used).
+inline void quad_lods(const Texture& texture, const float (*varyings)[LambertVertexShader::kVaryings], int quads,
+                      float* out) {
+  static_assert(LambertVertexShader::kVaryings == 8 && kShadeLanes % hn::MaxLanes(FloatLanes()) == 0);
+  if (texture.levels.empty()) {
+    for (int q = 0; q < quads; ++q) out[q] = 0.0f;
+    return;
+  }
+  const Image& base = texture.levels[0];
+  const float width = float(base.width), height = float(base.height);
+  const float max_lod = float(texture.levels.size() - 1);
+  static const bool log2_lanes = log2_lanes_match_libm();
+  const FloatLanes d;
+  const hn::RebindToSigned<FloatLanes> di;
+  const int step = int(hn::Lanes(d));
+  const float* rows = varyings[0];
+  for (int q = 0; q < quads; q += step) {
+    // Pixel 0's u of each quad: row 4q, component 6.
+    const auto quad = hn::Min(hn::Add(hn::Iota(di, 0), hn::Set(di, q)), hn::Set(di, quads - 1));
+    const auto u0_at = hn::Add(hn::ShiftLeft<5>(quad), hn::Set(di, 6));
+    auto at = [&](int offset) { return hn::GatherIndex(d, rows, hn::Add(u0_at, hn::Set(di, offset))); };
+    const FloatVector u0 = at(0), v0 = at(1);
+    const FloatVector dudx = hn::Sub(at(8), u0), dvdx = hn::Sub(at(9), v0);
+    const FloatVector dudy = hn::Sub(at(16), u0), dvdy = hn::Sub(at(17), v0);
+    const int m = quads - q < step ? quads - q : step;
+    const FloatVector lod =
+        log2_lanes ? sampler_target::lod_vector<LodLog2::lanes>(dudx, dvdx, dudy, dvdy, width, height, max_lod, m)
+                   : sampler_target::lod_vector<LodLog2::libm>(dudx, dvdx, dudy, dvdy, width, height, max_lod, m);
+    hn::StoreU(lod, d, out + q);
+  }
+}
+
+// sample_texture_lanes without its alpha, by this target's filter where the dispatched call
+// would take it (the default sampler state), else through that call.
+inline void sample_rgb_lanes(const Texture& texture, const float* u, const float* v, const float* lod, int n, float* r,
+                             float* g, float* b, SamplerCounters& counters) {
+  if (texture.sampler == SamplerState{} && !texture.levels.empty()) {
+    sampler_target::trilinear<false>(texture, u, v, lod, n, r, g, b, nullptr, counters);
+  } else {
+    sample_texture_lanes(texture, u, v, lod, n, r, g, b, nullptr, counters);
+  }
+}
+
+// For each quad's live pixels (bits 0..3), their indices in pixel order, padded with 0: the
+// lanes the quad adds to the batch.
+alignas(16) inline constexpr int32_t kLivePixels[16][4] = {
+    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0}, {1, 2, 0, 0}, {0, 1, 2, 0},
+    {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0}, {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+
 void run_quads(const LambertFragmentShader::Uniforms& u, const float (*varyings)[LambertVertexShader::kVaryings],
                const unsigned* live, int quads, glm::vec3* out, FragmentCounters& counters) {
   ShadeLanes p;
-  int lane_of[kShadeLanes];
+  // Each quad stores four lane entries whatever its live count (the next quad overwrites the
+  // extra ones): room for three past kShadeLanes.
+  alignas(16) int lane_of[kShadeLanes + 3];
   // The texture coordinates and level of detail of every lane, sampled together below.
-  float tu[kShadeLanes], tv[kShadeLanes], tlod[kShadeLanes];
-  // Each quad's level of detail from its coarse derivatives (texture_lod, the quads in lanes);
-  // a batch holds at most kShadeLanes quads, each with a live pixel.
-  float quad_lod[kShadeLanes] = {};
-  if (u.texture) {
-    float dudx[kShadeLanes] = {}, dvdx[kShadeLanes] = {}, dudy[kShadeLanes] = {}, dvdy[kShadeLanes] = {};
+  alignas(16) float tu[kShadeLanes], tv[kShadeLanes], tlod[kShadeLanes + 3];
+  // Each quad's level of detail (a batch holds at most kShadeLanes quads, each with a live
+  // pixel); zero without a texture (not read then).
+  HWY_ALIGN float quad_lod[kShadeLanes] = {};
+  if (u.texture) quad_lods(*u.texture, varyings, quads, quad_lod);
+  {
+    const hn::FixedTag<int32_t, 4> d4;
+    const hn::FixedTag<float, 4> f4;
+    int n = 0;
     for (int q = 0; q < quads; ++q) {
-      const float(*v)[LambertVertexShader::kVaryings] = varyings + 4 * q;
-      dudx[q] = v[1][6] - v[0][6];
-      dvdx[q] = v[1][7] - v[0][7];
-      dudy[q] = v[2][6] - v[0][6];
-      dvdy[q] = v[2][7] - v[0][7];
+      const unsigned m = live[q] & 15u;
+      hn::StoreU(hn::Add(hn::Load(d4, kLivePixels[m]), hn::Set(d4, 4 * q)), d4, lane_of + n);
+      hn::StoreU(hn::Set(f4, quad_lod[q]), f4, tlod + n);
+      n += std::popcount(m);
     }
-    texture_lod_lanes(*u.texture, dudx, dvdx, dudy, dvdy, quads, quad_lod);
-  }
-  for (int q = 0; q < quads; ++q) {
-    const float lod = quad_lod[q];
-    for (int i = 0; i < 4; ++i) {
-      if (!(live[q] & (1u << i))) continue;
-      const int k = p.n++;
-      lane_of[k] = 4 * q + i;
-      tlod[k] = lod;
-    }
+    p.n = n;
   }
   const int n = p.n;
   if (n == 0) return;
@@ -398,7 +456,7 @@ void run_quads(const LambertFragmentShader::Uniforms& u, const float (*varyings)
   gather_varyings(varyings, lane_of, components);
   if (u.texture) {
     // The program reads no texture alpha: it is not filtered.
-    sample_texture_lanes(*u.texture, tu, tv, tlod, n, p.albedo.x, p.albedo.y, p.albedo.z, nullptr, counters.sampler);
+    sample_rgb_lanes(*u.texture, tu, tv, tlod, n, p.albedo.x, p.albedo.y, p.albedo.z, counters.sampler);
     for (int k = n; k < kShadeLanes; ++k) {
       p.albedo.x[k] = p.albedo.x[0];
       p.albedo.y[k] = p.albedo.y[0];
@@ -419,5 +477,30 @@ void run_quads(const LambertFragmentShader::Uniforms& u, const float (*varyings)
   }
   Vec3Lanes c;
   shade_lit_lanes(u, p, u.texture != nullptr, c, counters);
-  for (int i = 0; i < n; ++i) out[lane_of[i]] = glm::vec3(c.x[i], c.y[i], c.z[i]);
+  // The colours to their pixels: interleaved to x, y, z per lane, then one 16-byte copy per
+  // lane, from the previous lane's z to its own z, into the previous pixel's z and its own
+  // pixel, the lanes in descending order: a pixel's z written with a lane's is either the next
+  // lane's pixel (written after it) or a pixel that is not live. Lanes past n copy the last
+  // live lane's (rewritten by it next), so the copies need no test of n; lane 0 copies 12 bytes
+  // last (its previous pixel may lie before out).
+  static_assert(sizeof(glm::vec3) == 3 * sizeof(float));
+  const FloatLanes d;
+  const hn::RebindToSigned<FloatLanes> di;
+  const int step = int(hn::Lanes(d));
+  HWY_ALIGN float rgb[1 + 3 * kShadeLanes];  // lane i's colour at 1 + 3i
+  HWY_ALIGN int32_t at[kShadeLanes];         // where lane i's copy starts in out's floats
+  const auto last = hn::Set(di, 3 * lane_of[n - 1] - 1);
+  for (int i = 0; i < kShadeLanes; i += step) {
+    hn::StoreInterleaved3(hn::LoadU(d, c.x + i), hn::LoadU(d, c.y + i), hn::LoadU(d, c.z + i), d, rgb + 1 + 3 * i);
+    const auto lane = hn::Add(hn::Iota(di, 0), hn::Set(di, i));
+    const auto start = hn::Sub(hn::Mul(hn::LoadU(di, lane_of + i), hn::Set(di, 3)), hn::Set(di, 1));
+    hn::Store(hn::IfThenElse(hn::Lt(lane, hn::Set(di, n)), start, last), di, at + i);
+  }
+  const hn::FixedTag<float, 4> f4;
+  float* const pixels = &out[0].x;
+  // With one lane the padding would copy to lane 0's (possibly before out): only lane 0.
+  if (n > 1) {
+    for (int i = kShadeLanes - 1; i > 0; --i) hn::StoreU(hn::LoadU(f4, rgb + 3 * i), f4, pixels + at[i]);
+  }
+  out[lane_of[0]] = glm::vec3(rgb[1], rgb[2], rgb[3]);
 }

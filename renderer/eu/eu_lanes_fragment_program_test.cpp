@@ -2,6 +2,7 @@
 // runs for opaque draws) against its one-quad program (run_quad): every live pixel bit for bit,
 // and the same EU and sampler counts, over textures (with their special coordinates and levels
 // of detail), highlights, fog, point lights, emission and every tone mapping.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -104,22 +105,36 @@ TEST(FragmentProgramLanes, BatchesMatchTheOneQuadProgramBitForBit) {
             const auto* quads = reinterpret_cast<const float(*)[kV]>(v.data());
             std::mt19937 rng(uint32_t(100 + configurations));
             for (int first = 0; first < 64;) {
-              const int count = 1 + int(rng() % 4);  // 1 to 4 quads: 4 to 16 lanes
-              if (first + count > 64) break;
-              unsigned live[4];
-              for (int q = 0; q < count; ++q) live[q] = rng() % 16;  // 0 to 4 live pixels, none too
+              // 1 to 16 quads (the tile rasterizer's batches reach 16 quads of one live pixel),
+              // at most 16 live pixels in all: more than one host vector of quads for the
+              // levels of detail.
+              // The first batch is one live pixel, pixel 0 of its quad: the lane whose neighbours
+              // lie before out.
+              const int count = first == 0 ? 1 : std::min(1 + int(rng() % 16), 64 - first);
+              unsigned live[16];
+              int live_pixels = 0;
+              for (int q = 0; q < count; ++q) {
+                live[q] = first == 0 ? 1u : rng() % 16;  // 0 to 4 live pixels, none too
+                while (live_pixels + std::popcount(live[q]) > 16) live[q] &= live[q] - 1;
+                live_pixels += std::popcount(live[q]);
+              }
               LambertFragmentShader::Counters scalar, lanes;
-              glm::vec3 one[16], batch[16];
+              // batch[0] guards the entry before the program's out (batch + 1): it must not be written.
+              const glm::vec3 guard(-7.0f);
+              glm::vec3 one[64], batch[65];
+              batch[0] = guard;
               for (int q = 0; q < count; ++q) {
                 LambertFragmentShader::run_quad(u, quads + 4 * (first + q), live[q], one + 4 * q, scalar);
               }
-              LambertFragmentShader::run_quads(u, quads + 4 * first, live, count, batch, lanes);
+              LambertFragmentShader::run_quads(u, quads + 4 * first, live, count, batch + 1, lanes);
+              ASSERT_EQ(batch[0], guard) << "configuration " << configurations << ", quad " << first;
               for (int q = 0; q < count; ++q) {
                 for (int i = 0; i < 4; ++i) {
                   if (!(live[q] & (1u << i))) continue;
                   ++pixels;
                   for (int c = 0; c < 3; ++c) {
-                    ASSERT_EQ(std::bit_cast<uint32_t>(batch[4 * q + i][c]), std::bit_cast<uint32_t>(one[4 * q + i][c]))
+                    ASSERT_EQ(std::bit_cast<uint32_t>(batch[1 + 4 * q + i][c]),
+                              std::bit_cast<uint32_t>(one[4 * q + i][c]))
                         << "configuration " << configurations << ", quad " << first + q << ", pixel " << i;
                   }
                 }
