@@ -263,19 +263,13 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
 
   EdgeFunction e[3];
   edge_functions(t, e);
-  int64_t bias[3];
-  for (int i = 0; i < 3; ++i) bias[i] = (t.top_left >> i) & 1u ? 0 : 1;
-  // Barycentric weight of vertex k is the edge function of the edge opposite it, (k+1)%3.
-  const float inv_sum = 1.0f / float(-doubled_area(t));
   const int64_t step = int64_t(kSubpixelOne);
-  // Edge value of each sample and of the pixel centre relative to the pixel's corner.
-  int64_t sample_delta[3][kSamples];
-  int64_t centre_delta[3];
-  for (int i = 0; i < 3; ++i) {
-    for (int k = 0; k < kSamples; ++k) sample_delta[i][k] = e[i].a * offsets[k].x + e[i].b * offsets[k].y;
-    centre_delta[i] = (e[i].a + e[i].b) * kSubpixelHalf;
-  }
   const SampleExtent reach = sample_extent(kSamples);
+  // The path's set-up, made at the triangle's first block that is not rejected: many (triangle,
+  // tile) pairs of small triangles have none, and skip it.
+  bool path_chosen = false;
+  // Barycentric weight of vertex k is the edge function of the edge opposite it, (k+1)%3.
+  float inv_sum = 0.0f;
   // Single sampling evaluates a block's quad rows in lanes (raster_lanes.h): 32-bit lanes when
   // the triangle's edge values in this tile fit them, else double lanes when they fit those
   // (large triangles near the camera); the int64 path below takes the rest.
@@ -284,15 +278,28 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
   bool use_lanes = false;
   const raster_lanes::Kernels* lane_kernels = nullptr;  // dispatched once here, not per row
   raster_lanes::CoverRow cover_row = nullptr;
-  if constexpr (kSamples == 1) {
-    const bool narrow = edge_values_fit_int32(e, x_lo, y_lo, x_hi, y_hi);
-    use_lanes = narrow || edge_values_fit_wide(e, x_lo, y_lo, x_hi, y_hi);
-    if (use_lanes) {
-      lane_kernels = &raster_lanes::kernels();
-      lane_kernels->prepare(t, e, inv_sum, !narrow, lanes);
-      cover_row = narrow ? lane_kernels->cover_row : lane_kernels->cover_row_wide;
+  // The int64 path's constants (the lanes have their own): the fill-rule bias, and the edge
+  // value of each sample and of the pixel centre relative to the pixel's corner.
+  int64_t bias[3] = {}, sample_delta[3][kSamples] = {}, centre_delta[3] = {};
+  auto choose_path = [&] {
+    path_chosen = true;
+    inv_sum = 1.0f / float(-doubled_area(t));
+    if constexpr (kSamples == 1) {
+      const bool narrow = edge_values_fit_int32(e, x_lo, y_lo, x_hi, y_hi);
+      use_lanes = narrow || edge_values_fit_wide(e, x_lo, y_lo, x_hi, y_hi);
+      if (use_lanes) {
+        lane_kernels = &raster_lanes::kernels();
+        lane_kernels->prepare(t, e, inv_sum, !narrow, lanes);
+        cover_row = narrow ? lane_kernels->cover_row : lane_kernels->cover_row_wide;
+        return;
+      }
     }
-  }
+    for (int i = 0; i < 3; ++i) {
+      bias[i] = (t.top_left >> i) & 1u ? 0 : 1;
+      for (int k = 0; k < kSamples; ++k) sample_delta[i][k] = e[i].a * offsets[k].x + e[i].b * offsets[k].y;
+      centre_delta[i] = (e[i].a + e[i].b) * kSubpixelHalf;
+    }
+  };
   auto corner = [](int p) { return int64_t(p) * kSubpixelOne; };
   auto barycentrics = [&](const int64_t v[3], float b[3]) {
     b[0] = float(v[1] + bias[1]) * inv_sum;
@@ -432,6 +439,7 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
         continue;
       }
       ++counters[full ? RasterCounters::blocks_full : RasterCounters::blocks_partial];
+      if (!path_chosen) choose_path();
 
       if (use_lanes) {
         // Quad rows of 16 lanes: lane j is pixel (bx + j % 8, qy + j / 8).
