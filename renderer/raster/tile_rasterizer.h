@@ -444,7 +444,8 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
       if (use_lanes) {
         // Quad rows of 16 lanes: lane j is pixel (bx + j % 8, qy + j / 8).
         const uint32_t columns = ((2u << (cx1 - bx)) - 1) & ~((1u << (cx0 - bx)) - 1);
-        // Edge values at the centre of each row's first pixel, stepped by two pixel rows.
+        // Edge values at the centre of each row's first pixel, stepped by two pixel rows (started
+        // a step back: each row adds its step first, before anything can skip to the next row).
         int64_t edge[3], edge_step[3];
         for (int i = 0; i < 3; ++i) {
           edge[i] = e[i].at(corner(bx) + kSubpixelHalf, corner(cy0 & ~1) + kSubpixelHalf) - 2 * e[i].b * step;
