@@ -30,24 +30,71 @@ inline uint32_t mask_bits(hn::Mask<DF> m) {
   return uint32_t(bytes[0]) | uint32_t(bytes[1]) << 8;
 }
 
-uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full, float* depth_row0,
-                   float* depth_row1, DepthRowWrite write, uint32_t* passed, RowLanes& out) {
+// The float(edge + bias) inputs of the barycentric weights of lanes i.. (one float vector) and
+// the lanes where an edge value is negative, from the int32 offsets: each lane's sum wraps
+// modulo 2^32 to the exact value.
+struct NarrowEdges {
+  HWY_INLINE void operator()(const TriangleLanes& t, const int64_t edge[3], size_t i, bool full, hn::Vec<DF> f[3],
+                             uint32_t& outside) const {
+    const DF df;
+    const DI di;
+    const auto v0 = hn::Add(hn::Set(di, int32_t(edge[0])), hn::Load(di, t.edge_offset[0] + i));
+    const auto v1 = hn::Add(hn::Set(di, int32_t(edge[1])), hn::Load(di, t.edge_offset[1] + i));
+    const auto v2 = hn::Add(hn::Set(di, int32_t(edge[2])), hn::Load(di, t.edge_offset[2] + i));
+    // A lane is covered when no edge value is negative: the sign bit of their OR.
+    if (!full) outside |= mask_bits(hn::RebindMask(df, hn::Lt(hn::Or(hn::Or(v0, v1), v2), hn::Zero(di)))) << i;
+    f[0] = hn::ConvertTo(df, hn::Add(v0, hn::Set(di, t.bias[0])));
+    f[1] = hn::ConvertTo(df, hn::Add(v1, hn::Set(di, t.bias[1])));
+    f[2] = hn::ConvertTo(df, hn::Add(v2, hn::Set(di, t.bias[2])));
+  }
+};
+
+// The same from the double offsets: every sum is an integer within +-2^53, so exact, and
+// rounding it to float is the one rounding float(int64) does.
+struct WideEdges {
+  HWY_INLINE void operator()(const TriangleLanes& t, const int64_t edge[3], size_t i, bool full, hn::Vec<DF> f[3],
+                             uint32_t& outside) const {
+    const DF df;
+    const hn::ScalableTag<double> dd;  // at most 8 lanes: a mask is one byte
+    const hn::Rebind<float, decltype(dd)> dh;
+    const size_t nd = hn::Lanes(dd);
+    const hn::Vec<decltype(dd)> start[3] = {hn::Set(dd, double(edge[0])), hn::Set(dd, double(edge[1])),
+                                            hn::Set(dd, double(edge[2]))};
+    alignas(64) float converted[3][kRowLanes];
+    for (size_t j = i; j < i + hn::Lanes(df); j += nd) {
+      const auto v0 = hn::Add(start[0], hn::Load(dd, t.wide_offset[0] + j));
+      const auto v1 = hn::Add(start[1], hn::Load(dd, t.wide_offset[1] + j));
+      const auto v2 = hn::Add(start[2], hn::Load(dd, t.wide_offset[2] + j));
+      if (!full) {
+        const auto zero = hn::Zero(dd);
+        uint8_t bits = 0;
+        hn::StoreMaskBits(dd, hn::Or(hn::Or(hn::Lt(v0, zero), hn::Lt(v1, zero)), hn::Lt(v2, zero)), &bits);
+        outside |= uint32_t(bits) << j;
+      }
+      hn::Store(hn::DemoteTo(dh, hn::Add(v0, hn::Set(dd, double(t.bias[0])))), dh, converted[0] + j);
+      hn::Store(hn::DemoteTo(dh, hn::Add(v1, hn::Set(dd, double(t.bias[1])))), dh, converted[1] + j);
+      hn::Store(hn::DemoteTo(dh, hn::Add(v2, hn::Set(dd, double(t.bias[2])))), dh, converted[2] + j);
+    }
+    for (int k = 0; k < 3; ++k) f[k] = hn::Load(df, converted[k] + i);
+  }
+};
+
+template <typename Edges>
+HWY_INLINE uint32_t cover_row_lanes(const TriangleLanes& t, const int64_t edge[3], uint32_t valid, bool full,
+                                    float* depth_row0, float* depth_row1, DepthRowWrite write, uint32_t* passed,
+                                    RowLanes& out) {
   const DF df;
-  const DI di;
   const size_t n = hn::Lanes(df);
   const TriangleSetup& s = *t.setup;
   const auto inv_sum = hn::Set(df, t.inv_sum);
   uint32_t outside = 0, less = 0;
   for (size_t i = 0; i < size_t(kRowLanes); i += n) {
-    const auto v0 = hn::Add(hn::Set(di, edge[0]), hn::Load(di, t.edge_offset[0] + i));
-    const auto v1 = hn::Add(hn::Set(di, edge[1]), hn::Load(di, t.edge_offset[1] + i));
-    const auto v2 = hn::Add(hn::Set(di, edge[2]), hn::Load(di, t.edge_offset[2] + i));
-    // A lane is covered when no edge value is negative: the sign bit of their OR.
-    if (!full) outside |= mask_bits(hn::RebindMask(df, hn::Lt(hn::Or(hn::Or(v0, v1), v2), hn::Zero(di)))) << i;
+    hn::Vec<DF> f[3];
+    Edges()(t, edge, i, full, f, outside);
     // Barycentric weight of vertex k is the edge opposite it, (k+1)%3, without the fill-rule bias.
-    const auto b0 = hn::Mul(hn::ConvertTo(df, hn::Add(v1, hn::Set(di, t.bias[1]))), inv_sum);
-    const auto b1 = hn::Mul(hn::ConvertTo(df, hn::Add(v2, hn::Set(di, t.bias[2]))), inv_sum);
-    const auto b2 = hn::Mul(hn::ConvertTo(df, hn::Add(v0, hn::Set(di, t.bias[0]))), inv_sum);
+    const auto b0 = hn::Mul(f[1], inv_sum);
+    const auto b1 = hn::Mul(f[2], inv_sum);
+    const auto b2 = hn::Mul(f[0], inv_sum);
     const auto z = hn::Add(hn::Add(hn::Mul(b0, hn::Set(df, s.z[0])), hn::Mul(b1, hn::Set(df, s.z[1]))),
                            hn::Mul(b2, hn::Set(df, s.z[2])));
     hn::Store(z, df, out.z + i);
@@ -91,6 +138,16 @@ uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid
     }
   }
   return covered;
+}
+
+uint32_t cover_row(const TriangleLanes& t, const int64_t edge[3], uint32_t valid, bool full, float* depth_row0,
+                   float* depth_row1, DepthRowWrite write, uint32_t* passed, RowLanes& out) {
+  return cover_row_lanes<NarrowEdges>(t, edge, valid, full, depth_row0, depth_row1, write, passed, out);
+}
+
+uint32_t cover_row_wide(const TriangleLanes& t, const int64_t edge[3], uint32_t valid, bool full, float* depth_row0,
+                        float* depth_row1, DepthRowWrite write, uint32_t* passed, RowLanes& out) {
+  return cover_row_lanes<WideEdges>(t, edge, valid, full, depth_row0, depth_row1, write, passed, out);
 }
 
 void interpolate_quad(const TriangleLanes& t, const RowLanes& row, int lane, float (*out)[kMaxVaryings]) {
@@ -188,12 +245,20 @@ void encode_colors(const float* colours, const int32_t* index, int n, uint32_t* 
   }
 }
 
-void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum, TriangleLanes& t) {
+void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum, bool wide, TriangleLanes& t) {
   const DI di;
   const size_t n = hn::Lanes(di);
   // Column and row of each lane.
   const auto iota = hn::Iota(di, 0);
   for (int i = 0; i < 3; ++i) {
+    t.bias[i] = (setup.top_left >> i) & 1u ? 0 : 1;
+    if (wide) {
+      // Exact int64 offsets (a and b are differences of int32 coordinates), then exact doubles.
+      for (int j = 0; j < kRowLanes; ++j) {
+        t.wide_offset[i][j] = double(e[i].a * 256 * (j & 7) + e[i].b * 256 * (j >> 3));
+      }
+      continue;
+    }
     // Modulo 2^32: the low 32 bits of a * 256 and b * 256; the lane products wrap likewise.
     const auto da = hn::Set(di, int32_t(uint32_t(uint64_t(e[i].a) << 8)));
     const auto db = hn::Set(di, int32_t(uint32_t(uint64_t(e[i].b) << 8)));
@@ -203,14 +268,13 @@ void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum,
       const auto row = hn::ShiftRight<3>(lane);
       hn::Store(hn::Add(hn::Mul(da, column), hn::Mul(db, row)), di, t.edge_offset[i] + j);
     }
-    t.bias[i] = (setup.top_left >> i) & 1u ? 0 : 1;
   }
   t.inv_sum = inv_sum;
   t.setup = &setup;
 }
 
 const Kernels* target_kernels() {
-  static const Kernels k{&prepare, &cover_row, &interpolate_quad};
+  static const Kernels k{&prepare, &cover_row, &cover_row_wide, &interpolate_quad};
   return &k;
 }
 
@@ -222,16 +286,21 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::raster_lanes {
 HWY_EXPORT(prepare);
 HWY_EXPORT(cover_row);
+HWY_EXPORT(cover_row_wide);
 HWY_EXPORT(interpolate_quad);
 HWY_EXPORT(encode_colors);
 HWY_EXPORT(target_kernels);
 const Kernels& kernels() { return *HWY_DYNAMIC_DISPATCH(target_kernels)(); }
-void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum, TriangleLanes& t) {
-  HWY_DYNAMIC_DISPATCH(prepare)(setup, e, inv_sum, t);
+void prepare(const TriangleSetup& setup, const EdgeFunction e[3], float inv_sum, bool wide, TriangleLanes& t) {
+  HWY_DYNAMIC_DISPATCH(prepare)(setup, e, inv_sum, wide, t);
 }
-uint32_t cover_row(const TriangleLanes& t, const int32_t edge[3], uint32_t valid, bool full, float* depth_row0,
+uint32_t cover_row(const TriangleLanes& t, const int64_t edge[3], uint32_t valid, bool full, float* depth_row0,
                    float* depth_row1, DepthRowWrite write, uint32_t* passed, RowLanes& out) {
   return HWY_DYNAMIC_DISPATCH(cover_row)(t, edge, valid, full, depth_row0, depth_row1, write, passed, out);
+}
+uint32_t cover_row_wide(const TriangleLanes& t, const int64_t edge[3], uint32_t valid, bool full, float* depth_row0,
+                        float* depth_row1, DepthRowWrite write, uint32_t* passed, RowLanes& out) {
+  return HWY_DYNAMIC_DISPATCH(cover_row_wide)(t, edge, valid, full, depth_row0, depth_row1, write, passed, out);
 }
 void interpolate_quad(const TriangleLanes& t, const RowLanes& row, int lane, float (*out)[kMaxVaryings]) {
   HWY_DYNAMIC_DISPATCH(interpolate_quad)(t, row, lane, out);

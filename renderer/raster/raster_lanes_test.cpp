@@ -28,13 +28,14 @@ uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
 // Every lane of every quad row the rasterizer would evaluate in lanes, against the scalar int64
 // formulas of the tile rasterizer: coverage, depth, the LESS test, the perspective weights and the
 // varyings, bit for bit. Triangles from a few pixels to thousands, so that both sides of the
-// int32 bound are taken; on the accepted side every evaluated edge value must fit int32.
+// int32 bound are taken: on the accepted side every evaluated edge value must fit int32; the
+// refused ones take the wide (double) rows, whose values must lie within 2^53.
 TEST(RasterLanes, QuadRowsMatchScalarInt64Path) {
   lane_testing::for_each_lane_target([&] {
     const int w = 8192, h = 8192;
     std::mt19937 rng(23);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
-    int accepted = 0, refused = 0;
+    int accepted = 0, refused = 0, wide = 0;
     uint64_t lanes_checked = 0, lanes_covered = 0, full_rows = 0;
     for (int n = 0; n < 3000; ++n) {
       // A 64x64 tile and a triangle around it with a size from 1 to ~4000 pixels.
@@ -53,14 +54,20 @@ TEST(RasterLanes, QuadRowsMatchScalarInt64Path) {
       if (x_lo > x_hi || y_lo > y_hi) continue;
       EdgeFunction e[3];
       edge_functions(t, e);
-      if (!edge_values_fit_int32(e, x_lo, y_lo, x_hi, y_hi)) {
+      const bool narrow = edge_values_fit_int32(e, x_lo, y_lo, x_hi, y_hi);
+      if (!narrow) {
         ++refused;
-        continue;
+        if (!edge_values_fit_wide(e, x_lo, y_lo, x_hi, y_hi)) continue;
+        ++wide;
+      } else {
+        ++accepted;
       }
-      ++accepted;
+      // The wide rows' exactness bound, and the int32 one on the narrow side.
+      const int64_t limit = narrow ? int64_t(INT32_MAX) : int64_t(1) << 53;
+      const auto cover_row = narrow ? raster_lanes::cover_row : raster_lanes::cover_row_wide;
       const float inv_sum = 1.0f / float(-doubled_area(t));
       alignas(64) raster_lanes::TriangleLanes lanes;
-      raster_lanes::prepare(t, e, inv_sum, lanes);
+      raster_lanes::prepare(t, e, inv_sum, !narrow, lanes);
       int64_t bias[3];
       for (int i = 0; i < 3; ++i) {
         bias[i] = (t.top_left >> i) & 1u ? 0 : 1;
@@ -73,16 +80,14 @@ TEST(RasterLanes, QuadRowsMatchScalarInt64Path) {
           const uint32_t columns = ((2u << (cx1 - bx)) - 1) & ~((1u << (cx0 - bx)) - 1);
           for (int qy = cy0 & ~1; qy <= cy1; qy += 2) {
             const uint32_t valid = (qy >= cy0 ? columns : 0u) | (qy + 1 <= cy1 ? columns << 8 : 0u);
-            int32_t edge[3];
-            for (int i = 0; i < 3; ++i) {
-              edge[i] = int32_t(e[i].at(int64_t(bx) * 256 + 128, int64_t(qy) * 256 + 128));
-            }
+            int64_t edge[3];
+            for (int i = 0; i < 3; ++i) edge[i] = e[i].at(int64_t(bx) * 256 + 128, int64_t(qy) * 256 + 128);
             float stored[16];
             for (float& s : stored) s = float(unit(rng));
             alignas(64) raster_lanes::RowLanes out;
             uint32_t passed = 0;
-            const uint32_t covered = raster_lanes::cover_row(lanes, edge, valid, false, stored, stored + 8,
-                                                             raster_lanes::DepthRowWrite::keep, &passed, out);
+            const uint32_t covered = cover_row(lanes, edge, valid, false, stored, stored + 8,
+                                               raster_lanes::DepthRowWrite::keep, &passed, out);
             // The same row with the depth write: the passed lanes get z, every other lane keeps
             // its value; the rows are apart in memory, as a tile's are.
             float rows[2][12];
@@ -92,8 +97,8 @@ TEST(RasterLanes, QuadRowsMatchScalarInt64Path) {
             }
             alignas(64) raster_lanes::RowLanes written_out;
             uint32_t written_passed = 0;
-            ASSERT_EQ(raster_lanes::cover_row(lanes, edge, valid, false, rows[0], rows[1],
-                                              raster_lanes::DepthRowWrite::passed, &written_passed, written_out),
+            ASSERT_EQ(cover_row(lanes, edge, valid, false, rows[0], rows[1], raster_lanes::DepthRowWrite::passed,
+                                &written_passed, written_out),
                       covered);
             // The passed lanes hold z, every other lane its stored value.
             auto expect_row_depths = [&] {
@@ -110,8 +115,8 @@ TEST(RasterLanes, QuadRowsMatchScalarInt64Path) {
             if (covered == valid) {
               // A row covered whole, as a full block's rows are: the same write without the edge tests.
               for (int j = 0; j < 16; ++j) rows[j >> 3][j & 7] = stored[j];
-              ASSERT_EQ(raster_lanes::cover_row(lanes, edge, valid, true, rows[0], rows[1],
-                                                raster_lanes::DepthRowWrite::passed, &written_passed, written_out),
+              ASSERT_EQ(cover_row(lanes, edge, valid, true, rows[0], rows[1], raster_lanes::DepthRowWrite::passed,
+                                  &written_passed, written_out),
                         covered);
               expect_row_depths();
               ++full_rows;
@@ -126,8 +131,8 @@ TEST(RasterLanes, QuadRowsMatchScalarInt64Path) {
               const int64_t px = int64_t(bx + (j & 7)) * 256 + 128, py = int64_t(qy + (j >> 3)) * 256 + 128;
               const int64_t ev[3] = {e[0].at(px, py), e[1].at(px, py), e[2].at(px, py)};
               for (int i = 0; i < 3; ++i) {
-                ASSERT_GE(ev[i], int64_t(INT32_MIN)) << "bound proof fails at triangle " << n;
-                ASSERT_LE(ev[i] + 1, int64_t(INT32_MAX)) << "bound proof fails at triangle " << n;
+                ASSERT_GE(ev[i], -limit) << "bound proof fails at triangle " << n;
+                ASSERT_LE(ev[i] + 1, limit) << "bound proof fails at triangle " << n;
               }
               const bool in = ((valid >> j) & 1u) && (ev[0] | ev[1] | ev[2]) >= 0;
               ASSERT_EQ(((covered >> j) & 1u) != 0, in) << "triangle " << n << " lane " << j;
@@ -155,18 +160,27 @@ TEST(RasterLanes, QuadRowsMatchScalarInt64Path) {
     // Both sides of the bound and plenty of covered and uncovered lanes were exercised.
     EXPECT_GT(accepted, 500);
     EXPECT_GT(refused, 100);
+    EXPECT_EQ(wide, refused);  // no triangle on an 8192-pixel viewport comes near 2^53
     EXPECT_GT(lanes_covered, 100000u);
     EXPECT_GT(lanes_checked - lanes_covered, 100000u);
     EXPECT_GT(full_rows, 1000u);
   });
 }
 
-// A triangle whose edge values in a tile exceed int32 is refused (it takes the int64 path).
+// A triangle whose edge values in a tile exceed int32 is refused by the 32-bit lanes (it takes
+// the wide rows), and one beyond 2^53 by the wide rows too (it takes the int64 path).
 TEST(RasterLanes, LargeTrianglesAreRefused) {
   EdgeFunction e[3] = {{1 << 16, 0, 0}, {0, 1 << 16, 0}, {-(1 << 16), -(1 << 16), int64_t(1) << 40}};
   EXPECT_FALSE(edge_values_fit_int32(e, 0, 0, 63, 63));
+  EXPECT_TRUE(edge_values_fit_wide(e, 0, 0, 63, 63));
   EdgeFunction small[3] = {{256, 0, 0}, {0, 256, 0}, {-256, -256, int64_t(64) * 256 * 256}};
   EXPECT_TRUE(edge_values_fit_int32(small, 0, 0, 63, 63));
+  // The bound at its edge: c alone is evaluated at the tile's corner (0, 0).
+  const int64_t top = (int64_t(1) << 53) - 2;
+  EdgeFunction at_top[3] = {{-1, 0, top}, {0, -1, top}, {1, 1, 0}};
+  EXPECT_TRUE(edge_values_fit_wide(at_top, 0, 0, 63, 63));
+  at_top[0].c = top + 1;
+  EXPECT_FALSE(edge_values_fit_wide(at_top, 0, 0, 63, 63));
 }
 
 // The whole rasterizer against a per-pixel reference (int64 edge values at pixel centres, the
@@ -202,7 +216,7 @@ TEST(RasterLanes, DepthStatesMatchPerPixelReference) {
       int wide = 0;
       for (int n = 0; n < 300; ++n) {
         // Mostly small triangles; every 10th large, every 25th so large that its edge values in
-        // the tile exceed int32 (the int64 path).
+        // the tile exceed int32 (the wide rows).
         const double size = n % 25 == 0 ? 30000.0 : n % 10 == 0 ? 200.0 : 2.0 + unit(rng) * 20.0;
         const double cx = unit(rng) * w, cy = unit(rng) * h;
         ClipVertex v[3];

@@ -99,25 +99,32 @@ struct NoQuadHook {
 };
 
 // Whether every edge value the rasterizer evaluates for a triangle in the pixel rectangle
-// [x_lo, x_hi] x [y_lo, y_hi] fits in int32, with and without the fill-rule bias. The values it
-// evaluates lie at pixel corners, sample positions and centres of the 8x8 blocks' quads that
-// hold a pixel of the rectangle: x from corner(x_lo & ~7) (the first block's corner) to below
+// [x_lo, x_hi] x [y_lo, y_hi] lies in [-limit, limit], with and without the fill-rule bias. The
+// values it evaluates lie at pixel corners, sample positions and centres of the 8x8 blocks' quads
+// that hold a pixel of the rectangle: x from corner(x_lo & ~7) (the first block's corner) to below
 // corner(x_hi + 2) (the far corner of the last quad's second pixel), y likewise. An edge
 // function is linear, so over that rectangle its values lie between its values at the four
 // corners; a margin of 2 covers the bias of 1.
-inline bool edge_values_fit_int32(const EdgeFunction e[3], int x_lo, int y_lo, int x_hi, int y_hi) {
+inline bool edge_values_within(const EdgeFunction e[3], int x_lo, int y_lo, int x_hi, int y_hi, int64_t limit) {
   const int64_t x0 = int64_t(x_lo & ~(kRasterBlock - 1)) * kSubpixelOne, x1 = int64_t(x_hi + 2) * kSubpixelOne;
   const int64_t y0 = int64_t(y_lo & ~(kRasterBlock - 1)) * kSubpixelOne, y1 = int64_t(y_hi + 2) * kSubpixelOne;
-  constexpr int64_t kLow = int64_t(std::numeric_limits<int32_t>::min()) + 2;
-  constexpr int64_t kHigh = int64_t(std::numeric_limits<int32_t>::max()) - 2;
+  const int64_t high = limit - 2, low = -high;
   bool fits = true;
   for (int i = 0; i < 3; ++i) {
     // The largest and smallest corner by the signs of the gradient (as for block rejection).
     const int64_t hi = e[i].at(e[i].a > 0 ? x1 : x0, e[i].b > 0 ? y1 : y0);
     const int64_t lo = e[i].at(e[i].a > 0 ? x0 : x1, e[i].b > 0 ? y0 : y1);
-    fits = fits && hi <= kHigh && lo >= kLow;
+    fits = fits && hi <= high && lo >= low;
   }
   return fits;
+}
+// The lanes' int32 edge values (raster_lanes::cover_row): within [INT32_MIN + 2, INT32_MAX - 2].
+inline bool edge_values_fit_int32(const EdgeFunction e[3], int x_lo, int y_lo, int x_hi, int y_hi) {
+  return edge_values_within(e, x_lo, y_lo, x_hi, y_hi, std::numeric_limits<int32_t>::max());
+}
+// The wide lanes' doubles (raster_lanes::cover_row_wide): integers within 2^53 are exact.
+inline bool edge_values_fit_wide(const EdgeFunction e[3], int x_lo, int y_lo, int x_hi, int y_hi) {
+  return edge_values_within(e, x_lo, y_lo, x_hi, y_hi, int64_t(1) << 53);
 }
 
 // With one sample per pixel a quad's written samples are its live pixels: live_samples[p] of
@@ -256,32 +263,43 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
 
   EdgeFunction e[3];
   edge_functions(t, e);
-  int64_t bias[3];
-  for (int i = 0; i < 3; ++i) bias[i] = (t.top_left >> i) & 1u ? 0 : 1;
-  // Barycentric weight of vertex k is the edge function of the edge opposite it, (k+1)%3.
-  const float inv_sum = 1.0f / float(-doubled_area(t));
   const int64_t step = int64_t(kSubpixelOne);
-  // Edge value of each sample and of the pixel centre relative to the pixel's corner.
-  int64_t sample_delta[3][kSamples];
-  int64_t centre_delta[3];
-  for (int i = 0; i < 3; ++i) {
-    for (int k = 0; k < kSamples; ++k) sample_delta[i][k] = e[i].a * offsets[k].x + e[i].b * offsets[k].y;
-    centre_delta[i] = (e[i].a + e[i].b) * kSubpixelHalf;
-  }
   const SampleExtent reach = sample_extent(kSamples);
-  // Single sampling evaluates a block's quad rows in lanes (raster_lanes.h) when the triangle's
-  // edge values in this tile fit 32-bit lanes; the int64 path below takes the rest.
+  // The path's set-up, made at the triangle's first block that is not rejected: many (triangle,
+  // tile) pairs of small triangles have none, and skip it.
+  bool path_chosen = false;
+  // Barycentric weight of vertex k is the edge function of the edge opposite it, (k+1)%3.
+  float inv_sum = 0.0f;
+  // Single sampling evaluates a block's quad rows in lanes (raster_lanes.h): 32-bit lanes when
+  // the triangle's edge values in this tile fit them, else double lanes when they fit those
+  // (large triangles near the camera); the int64 path below takes the rest.
   alignas(64) raster_lanes::TriangleLanes lanes;
   alignas(64) raster_lanes::RowLanes row_lanes;
   bool use_lanes = false;
   const raster_lanes::Kernels* lane_kernels = nullptr;  // dispatched once here, not per row
-  if constexpr (kSamples == 1) {
-    use_lanes = edge_values_fit_int32(e, x_lo, y_lo, x_hi, y_hi);
-    if (use_lanes) {
-      lane_kernels = &raster_lanes::kernels();
-      lane_kernels->prepare(t, e, inv_sum, lanes);
+  raster_lanes::CoverRow cover_row = nullptr;
+  // The int64 path's constants (the lanes have their own): the fill-rule bias, and the edge
+  // value of each sample and of the pixel centre relative to the pixel's corner.
+  int64_t bias[3] = {}, sample_delta[3][kSamples] = {}, centre_delta[3] = {};
+  auto choose_path = [&] {
+    path_chosen = true;
+    inv_sum = 1.0f / float(-doubled_area(t));
+    if constexpr (kSamples == 1) {
+      const bool narrow = edge_values_fit_int32(e, x_lo, y_lo, x_hi, y_hi);
+      use_lanes = narrow || edge_values_fit_wide(e, x_lo, y_lo, x_hi, y_hi);
+      if (use_lanes) {
+        lane_kernels = &raster_lanes::kernels();
+        lane_kernels->prepare(t, e, inv_sum, !narrow, lanes);
+        cover_row = narrow ? lane_kernels->cover_row : lane_kernels->cover_row_wide;
+        return;
+      }
     }
-  }
+    for (int i = 0; i < 3; ++i) {
+      bias[i] = (t.top_left >> i) & 1u ? 0 : 1;
+      for (int k = 0; k < kSamples; ++k) sample_delta[i][k] = e[i].a * offsets[k].x + e[i].b * offsets[k].y;
+      centre_delta[i] = (e[i].a + e[i].b) * kSubpixelHalf;
+    }
+  };
   auto corner = [](int p) { return int64_t(p) * kSubpixelOne; };
   auto barycentrics = [&](const int64_t v[3], float b[3]) {
     b[0] = float(v[1] + bias[1]) * inv_sum;
@@ -421,32 +439,37 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
         continue;
       }
       ++counters[full ? RasterCounters::blocks_full : RasterCounters::blocks_partial];
+      if (!path_chosen) choose_path();
 
       if (use_lanes) {
         // Quad rows of 16 lanes: lane j is pixel (bx + j % 8, qy + j / 8).
         const uint32_t columns = ((2u << (cx1 - bx)) - 1) & ~((1u << (cx0 - bx)) - 1);
-        // Edge values at the centre of each row's first pixel, stepped by two pixel rows modulo
-        // 2^32 (exact where used: the values fit int32).
-        uint32_t edge_row[3], edge_step[3];
+        // Edge values at the centre of each row's first pixel, stepped by two pixel rows (started
+        // a step back: each row adds its step first, before anything can skip to the next row).
+        int64_t edge[3], edge_step[3];
         for (int i = 0; i < 3; ++i) {
-          edge_row[i] = uint32_t(e[i].at(corner(bx) + kSubpixelHalf, corner(cy0 & ~1) + kSubpixelHalf));
-          edge_step[i] = uint32_t(uint64_t(e[i].b) << (kSubpixelBits + 1));
+          edge[i] = e[i].at(corner(bx) + kSubpixelHalf, corner(cy0 & ~1) + kSubpixelHalf) - 2 * e[i].b * step;
+          edge_step[i] = 2 * e[i].b * step;
         }
         for (int qy = cy0 & ~1; qy <= cy1; qy += 2) {
           const uint32_t valid = (qy >= cy0 ? columns : 0u) | (qy + 1 <= cy1 ? columns << 8 : 0u);
-          int32_t edge[3];
-          for (int i = 0; i < 3; ++i) {
-            edge[i] = int32_t(edge_row[i]);
-            edge_row[i] += edge_step[i];
-          }
+          for (int i = 0; i < 3; ++i) edge[i] += edge_step[i];
           uint32_t passed = 0;
           uint32_t covered;
           // The tile-buffer index of the row's first pixel (qy, bx): quads and depth rows from it.
           const size_t row_pixel = pixel_index(bx, qy);
+          // Batched quads write depth at the test: the passed lanes' z, pixel by pixel where
+          // cover_row does not write the rows in place.
+          auto write_passed_depth = [&] {
+            for (uint32_t m = passed; m; m &= m - 1) {
+              const int j = std::countr_zero(m);
+              tile.depth[pixel_index(bx + (j & 7), qy + (j >> 3))] = row_lanes.z[j];
+            }
+          };
           if constexpr (std::is_same_v<DepthTest, LessDepthTest>) {
             // The stored depth of the row's two pixel rows, read in place when the tile holds
-            // all 16 pixels, else copied (lanes outside the tile are not covered). Batched
-            // quads write depth at the test: in place, cover_row writes the passed lanes.
+            // all 16 pixels, else copied (lanes outside the tile are not covered). In place,
+            // cover_row writes the passed lanes.
             float* row0 = tile.depth + row_pixel;
             float* row1 = row0 + tile.width;
             float stored_rows[16];
@@ -459,29 +482,19 @@ void rasterize_triangle(const TriangleSetup& t, const typename FragmentShader::U
               row0 = stored_rows;
               row1 = stored_rows + 8;
             }
-            const auto write = kBatched && !copied ? raster_lanes::DepthRowWrite::passed : raster_lanes::DepthRowWrite::keep;
-            covered = lane_kernels->cover_row(lanes, edge, valid, full, row0, row1, write, &passed, row_lanes);
-            if (kBatched && copied) {
-              for (uint32_t m = passed; m; m &= m - 1) {
-                const int j = std::countr_zero(m);
-                tile.depth[pixel_index(bx + (j & 7), qy + (j >> 3))] = row_lanes.z[j];
-              }
-            }
+            const auto write =
+                kBatched && !copied ? raster_lanes::DepthRowWrite::passed : raster_lanes::DepthRowWrite::keep;
+            covered = cover_row(lanes, edge, valid, full, row0, row1, write, &passed, row_lanes);
+            if (kBatched && copied) write_passed_depth();
           } else {
-            covered = lane_kernels->cover_row(lanes, edge, valid, full, nullptr, nullptr,
-                                              raster_lanes::DepthRowWrite::keep, nullptr, row_lanes);
+            covered = cover_row(lanes, edge, valid, full, nullptr, nullptr, raster_lanes::DepthRowWrite::keep, nullptr,
+                                row_lanes);
             for (uint32_t m = covered; m; m &= m - 1) {
               const int j = std::countr_zero(m);
               if (depth_test.passes(row_lanes.z[j], tile.depth[pixel_index(bx + (j & 7), qy + (j >> 3))]))
                 passed |= 1u << j;
             }
-            // Batched quads write depth at the test (each passed pixel, as the quads would).
-            if (kBatched && depth_test.writes()) {
-              for (uint32_t m = passed; m; m &= m - 1) {
-                const int j = std::countr_zero(m);
-                tile.depth[pixel_index(bx + (j & 7), qy + (j >> 3))] = row_lanes.z[j];
-              }
-            }
+            if (kBatched && depth_test.writes()) write_passed_depth();
           }
           if (!covered) continue;
           // The row's counts from its lane masks (passed is a subset of covered): quads with a
