@@ -1162,7 +1162,7 @@ template <bool kAnyHit, bool kLod>
           // glm's order, so the same bits: (c0 x + c1 y) + (c2 z + c3 * 1) and (c0 x + c1 y) + c2 z.
           // glm computed them one component at a time (about 40 instructions an entry).
           const __m128 c0 = _mm_loadu_ps(column), c1 = _mm_loadu_ps(column + 4), c2 = _mm_loadu_ps(column + 8);
-          auto mul = [](__m128 c, const float& x) { return _mm_mul_ps(c, _mm_broadcast_ss(&x)); };
+          auto mul = [](__m128 col, const float& x) { return _mm_mul_ps(col, _mm_broadcast_ss(&x)); };
           const __m128 o = _mm_add_ps(_mm_add_ps(mul(c0, ray.origin.x), mul(c1, ray.origin.y)),
                                       _mm_add_ps(mul(c2, ray.origin.z), c3));
           const __m128 d =
