@@ -72,18 +72,8 @@ void run_into(const RandomMesh& m, const TileGrid& grid, const TileGrid* atomic,
 }
 
 PrimitiveStageOutput run(const RandomMesh& m, const TileGrid& grid, const TileGrid* atomic, bool sources, int threads) {
-  PrimitiveStageInput in;
-  in.draws = &m.draws;
-  in.vertices = m.vertices.data();
-  in.vertex_count = m.vertices.size();
-  in.triangles = m.triangles;
-  in.varyings = kMaxVaryings;
-  in.grid = grid;
-  in.record_sources = sources;
-  in.atomic = atomic;
   PrimitiveStageOutput out;
-  tbb::task_arena arena(threads);
-  arena.execute([&] { run_primitive_stage(in, out); });
+  run_into(m, grid, atomic, sources, threads, out);
   return out;
 }
 
