@@ -42,13 +42,4 @@ SetupResult setup_triangle(const ClipVertex& a, const ClipVertex& b, const ClipV
   return setup_triangle(w, v, vp, cull, front_face, varying_count, draw, out);
 }
 
-void edge_functions(const TriangleSetup& t, EdgeFunction e[3]) {
-  for (int i = 0; i < 3; ++i) {
-    const int j = (i + 1) % 3;
-    e[i].a = int64_t(t.y[j]) - t.y[i];
-    e[i].b = int64_t(t.x[i]) - t.x[j];
-    e[i].c = -(e[i].a * t.x[i] + e[i].b * t.y[i]) - ((t.top_left >> i) & 1u ? 0 : 1);
-  }
-}
-
 }  // namespace tessera
