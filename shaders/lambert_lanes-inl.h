@@ -425,10 +425,11 @@ void run_quads(const LambertFragmentShader::Uniforms& u, const float (*varyings)
                const unsigned* live, int quads, glm::vec3* out, FragmentCounters& counters) {
   ShadeLanes p;
   // Each quad stores four lane entries whatever its live count (the next quad overwrites the
-  // extra ones): room for three past kShadeLanes.
-  alignas(16) int lane_of[kShadeLanes + 3];
+  // extra ones): room for four past kShadeLanes, since a quad without a live pixel may follow a
+  // full set of lanes and store at kShadeLanes itself.
+  alignas(16) int lane_of[kShadeLanes + 4];
   // The texture coordinates and level of detail of every lane, sampled together below.
-  alignas(16) float tu[kShadeLanes], tv[kShadeLanes], tlod[kShadeLanes + 3];
+  alignas(16) float tu[kShadeLanes], tv[kShadeLanes], tlod[kShadeLanes + 4];
   // Each quad's level of detail (a batch holds at most kShadeLanes quads, each with a live
   // pixel); zero without a texture (not read then).
   HWY_ALIGN float quad_lod[kShadeLanes] = {};
