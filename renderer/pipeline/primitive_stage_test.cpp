@@ -82,9 +82,10 @@ void expect_same_chunks(const std::vector<BinChunk>& a, const std::vector<BinChu
   for (size_t c = 0; c < a.size(); ++c) {
     ASSERT_EQ(a[c].setups.size(), b[c].setups.size()) << what << " chunk " << c;
     // memcmp of empty vectors may get null pointers, which it must not (UBSan).
-    if (!a[c].setups.empty())
+    if (!a[c].setups.empty()) {
       EXPECT_EQ(0, std::memcmp(a[c].setups.data(), b[c].setups.data(), a[c].setups.size() * sizeof(TriangleSetup)))
           << what << " chunk " << c;
+    }
     EXPECT_EQ(a[c].offsets, b[c].offsets) << what << " chunk " << c;
     EXPECT_EQ(a[c].entries, b[c].entries) << what << " chunk " << c;
   }
